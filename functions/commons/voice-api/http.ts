@@ -1,0 +1,195 @@
+import { errorFromResponse, retryHintMs } from './error-mapping.ts';
+import { AmbiguousRequestError, type ErrorContext, NetworkError, VoiceApiError } from './errors.ts';
+import { type Clock, RateLimiter, realClock } from './rate-limiter.ts';
+
+export const API_PREFIX = '/api/developer/v1';
+
+export interface VoiceApiOptions {
+  /** Service root, e.g. `https://api.example.com` or `http://127.0.0.1:4010`; the `/api/developer/v1` prefix is added. */
+  baseUrl: string;
+  apiKey: string;
+  /** Per-request timeout. */
+  timeoutMs?: number;
+  /** Retries after the first attempt, for requests that are safe to repeat. */
+  maxRetries?: number;
+  /** Backoff: the n-th retry waits a random time in [0, min(maxDelayMs, baseDelayMs · 2ⁿ)] (full jitter). */
+  baseDelayMs?: number;
+  maxDelayMs?: number;
+  /** A server that asks for a longer pause than this gets a RateLimitedError instead of a wait. */
+  maxRetryWaitMs?: number;
+  /** Client-side limit; 0 turns it off. */
+  requestsPerMinute?: number;
+  fetch?: typeof fetch;
+  clock?: Clock;
+  random?: () => number;
+}
+
+/**
+ * How a request may be repeated.
+ * - `repeatable`: reads, updates, deletes, pause/resume: repeating it changes nothing more.
+ * - `creates`: call start, bulk-initiate, campaign create, a contact upsert that appends a note. Repeated only when
+ *   the service provably did not act (429, 503, connection refused). Any other failure after sending raises
+ *   AmbiguousRequestError, so a retry never dials anyone twice; the caller reconciles instead.
+ */
+export type Repeatability = 'repeatable' | 'creates';
+
+export interface ApiRequest {
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  path: string;
+  query?: Record<string, string | number | boolean | undefined | null>;
+  json?: unknown;
+  form?: FormData | URLSearchParams;
+  repeatability: Repeatability;
+  responseType?: 'json' | 'bytes';
+  /** Overrides the client's key (the embed-snippet endpoint also takes a widget key). */
+  apiKey?: string;
+  timeoutMs?: number;
+}
+
+export interface ApiResponse<T> {
+  status: number;
+  headers: Headers;
+  data: T;
+}
+
+const NOT_PROCESSED_STATUSES = new Set([429, 503]);
+
+function connectionRefused(err: unknown): boolean {
+  const cause = (err as { cause?: { code?: string } } | null)?.cause;
+  return cause?.code === 'ECONNREFUSED';
+}
+
+function timedOut(err: unknown): boolean {
+  return (err as { name?: string } | null)?.name === 'TimeoutError';
+}
+
+/** The HTTP exchange: auth, timeout, client-side rate limit, retries with full jitter, typed errors. */
+export class Transport {
+  private readonly opts: Required<Omit<VoiceApiOptions, 'fetch' | 'clock' | 'random'>>;
+  private readonly fetchImpl: typeof fetch;
+  private readonly clock: Clock;
+  private readonly random: () => number;
+  private readonly limiter: RateLimiter;
+
+  constructor(options: VoiceApiOptions) {
+    if (!options.baseUrl) throw new Error('VoiceApiClient: baseUrl is required');
+    if (!options.apiKey) throw new Error('VoiceApiClient: apiKey is required');
+    this.opts = {
+      baseUrl: options.baseUrl.replace(/\/+$/, ''),
+      apiKey: options.apiKey,
+      timeoutMs: options.timeoutMs ?? 30_000,
+      maxRetries: options.maxRetries ?? 4,
+      baseDelayMs: options.baseDelayMs ?? 250,
+      maxDelayMs: options.maxDelayMs ?? 20_000,
+      maxRetryWaitMs: options.maxRetryWaitMs ?? 65_000,
+      requestsPerMinute: options.requestsPerMinute ?? 100,
+    };
+    this.fetchImpl = options.fetch ?? fetch;
+    this.clock = options.clock ?? realClock;
+    this.random = options.random ?? Math.random;
+    this.limiter = new RateLimiter(this.opts.requestsPerMinute, this.clock);
+  }
+
+  get baseUrl(): string {
+    return this.opts.baseUrl;
+  }
+
+  url(path: string, query?: ApiRequest['query']): string {
+    const url = new URL(`${this.opts.baseUrl}${API_PREFIX}${path}`);
+    for (const [k, v] of Object.entries(query ?? {})) {
+      if (v !== undefined && v !== null) url.searchParams.set(k, String(v));
+    }
+    return url.toString();
+  }
+
+  private backoffMs(retry: number): number {
+    const ceiling = Math.min(this.opts.maxDelayMs, this.opts.baseDelayMs * 2 ** retry);
+    return Math.floor(this.random() * ceiling);
+  }
+
+  async send<T>(req: ApiRequest): Promise<ApiResponse<T>> {
+    const url = this.url(req.path, req.query);
+    const headers: Record<string, string> = { 'X-API-Key': req.apiKey ?? this.opts.apiKey, Accept: '*/*' };
+    let body: string | FormData | URLSearchParams | undefined;
+    if (req.json !== undefined) {
+      headers['Content-Type'] = 'application/json';
+      body = JSON.stringify(req.json);
+    } else if (req.form !== undefined) {
+      body = req.form; // fetch sets the multipart boundary or the urlencoded type itself
+    }
+    const where = { method: req.method, path: req.path };
+
+    for (let retry = 0; ; retry++) {
+      await this.limiter.take();
+      const sentAt = new Date(this.clock.now());
+      let res: Response;
+      try {
+        res = await this.fetchImpl(url, {
+          method: req.method,
+          headers,
+          body,
+          signal: AbortSignal.timeout(req.timeoutMs ?? this.opts.timeoutMs),
+        });
+      } catch (err) {
+        const ctx: ErrorContext = { status: 0, ...where, requestId: null, body: null };
+        const refused = connectionRefused(err);
+        const message = timedOut(err)
+          ? `${req.method} ${req.path} timed out after ${req.timeoutMs ?? this.opts.timeoutMs} ms`
+          : `${req.method} ${req.path} failed: ${(err as { cause?: Error }).cause?.message ?? String(err)}`;
+        if (req.repeatability === 'creates' && !refused) {
+          throw new AmbiguousRequestError(`${message}; it may or may not have been carried out`, ctx, sentAt, {
+            cause: err,
+          });
+        }
+        if (retry < this.opts.maxRetries) {
+          await this.clock.sleep(this.backoffMs(retry));
+          continue;
+        }
+        throw new NetworkError(message, ctx, timedOut(err), { cause: err });
+      }
+
+      this.limiter.observe(res.headers);
+      if (res.ok) return { status: res.status, headers: res.headers, data: (await this.readBody(res, req)) as T };
+
+      const errorBody = await this.readBody(res, { responseType: 'json' });
+      const error = errorFromResponse(res.status, errorBody, res.headers, where, this.clock.now());
+      const transient = res.status === 429 || res.status >= 500;
+      if (!transient) throw error;
+      if (req.repeatability === 'creates' && !NOT_PROCESSED_STATUSES.has(res.status)) {
+        throw new AmbiguousRequestError(
+          `${error.message}; the service may have carried the request out`,
+          { status: res.status, ...where, requestId: error.requestId, body: errorBody },
+          sentAt,
+          { cause: error },
+        );
+      }
+      if (retry >= this.opts.maxRetries) throw error;
+      const hint = retryHintMs(res.headers, this.clock.now()) ?? 0;
+      if (hint > this.opts.maxRetryWaitMs) throw error;
+      await this.clock.sleep(Math.max(hint, this.backoffMs(retry)));
+    }
+  }
+
+  private async readBody(res: Response, req: Pick<ApiRequest, 'responseType'>): Promise<unknown> {
+    if (req.responseType === 'bytes') return new Uint8Array(await res.arrayBuffer());
+    const text = await res.text();
+    if (text === '') return null;
+    const type = res.headers.get('content-type') ?? '';
+    if (type.includes('json')) {
+      try {
+        return JSON.parse(text);
+      } catch {
+        if (res.ok) {
+          throw new VoiceApiError(`${res.status} answer was not valid JSON`, {
+            status: res.status,
+            method: '',
+            path: res.url,
+            requestId: res.headers.get('x-request-id'),
+            body: text,
+          });
+        }
+      }
+    }
+    return text;
+  }
+}

@@ -1,0 +1,52 @@
+export interface Clock {
+  now(): number;
+  sleep(ms: number): Promise<void>;
+}
+
+export const realClock: Clock = {
+  now: () => Date.now(),
+  sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+};
+
+/**
+ * Client-side token bucket: spreads requests so a burst does not run into the service's per-minute limit, and
+ * holds everything back when the service says the window is used up (`X-RateLimit-Remaining: 0`).
+ */
+export class RateLimiter {
+  private tokens: number;
+  private last: number;
+  private blockedUntil = 0;
+  private readonly perMs: number;
+
+  constructor(
+    private readonly perMinute: number,
+    private readonly clock: Clock = realClock,
+    /** Never trust a server hint to hold us back longer than this. */
+    private readonly maxHoldMs = 60_000,
+  ) {
+    this.tokens = perMinute;
+    this.last = clock.now();
+    this.perMs = perMinute / 60_000;
+  }
+
+  /** Waits until one request may go out, and takes its token. */
+  async take(): Promise<void> {
+    if (this.perMinute <= 0) return;
+    const now = this.clock.now();
+    this.tokens = Math.min(this.perMinute, this.tokens + (now - this.last) * this.perMs);
+    this.last = now;
+    this.tokens -= 1;
+    // A negative balance is a queue position: each waiter sleeps for its own share of the refill.
+    const wait = Math.max(this.tokens < 0 ? -this.tokens / this.perMs : 0, this.blockedUntil - now);
+    if (wait > 0) await this.clock.sleep(Math.ceil(wait));
+  }
+
+  /** Learns from the service's rate-limit headers. */
+  observe(headers: Headers): void {
+    if (headers.get('x-ratelimit-remaining') !== '0') return;
+    const reset = Number(headers.get('x-ratelimit-reset'));
+    if (!Number.isFinite(reset) || reset <= 0) return;
+    const now = this.clock.now();
+    this.blockedUntil = Math.min(reset * 1000, now + this.maxHoldMs);
+  }
+}

@@ -1,0 +1,47 @@
+/** Typed access to the emulator's `/_emulator/…` admin API (no key needed). */
+export class EmulatorAdmin {
+  constructor(private readonly baseUrl: string) {}
+
+  private async call<T>(method: string, path: string, body?: unknown): Promise<T> {
+    const res = await fetch(`${this.baseUrl}/_emulator${path}`, {
+      method,
+      headers: body === undefined ? {} : { 'Content-Type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await res.text();
+    if (!res.ok) throw new Error(`emulator admin ${method} ${path} answered ${res.status}: ${text}`);
+    return (text ? JSON.parse(text) : null) as T;
+  }
+
+  state<T = Record<string, unknown>>(): Promise<T> {
+    return this.call('GET', '/state');
+  }
+
+  contact<T = Record<string, unknown>>(phone: string): Promise<T> {
+    return this.call('GET', `/contacts/${encodeURIComponent(phone)}`);
+  }
+
+  requests<T = Record<string, unknown>[]>(): Promise<T> {
+    return this.call('GET', '/requests');
+  }
+
+  fault(fault: { path: string; status?: number; count?: number; delayMs?: number; method?: string }): Promise<unknown> {
+    return this.call('POST', '/faults', fault);
+  }
+
+  advance(seconds: number): Promise<{ now: string }> {
+    return this.call('POST', '/clock', { advanceSeconds: seconds });
+  }
+
+  setClock(now: string | Date): Promise<{ now: string }> {
+    return this.call('POST', '/clock', { now: now instanceof Date ? now.toISOString() : now });
+  }
+
+  configure(settings: Record<string, unknown>): Promise<Record<string, unknown>> {
+    return this.call('POST', '/config', settings);
+  }
+
+  reset(): Promise<unknown> {
+    return this.call('POST', '/reset');
+  }
+}

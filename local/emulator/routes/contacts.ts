@@ -1,0 +1,125 @@
+import { E164, LIMITS, normalizeLabel } from '../../../functions/commons/voice-api/contract.ts';
+import type { EmulatorCore } from '../core.ts';
+import { Fields } from '../fields.ts';
+import type { Router } from '../http-kit.ts';
+import type { ContactRecord } from '../state.ts';
+import { contactView } from '../views.ts';
+
+const CONTACT_FIELDS = [
+  'phone_number',
+  'contact_name',
+  'email',
+  'city',
+  'location',
+  'source',
+  'lead_status',
+  'custom_instruction',
+  'tags',
+  'note',
+] as const;
+const TEXT_FIELDS = [
+  'contact_name',
+  'email',
+  'city',
+  'location',
+  'source',
+  'lead_status',
+  'custom_instruction',
+] as const;
+
+interface ContactChanges {
+  phone_number: string;
+  text: Partial<Record<(typeof TEXT_FIELDS)[number], string>>;
+  tags: string[];
+  note: string | null;
+}
+
+const blank = (v: string | null | undefined): boolean => v === undefined || v === null || v.trim() === '';
+
+/** Reads one contact; blank values are dropped here because the upsert rules leave those fields alone. */
+function readContact(body: unknown, loc: (string | number)[]): { changes?: ContactChanges; fields: Fields } {
+  const f = new Fields(body, loc);
+  f.forbidOthers(CONTACT_FIELDS);
+  const phone = f.string('phone_number', { required: true });
+  if (phone && !E164.test(phone)) f.fail('phone_number', 'phone number must be E.164, e.g. +14155552671');
+  const text: ContactChanges['text'] = {};
+  for (const key of TEXT_FIELDS) {
+    const v = f.string(key, { nullable: true, max: 2000 });
+    if (!blank(v)) text[key] = (v as string).trim();
+  }
+  if (text.email !== undefined && !/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(text.email))
+    f.fail('email', 'not a valid email address');
+  if (text.source !== undefined) text.source = normalizeLabel(text.source);
+  if (text.lead_status !== undefined) text.lead_status = normalizeLabel(text.lead_status);
+  const tags = (f.stringList('tags', { nullable: true }) ?? []).map((t) => t.trim()).filter((t) => t !== '');
+  const note = f.string('note', { nullable: true, max: 5000 });
+  if (f.items.length > 0) return { fields: f };
+  return {
+    fields: f,
+    changes: { phone_number: phone as string, text, tags, note: blank(note) ? null : (note as string).trim() },
+  };
+}
+
+/** The contract's upsert: provided fields overwrite, tags union, notes append. */
+function upsert(core: EmulatorCore, c: ContactChanges): { contact: ContactRecord; created: boolean } {
+  const now = core.clock.now();
+  const existing = core.account.contacts.get(c.phone_number);
+  const contact: ContactRecord = existing ?? {
+    phone_number: c.phone_number,
+    contact_name: null,
+    email: null,
+    city: null,
+    location: null,
+    source: null,
+    lead_status: null,
+    custom_instruction: null,
+    tags: [],
+    notes: [],
+    created_at: now,
+    updated_at: now,
+  };
+  Object.assign(contact, c.text);
+  for (const tag of c.tags) if (!contact.tags.includes(tag)) contact.tags.push(tag);
+  if (c.note !== null) contact.notes.push(c.note);
+  contact.updated_at = now;
+  core.account.contacts.set(contact.phone_number, contact);
+  return { contact, created: !existing };
+}
+
+export function contactRoutes(router: Router, core: EmulatorCore): void {
+  router.on('POST', '/contacts', (ctx) => {
+    const { changes, fields } = readContact(ctx.json(), ['body']);
+    fields.done();
+    const { contact, created } = upsert(core, changes as ContactChanges);
+    return { status: 200, body: { contact: contactView(contact), created } };
+  });
+
+  router.on('POST', '/contacts/bulk', (ctx) => {
+    const f = new Fields(ctx.json(), ['body']);
+    f.forbidOthers(['contacts']);
+    const list = f.raw('contacts');
+    if (list === undefined) f.fail('contacts', 'field required', 'missing');
+    else if (!Array.isArray(list)) f.fail('contacts', 'input should be a valid list', 'list_type');
+    else if (list.length === 0) f.fail('contacts', 'at least one contact is required', 'too_short');
+    else if (list.length > LIMITS.bulkContacts)
+      f.fail('contacts', `at most ${LIMITS.bulkContacts} contacts per request`, 'too_long');
+    f.done();
+    const results = (list as unknown[]).map((entry, index) => {
+      const phone = (entry as { phone_number?: unknown } | null)?.phone_number;
+      const phoneNumber = typeof phone === 'string' ? phone : '';
+      const { changes, fields } = readContact(entry, ['body', 'contacts', index]);
+      if (!changes) {
+        return {
+          index,
+          phone_number: phoneNumber,
+          success: false,
+          error: fields.items.map((i) => `${i.loc.at(-1)}: ${i.msg}`).join('; '),
+        };
+      }
+      const { created } = upsert(core, changes);
+      return { index, phone_number: phoneNumber, success: true, created };
+    });
+    const succeeded = results.filter((r) => r.success).length;
+    return { status: 200, body: { total: results.length, succeeded, failed: results.length - succeeded, results } };
+  });
+}

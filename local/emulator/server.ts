@@ -1,0 +1,250 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { API_PREFIX } from '../../functions/commons/voice-api/http.ts';
+import { EmulatorCore, type EmulatorOptions } from './core.ts';
+import { type Handler, HttpError, parseJson, type Reply, Router, readBody } from './http-kit.ts';
+import { adminRoutes } from './routes/admin.ts';
+import { agentRoutes } from './routes/agents.ts';
+import { callRoutes } from './routes/calls.ts';
+import { campaignRoutes } from './routes/campaigns.ts';
+import { contactRoutes } from './routes/contacts.ts';
+import { knowledgeRoutes } from './routes/knowledge.ts';
+import { phoneNumberRoutes } from './routes/phone-numbers.ts';
+import { ttsRoutes } from './routes/tts.ts';
+import { widgetRoutes } from './routes/widget.ts';
+import { Traffic } from './traffic.ts';
+
+export interface StartOptions extends EmulatorOptions {
+  port?: number;
+  host?: string;
+}
+
+export interface RunningEmulator {
+  url: string;
+  port: number;
+  core: EmulatorCore;
+  traffic: Traffic;
+  close(): Promise<void>;
+}
+
+const BODY_LIMIT = 8 * 1024 * 1024;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+function send(res: ServerResponse, reply: Reply, extraHeaders: Record<string, string>): void {
+  const headers: Record<string, string> = { ...extraHeaders, ...reply.headers };
+  if (reply.bytes) {
+    res.writeHead(reply.status, { ...headers, 'Content-Length': String(reply.bytes.length) });
+    res.end(reply.bytes);
+    return;
+  }
+  if (reply.status === 204 || reply.body === undefined) {
+    res.writeHead(reply.status, headers);
+    res.end();
+    return;
+  }
+  const body = JSON.stringify(reply.body);
+  res.writeHead(reply.status, {
+    ...headers,
+    'Content-Type': 'application/json',
+    'Content-Length': String(Buffer.byteLength(body)),
+  });
+  res.end(body);
+}
+
+/** The emulator's HTTP front: auth, rate limit, injected faults, request log, error answers. */
+class EmulatorHttp {
+  readonly api = new Router();
+  readonly admin = new Router();
+
+  constructor(
+    readonly core: EmulatorCore,
+    readonly traffic: Traffic,
+  ) {
+    for (const register of [
+      agentRoutes,
+      callRoutes,
+      contactRoutes,
+      campaignRoutes,
+      knowledgeRoutes,
+      phoneNumberRoutes,
+      ttsRoutes,
+      widgetRoutes,
+    ]) {
+      register(this.api, core);
+    }
+    adminRoutes(this.admin, core, traffic);
+  }
+
+  /** Counts the request against the key's one-minute window (simulated time) and answers the headers. */
+  private rateLimit(): { headers: Record<string, string>; exceeded: boolean } {
+    const { settings, rateWindow } = this.core.account;
+    const now = this.core.clock.now();
+    const windowStart = Math.floor(now / 60_000) * 60_000;
+    if (rateWindow.start !== windowStart) {
+      rateWindow.start = windowStart;
+      rateWindow.count = 0;
+    }
+    const limit = settings.rateLimitPerMinute;
+    const reset = windowStart + 60_000;
+    if (limit <= 0) return { headers: {}, exceeded: false };
+    rateWindow.count++;
+    const exceeded = rateWindow.count > limit;
+    const headers: Record<string, string> = {
+      'X-RateLimit-Limit': String(limit),
+      'X-RateLimit-Remaining': String(Math.max(0, limit - rateWindow.count)),
+      'X-RateLimit-Reset': String(Math.ceil(reset / 1000)),
+    };
+    if (exceeded)
+      headers['Retry-After'] = String(
+        Math.max(1, Math.ceil((reset - now) / 1000 / Math.max(1, this.core.clock.speed))),
+      );
+    return { headers, exceeded };
+  }
+
+  private authenticate(req: IncomingMessage, path: string): void {
+    const key = req.headers['x-api-key'];
+    if (key === this.core.apiKey) return;
+    // The embed snippet is the one endpoint a widget key may open.
+    if (path === '/widget/embed-snippet' && key === this.core.account.widget.widget_key) return;
+    throw new HttpError(401, key ? 'invalid API key' : 'missing X-API-Key header');
+  }
+
+  async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const started = Date.now();
+    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+    const method = (req.method ?? 'GET').toUpperCase();
+    let reply: Reply;
+    let extra: Record<string, string> = {};
+    let raw: Buffer = Buffer.alloc(0);
+    let faulted = false;
+    let holdMs = 0;
+    try {
+      raw = await readBody(req, BODY_LIMIT);
+      if (url.pathname.startsWith('/_emulator/')) {
+        reply = await this.dispatch(this.admin, method, url.pathname, url, req, raw);
+      } else if (url.pathname.startsWith(API_PREFIX)) {
+        const path = url.pathname.slice(API_PREFIX.length) || '/';
+        const fault = this.traffic.takeFault(method, url.pathname);
+        faulted = fault !== null;
+        if (fault?.status) {
+          await sleep(fault.delayMs);
+          throw this.injected(fault.status);
+        }
+        holdMs = fault?.delayMs ?? 0;
+        this.authenticate(req, path);
+        const limit = this.rateLimit();
+        extra = limit.headers;
+        if (limit.exceeded) throw new HttpError(429, 'rate limit exceeded: too many requests this minute');
+        reply = await this.dispatch(this.api, method, path, url, req, raw);
+      } else {
+        throw new HttpError(404, 'Not Found');
+      }
+    } catch (err) {
+      reply = this.errorReply(err);
+    }
+    // A delay-only fault lets the request take effect and then holds the answer: the client sees a timeout
+    // for something that did happen.
+    if (holdMs > 0) await sleep(holdMs);
+    this.traffic.log({
+      at: this.core.clock.iso(),
+      method,
+      path: url.pathname,
+      query: Object.fromEntries(url.searchParams),
+      status: reply.status,
+      duration_ms: Date.now() - started,
+      fault: faulted,
+      ...(raw.length > 0 && raw.length <= 4096 && (req.headers['content-type'] ?? '').includes('json')
+        ? { body: safeJson(raw) }
+        : {}),
+    });
+    if (res.destroyed) return;
+    send(res, reply, extra);
+  }
+
+  private injected(status: number): HttpError {
+    const headers: Record<string, string> = {};
+    if (status === 429) {
+      headers['Retry-After'] = '1';
+      headers['X-RateLimit-Remaining'] = '0';
+      headers['X-RateLimit-Reset'] = String(Math.ceil(this.core.clock.now() / 1000) + 1);
+    }
+    return new HttpError(status, status >= 500 ? 'injected server error' : `injected ${status}`, headers);
+  }
+
+  private async dispatch(
+    router: Router,
+    method: string,
+    path: string,
+    url: URL,
+    req: IncomingMessage,
+    raw: Buffer,
+  ): Promise<Reply> {
+    const found = router.match(method, path);
+    if (found === null) throw new HttpError(404, 'Not Found');
+    if (found === 'method') throw new HttpError(405, 'Method Not Allowed');
+    const handler: Handler = found.handler;
+    let parsed: unknown;
+    let didParse = false;
+    return handler({
+      req,
+      url,
+      params: found.params,
+      raw,
+      json: () => {
+        if (!didParse) {
+          parsed = parseJson(raw);
+          didParse = true;
+        }
+        return parsed;
+      },
+    });
+  }
+
+  private errorReply(err: unknown): Reply {
+    if (err instanceof HttpError) return { status: err.status, body: { detail: err.detail }, headers: err.headers };
+    console.error('emulator: unexpected error', err);
+    return { status: 500, body: { detail: 'internal server error' } };
+  }
+}
+
+function safeJson(raw: Buffer): unknown {
+  try {
+    return JSON.parse(raw.toString('utf8'));
+  } catch {
+    return raw.toString('utf8');
+  }
+}
+
+/** Starts the emulator on 127.0.0.1 (port 0 picks a free one). */
+export async function startEmulator(options: StartOptions): Promise<RunningEmulator> {
+  const core = new EmulatorCore(options);
+  const traffic = new Traffic();
+  const http = new EmulatorHttp(core, traffic);
+  const server: Server = createServer((req, res) => {
+    http.handle(req, res).catch((err) => {
+      console.error('emulator: request failed', err);
+      if (!res.headersSent) res.writeHead(500).end();
+    });
+  });
+  core.live.attach(server);
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  const url = `http://${options.host ?? '127.0.0.1'}:${port}`;
+  core.baseUrl = url;
+  return {
+    url,
+    port,
+    core,
+    traffic,
+    close: async () => {
+      core.clock.stop();
+      core.live.close();
+      await core.webhooks.settled();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
