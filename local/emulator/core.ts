@@ -105,6 +105,7 @@ export class EmulatorCore {
     this.ids = new IdMaker(this.seed);
     this.account = freshAccount(this.startSettings, this.ids, this.clock.now());
     this.dialer = this.newDialer();
+    this.webhooks.deliveries.length = 0;
   }
 
   consumeWidgetToken(token: string): string | null {

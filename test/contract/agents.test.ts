@@ -76,7 +76,10 @@ describe('agents', () => {
     expect(updated).toMatchObject({ name: 'Support', agent_prompt: 'Be kind.', greeting_audio_generated: true });
     const cleared = await f.api.agents.update(agent.id, { greeting_line: null });
     expect(cleared.greeting_audio_generated).toBe(false);
-    const put = await raw(f.emu.url, 'PUT', `/agents/${agent.id}`, { body: '{}', headers: { 'Content-Type': 'application/json' } });
+    const put = await raw(f.emu.url, 'PUT', `/agents/${agent.id}`, {
+      body: '{}',
+      headers: { 'Content-Type': 'application/json' },
+    });
     expect(put.status).toBe(405);
   });
 
@@ -84,7 +87,9 @@ describe('agents', () => {
     const agent = await f.api.agents.create({ name: 'Toggler' });
     const off = await f.api.agents.toggle(agent.id);
     expect(off).toMatchObject({ id: agent.id, is_active: false });
-    const refused = await f.api.calls.start({ agent_id: agent.id, phone_number: '+14155552671' }).catch((e: unknown) => e);
+    const refused = await f.api.calls
+      .start({ agent_id: agent.id, phone_number: '+14155552671' })
+      .catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(ConflictError);
     expect((refused as ConflictError).status).toBe(409);
     expect((await f.api.agents.setActive(agent.id, true)).is_active).toBe(true);

@@ -31,7 +31,14 @@ export function useEmulator(options: Partial<EmulatorOptions> = {}): EmulatorFix
     });
     fixture.emu = emu;
     fixture.client = (o = {}) =>
-      new VoiceApiClient({ baseUrl: emu.url, apiKey: TEST_KEY, requestsPerMinute: 0, baseDelayMs: 1, maxDelayMs: 5, ...o });
+      new VoiceApiClient({
+        baseUrl: emu.url,
+        apiKey: TEST_KEY,
+        requestsPerMinute: 0,
+        baseDelayMs: 1,
+        maxDelayMs: 5,
+        ...o,
+      });
     fixture.api = fixture.client();
     fixture.admin = new EmulatorAdmin(emu.url);
   });
@@ -45,7 +52,11 @@ export function useEmulator(options: Partial<EmulatorOptions> = {}): EmulatorFix
 }
 
 /** Advances simulated time minute by minute until `done` holds (or the limit passes), returning the minutes used. */
-export async function advanceUntil(admin: EmulatorAdmin, done: () => Promise<boolean>, maxMinutes = 24 * 60): Promise<number> {
+export async function advanceUntil(
+  admin: EmulatorAdmin,
+  done: () => Promise<boolean>,
+  maxMinutes = 24 * 60,
+): Promise<number> {
   for (let minute = 0; minute < maxMinutes; minute++) {
     if (await done()) return minute;
     await admin.advance(60);

@@ -24,5 +24,8 @@ export function phones(n: number, prefix = '+1415555'): string[] {
 }
 
 export function contactSheet(numbers: string[]): Row[] {
-  return [['Phone Number', 'Name', 'Custom Instruction'], ...numbers.map((p, i) => [p, `Contact ${i + 1}`, i % 2 ? 'Be brief.' : null])];
+  return [
+    ['Phone Number', 'Name', 'Custom Instruction'],
+    ...numbers.map((p, i) => [p, `Contact ${i + 1}`, i % 2 ? 'Be brief.' : null]),
+  ];
 }

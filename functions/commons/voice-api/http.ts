@@ -54,9 +54,13 @@ export interface ApiResponse<T> {
 
 const NOT_PROCESSED_STATUSES = new Set([429, 503]);
 
+/** Nothing reached the service: the connection was refused (possibly on every address tried). */
 function connectionRefused(err: unknown): boolean {
-  const cause = (err as { cause?: { code?: string } } | null)?.cause;
-  return cause?.code === 'ECONNREFUSED';
+  const cause = (err as { cause?: { code?: string; errors?: { code?: string }[] } } | null)?.cause;
+  if (cause?.code === 'ECONNREFUSED') return true;
+  return (
+    Array.isArray(cause?.errors) && cause.errors.length > 0 && cause.errors.every((e) => e.code === 'ECONNREFUSED')
+  );
 }
 
 function timedOut(err: unknown): boolean {

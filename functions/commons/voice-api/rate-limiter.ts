@@ -31,13 +31,15 @@ export class RateLimiter {
 
   /** Waits until one request may go out, and takes its token. */
   async take(): Promise<void> {
-    if (this.perMinute <= 0) return;
     const now = this.clock.now();
-    this.tokens = Math.min(this.perMinute, this.tokens + (now - this.last) * this.perMs);
-    this.last = now;
-    this.tokens -= 1;
-    // A negative balance is a queue position: each waiter sleeps for its own share of the refill.
-    const wait = Math.max(this.tokens < 0 ? -this.tokens / this.perMs : 0, this.blockedUntil - now);
+    let wait = this.blockedUntil - now; // the service's word counts even with the client-side bucket off
+    if (this.perMinute > 0) {
+      this.tokens = Math.min(this.perMinute, this.tokens + (now - this.last) * this.perMs);
+      this.last = now;
+      this.tokens -= 1;
+      // A negative balance is a queue position: each waiter sleeps for its own share of the refill.
+      if (this.tokens < 0) wait = Math.max(wait, -this.tokens / this.perMs);
+    }
     if (wait > 0) await this.clock.sleep(Math.ceil(wait));
   }
 

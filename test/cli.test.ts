@@ -1,0 +1,102 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { afterEach, describe, expect, it } from 'vitest';
+import { VoiceApiClient } from '../functions/commons/voice-api/index.ts';
+
+const BIN = new URL('../bin/callsheet.mjs', import.meta.url).pathname;
+const children: ChildProcess[] = [];
+afterEach(() => {
+  for (const c of children.splice(0)) c.kill('SIGTERM');
+});
+
+async function run(
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [BIN, ...args], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d) => {
+    stdout += d;
+  });
+  child.stderr.on('data', (d) => {
+    stderr += d;
+  });
+  const [code] = await once(child, 'close');
+  return { code, stdout, stderr };
+}
+
+/** Starts `callsheet emulator` and resolves with its URL once it says it is listening. */
+function startCli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ url: string; stderr: () => string }> {
+  const child = spawn(process.execPath, [BIN, 'emulator', ...args], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.push(child);
+  let stderr = '';
+  child.stderr.on('data', (d) => {
+    stderr += d;
+  });
+  return new Promise((resolve, reject) => {
+    let out = '';
+    child.stdout.on('data', (d) => {
+      out += d;
+      const m = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
+      if (m) resolve({ url: m[1] as string, stderr: () => stderr });
+    });
+    child.once('exit', (code) => reject(new Error(`emulator exited with ${code}: ${stderr}`)));
+  });
+}
+
+describe('callsheet CLI', () => {
+  it('shows help for the tool and for every command', async () => {
+    const top = await run(['--help']);
+    expect(top.code).toBe(0);
+    expect(top.stdout).toContain('usage: callsheet <command>');
+    for (const name of ['emulator', 'demo']) {
+      expect(top.stdout).toContain(name);
+      const help = await run([name, '--help']);
+      expect(help.code).toBe(0);
+      expect(help.stdout).toContain(`usage: callsheet ${name}`);
+    }
+    const unknown = await run(['frobnicate']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('unknown command');
+    const badOption = await run(['emulator', '--port', 'abc']);
+    expect(badOption.code).toBe(2);
+    expect(badOption.stderr).toContain('--port must be a number');
+  });
+
+  it('runs the emulator with a given key and speed; the key is required and never printed', async () => {
+    const emu = await startCli(['--port', '0', '--api-key', 'cli-key-123', '--speed', '0', '--seed', 's1']);
+    const api = new VoiceApiClient({ baseUrl: emu.url, apiKey: 'cli-key-123', requestsPerMinute: 0 });
+    const agent = await api.agents.create({ name: 'From the CLI' });
+    expect(agent.is_active).toBe(true);
+    const state = await (await fetch(`${emu.url}/_emulator/state`)).json();
+    expect(state).toMatchObject({ speed: 0, seed: 's1' });
+    const wrong = new VoiceApiClient({ baseUrl: emu.url, apiKey: 'nope', requestsPerMinute: 0 });
+    await expect(wrong.agents.list()).rejects.toMatchObject({ status: 401 });
+    expect(emu.stderr()).not.toContain('cli-key-123');
+  });
+
+  it('takes the key from VOICE_API_KEY', async () => {
+    const emu = await startCli(['--port', '0'], { VOICE_API_KEY: 'env-key-456' });
+    const api = new VoiceApiClient({ baseUrl: emu.url, apiKey: 'env-key-456', requestsPerMinute: 0 });
+    expect(await api.phoneNumbers.list()).not.toHaveLength(0);
+  });
+
+  it('runs the demo end to end and reports a finished campaign and verified webhooks', async () => {
+    const demo = await run(['demo', '--json', '--seed', 'cli-test']);
+    expect(demo.stderr).toBe('');
+    expect(demo.code).toBe(0);
+    const summary = JSON.parse(demo.stdout);
+    expect(summary.campaign.stats.total).toBe(40);
+    expect(summary.campaign.stats.pending + summary.campaign.stats.in_progress).toBe(0);
+    expect(summary.webhooks.verified).toBeGreaterThan(40);
+    expect(summary.webhooks.rejected).toBe(0);
+    expect(summary.tts.bytes).toBeGreaterThan(44);
+  });
+});
