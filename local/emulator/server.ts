@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { API_PREFIX } from '../../functions/commons/voice-api/http.ts';
@@ -114,7 +115,7 @@ class EmulatorHttp {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
     const method = (req.method ?? 'GET').toUpperCase();
     let reply: Reply;
-    let extra: Record<string, string> = {};
+    const extra: Record<string, string> = {};
     let raw: Buffer = Buffer.alloc(0);
     let faulted = false;
     let holdMs = 0;
@@ -124,7 +125,8 @@ class EmulatorHttp {
         reply = await this.dispatch(this.admin, method, url.pathname, url, req, raw);
       } else if (url.pathname.startsWith(API_PREFIX)) {
         const path = url.pathname.slice(API_PREFIX.length) || '/';
-        const fault = this.traffic.takeFault(method, url.pathname);
+        const fault = this.traffic.takeFault(method, url.pathname, path);
+        extra['X-Request-Id'] = `req_${randomUUID()}`;
         faulted = fault !== null;
         if (fault?.status) {
           await sleep(fault.delayMs);
@@ -133,7 +135,7 @@ class EmulatorHttp {
         holdMs = fault?.delayMs ?? 0;
         this.authenticate(req, path);
         const limit = this.rateLimit();
-        extra = limit.headers;
+        Object.assign(extra, limit.headers);
         if (limit.exceeded) throw new HttpError(429, 'rate limit exceeded: too many requests this minute');
         reply = await this.dispatch(this.api, method, path, url, req, raw);
       } else {

@@ -26,9 +26,15 @@ export class Traffic {
   requests: LoggedRequest[] = [];
   private seq = 0;
 
-  /** The first armed fault for this request, used up by one. */
-  takeFault(method: string, path: string): Fault | null {
-    const fault = this.faults.find((f) => f.count > 0 && path.startsWith(f.path) && (!f.method || f.method === method));
+  /**
+   * The first armed fault for this request, used up by one. A fault's path may be given in full
+   * (`/api/developer/v1/calls`) or below the API prefix (`/calls`).
+   */
+  takeFault(method: string, path: string, apiPath: string): Fault | null {
+    const fault = this.faults.find(
+      (f) =>
+        f.count > 0 && (path.startsWith(f.path) || apiPath.startsWith(f.path)) && (!f.method || f.method === method),
+    );
     if (!fault) return null;
     fault.count--;
     this.faults = this.faults.filter((f) => f.count > 0);

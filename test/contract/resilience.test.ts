@@ -49,7 +49,12 @@ describe('retries and faults', () => {
     await f.admin.fault({ path: '/api/developer/v1/phone-numbers', status: 502, count: 5 });
     const err = await api.phoneNumbers.list().catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ServerError);
-    expect(err).toMatchObject({ status: 502, method: 'GET', path: '/phone-numbers' });
+    expect(err).toMatchObject({
+      status: 502,
+      method: 'GET',
+      path: '/phone-numbers',
+      requestId: expect.stringMatching(/^req_/),
+    });
     expect(await requestsTo('/phone-numbers', 'GET')).toHaveLength(3);
   });
 
@@ -57,7 +62,8 @@ describe('retries and faults', () => {
     const agent = await f.api.agents.create({ name: 'Patient' });
     const clock = recordingClock();
     const api = f.client({ clock, random: () => 0 });
-    await f.admin.fault({ path: '/api/developer/v1/calls', status: 429, count: 1, method: 'POST' });
+    // A fault path may also be given below the API prefix.
+    await f.admin.fault({ path: '/calls', status: 429, count: 1, method: 'POST' });
     const call = await api.calls.start({ agent_id: agent.id, phone_number: '+14155552671' });
     expect(call.status).toBe('queued');
     expect(clock.sleeps).toEqual([1000]); // Retry-After: 1 wins over a zero backoff

@@ -87,7 +87,7 @@ export function adminRoutes(router: Router, core: EmulatorCore, traffic: Traffic
       method: method ? method.toUpperCase() : null,
     };
     traffic.faults.push(fault);
-    return { status: 201, body: { fault, faults: traffic.faults } };
+    return { status: 200, body: { fault, faults: traffic.faults } };
   });
 
   router.on('DELETE', '/_emulator/faults', () => {

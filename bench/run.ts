@@ -1,0 +1,11 @@
+/**
+ * `npm run bench`: speed and memory, each reported as a ratio against a baseline measured in the same run, so
+ * the numbers mean the same on any machine. Nothing here asserts; it reports.
+ */
+import { clientOverhead } from './client-overhead.ts';
+
+const results = [await clientOverhead()];
+for (const r of results) {
+  console.log(`${r.name}: ${r.ratio.toFixed(2)}× ${r.baseline} (${r.detail})${r.target ? `; target ${r.target}` : ''}`);
+}
+if (process.argv.includes('--json')) console.log(JSON.stringify(results, null, 2));

@@ -1,0 +1,3 @@
+import { buildApp } from './build-app.ts';
+
+buildApp().app.synth();
