@@ -117,6 +117,22 @@ export class Fields {
     return v as string[];
   }
 
+  /** A required list of 1 to `max` entries (the body of a bulk request). */
+  batch(name: string, max: number): unknown[] {
+    const v = this.data[name];
+    if (v === undefined) this.fail(name, 'field required', 'missing');
+    else if (!Array.isArray(v)) this.fail(name, 'input should be a valid list', 'list_type');
+    else if (v.length === 0) this.fail(name, 'at least one entry is required', 'too_short');
+    else if (v.length > max) this.fail(name, `at most ${max} entries per request`, 'too_long');
+    else return v;
+    return [];
+  }
+
+  /** One line naming every problem, for a failed entry of a bulk request. */
+  summary(): string {
+    return this.items.map((i) => `${i.loc.at(-1)}: ${i.msg}`).join('; ');
+  }
+
   /** An ISO 8601 date-time, as epoch milliseconds. */
   dateTime(name: string): number | undefined {
     const v = this.data[name];

@@ -6,7 +6,7 @@ export class AgentsApi {
   constructor(private readonly http: Transport) {}
 
   async list(): Promise<Agent[]> {
-    return (await this.http.send<Agent[]>({ method: 'GET', path: '/agents', repeatability: 'repeatable' })).data;
+    return this.http.data<Agent[]>({ method: 'GET', path: '/agents', repeatability: 'repeatable' });
   }
 
   async create(input: AgentInput): Promise<Agent> {
@@ -19,25 +19,20 @@ export class AgentsApi {
       )
       .done();
     // Creating an agent twice is harmless to contacts (nobody is dialled) and easy to spot by name.
-    return (await this.http.send<Agent>({ method: 'POST', path: '/agents', json: input, repeatability: 'repeatable' }))
-      .data;
+    return this.http.data<Agent>({ method: 'POST', path: '/agents', json: input, repeatability: 'repeatable' });
   }
 
   async get(agentId: string): Promise<Agent> {
-    return (
-      await this.http.send<Agent>({ method: 'GET', path: `/agents/${pathId(agentId)}`, repeatability: 'repeatable' })
-    ).data;
+    return this.http.data<Agent>({ method: 'GET', path: `/agents/${pathId(agentId)}`, repeatability: 'repeatable' });
   }
 
   async update(agentId: string, changes: AgentUpdate): Promise<Agent> {
-    return (
-      await this.http.send<Agent>({
-        method: 'PATCH',
-        path: `/agents/${pathId(agentId)}`,
-        json: changes,
-        repeatability: 'repeatable',
-      })
-    ).data;
+    return this.http.data<Agent>({
+      method: 'PATCH',
+      path: `/agents/${pathId(agentId)}`,
+      json: changes,
+      repeatability: 'repeatable',
+    });
   }
 
   async delete(agentId: string): Promise<void> {
@@ -49,13 +44,11 @@ export class AgentsApi {
    * reach a given state should read the agent back.
    */
   async toggle(agentId: string): Promise<AgentToggle> {
-    return (
-      await this.http.send<AgentToggle>({
-        method: 'PATCH',
-        path: `/agents/${pathId(agentId)}/toggle`,
-        repeatability: 'creates',
-      })
-    ).data;
+    return this.http.data<AgentToggle>({
+      method: 'PATCH',
+      path: `/agents/${pathId(agentId)}/toggle`,
+      repeatability: 'creates',
+    });
   }
 
   /** Brings an agent to the wanted activity, toggling only when it differs. */

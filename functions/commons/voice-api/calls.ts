@@ -23,7 +23,7 @@ export class CallsApi {
       .check(Boolean(input.agent_id), ['body', 'agent_id'], 'agent_id is required', 'missing')
       .phone(input.phone_number, ['body', 'phone_number'])
       .done();
-    return (await this.http.send<Call>({ method: 'POST', path: '/calls', json: input, repeatability: 'creates' })).data;
+    return this.http.data<Call>({ method: 'POST', path: '/calls', json: input, repeatability: 'creates' });
   }
 
   /** Dials up to 100 numbers with one agent; a failed entry does not abort the others. */
@@ -35,14 +35,12 @@ export class CallsApi {
       checks.phone(c.phone_number, ['body', 'calls', i, 'phone_number']);
     });
     checks.done();
-    return (
-      await this.http.send<BulkResult>({
-        method: 'POST',
-        path: '/calls/bulk-initiate',
-        json: { agent_id: agentId, calls },
-        repeatability: 'creates',
-      })
-    ).data;
+    return this.http.data<BulkResult>({
+      method: 'POST',
+      path: '/calls/bulk-initiate',
+      json: { agent_id: agentId, calls },
+      repeatability: 'creates',
+    });
   }
 
   async list(query: CallListQuery = {}): Promise<CallList> {
@@ -68,14 +66,12 @@ export class CallsApi {
       );
     }
     checks.done();
-    return (
-      await this.http.send<CallList>({
-        method: 'GET',
-        path: '/calls',
-        query: { ...query, start_date: iso(query.start_date), end_date: iso(query.end_date) },
-        repeatability: 'repeatable',
-      })
-    ).data;
+    return this.http.data<CallList>({
+      method: 'GET',
+      path: '/calls',
+      query: { ...query, start_date: iso(query.start_date), end_date: iso(query.end_date) },
+      repeatability: 'repeatable',
+    });
   }
 
   /** Every call matching the query, following the pages. */
@@ -88,30 +84,24 @@ export class CallsApi {
   }
 
   async get(callId: string): Promise<Call> {
-    return (
-      await this.http.send<Call>({ method: 'GET', path: `/calls/${pathId(callId)}`, repeatability: 'repeatable' })
-    ).data;
+    return this.http.data<Call>({ method: 'GET', path: `/calls/${pathId(callId)}`, repeatability: 'repeatable' });
   }
 
   async stats(range: { start_date?: string | Date; end_date?: string | Date } = {}): Promise<CallStats> {
-    return (
-      await this.http.send<CallStats>({
-        method: 'GET',
-        path: '/calls/stats',
-        query: { start_date: iso(range.start_date), end_date: iso(range.end_date) },
-        repeatability: 'repeatable',
-      })
-    ).data;
+    return this.http.data<CallStats>({
+      method: 'GET',
+      path: '/calls/stats',
+      query: { start_date: iso(range.start_date), end_date: iso(range.end_date) },
+      repeatability: 'repeatable',
+    });
   }
 
   /** Only `queued` and `in_progress` calls can be cancelled; others answer ConflictError. */
   async cancel(callId: string): Promise<ActionResult> {
-    return (
-      await this.http.send<ActionResult>({
-        method: 'POST',
-        path: `/calls/${pathId(callId)}/cancel`,
-        repeatability: 'repeatable',
-      })
-    ).data;
+    return this.http.data<ActionResult>({
+      method: 'POST',
+      path: `/calls/${pathId(callId)}/cancel`,
+      repeatability: 'repeatable',
+    });
   }
 }

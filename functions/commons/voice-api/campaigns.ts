@@ -60,18 +60,15 @@ export class CampaignsApi {
     if (input.start_date_time !== undefined) form.set('start_date_time', input.start_date_time);
     if (input.time_zone !== undefined) form.set('time_zone', input.time_zone);
     if (input.retries !== undefined) form.set('retries', String(input.retries));
-    return (await this.http.send<Campaign>({ method: 'POST', path: '/campaigns', form, repeatability: 'creates' }))
-      .data;
+    return this.http.data<Campaign>({ method: 'POST', path: '/campaigns', form, repeatability: 'creates' });
   }
 
   async get(campaignId: string): Promise<Campaign> {
-    return (
-      await this.http.send<Campaign>({
-        method: 'GET',
-        path: `/campaigns/${pathId(campaignId)}`,
-        repeatability: 'repeatable',
-      })
-    ).data;
+    return this.http.data<Campaign>({
+      method: 'GET',
+      path: `/campaigns/${pathId(campaignId)}`,
+      repeatability: 'repeatable',
+    });
   }
 
   /** Changes only what is given (form-urlencoded, as the contract requires). */
@@ -81,14 +78,12 @@ export class CampaignsApi {
     checks.done();
     const form = new URLSearchParams();
     for (const [k, v] of Object.entries(changes)) if (v !== undefined) form.set(k, String(v));
-    return (
-      await this.http.send<Campaign>({
-        method: 'PUT',
-        path: `/campaigns/${pathId(campaignId)}`,
-        form,
-        repeatability: 'repeatable',
-      })
-    ).data;
+    return this.http.data<Campaign>({
+      method: 'PUT',
+      path: `/campaigns/${pathId(campaignId)}`,
+      form,
+      repeatability: 'repeatable',
+    });
   }
 
   /** Irreversible: also deletes the campaign's contact rows and call logs. Pause an active campaign first. */
@@ -97,34 +92,28 @@ export class CampaignsApi {
   }
 
   async stats(campaignId: string): Promise<CampaignStats> {
-    return (
-      await this.http.send<CampaignStats>({
-        method: 'GET',
-        path: `/campaigns/${pathId(campaignId)}/stats`,
-        repeatability: 'repeatable',
-      })
-    ).data;
+    return this.http.data<CampaignStats>({
+      method: 'GET',
+      path: `/campaigns/${pathId(campaignId)}/stats`,
+      repeatability: 'repeatable',
+    });
   }
 
   /** Only an `active` campaign can be paused (ConflictError otherwise). */
   async pause(campaignId: string): Promise<ActionResult> {
-    return (
-      await this.http.send<ActionResult>({
-        method: 'PATCH',
-        path: `/campaigns/${pathId(campaignId)}/pause`,
-        repeatability: 'repeatable',
-      })
-    ).data;
+    return this.http.data<ActionResult>({
+      method: 'PATCH',
+      path: `/campaigns/${pathId(campaignId)}/pause`,
+      repeatability: 'repeatable',
+    });
   }
 
   /** Only a `paused` campaign can be resumed (ConflictError otherwise). */
   async resume(campaignId: string): Promise<ActionResult> {
-    return (
-      await this.http.send<ActionResult>({
-        method: 'PATCH',
-        path: `/campaigns/${pathId(campaignId)}/resume`,
-        repeatability: 'repeatable',
-      })
-    ).data;
+    return this.http.data<ActionResult>({
+      method: 'PATCH',
+      path: `/campaigns/${pathId(campaignId)}/resume`,
+      repeatability: 'repeatable',
+    });
   }
 }

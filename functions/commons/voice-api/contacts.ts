@@ -28,14 +28,12 @@ export class ContactsApi {
     const checks = new RequestChecks();
     checkContact(checks, contact, ['body']);
     checks.done();
-    return (
-      await this.http.send<ContactUpsertResult>({
-        method: 'POST',
-        path: '/contacts',
-        json: contact,
-        repeatability: appendsNote(contact) ? 'creates' : 'repeatable',
-      })
-    ).data;
+    return this.http.data<ContactUpsertResult>({
+      method: 'POST',
+      path: '/contacts',
+      json: contact,
+      repeatability: appendsNote(contact) ? 'creates' : 'repeatable',
+    });
   }
 
   /** Up to 100 contacts; a failed entry does not abort the others. */
@@ -45,13 +43,11 @@ export class ContactsApi {
       checkContact(checks, c, ['body', 'contacts', i]);
     });
     checks.done();
-    return (
-      await this.http.send<BulkResult>({
-        method: 'POST',
-        path: '/contacts/bulk',
-        json: { contacts },
-        repeatability: contacts.some(appendsNote) ? 'creates' : 'repeatable',
-      })
-    ).data;
+    return this.http.data<BulkResult>({
+      method: 'POST',
+      path: '/contacts/bulk',
+      json: { contacts },
+      repeatability: contacts.some(appendsNote) ? 'creates' : 'repeatable',
+    });
   }
 }

@@ -111,6 +111,11 @@ export class Transport {
     return Math.floor(this.random() * ceiling);
   }
 
+  /** Sends and answers the parsed body (the common case). */
+  async data<T>(req: ApiRequest): Promise<T> {
+    return (await this.send<T>(req)).data;
+  }
+
   async send<T>(req: ApiRequest): Promise<ApiResponse<T>> {
     const url = this.url(req.path, req.query);
     const headers: Record<string, string> = { 'X-API-Key': req.apiKey ?? this.opts.apiKey, Accept: '*/*' };

@@ -6,8 +6,7 @@ export class KnowledgeApi {
   constructor(private readonly http: Transport) {}
 
   async list(): Promise<KnowledgeBase[]> {
-    return (await this.http.send<KnowledgeBase[]>({ method: 'GET', path: '/knowledge', repeatability: 'repeatable' }))
-      .data;
+    return this.http.data<KnowledgeBase[]>({ method: 'GET', path: '/knowledge', repeatability: 'repeatable' });
   }
 
   async create(input: KnowledgeInput): Promise<KnowledgeBase> {
@@ -15,35 +14,29 @@ export class KnowledgeApi {
       .check(Boolean(input.name), ['body', 'name'], 'name is required', 'missing')
       .check(typeof input.content === 'string', ['body', 'content'], 'content is required', 'missing')
       .done();
-    return (
-      await this.http.send<KnowledgeBase>({
-        method: 'POST',
-        path: '/knowledge',
-        json: input,
-        repeatability: 'repeatable',
-      })
-    ).data;
+    return this.http.data<KnowledgeBase>({
+      method: 'POST',
+      path: '/knowledge',
+      json: input,
+      repeatability: 'repeatable',
+    });
   }
 
   async get(id: string): Promise<KnowledgeBase> {
-    return (
-      await this.http.send<KnowledgeBase>({
-        method: 'GET',
-        path: `/knowledge/${pathId(id)}`,
-        repeatability: 'repeatable',
-      })
-    ).data;
+    return this.http.data<KnowledgeBase>({
+      method: 'GET',
+      path: `/knowledge/${pathId(id)}`,
+      repeatability: 'repeatable',
+    });
   }
 
   async update(id: string, changes: Partial<KnowledgeInput>): Promise<KnowledgeBase> {
-    return (
-      await this.http.send<KnowledgeBase>({
-        method: 'PATCH',
-        path: `/knowledge/${pathId(id)}`,
-        json: changes,
-        repeatability: 'repeatable',
-      })
-    ).data;
+    return this.http.data<KnowledgeBase>({
+      method: 'PATCH',
+      path: `/knowledge/${pathId(id)}`,
+      json: changes,
+      repeatability: 'repeatable',
+    });
   }
 
   /** Irreversible; agents using it keep working without that information. */

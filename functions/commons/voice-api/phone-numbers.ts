@@ -5,7 +5,6 @@ export class PhoneNumbersApi {
   constructor(private readonly http: Transport) {}
 
   async list(): Promise<PhoneNumber[]> {
-    return (await this.http.send<PhoneNumber[]>({ method: 'GET', path: '/phone-numbers', repeatability: 'repeatable' }))
-      .data;
+    return this.http.data<PhoneNumber[]>({ method: 'GET', path: '/phone-numbers', repeatability: 'repeatable' });
   }
 }

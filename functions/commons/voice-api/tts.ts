@@ -7,7 +7,7 @@ export class TtsApi {
   constructor(private readonly http: Transport) {}
 
   async config(): Promise<TtsConfig> {
-    return (await this.http.send<TtsConfig>({ method: 'GET', path: '/tts-config', repeatability: 'repeatable' })).data;
+    return this.http.data<TtsConfig>({ method: 'GET', path: '/tts-config', repeatability: 'repeatable' });
   }
 
   /** The provider whose voices `generate` accepts. */

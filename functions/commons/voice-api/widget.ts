@@ -7,8 +7,7 @@ export class WidgetApi {
   constructor(private readonly http: Transport) {}
 
   async getConfig(): Promise<WidgetConfig> {
-    return (await this.http.send<WidgetConfig>({ method: 'GET', path: '/widget/config', repeatability: 'repeatable' }))
-      .data;
+    return this.http.data<WidgetConfig>({ method: 'GET', path: '/widget/config', repeatability: 'repeatable' });
   }
 
   async putConfig(config: WidgetConfigInput): Promise<WidgetConfig> {
@@ -36,14 +35,12 @@ export class WidgetApi {
       );
     }
     checks.done();
-    return (
-      await this.http.send<WidgetConfig>({
-        method: 'PUT',
-        path: '/widget/config',
-        json: config,
-        repeatability: 'repeatable',
-      })
-    ).data;
+    return this.http.data<WidgetConfig>({
+      method: 'PUT',
+      path: '/widget/config',
+      json: config,
+      repeatability: 'repeatable',
+    });
   }
 
   /**
@@ -51,14 +48,12 @@ export class WidgetApi {
    * API key.
    */
   async createSession(input: WidgetSessionInput): Promise<WidgetSession> {
-    return (
-      await this.http.send<WidgetSession>({
-        method: 'POST',
-        path: '/widget/session',
-        json: input,
-        repeatability: 'creates',
-      })
-    ).data;
+    return this.http.data<WidgetSession>({
+      method: 'POST',
+      path: '/widget/session',
+      json: input,
+      repeatability: 'creates',
+    });
   }
 
   /** `widgetKey` may also authenticate this one endpoint in place of the developer key. */
@@ -66,14 +61,12 @@ export class WidgetApi {
     agentId: string,
     options: { widgetKey?: string; authWithWidgetKey?: boolean } = {},
   ): Promise<EmbedSnippet> {
-    return (
-      await this.http.send<EmbedSnippet>({
-        method: 'GET',
-        path: '/widget/embed-snippet',
-        query: { agent_id: agentId, widget_key: options.widgetKey },
-        repeatability: 'repeatable',
-        ...(options.authWithWidgetKey && options.widgetKey ? { apiKey: options.widgetKey } : {}),
-      })
-    ).data;
+    return this.http.data<EmbedSnippet>({
+      method: 'GET',
+      path: '/widget/embed-snippet',
+      query: { agent_id: agentId, widget_key: options.widgetKey },
+      repeatability: 'repeatable',
+      ...(options.authWithWidgetKey && options.widgetKey ? { apiKey: options.widgetKey } : {}),
+    });
   }
 }

@@ -4,14 +4,34 @@ import {
   E164,
   LIMITS,
 } from '../../../functions/commons/voice-api/contract.ts';
+import { batchAnswer, type EntryResult, entryPhone } from '../batch.ts';
 import type { EmulatorCore } from '../core.ts';
 import { Fields } from '../fields.ts';
 import { conflict, HttpError, notFound, type Router } from '../http-kit.ts';
-import { iso } from '../state.ts';
+import { type AgentRecord, type CallRecord, iso } from '../state.ts';
 import { callDetailView, callView } from '../views.ts';
 import { usableAgent } from './agents.ts';
 
-const CALL_FIELDS = ['agent_id', 'phone_number', 'contact_name', 'custom_instructions'] as const;
+interface CallInput {
+  phone: string;
+  name: string | null;
+  instructions: string | null;
+}
+
+/** One call's fields, alone (`POST /calls`, with its agent_id) or as an entry of a bulk request. */
+function readCall(f: Fields, withAgent: boolean): CallInput | undefined {
+  f.forbidOthers(
+    withAgent
+      ? ['agent_id', 'phone_number', 'contact_name', 'custom_instructions']
+      : ['phone_number', 'contact_name', 'custom_instructions'],
+  );
+  const phone = f.string('phone_number', { required: true });
+  if (phone && !E164.test(phone)) f.fail('phone_number', 'phone number must be E.164, e.g. +14155552671');
+  const name = f.string('contact_name', { nullable: true, max: 200 });
+  const instructions = f.string('custom_instructions', { nullable: true, max: 5000 });
+  if (f.items.length > 0) return undefined;
+  return { phone: phone as string, name: name ?? null, instructions: instructions ?? null };
+}
 
 function requireCredits(core: EmulatorCore): void {
   if (core.account.settings.credits <= 0)
@@ -19,21 +39,22 @@ function requireCredits(core: EmulatorCore): void {
 }
 
 export function callRoutes(router: Router, core: EmulatorCore): void {
+  const newCall = (agent: AgentRecord, input: CallInput): CallRecord => {
+    const call = core.dialer.newCall(agent.id, input.phone, input.name, input.instructions, core.clock.now());
+    call.from_number = core.dialer.fromNumber(agent.phone_number_id);
+    core.account.calls.set(call.id, call);
+    return call;
+  };
+
   router.on('POST', '/calls', (ctx) => {
     const f = new Fields(ctx.json(), ['body']);
-    f.forbidOthers(CALL_FIELDS);
     const agentId = f.string('agent_id', { required: true, nonBlank: true });
-    const phone = f.string('phone_number', { required: true });
-    if (phone && !E164.test(phone)) f.fail('phone_number', 'phone number must be E.164, e.g. +14155552671');
-    const name = f.string('contact_name', { nullable: true, max: 200 });
-    const instructions = f.string('custom_instructions', { nullable: true, max: 5000 });
+    const input = readCall(f, true);
     f.done();
     const agent = usableAgent(core, agentId as string);
     requireCredits(core);
-    const call = core.dialer.newCall(agent.id, phone as string, name ?? null, instructions ?? null, core.clock.now());
-    call.from_number = core.dialer.fromNumber(agent.phone_number_id);
-    core.account.calls.set(call.id, call);
-    const body = callView(call); // answered before the dialer moves it on
+    const call = newCall(agent, input as CallInput);
+    const body = callView(call); // answered as queued, before the dialer moves it on
     core.dialer.enqueue(call);
     return { status: 201, body };
   });
@@ -42,42 +63,21 @@ export function callRoutes(router: Router, core: EmulatorCore): void {
     const f = new Fields(ctx.json(), ['body']);
     f.forbidOthers(['agent_id', 'calls']);
     const agentId = f.string('agent_id', { required: true, nonBlank: true });
-    const calls = f.raw('calls');
-    if (calls === undefined) f.fail('calls', 'field required', 'missing');
-    else if (!Array.isArray(calls)) f.fail('calls', 'input should be a valid list', 'list_type');
-    else if (calls.length === 0) f.fail('calls', 'at least one call is required', 'too_short');
-    else if (calls.length > LIMITS.bulkCalls)
-      f.fail('calls', `at most ${LIMITS.bulkCalls} calls per request`, 'too_long');
+    const entries = f.batch('calls', LIMITS.bulkCalls);
     f.done();
     const agent = usableAgent(core, agentId as string);
     requireCredits(core);
-    const results = (calls as unknown[]).map((entry, index) => {
+    const placed: CallRecord[] = [];
+    const results = entries.map((entry, index): EntryResult => {
       const e = new Fields(entry, ['body', 'calls', index]);
-      e.forbidOthers(['phone_number', 'contact_name', 'custom_instructions']);
-      const phone = e.string('phone_number', { required: true });
-      if (phone && !E164.test(phone)) e.fail('phone_number', 'phone number must be E.164, e.g. +14155552671');
-      const name = e.string('contact_name', { nullable: true, max: 200 });
-      const instructions = e.string('custom_instructions', { nullable: true, max: 5000 });
-      const phoneNumber =
-        typeof (entry as { phone_number?: unknown })?.phone_number === 'string'
-          ? (entry as { phone_number: string }).phone_number
-          : '';
-      if (e.items.length > 0) {
-        return {
-          index,
-          phone_number: phoneNumber,
-          success: false,
-          error: e.items.map((i) => `${i.loc.at(-1)}: ${i.msg}`).join('; '),
-        };
-      }
-      const call = core.dialer.newCall(agent.id, phone as string, name ?? null, instructions ?? null, core.clock.now());
-      call.from_number = core.dialer.fromNumber(agent.phone_number_id);
-      core.account.calls.set(call.id, call);
-      return { index, phone_number: phoneNumber, success: true, call_id: call.id, status: call.status };
+      const input = readCall(e, false);
+      if (!input) return { index, phone_number: entryPhone(entry), success: false, error: e.summary() };
+      const call = newCall(agent, input);
+      placed.push(call);
+      return { index, phone_number: input.phone, success: true, call_id: call.id, status: call.status };
     });
-    for (const r of results) if (r.call_id) core.dialer.enqueue(core.account.calls.get(r.call_id)!);
-    const succeeded = results.filter((r) => r.success).length;
-    return { status: 201, body: { total: results.length, succeeded, failed: results.length - succeeded, results } };
+    for (const call of placed) core.dialer.enqueue(call);
+    return { status: 201, body: batchAnswer(results) };
   });
 
   router.on('GET', '/calls', (ctx) => {

@@ -1,22 +1,11 @@
 import { E164, LIMITS, normalizeLabel } from '../../../functions/commons/voice-api/contract.ts';
+import { batchAnswer, type EntryResult, entryPhone } from '../batch.ts';
 import type { EmulatorCore } from '../core.ts';
 import { Fields } from '../fields.ts';
 import type { Router } from '../http-kit.ts';
 import type { ContactRecord } from '../state.ts';
 import { contactView } from '../views.ts';
 
-const CONTACT_FIELDS = [
-  'phone_number',
-  'contact_name',
-  'email',
-  'city',
-  'location',
-  'source',
-  'lead_status',
-  'custom_instruction',
-  'tags',
-  'note',
-] as const;
 const TEXT_FIELDS = [
   'contact_name',
   'email',
@@ -26,6 +15,7 @@ const TEXT_FIELDS = [
   'lead_status',
   'custom_instruction',
 ] as const;
+const CONTACT_FIELDS = ['phone_number', ...TEXT_FIELDS, 'tags', 'note'] as const;
 
 interface ContactChanges {
   phone_number: string;
@@ -97,29 +87,14 @@ export function contactRoutes(router: Router, core: EmulatorCore): void {
   router.on('POST', '/contacts/bulk', (ctx) => {
     const f = new Fields(ctx.json(), ['body']);
     f.forbidOthers(['contacts']);
-    const list = f.raw('contacts');
-    if (list === undefined) f.fail('contacts', 'field required', 'missing');
-    else if (!Array.isArray(list)) f.fail('contacts', 'input should be a valid list', 'list_type');
-    else if (list.length === 0) f.fail('contacts', 'at least one contact is required', 'too_short');
-    else if (list.length > LIMITS.bulkContacts)
-      f.fail('contacts', `at most ${LIMITS.bulkContacts} contacts per request`, 'too_long');
+    const entries = f.batch('contacts', LIMITS.bulkContacts);
     f.done();
-    const results = (list as unknown[]).map((entry, index) => {
-      const phone = (entry as { phone_number?: unknown } | null)?.phone_number;
-      const phoneNumber = typeof phone === 'string' ? phone : '';
+    const results = entries.map((entry, index): EntryResult => {
       const { changes, fields } = readContact(entry, ['body', 'contacts', index]);
-      if (!changes) {
-        return {
-          index,
-          phone_number: phoneNumber,
-          success: false,
-          error: fields.items.map((i) => `${i.loc.at(-1)}: ${i.msg}`).join('; '),
-        };
-      }
+      if (!changes) return { index, phone_number: entryPhone(entry), success: false, error: fields.summary() };
       const { created } = upsert(core, changes);
-      return { index, phone_number: phoneNumber, success: true, created };
+      return { index, phone_number: changes.phone_number, success: true, created };
     });
-    const succeeded = results.filter((r) => r.success).length;
-    return { status: 200, body: { total: results.length, succeeded, failed: results.length - succeeded, results } };
+    return { status: 200, body: batchAnswer(results) };
   });
 }
