@@ -1,8 +1,9 @@
 import { type Command, helpText, runCommand, UsageError } from './command.ts';
 import { demoCommand } from './commands/demo.ts';
 import { emulatorCommand } from './commands/emulator.ts';
+import { validateCommand } from './commands/validate.ts';
 
-const COMMANDS: Command[] = [demoCommand, emulatorCommand];
+const COMMANDS: Command[] = [demoCommand, emulatorCommand, validateCommand];
 
 function overview(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length));

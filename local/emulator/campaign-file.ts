@@ -1,4 +1,5 @@
 import ExcelJS from 'exceljs';
+import { type Cell, cellValue } from '../../functions/commons/sheet-cell.ts';
 import { E164, LIMITS } from '../../functions/commons/voice-api/contract.ts';
 import type { ValidationItem } from '../../functions/commons/voice-api/errors.ts';
 
@@ -8,8 +9,6 @@ export interface SheetContact {
   name: string | null;
   custom_instruction: string | null;
 }
-
-type Cell = string | number | boolean | Date | null;
 
 const fileItem = (msg: string, loc: (string | number)[] = []): ValidationItem => ({
   loc: ['file', ...loc],
@@ -24,18 +23,6 @@ export function sniffSpreadsheet(bytes: Buffer): 'xlsx' | 'xls' | null {
   return null;
 }
 
-/** exceljs cell values come as primitives or as objects (rich text, formulas, hyperlinks). */
-function plain(value: unknown): Cell {
-  if (value === null || value === undefined) return null;
-  if (typeof value !== 'object' || value instanceof Date) return value as Cell;
-  const v = value as { result?: unknown; richText?: { text: string }[]; text?: unknown; error?: string };
-  if (v.richText) return v.richText.map((p) => p.text).join('');
-  if ('result' in v) return plain(v.result);
-  if (typeof v.text === 'string') return v.text;
-  if (v.error) return v.error;
-  return String(value);
-}
-
 async function readXlsx(bytes: Buffer): Promise<Cell[][]> {
   const workbook = new ExcelJS.Workbook();
   await workbook.xlsx.load(bytes as unknown as ArrayBuffer);
@@ -45,7 +32,7 @@ async function readXlsx(bytes: Buffer): Promise<Cell[][]> {
   sheet.eachRow({ includeEmpty: true }, (row, n) => {
     const cells: Cell[] = [];
     row.eachCell({ includeEmpty: true }, (cell, col) => {
-      cells[col - 1] = plain(cell.value);
+      cells[col - 1] = cellValue(cell.value);
     });
     rows[n - 1] = cells;
   });

@@ -1,0 +1,32 @@
+/** A spreadsheet cell reduced to what it shows: text, number, boolean, date, or nothing. */
+export type Cell = string | number | boolean | Date | null;
+
+/**
+ * exceljs gives rich text, formulas (with their cached result), hyperlinks and errors as objects; this keeps what a
+ * person sees in the cell. A formula is never evaluated here: its cached result is the value.
+ */
+export function cellValue(value: unknown): Cell {
+  if (value === null || value === undefined) return null;
+  if (typeof value !== 'object' || value instanceof Date) return value as Cell;
+  const v = value as {
+    result?: unknown;
+    richText?: { text: string }[];
+    text?: unknown;
+    error?: string;
+    sharedString?: unknown;
+  };
+  if (Array.isArray(v.richText)) return v.richText.map((p) => p.text).join('');
+  if ('formula' in v || 'sharedFormula' in v || 'result' in v) return cellValue(v.result);
+  if (typeof v.text === 'string') return v.text;
+  if (typeof v.text === 'object' && v.text !== null) return cellValue(v.text);
+  if (typeof v.error === 'string') return v.error;
+  return String(value);
+}
+
+/** The cell as text, trimmed; numbers keep every digit. */
+export function cellText(c: Cell | undefined): string {
+  if (c === null || c === undefined) return '';
+  if (typeof c === 'number') return Number.isInteger(c) && Math.abs(c) < 1e21 ? BigInt(c).toString() : String(c);
+  if (c instanceof Date) return c.toISOString();
+  return String(c).trim();
+}

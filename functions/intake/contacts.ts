@@ -1,0 +1,77 @@
+import type { CountryCode } from 'libphonenumber-js/max';
+import { normalizePhone, type PhoneCell } from './phone.ts';
+
+export type RejectReason = 'missing_phone' | 'invalid_phone' | 'duplicate_phone' | 'suppressed';
+
+/** One data row of the sheet, with the three columns the API knows, as read. */
+export interface SheetRow {
+  /** The row number a spreadsheet program shows (1-based). */
+  row: number;
+  phone: PhoneCell;
+  name: string | null;
+  customInstruction: string | null;
+}
+
+export interface Contact {
+  row: number;
+  phone: string;
+  name: string | null;
+  customInstruction: string | null;
+}
+
+export interface Rejection {
+  row: number;
+  reason: RejectReason;
+  /** What the cell held, as text, so the user can find and fix it. */
+  input: string;
+  /** For duplicates: the row that was kept. */
+  firstRow?: number;
+}
+
+export const REASON_TEXT: Record<RejectReason, string> = {
+  missing_phone: 'no phone number in this row',
+  invalid_phone: 'not a valid phone number for the country it names (or the default country)',
+  duplicate_phone: 'the same number appears on an earlier row, which was kept',
+  suppressed: 'this number is on the do-not-call (suppression) list',
+};
+
+const cellText = (c: PhoneCell): string => (c === null || c === undefined ? '' : typeof c === 'number' ? String(c) : c);
+
+/**
+ * Applies the row rules in sheet order: a row without a number, a number that is not valid, or a number seen on an
+ * earlier row is rejected with its reason; the first row of each number is kept.
+ */
+export class ContactRules {
+  readonly contacts: Contact[] = [];
+  readonly rejected: Rejection[] = [];
+  private readonly firstRowOf = new Map<string, number>();
+
+  constructor(private readonly defaultCountry: CountryCode | undefined) {}
+
+  add(r: SheetRow): void {
+    const result = normalizePhone(r.phone, this.defaultCountry);
+    if (!result.ok) {
+      this.rejected.push({ row: r.row, reason: result.reason, input: cellText(r.phone) });
+      return;
+    }
+    const first = this.firstRowOf.get(result.e164);
+    if (first !== undefined) {
+      this.rejected.push({ row: r.row, reason: 'duplicate_phone', input: cellText(r.phone), firstRow: first });
+      return;
+    }
+    this.firstRowOf.set(result.e164, r.row);
+    this.contacts.push({ row: r.row, phone: result.e164, name: r.name, customInstruction: r.customInstruction });
+  }
+
+  /** Removes the numbers on the suppression list, recording each as rejected. */
+  suppress(suppressed: ReadonlySet<string>): void {
+    if (suppressed.size === 0) return;
+    const kept: Contact[] = [];
+    for (const c of this.contacts) {
+      if (suppressed.has(c.phone)) this.rejected.push({ row: c.row, reason: 'suppressed', input: c.phone });
+      else kept.push(c);
+    }
+    this.contacts.splice(0, this.contacts.length, ...kept);
+    this.rejected.sort((a, b) => a.row - b.row);
+  }
+}

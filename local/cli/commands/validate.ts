@@ -1,0 +1,79 @@
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { basename, join } from 'node:path';
+import { REASON_TEXT } from '../../../functions/intake/contacts.ts';
+import { isCountryCode } from '../../../functions/intake/phone.ts';
+import { validateUpload } from '../../../functions/intake/validate-upload.ts';
+import { annotatedWorkbook, partWorkbook } from '../../../functions/intake/writers.ts';
+import { type Command, UsageError } from '../command.ts';
+
+export const validateCommand: Command = {
+  name: 'validate',
+  summary: 'check a contact sheet as intake would: E.164 numbers, duplicates, rejected rows, parts',
+  usage: 'validate <file> [--country CC] [--json] [--out DIR]',
+  allowPositionals: true,
+  options: { country: { type: 'string' }, json: { type: 'boolean' }, out: { type: 'string' } },
+  help: [
+    'arguments:',
+    '  <file>          .xlsx, .xls or .csv (the format is read from the content, not the name)',
+    'options:',
+    '  --country CC    country for numbers written without a country code (ISO 3166 alpha-2, e.g. US, IN)',
+    '  --json          print one JSON object: ok, error, format, rows, contacts, rejected, parts',
+    '  --out DIR       also write each part (part-N.xlsx, exactly the API columns) and annotated.xlsx there',
+    '',
+    'Exit status: 0 when at least one part can be launched, 1 otherwise, 2 for a usage mistake.',
+  ],
+  async run(values, positionals) {
+    const [file, ...extra] = positionals;
+    if (!file || extra.length > 0) throw new UsageError('give exactly one file to validate');
+    const country = (values.country as string | undefined)?.toUpperCase();
+    if (country !== undefined && !isCountryCode(country))
+      throw new UsageError(`--country ${values.country} is not an ISO 3166 country code the phone metadata knows`);
+    let bytes: Buffer;
+    try {
+      bytes = await readFile(file);
+    } catch (err) {
+      throw new UsageError(`cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+    }
+    const outcome = await validateUpload(bytes, basename(file), { defaultCountry: country });
+    const { report } = outcome;
+
+    if (values.out && outcome.scanned) {
+      const dir = values.out as string;
+      await mkdir(dir, { recursive: true });
+      for (const part of outcome.parts) await writeFile(join(dir, `part-${part.index}.xlsx`), await partWorkbook(part));
+      await writeFile(
+        join(dir, 'annotated.xlsx'),
+        await annotatedWorkbook(outcome.scanned, outcome.parts, outcome.rejections),
+      );
+    }
+
+    if (values.json) {
+      const { parts, ...rest } = report;
+      console.log(
+        JSON.stringify(
+          { ...rest, parts: parts.map(({ index, rows, timeZone }) => ({ index, rows, timeZone })) },
+          null,
+          2,
+        ),
+      );
+      return report.ok ? 0 : 1;
+    }
+    if (report.error && !outcome.scanned) {
+      console.error(`${file}: ${report.error.message}`);
+      return 1;
+    }
+    console.log(
+      `${file} (${report.format}): ${report.rows.total} rows, ${report.rows.valid} valid, ${report.rows.rejected} rejected`,
+    );
+    for (const r of report.rejected)
+      console.log(`  row ${r.row}: ${r.reason} (${REASON_TEXT[r.reason]}): ${JSON.stringify(r.input)}`);
+    for (const p of report.parts) {
+      console.log(
+        `  part ${p.index}: ${p.rows} contacts${p.timeZone ? `, called in ${p.timeZone} (${p.zoneSource === 'number' ? 'from the numbers' : p.zoneSource === 'country' ? "from the numbers' country" : p.zoneSource})` : ', time zone not decided by the numbers'}`,
+      );
+    }
+    if (values.out) console.log(`  files written to ${values.out}`);
+    if (report.error) console.error(report.error.message);
+    return report.ok ? 0 : 1;
+  },
+};

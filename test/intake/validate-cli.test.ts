@@ -1,0 +1,85 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtemp, readdir, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { xlsx } from '../helpers/sheets.ts';
+
+const BIN = new URL('../../bin/callsheet.mjs', import.meta.url).pathname;
+
+async function validate(args: string[]) {
+  const child = spawn(process.execPath, [BIN, 'validate', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d) => {
+    stdout += d;
+  });
+  child.stderr.on('data', (d) => {
+    stderr += d;
+  });
+  const [code] = await once(child, 'close');
+  return { code: code as number, stdout, stderr };
+}
+
+describe('callsheet validate', () => {
+  it('prints the JSON contract, exits 0 when something can be launched, and writes parts and the annotated sheet', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'callsheet-validate-'));
+    const file = join(dir, 'leads.xlsx');
+    await writeFile(
+      file,
+      await xlsx([
+        ['Phone Number', 'Name'],
+        ['(415) 555-2671', 'Ann'],
+        ['415-555-2671', 'Dup'],
+        ['98200 12345', 'IN national'],
+      ]),
+    );
+    const out = join(dir, 'out');
+    const res = await validate([file, '--country', 'us', '--json', '--out', out]);
+    expect(res.code).toBe(0);
+    const json = JSON.parse(res.stdout);
+    expect(Object.keys(json).sort()).toEqual(['contacts', 'error', 'format', 'ok', 'parts', 'rejected', 'rows']);
+    expect(json).toEqual({
+      ok: true,
+      error: null,
+      format: 'xlsx',
+      rows: { total: 3, valid: 1, rejected: 2 },
+      contacts: [{ row: 2, phone: '+14155552671', name: 'Ann', customInstruction: null }],
+      rejected: [
+        { row: 3, reason: 'duplicate_phone', input: '415-555-2671' },
+        { row: 4, reason: 'invalid_phone', input: '98200 12345' },
+      ],
+      parts: [{ index: 1, rows: 1, timeZone: 'America/Los_Angeles' }],
+    });
+    expect((await readdir(out)).sort()).toEqual(['annotated.xlsx', 'part-1.xlsx']);
+
+    const india = await validate([file, '--country', 'IN', '--json']);
+    // The default country decides how national numbers read: row 4 is a valid Indian mobile.
+    expect(JSON.parse(india.stdout).contacts).toContainEqual({
+      row: 4,
+      phone: '+919820012345',
+      name: 'IN national',
+      customInstruction: null,
+    });
+  });
+
+  it('exits 1 with ok false and a reason for a file nothing can be launched from, and 2 for usage mistakes', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'callsheet-validate-'));
+    const file = join(dir, 'notes.xlsx');
+    await writeFile(file, 'just some text');
+    const res = await validate([file, '--json']);
+    expect(res.code).toBe(1);
+    expect(JSON.parse(res.stdout)).toMatchObject({
+      ok: false,
+      error: { code: 'unsupported_format', message: expect.any(String) },
+      parts: [],
+    });
+    const human = await validate([file]);
+    expect(human.code).toBe(1);
+    expect(human.stderr).toContain('holds text');
+    expect((await validate([file, '--country', 'XX'])).code).toBe(2);
+    expect((await validate([])).code).toBe(2);
+    expect((await validate([join(dir, 'missing.xlsx')])).stderr).toContain('ENOENT');
+  });
+});

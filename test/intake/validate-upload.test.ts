@@ -1,0 +1,241 @@
+import ExcelJS from 'exceljs';
+import { describe, expect, it } from 'vitest';
+import { validateUpload } from '../../functions/intake/validate-upload.ts';
+import { API_COLUMNS, annotatedWorkbook, partWorkbook } from '../../functions/intake/writers.ts';
+import { type Row, xls, xlsx } from '../helpers/sheets.ts';
+import { zip } from '../helpers/zip.ts';
+
+const us = { defaultCountry: 'US' as const };
+const usNumbers = (n: number) => Array.from({ length: n }, (_, i) => `+1415555${String(2000 + i).padStart(4, '0')}`);
+
+async function readBack(bytes: Buffer): Promise<unknown[][]> {
+  const wb = new ExcelJS.Workbook();
+  await wb.xlsx.load(bytes as unknown as ArrayBuffer);
+  const rows: unknown[][] = [];
+  wb.worksheets[0]?.eachRow((r) => rows.push((r.values as unknown[]).slice(1)));
+  return rows;
+}
+
+describe('intake: reading a sheet', () => {
+  it('takes the first worksheet with a Phone Number header within 20 rows, ignoring title rows and header spacing/case', async () => {
+    const wb = new ExcelJS.Workbook();
+    wb.addWorksheet('Notes').addRow(['Read me first']);
+    const ws = wb.addWorksheet('Leads');
+    ws.addRow(['Q3 export from CRM']);
+    ws.addRow([]);
+    ws.addRow(['  PHONE   number ', 'name', 'custom  instruction', 'Owner']);
+    ws.addRow(['+14155552671', 'Ann', 'Be brief', 'Zoe']);
+    const out = await validateUpload(Buffer.from(await wb.xlsx.writeBuffer()), 'leads.xlsx', us);
+    expect(out.report).toMatchObject({
+      ok: true,
+      format: 'xlsx',
+      rows: { total: 1, valid: 1, rejected: 0 },
+      contacts: [{ row: 4, phone: '+14155552671', name: 'Ann', customInstruction: 'Be brief' }],
+    });
+    expect(out.scanned?.sheetName).toBe('Leads');
+    expect(out.scanned?.header).toContain('Owner');
+  });
+
+  it('reads numbers digit-exact, formula results, rich text and hyperlinks, and skips blank rows', async () => {
+    const wb = new ExcelJS.Workbook();
+    const ws = wb.addWorksheet('Contacts');
+    ws.addRow(['Phone Number', 'Name']);
+    ws.addRow([4155552671, 'number cell']);
+    ws.addRow([919820012345, 'scientific in Excel']);
+    ws.addRow([]);
+    ws.addRow([{ formula: '"+1"&"4155552672"', result: '+14155552672' }, 'formula']);
+    ws.addRow([{ richText: [{ text: '+44 20 ' }, { font: { bold: true }, text: '7946 0958' }] }, 'rich']);
+    ws.addRow([
+      { text: '+61 412 345 678', hyperlink: 'tel:+61412345678' },
+      { formula: 'UPPER("x")', result: 'X' },
+    ]);
+    const out = await validateUpload(Buffer.from(await wb.xlsx.writeBuffer()), 'c.xlsx', us);
+    expect(out.report.contacts.map((c) => [c.row, c.phone, c.name])).toEqual([
+      [2, '+14155552671', 'number cell'],
+      [3, '+919820012345', 'scientific in Excel'],
+      [5, '+14155552672', 'formula'],
+      [6, '+442079460958', 'rich'],
+      [7, '+61412345678', 'X'],
+    ]);
+    expect(out.report.rows.total).toBe(5);
+  });
+
+  it('reads .xls (BIFF) and .csv (BOM, semicolons, quotes) the same way', async () => {
+    const rows: Row[] = [
+      ['Phone Number', 'Name'],
+      ['(415) 555-2671', 'Ann'],
+      [4155552672, 'Bo'],
+    ];
+    const fromXls = await validateUpload(xls(rows), 'old.xls', us);
+    expect(fromXls.report.format).toBe('xls');
+    expect(fromXls.report.contacts.map((c) => c.phone)).toEqual(['+14155552671', '+14155552672']);
+    const csv = Buffer.from(
+      '\ufeffName;Phone Number;Custom Instruction\n"Lee; Ann";415-555-2671;"say ""hi""\nthen stop"\n\nBo;+1 415 555 2672;\n',
+      'utf8',
+    );
+    const fromCsv = await validateUpload(csv, 'list.csv', us);
+    expect(fromCsv.report.format).toBe('csv');
+    expect(fromCsv.report.contacts).toEqual([
+      { row: 2, phone: '+14155552671', name: 'Lee; Ann', customInstruction: 'say "hi"\nthen stop' },
+      { row: 4, phone: '+14155552672', name: 'Bo', customInstruction: null },
+    ]);
+  });
+});
+
+describe('intake: row rules', () => {
+  it('gives every rejected row one reason and keeps the first of duplicates', async () => {
+    const file = await xlsx([
+      ['Phone Number', 'Name'],
+      ['415 555 2671', 'first'],
+      ['+1 (415) 555-2671', 'same number, other format'],
+      [null, 'no phone'],
+      ['call me', 'words'],
+      ['+1 555 555 0100', 'fictional'],
+      ['+14155552672', 'suppressed'],
+    ]);
+    const out = await validateUpload(file, 'r.xlsx', {
+      ...us,
+      suppressed: async (phones) => new Set(phones.filter((p) => p === '+14155552672')),
+    });
+    expect(out.report.rows).toEqual({ total: 6, valid: 1, rejected: 5 });
+    expect(out.report.rejected).toEqual([
+      { row: 3, reason: 'duplicate_phone', input: '+1 (415) 555-2671' },
+      { row: 4, reason: 'missing_phone', input: '' },
+      { row: 5, reason: 'invalid_phone', input: 'call me' },
+      { row: 6, reason: 'invalid_phone', input: '+1 555 555 0100' },
+      { row: 7, reason: 'suppressed', input: '+14155552672' },
+    ]);
+    expect(out.report.ok).toBe(true);
+  });
+
+  it('splits into parts of at most 1000 in row order', async () => {
+    const numbers = usNumbers(2500);
+    const out = await validateUpload(await xlsx([['Phone Number'], ...numbers.map((n) => [n])]), 'big.xlsx', us);
+    expect(out.report.parts.map((p) => p.rows)).toEqual([1000, 1000, 500]);
+    expect(out.parts.flatMap((p) => p.contacts.map((c) => c.phone))).toEqual(numbers);
+    expect(out.report.parts.every((p) => p.timeZone === 'America/Los_Angeles')).toBe(true);
+  });
+
+  it('groups parts by the destination time zone and says how each zone was decided', async () => {
+    const out = await validateUpload(
+      await xlsx([
+        ['Phone Number'],
+        ['+14155552671'],
+        ['+919820012345'],
+        ['+12125551234'],
+        ['+447911123456'],
+        ['+14155552672'],
+        ['+18005551234'],
+      ]),
+      'zones.xlsx',
+      us,
+    );
+    expect(out.report.parts).toEqual([
+      { index: 1, rows: 2, timeZone: 'America/Los_Angeles', zoneSource: 'number' },
+      { index: 2, rows: 1, timeZone: 'Asia/Kolkata', zoneSource: 'number' },
+      { index: 3, rows: 1, timeZone: 'America/New_York', zoneSource: 'number' },
+      { index: 4, rows: 1, timeZone: 'Europe/London', zoneSource: 'country' },
+      { index: 5, rows: 1, timeZone: null, zoneSource: null }, // toll-free: no zone from the number
+    ]);
+    const withFallback = await validateUpload(await xlsx([['Phone Number'], ['+18005551234']]), 'tf.xlsx', {
+      ...us,
+      fallbackZone: { timeZone: 'America/Chicago', source: 'default' },
+    });
+    expect(withFallback.report.parts[0]).toMatchObject({ timeZone: 'America/Chicago', zoneSource: 'default' });
+  });
+});
+
+describe('intake: files it refuses, with a reason', () => {
+  const refuse = async (bytes: Buffer, name: string) => (await validateUpload(bytes, name, us)).report;
+
+  it('names the problem for empty, renamed-text, ods, truncated, encrypted and headerless files', async () => {
+    expect((await refuse(Buffer.alloc(0), 'a.xlsx')).error?.code).toBe('empty_file');
+    const renamed = await refuse(Buffer.from('Phone Number\n+14155552671\n'), 'list.xlsx');
+    expect(renamed.error).toMatchObject({ code: 'unsupported_format', message: expect.stringContaining('holds text') });
+    const ods = zip([
+      { name: 'mimetype', data: Buffer.from('application/vnd.oasis.opendocument.spreadsheet') },
+      { name: 'content.xml', data: Buffer.from('<x/>') },
+    ]);
+    expect((await refuse(ods, 'list.xlsx')).error).toMatchObject({
+      code: 'unsupported_format',
+      message: expect.stringContaining('.ods'),
+    });
+    const good = await xlsx([['Phone Number'], ['+14155552671']]);
+    expect((await refuse(good.subarray(0, good.length - 40), 'cut.xlsx')).error?.code).toBe('corrupt');
+    const locked = zip([{ name: 'xl/workbook.xml', data: Buffer.from('<workbook/>'), encrypted: true }]);
+    expect((await refuse(locked, 'locked.xlsx')).error?.code).toBe('encrypted');
+    const cfbEncrypted = Buffer.concat([
+      Buffer.from('d0cf11e0a1b11ae1', 'hex'),
+      Buffer.alloc(512),
+      Buffer.from('EncryptedPackage', 'utf16le'),
+    ]);
+    expect((await refuse(cfbEncrypted, 'locked.xlsx')).error?.code).toBe('encrypted');
+    const noHeader = await refuse(await xlsx([['Phone'], ['+14155552671']]), 'h.xlsx');
+    expect(noHeader).toMatchObject({
+      ok: false,
+      error: { code: 'no_phone_column', message: expect.stringContaining('"Phone Number"') },
+    });
+    expect((await refuse(Buffer.from([0xff, 0xfe, 0x00, 0x41]), 'bad.csv')).error?.code).toBe('not_utf8');
+  });
+
+  it('rejects a zip bomb quickly, whether its headers tell the truth or lie about sizes', async () => {
+    const huge = Buffer.alloc(300 * 1024 * 1024); // 300 MB of zeros deflates to about 300 KB
+    const honest = zip([{ name: 'xl/worksheets/sheet1.xml', data: huge }]);
+    expect(honest.length).toBeLessThan(1024 * 1024);
+    const honestReport = await refuse(honest, 'bomb.xlsx');
+    expect(honestReport).toMatchObject({ ok: false, error: { code: 'zip_bomb' } });
+    const lying = zip([{ name: 'xl/worksheets/sheet1.xml', data: huge, declaredSize: 4096 }]);
+    const before = process.memoryUsage().rss;
+    const lyingReport = await refuse(lying, 'bomb.xlsx');
+    expect(lyingReport).toMatchObject({ ok: false, error: { code: 'zip_bomb' } });
+    expect(process.memoryUsage().rss - before).toBeLessThan(64 * 1024 * 1024);
+  });
+});
+
+describe('intake: files it writes', () => {
+  it('writes each part with exactly the API columns, keeping formula-like text as text', async () => {
+    const out = await validateUpload(
+      await xlsx([
+        ['Phone Number', 'Name', 'Custom Instruction', 'Extra'],
+        ['+14155552671', '=1+1', '@mention', 'x'],
+        ['+14155552672', '-5', '+cmd', 'y'],
+      ]),
+      'f.xlsx',
+      us,
+    );
+    const part = out.parts[0];
+    if (!part) throw new Error('no part');
+    const rows = await readBack(await partWorkbook(part));
+    expect(rows).toEqual([[...API_COLUMNS], ['+14155552671', '=1+1', '@mention'], ['+14155552672', '-5', '+cmd']]);
+    const wb = new ExcelJS.Workbook();
+    await wb.xlsx.load((await partWorkbook(part)) as unknown as ArrayBuffer);
+    expect(wb.worksheets[0]?.getCell('B2').type).toBe(ExcelJS.ValueType.String);
+  });
+
+  it('writes an annotated copy with every original row and its fate', async () => {
+    const out = await validateUpload(
+      await xlsx([
+        ['Phone Number', 'Owner'],
+        ['4155552671', 'a'],
+        ['4155552671', 'b'],
+        ['nope', 'c'],
+      ]),
+      'a.xlsx',
+      us,
+    );
+    const rows = await readBack(await annotatedWorkbook(out.scanned!, out.parts, out.rejections));
+    expect(rows[0]).toEqual([
+      'Phone Number',
+      'Owner',
+      'callsheet result',
+      'normalized phone',
+      'part',
+      'time zone',
+      'reason',
+    ]);
+    expect(rows[1]).toEqual(['4155552671', 'a', 'accepted', '+14155552671', '1', 'America/Los_Angeles']);
+    expect(rows[2]?.slice(0, 3)).toEqual(['4155552671', 'b', 'rejected']);
+    expect(String(rows[2]?.[6])).toMatch(/^duplicate_phone: .*row 2/);
+    expect(String(rows[3]?.[6])).toMatch(/^invalid_phone/);
+  });
+});
