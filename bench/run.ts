@@ -3,8 +3,9 @@
  * the numbers mean the same on any machine. Nothing here asserts; it reports.
  */
 import { clientOverhead } from './client-overhead.ts';
+import { intakeBench } from './intake.ts';
 
-const results = [await clientOverhead()];
+const results = [await clientOverhead(), ...(await intakeBench())];
 for (const r of results) {
   console.log(`${r.name}: ${r.ratio.toFixed(2)}× ${r.baseline} (${r.detail})${r.target ? `; target ${r.target}` : ''}`);
 }

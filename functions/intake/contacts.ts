@@ -15,6 +15,8 @@ export interface SheetRow {
 export interface Contact {
   row: number;
   phone: string;
+  /** ISO country of the number, as the phone metadata places it. */
+  country: string | null;
   name: string | null;
   customInstruction: string | null;
 }
@@ -60,7 +62,13 @@ export class ContactRules {
       return;
     }
     this.firstRowOf.set(result.e164, r.row);
-    this.contacts.push({ row: r.row, phone: result.e164, name: r.name, customInstruction: r.customInstruction });
+    this.contacts.push({
+      row: r.row,
+      phone: result.e164,
+      country: result.country,
+      name: r.name,
+      customInstruction: r.customInstruction,
+    });
   }
 
   /** Removes the numbers on the suppression list, recording each as rejected. */

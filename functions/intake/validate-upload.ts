@@ -89,19 +89,11 @@ export async function validateUpload(
     rules.suppress(await options.suppressed(rules.contacts.map((c) => c.phone)));
 
   const fallback = options.fallbackZone ?? null;
-  const zones = new Map<string, ZoneChoice | null>();
-  for (const c of rules.contacts) {
-    if (!zones.has(c.phone))
-      zones.set(
-        c.phone,
-        fallback?.source === 'setting'
-          ? fallback
-          : zoneForNumber(c.phone, fallback ?? { timeZone: '', source: 'default' }),
-      );
-  }
-  const zoneOf = (c: Contact) => {
-    const z = zones.get(c.phone) ?? null;
-    return z && z.timeZone !== '' ? z : null;
+  // Contacts are unique by number here, so each zone is worked out once.
+  const noZone: ZoneChoice = { timeZone: '', source: 'default' };
+  const zoneOf = (c: Contact): ZoneChoice | null => {
+    const z = fallback?.source === 'setting' ? fallback : zoneForNumber(c.phone, c.country, fallback ?? noZone);
+    return z.timeZone === '' ? null : z;
   };
   const parts = splitIntoParts(rules.contacts, zoneOf);
 

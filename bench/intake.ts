@@ -1,0 +1,85 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import ExcelJS from 'exceljs';
+import type { BenchResult } from './client-overhead.ts';
+
+const run = promisify(execFile);
+const WORKER = new URL('./intake-worker.ts', import.meta.url).pathname;
+const TSX = new URL('../node_modules/tsx/dist/cli.mjs', import.meta.url).pathname;
+
+/** A realistic export: title row, header, mixed number formats, names and instructions, some duplicates. */
+async function makeSheet(path: string, rows: number): Promise<void> {
+  const wb = new ExcelJS.stream.xlsx.WorkbookWriter({ filename: path, useSharedStrings: true });
+  const ws = wb.addWorksheet('Contacts');
+  ws.addRow(['CRM export']).commit();
+  ws.addRow(['Phone Number', 'Name', 'Custom Instruction', 'Owner']).commit();
+  for (let i = 0; i < rows; i++) {
+    const n = 2_000_000 + (i % Math.floor(rows * 0.98)); // about 2 % duplicates
+    const area = ['415', '212', '312', '617'][i % 4];
+    const local = String(n).slice(-7);
+    const phone =
+      i % 3 === 0
+        ? Number(`1${area}${local}`)
+        : i % 3 === 1
+          ? `(${area}) ${local.slice(0, 3)}-${local.slice(3)}`
+          : `+1 ${area} ${local}`;
+    ws.addRow([phone, `Contact ${i}`, i % 10 === 0 ? 'Mention the renewal offer' : null, `owner${i % 50}`]).commit();
+  }
+  ws.commit();
+  await wb.commit();
+}
+
+interface Measure {
+  ms: number;
+  maxRssMB: number;
+  rows: number;
+}
+
+async function measure(mode: 'baseline' | 'intake', file: string): Promise<Measure> {
+  const { stdout } = await run(process.execPath, [TSX, WORKER, mode, file], { maxBuffer: 1 << 20 });
+  return JSON.parse(stdout.trim().split('\n').at(-1) as string) as Measure;
+}
+
+async function compare(rows: number, rounds: number): Promise<BenchResult[]> {
+  const dir = await mkdtemp(join(tmpdir(), 'callsheet-bench-'));
+  try {
+    const file = join(dir, `contacts-${rows}.xlsx`);
+    await makeSheet(file, rows);
+    const base: Measure[] = [];
+    const intake: Measure[] = [];
+    for (let i = 0; i < rounds; i++) {
+      base.push(await measure('baseline', file));
+      intake.push(await measure('intake', file));
+    }
+    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
+    const b = median(base.map((m) => m.ms));
+    const t = median(intake.map((m) => m.ms));
+    const rss = Math.max(...intake.map((m) => m.maxRssMB));
+    const baseRss = Math.max(...base.map((m) => m.maxRssMB));
+    return [
+      {
+        name: `intake ${rows.toLocaleString('en')} rows: validate + split`,
+        ratio: t / b,
+        baseline: 'plain exceljs streaming read of the same file',
+        detail: `${t.toFixed(0)} ms vs ${b.toFixed(0)} ms, median of ${rounds}`,
+        target: '≤ 1.5×',
+      },
+      {
+        name: `intake ${rows.toLocaleString('en')} rows: peak RSS`,
+        ratio: rss / baseRss,
+        baseline: 'the plain read’s peak RSS',
+        detail: `${rss.toFixed(0)} MB vs ${baseRss.toFixed(0)} MB`,
+        target: '≤ 256 MB absolute',
+      },
+    ];
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+export async function intakeBench(): Promise<BenchResult[]> {
+  return [...(await compare(100_000, 3)), ...(await compare(1000, 5))];
+}
