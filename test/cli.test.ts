@@ -1,33 +1,14 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { afterEach, describe, expect, it } from 'vitest';
 import { VoiceApiClient } from '../functions/commons/voice-api/index.ts';
+import { BIN, runCli } from './helpers/cli.ts';
 
-const BIN = new URL('../bin/callsheet.mjs', import.meta.url).pathname;
 const children: ChildProcess[] = [];
 afterEach(() => {
   for (const c of children.splice(0)) c.kill('SIGTERM');
 });
 
-async function run(
-  args: string[],
-  env: NodeJS.ProcessEnv = {},
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [BIN, ...args], {
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d) => {
-    stdout += d;
-  });
-  child.stderr.on('data', (d) => {
-    stderr += d;
-  });
-  const [code] = await once(child, 'close');
-  return { code, stdout, stderr };
-}
+const run = runCli;
 
 /** Starts `callsheet emulator` and resolves with its URL once it says it is listening. */
 function startCli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ url: string; stderr: () => string }> {

@@ -1,26 +1,11 @@
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { mkdtemp, readdir, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/cli.ts';
 import { xlsx } from '../helpers/sheets.ts';
 
-const BIN = new URL('../../bin/callsheet.mjs', import.meta.url).pathname;
-
-async function validate(args: string[]) {
-  const child = spawn(process.execPath, [BIN, 'validate', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d) => {
-    stdout += d;
-  });
-  child.stderr.on('data', (d) => {
-    stderr += d;
-  });
-  const [code] = await once(child, 'close');
-  return { code: code as number, stdout, stderr };
-}
+const validate = (args: string[]) => runCli(['validate', ...args]);
 
 describe('callsheet validate', () => {
   it('prints the JSON contract, exits 0 when something can be launched, and writes parts and the annotated sheet', async () => {
