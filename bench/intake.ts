@@ -10,7 +10,7 @@ const run = promisify(execFile);
 const WORKER = new URL('./intake-worker.ts', import.meta.url).pathname;
 const TSX = new URL('../node_modules/tsx/dist/cli.mjs', import.meta.url).pathname;
 
-/** A realistic export: title row, header, mixed number formats, names and instructions, some duplicates. */
+/** A realistic export: title row, header, mixed number formats and countries, names, instructions, some duplicates. */
 async function makeSheet(path: string, rows: number): Promise<void> {
   const wb = new ExcelJS.stream.xlsx.WorkbookWriter({ filename: path, useSharedStrings: true });
   const ws = wb.addWorksheet('Contacts');
@@ -20,12 +20,15 @@ async function makeSheet(path: string, rows: number): Promise<void> {
     const n = 2_000_000 + (i % Math.floor(rows * 0.98)); // about 2 % duplicates
     const area = ['415', '212', '312', '617'][i % 4];
     const local = String(n).slice(-7);
+    // One row in seven is a UK mobile, whose range spans three zones: the slow path of zone choice must show here.
     const phone =
-      i % 3 === 0
-        ? Number(`1${area}${local}`)
-        : i % 3 === 1
-          ? `(${area}) ${local.slice(0, 3)}-${local.slice(3)}`
-          : `+1 ${area} ${local}`;
+      i % 7 === 0
+        ? `+44 7911 ${local.slice(1)}`
+        : i % 3 === 0
+          ? Number(`1${area}${local}`)
+          : i % 3 === 1
+            ? `(${area}) ${local.slice(0, 3)}-${local.slice(3)}`
+            : `+1 ${area} ${local}`;
     ws.addRow([phone, `Contact ${i}`, i % 10 === 0 ? 'Mention the renewal offer' : null, `owner${i % 50}`]).commit();
   }
   ws.commit();

@@ -81,17 +81,35 @@ function canonical(zone: string): string {
   return name;
 }
 
-/** Two zones keep the same time if their offsets agree at the solstices and equinoxes of the coming year. */
-function sameClock(a: string, b: string, from: number): boolean {
-  const fmt = (zone: string, t: number) =>
-    new Intl.DateTimeFormat('en-US', { timeZone: zone, hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }).format(
-      t,
-    );
-  for (let i = 0; i < 12; i++) {
-    const t = from + i * 30 * 86_400_000;
-    if (fmt(a, t) !== fmt(b, t)) return false;
+const clockFormats = new Map<string, Intl.DateTimeFormat>();
+const sameClockAnswers = new Map<string, boolean>();
+
+function clockIn(zone: string, t: number): string {
+  let f = clockFormats.get(zone);
+  if (!f) {
+    f = new Intl.DateTimeFormat('en-US', { timeZone: zone, hour: '2-digit', minute: '2-digit', hourCycle: 'h23' });
+    clockFormats.set(zone, f);
   }
-  return true;
+  return f.format(t);
+}
+
+/**
+ * Two zones keep the same time if their clocks agree once a month over the coming year. Asked for every ambiguous
+ * number, so the answer is kept per pair: zone rules do not change within a process's life.
+ */
+function sameClock(a: string, b: string, from: number): boolean {
+  if (a === b) return true;
+  const key = a < b ? `${a}|${b}` : `${b}|${a}`;
+  let same = sameClockAnswers.get(key);
+  if (same === undefined) {
+    same = true;
+    for (let i = 0; i < 12 && same; i++) {
+      const t = from + i * 30 * 86_400_000;
+      same = clockIn(a, t) === clockIn(b, t);
+    }
+    sameClockAnswers.set(key, same);
+  }
+  return same;
 }
 
 /**

@@ -1,11 +1,11 @@
 import type { CountryCode } from 'libphonenumber-js/max';
-import { cellText } from '../commons/sheet-cell.ts';
+import { cellText } from '../commons/spreadsheet/cell.ts';
+import { FileProblem } from '../commons/spreadsheet/file-problem.ts';
+import { DEFAULT_LIMITS, type ReadLimits } from '../commons/spreadsheet/limits.ts';
+import { openWorkbook, type SheetFormat } from '../commons/spreadsheet/sources.ts';
 import { type Contact, ContactRules, type Rejection } from './contacts.ts';
 import { type Part, splitIntoParts } from './parts.ts';
-import { FileProblem } from './sheet/file-problem.ts';
-import { DEFAULT_LIMITS, type ReadLimits } from './sheet/limits.ts';
 import { type ScannedUpload, scanUpload } from './sheet/scan.ts';
-import { openWorkbook, type SheetFormat } from './sheet/sources.ts';
 import { type ZoneChoice, zoneForNumber } from './time-zones.ts';
 
 export interface ValidateOptions {

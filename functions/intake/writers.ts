@@ -1,6 +1,6 @@
 import { PassThrough } from 'node:stream';
 import ExcelJS from 'exceljs';
-import { cellText } from '../commons/sheet-cell.ts';
+import { cellText } from '../commons/spreadsheet/cell.ts';
 import { REASON_TEXT, type Rejection } from './contacts.ts';
 import type { Part } from './parts.ts';
 import type { ScannedUpload } from './sheet/scan.ts';

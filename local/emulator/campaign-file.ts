@@ -1,5 +1,7 @@
-import ExcelJS from 'exceljs';
-import { type Cell, cellValue } from '../../functions/commons/sheet-cell.ts';
+import { cellText, headerKey } from '../../functions/commons/spreadsheet/cell.ts';
+import { FileProblem } from '../../functions/commons/spreadsheet/file-problem.ts';
+import { DEFAULT_LIMITS, type ReadLimits } from '../../functions/commons/spreadsheet/limits.ts';
+import { type OpenedWorkbook, openWorkbook, type RawRow } from '../../functions/commons/spreadsheet/sources.ts';
 import { E164, LIMITS } from '../../functions/commons/voice-api/contract.ts';
 import type { ValidationItem } from '../../functions/commons/voice-api/errors.ts';
 
@@ -16,41 +18,43 @@ const fileItem = (msg: string, loc: (string | number)[] = []): ValidationItem =>
   type: 'value_error',
 });
 
-/** What the bytes are, whatever the file is called. */
-export function sniffSpreadsheet(bytes: Buffer): 'xlsx' | 'xls' | null {
-  if (bytes.length >= 4 && bytes.readUInt32BE(0) === 0x504b0304) return 'xlsx';
-  if (bytes.length >= 8 && bytes.subarray(0, 8).equals(Buffer.from('d0cf11e0a1b11ae1', 'hex'))) return 'xls';
-  return null;
+/** The service's own bounds on a campaign upload; everything else as intake reads files. */
+const CAMPAIGN_FILE_LIMITS: ReadLimits = {
+  ...DEFAULT_LIMITS,
+  maxFileBytes: LIMITS.campaignFileBytes,
+  maxRows: 100_000,
+};
+
+function fileProblemText(p: FileProblem): string {
+  if (p.code === 'unsupported_format' || p.code === 'not_utf8')
+    return 'the contact file must be an .xlsx or .xls spreadsheet';
+  if (p.code === 'empty_file') return 'the contact file is empty';
+  return `the contact file cannot be used: ${p.message}`;
 }
 
-async function readXlsx(bytes: Buffer): Promise<Cell[][]> {
-  const workbook = new ExcelJS.Workbook();
-  await workbook.xlsx.load(bytes as unknown as ArrayBuffer);
-  const sheet = workbook.worksheets[0];
-  if (!sheet) return [];
-  const rows: Cell[][] = [];
-  sheet.eachRow({ includeEmpty: true }, (row, n) => {
-    const cells: Cell[] = [];
-    row.eachCell({ includeEmpty: true }, (cell, col) => {
-      cells[col - 1] = cellValue(cell.value);
-    });
-    rows[n - 1] = cells;
-  });
-  return rows;
+/** Rows of the first worksheet (later sheets are read through, as a stream must be, and ignored). */
+async function firstSheetRows(bytes: Buffer, fileName: string): Promise<RawRow[] | string> {
+  let workbook: OpenedWorkbook;
+  try {
+    workbook = await openWorkbook(bytes, fileName, CAMPAIGN_FILE_LIMITS);
+  } catch (err) {
+    if (err instanceof FileProblem) return fileProblemText(err);
+    throw err;
+  }
+  if (workbook.format === 'csv') return 'the contact file must be an .xlsx or .xls spreadsheet';
+  let first: RawRow[] | null = null;
+  try {
+    for await (const sheet of workbook.sheets()) {
+      const rows: RawRow[] = [];
+      for await (const r of sheet.rows) if (first === null) rows.push(r);
+      first ??= rows;
+    }
+  } catch (err) {
+    if (err instanceof FileProblem) return fileProblemText(err);
+    return `the contact file cannot be read as ${workbook.format}: ${(err as Error).message}`;
+  }
+  return first ?? [];
 }
-
-async function readXls(bytes: Buffer): Promise<Cell[][]> {
-  // Legacy BIFF only: SheetJS is loaded just for this format.
-  const XLSX = await import('@e965/xlsx');
-  const workbook = XLSX.read(bytes, { type: 'buffer', cellDates: true });
-  const first = workbook.SheetNames[0];
-  const sheet = first === undefined ? undefined : workbook.Sheets[first];
-  if (!sheet) return [];
-  return XLSX.utils.sheet_to_json<Cell[]>(sheet, { header: 1, raw: true, blankrows: true, defval: null });
-}
-
-const text = (c: Cell | undefined): string => (c === null || c === undefined ? '' : String(c).trim());
-const norm = (s: string): string => s.trim().replace(/\s+/g, ' ').toLowerCase();
 
 /**
  * Reads a campaign contact sheet as the service does: first worksheet, first row is the header with
@@ -59,20 +63,12 @@ const norm = (s: string): string => s.trim().replace(/\s+/g, ' ').toLowerCase();
  */
 export async function readCampaignFile(
   bytes: Buffer,
+  fileName: string,
 ): Promise<{ contacts: SheetContact[] } | { problems: ValidationItem[] }> {
-  if (bytes.length === 0) return { problems: [fileItem('the contact file is empty')] };
-  if (bytes.length > LIMITS.campaignFileBytes) {
-    return { problems: [fileItem(`the contact file is larger than ${LIMITS.campaignFileBytes} bytes`)] };
-  }
-  const kind = sniffSpreadsheet(bytes);
-  if (!kind) return { problems: [fileItem('the contact file must be an .xlsx or .xls spreadsheet')] };
-  let rows: Cell[][];
-  try {
-    rows = kind === 'xlsx' ? await readXlsx(bytes) : await readXls(bytes);
-  } catch (err) {
-    return { problems: [fileItem(`the contact file cannot be read as ${kind}: ${(err as Error).message}`)] };
-  }
-  const header = (rows[0] ?? []).map((c) => norm(text(c)));
+  const rows = await firstSheetRows(bytes, fileName);
+  if (typeof rows === 'string') return { problems: [fileItem(rows)] };
+  const [headerRow, ...dataRows] = rows;
+  const header = headerRow?.row === 1 ? headerRow.cells.map(headerKey) : [];
   const phoneCol = header.indexOf('phone number');
   if (phoneCol < 0) return { problems: [fileItem('the first row must have a "Phone Number" column', ['header'])] };
   const nameCol = header.indexOf('name');
@@ -81,13 +77,12 @@ export async function readCampaignFile(
   const problems: ValidationItem[] = [];
   const contacts: SheetContact[] = [];
   const seen = new Map<string, number>();
-  for (let i = 1; i < rows.length; i++) {
-    const cells = rows[i] ?? [];
-    if (cells.every((c) => text(c) === '')) continue;
-    const row = i + 1;
-    const phone = text(cells[phoneCol]).replace(/[\s()-]/g, '');
+  for (const { row, cells } of dataRows) {
+    if (cells.every((c) => cellText(c) === '')) continue;
+    const raw = cellText(cells[phoneCol]);
+    const phone = raw.replace(/[\s()-]/g, '');
     if (!E164.test(phone)) {
-      problems.push(fileItem(`"${text(cells[phoneCol])}" is not an E.164 phone number`, ['row', row, 'Phone Number']));
+      problems.push(fileItem(`"${raw}" is not an E.164 phone number`, ['row', row, 'Phone Number']));
       continue;
     }
     const first = seen.get(phone);
@@ -99,8 +94,8 @@ export async function readCampaignFile(
     contacts.push({
       row,
       phone_number: phone,
-      name: nameCol >= 0 ? text(cells[nameCol]) || null : null,
-      custom_instruction: instructionCol >= 0 ? text(cells[instructionCol]) || null : null,
+      name: nameCol >= 0 ? cellText(cells[nameCol]) || null : null,
+      custom_instruction: instructionCol >= 0 ? cellText(cells[instructionCol]) || null : null,
     });
   }
   if (contacts.length + problems.length > LIMITS.campaignRows) {

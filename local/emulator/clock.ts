@@ -96,6 +96,13 @@ export class SimClock {
     return this.at(this.now() + ms, run);
   }
 
+  /** Drops every scheduled event (a reset account must not be acted on by what the old one scheduled). */
+  cancelAll(): void {
+    for (const p of this.queue) p.cancelled = true;
+    this.queue.length = 0;
+    this.arm();
+  }
+
   pendingEvents(): number {
     return this.queue.filter((p) => !p.cancelled).length;
   }

@@ -98,10 +98,9 @@ export class EmulatorCore {
     return new Dialer(this.account, this.clock, this.ids, this.seed, () => this.baseUrl, observer);
   }
 
-  /** Back to a new account with the start-up settings; the clock keeps its time. */
+  /** Back to a new account with the start-up settings; the clock keeps its time but forgets its events. */
   reset(): void {
-    for (const call of this.account.calls.values()) for (const t of call.timers) t.cancel();
-    for (const c of this.account.campaigns.values()) c.startTimer?.cancel();
+    this.clock.cancelAll();
     this.ids = new IdMaker(this.seed);
     this.account = freshAccount(this.startSettings, this.ids, this.clock.now());
     this.dialer = this.newDialer();

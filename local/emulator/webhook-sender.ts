@@ -18,7 +18,7 @@ const ATTEMPTS = 3;
 /** Posts signed call events to the configured receiver, with a few quick retries, and keeps a log of them. */
 export class WebhookSender {
   readonly deliveries: Delivery[] = [];
-  private inFlight = new Set<Promise<void>>();
+  private readonly inFlight = new Set<Promise<void>>();
 
   constructor(
     private readonly settings: () => EmulatorSettings,

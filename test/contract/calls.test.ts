@@ -44,6 +44,16 @@ describe('calls', () => {
     expect(state.credits).toBeCloseTo(10_000 - (done.cost ?? 0), 2);
   });
 
+  it("ends calls at the agent's hard_end_call_minutes", async () => {
+    await f.admin.configure({ answerRate: 1 });
+    const agent = await f.api.agents.create({ name: 'Brief', hard_end_call_minutes: 1 });
+    const ids = [];
+    for (const p of phones(8)) ids.push((await f.api.calls.start({ agent_id: agent.id, phone_number: p })).id);
+    await f.admin.advance(3600);
+    const durations = await Promise.all(ids.map(async (id) => (await f.api.calls.get(id)).duration ?? 0));
+    expect(Math.max(...durations)).toBe(60); // talk times are drawn from 20–240 s, so some hit the cap
+  });
+
   it('fails unanswered calls with a reason and counts them in stats', async () => {
     await f.admin.configure({ answerRate: 0 });
     const agent = await f.api.agents.create({ name: 'Nobody home' });

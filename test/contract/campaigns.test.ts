@@ -248,6 +248,32 @@ describe('campaigns', () => {
     expect((await f.api.calls.list()).total).toBe(0);
   });
 
+  it('fails a dial at once when credits are exhausted, naming the reason', async () => {
+    const a = await agent();
+    const campaign = await f.api.campaigns.create({
+      file: await xlsx(contactSheet(phones(3))),
+      fileName: 'c.xlsx',
+      agent_id: a.id,
+      name: 'Broke',
+    });
+    await f.admin.configure({ credits: 0 }); // the first dials went out at create; these run dry
+    await f.admin.advance(3600);
+    const calls = await campaignCalls(campaign.id);
+    expect(calls).toHaveLength(3);
+    const fresh = await f.api.campaigns.create({
+      file: await xlsx(contactSheet(phones(2, '+1415556'))),
+      fileName: 'd.xlsx',
+      agent_id: a.id,
+      name: 'Dry',
+    });
+    expect(await f.api.campaigns.stats(fresh.id)).toMatchObject({ failed: 2, pending: 0, in_progress: 0 });
+    const state = await f.admin.state<{ calls: (StateCall & { failure_reason: string | null })[] }>();
+    expect(state.calls.filter((c) => c.campaign_id === fresh.id).map((c) => c.failure_reason)).toEqual([
+      'insufficient_credits',
+      'insufficient_credits',
+    ]);
+  });
+
   it('shares the account lines between campaigns and keeps every stats invariant', async () => {
     await f.admin.configure({ concurrency: 4 });
     const a = await agent();

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { type LiveMessage, parseWebhook, verifyWebhook } from '../../functions/commons/voice-api/index.ts';
 import { advanceUntil, useEmulator } from '../helpers/emulator.ts';
+import { xlsx } from '../helpers/sheets.ts';
 import { startReceiver } from '../helpers/webhook-receiver.ts';
 
 const f = useEmulator();
@@ -76,6 +77,29 @@ describe('webhooks', () => {
     });
     const state = await f.admin.state<{ webhook_deliveries: { attempts: number; status: number }[] }>();
     expect(state.webhook_deliveries).toEqual([expect.objectContaining({ attempts: 2, status: 204 })]);
+  });
+});
+
+describe('reset', () => {
+  it('forgets everything the old account had scheduled: nothing it started reaches a receiver configured later', async () => {
+    const receiver = await startReceiver();
+    closers.push(receiver.close);
+    await f.admin.configure({ answerRate: 0 });
+    const agent = await f.api.agents.create({ name: 'Before reset' });
+    await f.api.campaigns.create({
+      file: await xlsx([['Phone Number'], ['+14155552671']]),
+      fileName: 'r.xlsx',
+      agent_id: agent.id,
+      name: 'R',
+      retries: 1,
+    });
+    await f.admin.advance(60); // the first attempt fails; its retry is due in ten minutes
+    await f.admin.reset();
+    await f.admin.configure({ webhookUrl: receiver.url, webhookSecret: SECRET });
+    await f.admin.advance(3600);
+    await f.emu.core.webhooks.settled();
+    expect(receiver.received).toHaveLength(0);
+    expect(f.emu.core.clock.pendingEvents()).toBe(0);
   });
 });
 

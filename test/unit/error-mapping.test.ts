@@ -37,6 +37,7 @@ const answers: Record<string, [number, unknown, Record<string, string>?]> = {
     { error: { code: 'rate_limit_exceeded', message: 'Slow down' } },
     { 'Retry-After': '120' },
   ],
+  '/api/developer/v1/agents/broken-json': [200, 'not { json', { 'Content-Type': 'application/json' }],
   '/api/developer/v1/agents/extra': [
     200,
     { id: 'a1', name: 'Keeps', created_at: '2026-01-01T00:00:00Z', future_field: { nested: true } },
@@ -98,6 +99,11 @@ describe('error bodies', () => {
     const s = await failure('text-500');
     expect(s).toBeInstanceOf(ServerError);
     expect((s as ServerError).message).toBe('upstream exploded');
+  });
+
+  it('says which request got a success answer that is not valid JSON', async () => {
+    const err = await failure('broken-json');
+    expect(err).toMatchObject({ status: 200, method: 'GET', path: '/agents/broken-json', body: 'not { json' });
   });
 
   it('keeps fields the contract does not name', async () => {

@@ -1,3 +1,4 @@
+import { parseDateTimeIn } from '../zoned-time.ts';
 import { isValidTimeZone, LIMITS } from './contract.ts';
 import type { Transport } from './http.ts';
 import { pathId, RequestChecks } from './request-checks.ts';
@@ -17,7 +18,7 @@ function checkSchedule(
   );
   if (hasStart)
     checks.check(
-      !Number.isNaN(Date.parse(s.start_date_time ?? '')) || /^\d{4}-\d\d-\d\dT\d\d:\d\d/.test(s.start_date_time ?? ''),
+      !Number.isNaN(parseDateTimeIn(s.start_date_time ?? '', s.time_zone ?? 'UTC')),
       [where, 'start_date_time'],
       'start_date_time must be an ISO 8601 date-time',
       'datetime_parsing',

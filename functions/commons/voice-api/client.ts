@@ -19,6 +19,8 @@ export class VoiceApiClient {
   readonly phoneNumbers: PhoneNumbersApi;
   readonly tts: TtsApi;
   readonly widget: WidgetApi;
+  /** Root of the live channel, `{ws_url}/v1/ws`. */
+  readonly wsUrl: string;
   private readonly http: Transport;
   private readonly apiKey: string;
 
@@ -35,8 +37,6 @@ export class VoiceApiClient {
     this.tts = new TtsApi(this.http);
     this.widget = new WidgetApi(this.http);
   }
-
-  readonly wsUrl: string;
 
   /** Opens the live-transcript channel, authenticated with the API key unless a widget token is given. */
   live(auth: LiveAuth = { api_key: this.apiKey }): Promise<LiveTranscript> {

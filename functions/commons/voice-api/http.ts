@@ -160,7 +160,7 @@ export class Transport {
       this.limiter.observe(res.headers);
       if (res.ok) return { status: res.status, headers: res.headers, data: (await this.readBody(res, req)) as T };
 
-      const errorBody = await this.readBody(res, { responseType: 'json' });
+      const errorBody = await this.readBody(res, { ...req, responseType: 'json' });
       const error = errorFromResponse(res.status, errorBody, res.headers, where, this.clock.now());
       const transient = res.status === 429 || res.status >= 500;
       if (!transient) throw error;
@@ -179,7 +179,7 @@ export class Transport {
     }
   }
 
-  private async readBody(res: Response, req: Pick<ApiRequest, 'responseType'>): Promise<unknown> {
+  private async readBody(res: Response, req: Pick<ApiRequest, 'responseType' | 'method' | 'path'>): Promise<unknown> {
     if (req.responseType === 'bytes') return new Uint8Array(await res.arrayBuffer());
     const text = await res.text();
     if (text === '') return null;
@@ -191,8 +191,8 @@ export class Transport {
         if (res.ok) {
           throw new VoiceApiError(`${res.status} answer was not valid JSON`, {
             status: res.status,
-            method: '',
-            path: res.url,
+            method: req.method,
+            path: req.path,
             requestId: res.headers.get('x-request-id'),
             body: text,
           });

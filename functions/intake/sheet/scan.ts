@@ -1,13 +1,10 @@
-import { type Cell, cellText } from '../../commons/sheet-cell.ts';
-import { FileProblem } from './file-problem.ts';
-import type { ReadLimits } from './limits.ts';
-import type { OpenedWorkbook, RawRow, SheetFormat } from './sources.ts';
+import { type Cell, cellText, headerKey } from '../../commons/spreadsheet/cell.ts';
+import { FileProblem } from '../../commons/spreadsheet/file-problem.ts';
+import type { ReadLimits } from '../../commons/spreadsheet/limits.ts';
+import type { OpenedWorkbook, RawRow, SheetFormat } from '../../commons/spreadsheet/sources.ts';
 
 export const HEADER_SEARCH_ROWS = 20;
 export const SETTINGS_SHEET = 'settings';
-
-/** Header names compare without case, surrounding spaces or repeated inner spaces. */
-export const headerKey = (c: Cell | undefined): string => cellText(c).replace(/\s+/g, ' ').toLowerCase();
 
 export interface ContactColumns {
   phone: number;

@@ -3,7 +3,7 @@ import { parseDateTimeIn } from '../../../functions/commons/zoned-time.ts';
 import { readCampaignFile } from '../campaign-file.ts';
 import type { EmulatorCore } from '../core.ts';
 import { Fields } from '../fields.ts';
-import { parseMultipart, parseUrlEncoded } from '../forms.ts';
+import { parseMultipart, parseUrlEncoded, type UploadedFile } from '../forms.ts';
 import { conflict, invalid, notFound, type RequestContext, type Router } from '../http-kit.ts';
 import type { CampaignRecord } from '../state.ts';
 import { campaignStatsView, campaignView } from '../views.ts';
@@ -64,7 +64,7 @@ export function campaignRoutes(router: Router, core: EmulatorCore): void {
     if (!file) f.fail('file', 'field required: the contact spreadsheet', 'missing');
     f.done();
     const agent = usableAgent(core, agentId as string);
-    const sheet = await readCampaignFile((file as { bytes: Buffer }).bytes);
+    const sheet = await readCampaignFile((file as UploadedFile).bytes, (file as UploadedFile).filename);
     if ('problems' in sheet) throw invalid(sheet.problems);
     const now = core.clock.now();
     const campaign: CampaignRecord = {
@@ -75,7 +75,7 @@ export function campaignRoutes(router: Router, core: EmulatorCore): void {
       start_date_time: when?.start ?? null,
       time_zone: when?.timeZone ?? null,
       retries,
-      file_name: (file as { filename: string }).filename,
+      file_name: (file as UploadedFile).filename,
       contacts: sheet.contacts.map((c) => ({ ...c, status: 'pending', attempts: 0, call_ids: [] })),
       ready: sheet.contacts.map((_, i) => i),
       created_at: now,

@@ -30,3 +30,6 @@ export function cellText(c: Cell | undefined): string {
   if (c instanceof Date) return c.toISOString();
   return String(c).trim();
 }
+
+/** A header cell as a name to compare: no case, no surrounding spaces, inner runs of spaces as one. */
+export const headerKey = (c: Cell | undefined): string => cellText(c).replace(/\s+/g, ' ').toLowerCase();

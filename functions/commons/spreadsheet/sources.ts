@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import ExcelJS from 'exceljs';
-import { type Cell, cellValue } from '../../commons/sheet-cell.ts';
+import { type Cell, cellValue } from './cell.ts';
 import { FileProblem } from './file-problem.ts';
 import type { ReadLimits } from './limits.ts';
 import { inspectXlsx } from './zip-guard.ts';
