@@ -5,12 +5,19 @@ import { DEFAULT_LIMITS, type ReadLimits } from '../commons/spreadsheet/limits.t
 import { openWorkbook, type SheetFormat } from '../commons/spreadsheet/sources.ts';
 import { type Contact, ContactRules, type Rejection } from './contacts.ts';
 import { type Part, splitIntoParts } from './parts.ts';
+import { readSettings, type UploadSettings } from './settings.ts';
 import { type ScannedUpload, scanUpload } from './sheet/scan.ts';
 import { type ZoneChoice, zoneForNumber } from './time-zones.ts';
 
 export interface ValidateOptions {
+  /** For numbers without a country code, unless the upload's settings name another country. */
   defaultCountry?: CountryCode;
-  /** Zone for numbers whose own range spans several zones (the upload's setting or the deployment default). */
+  /** The upload's S3 object metadata, read for settings alongside its Settings worksheet. */
+  metadata?: Record<string, string>;
+  /**
+   * Zone for numbers whose own range spans zones of different clocks (a US mobile can be anywhere in the US): the
+   * upload's `time_zone` setting, else the deployment default.
+   */
   fallbackZone?: ZoneChoice;
   /** Answers which of these numbers are on the suppression list. */
   suppressed?: (phones: string[]) => Promise<ReadonlySet<string>>;
@@ -31,6 +38,8 @@ export interface ValidationReport {
 export interface ValidationOutcome {
   report: ValidationReport;
   scanned: ScannedUpload | null;
+  /** What the upload itself asked for; empty when the file could not be read. */
+  settings: UploadSettings;
   parts: Part[];
   rejections: Rejection[];
 }
@@ -49,6 +58,7 @@ function failed(code: string, message: string, format: SheetFormat | null): Vali
       parts: [],
     },
     scanned: null,
+    settings: {},
     parts: [],
     rejections: [],
   };
@@ -66,14 +76,16 @@ export async function validateUpload(
 ): Promise<ValidationOutcome> {
   const limits = options.limits ?? DEFAULT_LIMITS;
   let scanned: ScannedUpload;
+  let settings: UploadSettings;
   try {
     scanned = await scanUpload(await openWorkbook(bytes, fileName, limits), limits);
+    settings = readSettings(scanned.settings, options.metadata);
   } catch (err) {
     if (err instanceof FileProblem) return failed(err.code, err.message, null);
     throw err;
   }
 
-  const rules = new ContactRules(options.defaultCountry);
+  const rules = new ContactRules(settings.defaultCountry ?? options.defaultCountry);
   const { columns } = scanned;
   for (const r of scanned.rows) {
     const phone = r.cells[columns.phone];
@@ -88,11 +100,13 @@ export async function validateUpload(
   if (options.suppressed && rules.contacts.length > 0)
     rules.suppress(await options.suppressed(rules.contacts.map((c) => c.phone)));
 
-  const fallback = options.fallbackZone ?? null;
+  const fallback: ZoneChoice | null = settings.start
+    ? { timeZone: settings.start.timeZone, source: 'setting' }
+    : (options.fallbackZone ?? null);
   // Contacts are unique by number here, so each zone is worked out once.
   const noZone: ZoneChoice = { timeZone: '', source: 'default' };
   const zoneOf = (c: Contact): ZoneChoice | null => {
-    const z = fallback?.source === 'setting' ? fallback : zoneForNumber(c.phone, c.country, fallback ?? noZone);
+    const z = zoneForNumber(c.phone, c.country, fallback ?? noZone);
     return z.timeZone === '' ? null : z;
   };
   const parts = splitIntoParts(rules.contacts, zoneOf);
@@ -122,5 +136,5 @@ export async function validateUpload(
       zoneSource: p.zoneSource,
     })),
   };
-  return { report, scanned, parts, rejections: rules.rejected };
+  return { report, scanned, settings, parts, rejections: rules.rejected };
 }

@@ -1,0 +1,178 @@
+import type { CountryCode } from 'libphonenumber-js/max';
+import { parseHolidays, parseWindowRules, type WindowRule, WindowSpecError } from '../commons/calling-window.ts';
+import { type Cell, cellText, headerKey } from '../commons/spreadsheet/cell.ts';
+import { FileProblem } from '../commons/spreadsheet/file-problem.ts';
+import { isValidTimeZone, LIMITS } from '../commons/voice-api/contract.ts';
+import { parseDateTimeIn } from '../commons/zoned-time.ts';
+import { isCountryCode } from './phone.ts';
+
+/** What an upload may say about its campaign. Anything absent takes the deployment default. */
+export interface UploadSettings {
+  campaignName?: string;
+  /** Local wall time `YYYY-MM-DDTHH:MM:SS` (or with an offset) and the IANA zone it is read in. */
+  start?: { dateTime: string; timeZone: string };
+  retries?: number;
+  window?: WindowRule[];
+  holidays?: string[];
+  defaultCountry?: CountryCode;
+  /** Launch even if the same content was uploaded before. */
+  repeatUpload?: boolean;
+}
+
+type Name = keyof typeof SETTINGS;
+
+/** Each setting: the names users may write it as (compared like headers; `_` and `-` count as spaces). */
+const SETTINGS = {
+  campaignName: ['campaign name', 'name'],
+  startDateTime: ['start date time', 'start', 'start date', 'start time'],
+  timeZone: ['time zone', 'timezone'],
+  retries: ['retries'],
+  window: ['calling window', 'window', 'calling hours'],
+  holidays: ['holidays', 'blackout dates'],
+  defaultCountry: ['default country', 'country'],
+  repeatUpload: ['repeat upload', 'allow repeat'],
+} as const;
+
+const settingKey = (s: string) => s.replace(/[_-]+/g, ' ').replace(/\s+/g, ' ').trim().toLowerCase();
+const NAME_OF = new Map<string, Name>(
+  Object.entries(SETTINGS).flatMap(([name, aliases]) => aliases.map((a) => [a, name as Name])),
+);
+const USER_NAMES = Object.values(SETTINGS)
+  .map((a) => a[0])
+  .join(', ');
+
+export const SETTINGS_CODE = 'invalid_settings';
+
+interface RawSetting {
+  value: string;
+  /** Where the user wrote it, for messages: `Settings sheet row 3` or `S3 metadata x-amz-meta-retries`. */
+  where: string;
+}
+
+function problem(where: string, message: string): FileProblem {
+  return new FileProblem(SETTINGS_CODE, `${where}: ${message}`);
+}
+
+const DATE_SETTINGS: ReadonlySet<Name> = new Set(['startDateTime', 'holidays']);
+
+/** Days from Excel's epoch (1899-12-30) to 1970-01-01; the streaming reader gives date cells as serial numbers. */
+const EXCEL_EPOCH_DAYS = 25569;
+
+/**
+ * A date cell has no zone: its serial number (or exceljs's Date, whose UTC fields hold it) is the wall time the
+ * user typed, read later in the setting's own time zone.
+ */
+function settingText(c: Cell | undefined, name: Name | undefined): string {
+  let date: Date | null = c instanceof Date ? c : null;
+  if (typeof c === 'number' && name !== undefined && DATE_SETTINGS.has(name) && c > 0 && c < 2_958_466)
+    date = new Date(Math.round((c - EXCEL_EPOCH_DAYS) * 86_400) * 1000);
+  if (date) {
+    const iso = date.toISOString();
+    return iso.endsWith('T00:00:00.000Z') ? iso.slice(0, 10) : iso.slice(0, 19);
+  }
+  return cellText(c);
+}
+
+function collect(into: Map<Name, RawSetting>, rawName: string, value: string, where: string): void {
+  const name = NAME_OF.get(settingKey(rawName));
+  if (!name) throw problem(where, `"${rawName}" is not a setting callsheet knows (known: ${USER_NAMES})`);
+  const before = into.get(name);
+  if (before && before.value !== value)
+    throw problem(where, `"${rawName}" is also given in ${before.where} with a different value; keep one`);
+  if (!before) into.set(name, { value, where });
+}
+
+function fromSheet(rows: Cell[][], into: Map<Name, RawSetting>): void {
+  rows.forEach((cells, i) => {
+    const name = cellText(cells[0]);
+    if (i === 0 && headerKey(cells[0]) === 'setting') return; // a "Setting | Value" header row
+    const known = NAME_OF.get(settingKey(name));
+    const values = cells
+      .slice(1)
+      .map((c) => settingText(c, known))
+      .filter(Boolean);
+    if (name === '' && values.length === 0) return;
+    const where = `Settings sheet row ${i + 1}`;
+    if (name === '') throw problem(where, 'a value without a setting name in the first column');
+    // Holidays may be spread over several cells; every other setting is the second column.
+    const value = known === 'holidays' ? values.join(', ') : settingText(cells[1], known);
+    if (value !== '') collect(into, name, value, where);
+  });
+}
+
+function fromMetadata(metadata: Record<string, string>, into: Map<Name, RawSetting>): void {
+  for (const [key, value] of Object.entries(metadata)) {
+    if (value.trim() === '') continue;
+    collect(into, key, value.trim(), `S3 metadata x-amz-meta-${key}`);
+  }
+}
+
+function windowPart<T>(s: RawSetting, parse: (text: string) => T): T {
+  try {
+    return parse(s.value);
+  } catch (err) {
+    if (err instanceof WindowSpecError) throw problem(s.where, err.message);
+    throw err;
+  }
+}
+
+function yesNo(s: RawSetting): boolean {
+  const v = s.value.toLowerCase();
+  if (['yes', 'true', 'y', '1'].includes(v)) return true;
+  if (['no', 'false', 'n', '0'].includes(v)) return false;
+  throw problem(s.where, `write yes or no, not "${s.value}"`);
+}
+
+/**
+ * Reads the settings an upload gives, from its Settings worksheet and its S3 object metadata. A setting given in
+ * both places must agree. Any bad value is a file-level problem naming the setting, where it was written and why.
+ */
+export function readSettings(sheetRows: Cell[][] | null, metadata: Record<string, string> = {}): UploadSettings {
+  const raw = new Map<Name, RawSetting>();
+  if (sheetRows) fromSheet(sheetRows, raw);
+  fromMetadata(metadata, raw);
+  const out: UploadSettings = {};
+
+  const name = raw.get('campaignName');
+  if (name) {
+    if (name.value.length > 200) throw problem(name.where, 'the campaign name is longer than 200 characters');
+    out.campaignName = name.value;
+  }
+
+  const start = raw.get('startDateTime');
+  const zone = raw.get('timeZone');
+  if (zone && !isValidTimeZone(zone.value))
+    throw problem(zone.where, `"${zone.value}" is not an IANA time zone (e.g. America/New_York, Asia/Kolkata)`);
+  if (start && !zone)
+    throw problem(start.where, 'a start date-time needs a time zone setting too (e.g. time zone: America/New_York)');
+  if (start && zone) {
+    if (Number.isNaN(parseDateTimeIn(start.value, zone.value)))
+      throw problem(start.where, `"${start.value}" is not a date and time (use e.g. 2026-12-01T09:30:00)`);
+    out.start = { dateTime: start.value.replace(' ', 'T'), timeZone: zone.value };
+  }
+
+  const retries = raw.get('retries');
+  if (retries) {
+    const n = Number(retries.value);
+    if (!/^\d+$/.test(retries.value) || n > LIMITS.campaignRetriesMax)
+      throw problem(retries.where, `retries must be a whole number from 0 to ${LIMITS.campaignRetriesMax}`);
+    out.retries = n;
+  }
+
+  const window = raw.get('window');
+  if (window) out.window = windowPart(window, parseWindowRules);
+  const holidays = raw.get('holidays');
+  if (holidays) out.holidays = windowPart(holidays, parseHolidays);
+
+  const country = raw.get('defaultCountry');
+  if (country) {
+    const code = country.value.toUpperCase();
+    if (!isCountryCode(code))
+      throw problem(country.where, `"${country.value}" is not a two-letter country code (e.g. US, IN, GB)`);
+    out.defaultCountry = code;
+  }
+
+  const repeat = raw.get('repeatUpload');
+  if (repeat) out.repeatUpload = yesNo(repeat);
+  return out;
+}

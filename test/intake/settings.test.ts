@@ -1,0 +1,120 @@
+import ExcelJS from 'exceljs';
+import { describe, expect, it } from 'vitest';
+import { readSettings } from '../../functions/intake/settings.ts';
+import { validateUpload } from '../../functions/intake/validate-upload.ts';
+
+async function withSettings(settings: (string | number | Date)[][], phones = ['4155552671']): Promise<Buffer> {
+  const wb = new ExcelJS.Workbook();
+  const contacts = wb.addWorksheet('Contacts');
+  contacts.addRow(['Phone Number', 'Name']);
+  for (const p of phones) contacts.addRow([p, 'Ann']);
+  const ws = wb.addWorksheet('Settings');
+  for (const r of settings) ws.addRow(r);
+  return Buffer.from(await wb.xlsx.writeBuffer());
+}
+
+describe('upload settings', () => {
+  it('reads every setting from a Settings worksheet, header row and spelling variants included', async () => {
+    const bytes = await withSettings(
+      [
+        ['Setting', 'Value'],
+        ['Campaign Name', 'Spring renewals'],
+        ['start_date_time', new Date(Date.UTC(2026, 3, 1, 9, 30))],
+        ['Time Zone', 'America/Chicago'],
+        ['retries', 2],
+        ['Calling window', 'Mon-Fri 09:00-12:00,13:00-17:00; Sat 10:00-13:00'],
+        ['Holidays', new Date(Date.UTC(2026, 3, 3)), '2026-04-06'],
+        ['default-country', 'gb'],
+        ['repeat upload', 'no'],
+      ],
+      ['4155552671', '020 7946 0018'],
+    );
+    const out = await validateUpload(bytes, 'spring.xlsx', { defaultCountry: 'US' });
+    expect(out.report.error).toBeNull();
+    expect(out.report.contacts.map((c) => c.phone)).toEqual(['+442079460018']);
+    expect(out.settings).toEqual({
+      campaignName: 'Spring renewals',
+      start: { dateTime: '2026-04-01T09:30:00', timeZone: 'America/Chicago' },
+      retries: 2,
+      window: [
+        {
+          days: [1, 2, 3, 4, 5],
+          ranges: [
+            { start: 540, end: 720 },
+            { start: 780, end: 1020 },
+          ],
+        },
+        { days: [6], ranges: [{ start: 600, end: 780 }] },
+      ],
+      holidays: ['2026-04-03', '2026-04-06'],
+      defaultCountry: 'GB',
+      repeatUpload: false,
+    });
+    // The upload's default country wins over the deployment's: 4155552671 is not a valid UK number.
+    expect(out.report.rejected).toEqual([{ row: 2, reason: 'invalid_phone', input: '4155552671' }]);
+  });
+
+  it('the upload time zone decides ambiguous numbers, and the report says it came from a setting', async () => {
+    const bytes = await withSettings(
+      [
+        ['start date time', '2026-04-01 09:00'],
+        ['time zone', 'America/Denver'],
+      ],
+      ['+12015550123', '+18005550100'],
+    );
+    const out = await validateUpload(bytes, 'zones.xlsx', { fallbackZone: { timeZone: 'UTC', source: 'default' } });
+    expect(out.report.parts.map((p) => [p.timeZone, p.zoneSource])).toEqual([
+      ['America/New_York', 'number'],
+      ['America/Denver', 'setting'],
+    ]);
+  });
+
+  it('reads settings from S3 object metadata too', () => {
+    expect(
+      readSettings(null, { 'campaign-name': 'From metadata', retries: '0', 'calling-window': 'weekdays 10:00-16:00' }),
+    ).toEqual({
+      campaignName: 'From metadata',
+      retries: 0,
+      window: [{ days: [1, 2, 3, 4, 5], ranges: [{ start: 600, end: 960 }] }],
+    });
+  });
+
+  it.each([
+    [[['retries', 5]], {}, /Settings sheet row 1: retries must be a whole number from 0 to 3/],
+    [[['retries', 'two']], {}, /retries must be a whole number/],
+    [[['start', '2026-04-01T09:00']], {}, /Settings sheet row 1: a start date-time needs a time zone/],
+    [[['time zone', 'Mars/Olympus']], {}, /"Mars\/Olympus" is not an IANA time zone/],
+    [
+      [
+        ['start', 'next tuesday'],
+        ['time zone', 'UTC'],
+      ],
+      {},
+      /"next tuesday" is not a date and time/,
+    ],
+    [[['calling window', 'Mon-Fri 9am-5pm']], {}, /Settings sheet row 1: "9am" is not a time of day/],
+    [[['holidays', '25/12/2026']], {}, /Settings sheet row 1: "25\/12\/2026" is not a date/],
+    [[['country', 'Narnia']], {}, /"Narnia" is not a two-letter country code/],
+    [[['repeat upload', 'maybe']], {}, /write yes or no/],
+    [[['retry', 1]], {}, /"retry" is not a setting callsheet knows \(known: campaign name, /],
+    [
+      [['retries', 1]],
+      { retries: '2' },
+      /S3 metadata x-amz-meta-retries: "retries" is also given in Settings sheet row 1/,
+    ],
+    [[['', 'orphan']], {}, /a value without a setting name/],
+  ])('rejects the whole file for a bad setting, naming it: %j %j', async (rows, metadata, message) => {
+    const out = await validateUpload(await withSettings(rows as (string | number)[][]), 'bad.xlsx', {
+      defaultCountry: 'US',
+      metadata,
+    });
+    expect(out.report.ok).toBe(false);
+    expect(out.report.error?.code).toBe('invalid_settings');
+    expect(out.report.error?.message).toMatch(message);
+    expect(out.parts).toEqual([]);
+  });
+
+  it('accepts the same value given in both places', () => {
+    expect(readSettings([['Retries', 1]], { retries: '1' })).toEqual({ retries: 1 });
+  });
+});
