@@ -1,0 +1,35 @@
+import type { WindowRule } from './calling-window.ts';
+
+/**
+ * Everything the campaign lifecycle needs to launch one part of an upload: the input of one state-machine
+ * execution. Written by intake, read by the lifecycle; deterministic for a given upload so a repeated start
+ * carries the identical input.
+ */
+export interface CampaignPlan {
+  uploadId: string;
+  bucket: string;
+  part: {
+    index: number;
+    of: number;
+    /** The part's .xlsx (exactly the API columns) in the bucket. */
+    key: string;
+    rows: number;
+    timeZone: string | null;
+    /** The destination country most of the part's numbers belong to, for the default calling window. */
+    country: string | null;
+  };
+  agentId: string;
+  campaign: {
+    name: string;
+    startDateTime: string | null;
+    timeZone: string | null;
+    retries: number;
+  };
+  /**
+   * The upload's calling hours (null: the lifecycle applies the destination country's default) and its
+   * holidays, which apply either way.
+   */
+  window: { rules: WindowRule[] | null; holidays: string[] };
+  /** Where reports for this upload go: `reports/<upload id>/`. */
+  reportPrefix: string;
+}

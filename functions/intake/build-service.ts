@@ -1,0 +1,25 @@
+import { documentClient, s3Client, sfnClient } from '../commons/aws/clients.ts';
+import { ObjectStore } from '../commons/aws/object-store.ts';
+import { SuppressionList } from '../commons/suppression-list.ts';
+import { VoiceApiClient } from '../commons/voice-api/client.ts';
+import { resolveVoiceApiAccess } from '../commons/voice-api-access.ts';
+import type { IntakeConfig } from './config.ts';
+import { IntakeService } from './intake-service.ts';
+import { StepFunctionsStarter } from './lifecycle-starter.ts';
+import { UploadStore } from './upload-store.ts';
+
+/** Wires intake to AWS (or the local stand-ins the endpoints point at) and the Voice API. */
+export async function buildIntakeService(config: IntakeConfig, now: () => Date = () => new Date()) {
+  const access = await resolveVoiceApiAccess(config.voiceApi, config.aws);
+  const db = documentClient(config.aws);
+  return new IntakeService({
+    objects: new ObjectStore(s3Client(config.aws)),
+    uploads: new UploadStore(db, config.uploadsTable),
+    suppression: new SuppressionList(db, config.suppressionTable),
+    agents: new VoiceApiClient({ baseUrl: access.baseUrl, apiKey: access.apiKey }).agents,
+    starter: new StepFunctionsStarter(sfnClient(config.aws), config.stateMachineArn),
+    defaults: config.defaults,
+    leaseMs: config.leaseMs,
+    now,
+  });
+}

@@ -1,0 +1,50 @@
+import type { CountryCode } from 'libphonenumber-js/max';
+import { type AwsSettings, readAwsSettings } from '../commons/aws/clients.ts';
+import { type Env, EnvReader } from '../commons/config.ts';
+import { TABLES } from '../commons/tables.ts';
+import { isValidTimeZone, LIMITS } from '../commons/voice-api/contract.ts';
+import { readVoiceApiSource, type VoiceApiSource } from '../commons/voice-api-access.ts';
+import type { IntakeDefaults } from './intake-service.ts';
+import { isCountryCode } from './phone.ts';
+
+export interface IntakeConfig {
+  aws: AwsSettings;
+  uploadsTable: string;
+  suppressionTable: string;
+  stateMachineArn: string;
+  voiceApi: VoiceApiSource;
+  defaults: IntakeDefaults;
+  leaseMs: number;
+}
+
+/** Every intake setting, checked at start-up; all problems are reported together. */
+export function readIntakeConfig(source: Env): IntakeConfig {
+  const env = new EnvReader(source);
+  const config: IntakeConfig = {
+    aws: readAwsSettings(env),
+    uploadsTable: env.required(TABLES.uploads.env),
+    suppressionTable: env.required(TABLES.suppression.env),
+    stateMachineArn: env.required('LIFECYCLE_STATE_MACHINE_ARN'),
+    voiceApi: readVoiceApiSource(env),
+    defaults: {
+      country: env.checked<CountryCode>('DEFAULT_COUNTRY', (v) =>
+        isCountryCode(v.toUpperCase()) ? (v.toUpperCase() as CountryCode) : { problem: 'not an ISO country code' },
+      ),
+      timeZone: env.checked('DEFAULT_TIME_ZONE', (v) =>
+        isValidTimeZone(v) ? v : { problem: 'not an IANA time zone' },
+      ),
+      retries:
+        env.checked('DEFAULT_RETRIES', (v) =>
+          /^\d+$/.test(v) && Number(v) <= LIMITS.campaignRetriesMax
+            ? Number(v)
+            : { problem: `a whole number from 0 to ${LIMITS.campaignRetriesMax}` },
+        ) ?? 1,
+    },
+    leaseMs:
+      env.checked('INTAKE_LEASE_SECONDS', (v) =>
+        /^\d+$/.test(v) && Number(v) > 0 ? Number(v) * 1000 : { problem: 'a positive number of seconds' },
+      ) ?? 15 * 60_000,
+  };
+  env.done();
+  return config;
+}

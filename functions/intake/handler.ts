@@ -1,0 +1,44 @@
+import middy from '@middy/core';
+import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import type { Log } from '../commons/log.ts';
+import type { IntakeService } from './intake-service.ts';
+import { uploadsInS3Event } from './upload-ref.ts';
+
+/**
+ * S3 → SQS → this function. Each message holds one S3 notification; a message whose upload could not be finished
+ * is reported back as a batch item failure, so SQS redelivers only that one (and dead-letters it after the
+ * queue's limit). Bad files are not failures: they are finished with a report saying why.
+ */
+export function makeIntakeHandler(service: IntakeService, log: Log) {
+  return middy(async (event: SQSEvent): Promise<SQSBatchResponse> => {
+    const batchItemFailures: SQSBatchResponse['batchItemFailures'] = [];
+    for (const message of event.Records) {
+      let notification: unknown;
+      try {
+        notification = JSON.parse(message.body);
+      } catch {
+        log.error('message is not an S3 notification; dropped', { messageId: message.messageId });
+        continue;
+      }
+      try {
+        for (const upload of uploadsInS3Event(notification as Parameters<typeof uploadsInS3Event>[0])) {
+          const result = await service.process(upload);
+          log.info('upload handled', {
+            key: upload.key,
+            status: result.status,
+            uploadId: 'uploadId' in result ? result.uploadId : undefined,
+            parts: 'parts' in result ? result.parts.length : undefined,
+          });
+        }
+      } catch (err) {
+        log.warn('upload not finished; SQS will redeliver it', {
+          messageId: message.messageId,
+          error: (err as Error).name,
+          reason: (err as Error).message,
+        });
+        batchItemFailures.push({ itemIdentifier: message.messageId });
+      }
+    }
+    return { batchItemFailures };
+  });
+}

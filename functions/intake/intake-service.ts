@@ -1,0 +1,227 @@
+import { createHash } from 'node:crypto';
+import type { CountryCode } from 'libphonenumber-js/max';
+import { lookUpAgent } from '../commons/agent-lookup.ts';
+import type { ObjectStore, StoredObject } from '../commons/aws/object-store.ts';
+import type { SuppressionList } from '../commons/suppression-list.ts';
+import type { AgentsApi } from '../commons/voice-api/agents.ts';
+import type { Agent } from '../commons/voice-api/types.ts';
+import type { LifecycleStarter } from './lifecycle-starter.ts';
+import { planParts } from './plan-parts.ts';
+import { type IntakeReport, originalDestination, reportKeys, XLSX_TYPE } from './report.ts';
+import { agentFolder, INCOMING, type UploadRef, uploadId } from './upload-ref.ts';
+import type { UploadOutcome, UploadStore } from './upload-store.ts';
+import { type ValidationOutcome, validateUpload } from './validate-upload.ts';
+import { annotatedWorkbook, partWorkbook } from './writers.ts';
+
+export interface IntakeDefaults {
+  country?: CountryCode;
+  /** Zone for numbers that span zones, and for windows when an upload names none. */
+  timeZone?: string;
+  retries: number;
+}
+
+export interface IntakeDeps {
+  objects: ObjectStore;
+  uploads: UploadStore;
+  suppression: SuppressionList;
+  agents: AgentsApi;
+  starter: LifecycleStarter;
+  defaults: IntakeDefaults;
+  /** How long one attempt may hold an upload before another delivery may take it over. */
+  leaseMs: number;
+  now: () => Date;
+}
+
+export type IntakeResult =
+  | { status: 'ignored'; key: string }
+  | { status: 'duplicate_event'; uploadId: string; outcome: UploadOutcome | undefined }
+  | ({ status: UploadOutcome['status']; uploadId: string } & UploadOutcome);
+
+/** Another delivery of the same upload is being processed right now; try again after its lease. */
+export class UploadBusyError extends Error {
+  constructor(readonly uploadId: string) {
+    super(`upload ${uploadId} is being processed by another delivery; retry later`);
+    this.name = 'UploadBusyError';
+  }
+}
+
+interface Decision {
+  status: UploadOutcome['status'];
+  error: { code: string; message: string } | null;
+  agent: Agent | null;
+  validation: ValidationOutcome | null;
+  earlier: { uploadId: string; key: string; at: string } | null;
+}
+
+const rejected = (code: string, message: string, validation: ValidationOutcome | null = null): Decision => ({
+  status: 'rejected',
+  error: { code, message },
+  agent: null,
+  validation,
+  earlier: null,
+});
+
+/**
+ * Turns one uploaded sheet into launched campaign parts: validates it, writes the report and the annotated copy,
+ * writes and starts each part exactly once, then moves the original to processed/ or rejected/ (copy, then
+ * delete of exactly that version). Safe to run again for the same upload at any point.
+ */
+export class IntakeService {
+  constructor(private readonly deps: IntakeDeps) {}
+
+  async process(ref: UploadRef): Promise<IntakeResult> {
+    if (!ref.key.startsWith(INCOMING) || ref.key.endsWith('/')) return { status: 'ignored', key: ref.key };
+    const id = uploadId(ref);
+    const { uploads } = this.deps;
+    const claim = await uploads.claim(id, ref, this.deps.now().getTime(), this.deps.leaseMs);
+    if (claim.kind === 'done') return { status: 'duplicate_event', uploadId: id, outcome: claim.record.outcome };
+    if (claim.kind === 'busy') throw new UploadBusyError(id);
+    try {
+      const outcome = await this.run(id, ref);
+      await uploads.finish(id, outcome);
+      return { uploadId: id, ...outcome };
+    } catch (err) {
+      await uploads.release(id).catch(() => undefined);
+      throw err;
+    }
+  }
+
+  private async run(id: string, ref: UploadRef): Promise<UploadOutcome> {
+    const { objects } = this.deps;
+    const keys = reportKeys(id);
+    const found = await this.readOriginal(ref);
+    if (!found) {
+      const decision = rejected(
+        'upload_missing',
+        'The uploaded file was deleted or replaced before intake could read it. Upload it again.',
+      );
+      await this.writeReport(id, ref, decision, [], null);
+      return { status: 'rejected', reportKey: keys.json, movedTo: null, parts: [] };
+    }
+    const decision = await this.decide(id, ref, found.object);
+    const destination = originalDestination(ref.key, id, decision.status === 'launched' ? 'processed' : 'rejected');
+    const parts =
+      decision.status === 'launched' && decision.validation && decision.agent
+        ? planParts(id, ref, decision.validation, decision.agent, this.deps.defaults)
+        : [];
+
+    for (const p of parts) {
+      const part = decision.validation?.parts[p.plan.part.index - 1];
+      if (part) await objects.put(ref.bucket, p.plan.part.key, await partWorkbook(part), XLSX_TYPE);
+    }
+    await this.writeReport(id, ref, decision, parts, destination);
+    for (const p of parts) await this.deps.starter.start(p.executionName, p.plan);
+    if (!found.moved) await this.moveOriginal(ref, destination);
+
+    return {
+      status: decision.status,
+      reportKey: keys.json,
+      movedTo: destination,
+      parts: parts.map((p) => ({
+        index: p.plan.part.index,
+        executionName: p.executionName,
+        rows: p.plan.part.rows,
+        timeZone: p.plan.part.timeZone,
+      })),
+    };
+  }
+
+  /** The upload as sent; after a crash between the move and the finish, its moved copy (same ETag). */
+  private async readOriginal(ref: UploadRef): Promise<{ object: StoredObject; moved: boolean } | null> {
+    const { objects } = this.deps;
+    const original = await objects.get(ref.bucket, ref.key, { versionId: ref.versionId, eTag: ref.eTag });
+    if (original) return { object: original, moved: false };
+    const id = uploadId(ref);
+    for (const where of ['processed', 'rejected'] as const) {
+      const copy = await objects.get(ref.bucket, originalDestination(ref.key, id, where), { eTag: ref.eTag });
+      if (copy) return { object: copy, moved: true };
+    }
+    return null;
+  }
+
+  private async decide(id: string, ref: UploadRef, object: StoredObject): Promise<Decision> {
+    const { agent: agentRef } = agentFolder(ref.key);
+    if (!agentRef)
+      return rejected(
+        'no_agent',
+        'Put the file in a folder named after the agent that should call: incoming/<agent id or name>/<file>.',
+      );
+    const fileName = ref.key.split('/').pop() ?? ref.key;
+    const validation = await validateUpload(object.bytes, fileName, {
+      defaultCountry: this.deps.defaults.country,
+      metadata: object.metadata,
+      fallbackZone: this.deps.defaults.timeZone
+        ? { timeZone: this.deps.defaults.timeZone, source: 'default' }
+        : undefined,
+      suppressed: (phones) => this.deps.suppression.matching(phones),
+    });
+    const { report } = validation;
+    if (!report.ok && report.error) return rejected(report.error.code, report.error.message, validation);
+
+    const found = await lookUpAgent(this.deps.agents, agentRef);
+    if (!found.ok) return rejected(found.code, found.message, validation);
+
+    if (!validation.settings.repeatUpload) {
+      const sha = createHash('sha256').update(object.bytes).digest('hex');
+      const earlier = await this.deps.uploads.rememberContent(sha, id, ref.key, this.deps.now());
+      if (earlier)
+        return {
+          status: 'repeated',
+          error: {
+            code: 'repeated_upload',
+            message: `The same file was already uploaded as ${earlier.key} on ${earlier.at} (upload ${earlier.uploadId}); nobody was called again. To call these contacts again on purpose, add the setting "repeat upload: yes" (Settings sheet or x-amz-meta-repeat-upload) and upload it again.`,
+          },
+          agent: found.agent,
+          validation,
+          earlier,
+        };
+    }
+    return { status: 'launched', error: null, agent: found.agent, validation, earlier: null };
+  }
+
+  private async writeReport(
+    id: string,
+    ref: UploadRef,
+    decision: Decision,
+    parts: ReturnType<typeof planParts>,
+    destination: string | null,
+  ): Promise<void> {
+    const { objects } = this.deps;
+    const keys = reportKeys(id);
+    const v = decision.validation;
+    const annotated = v?.scanned ? keys.annotated : null;
+    if (v?.scanned && annotated)
+      await objects.put(ref.bucket, annotated, await annotatedWorkbook(v.scanned, v.parts, v.rejections), XLSX_TYPE);
+    const report: IntakeReport = {
+      uploadId: id,
+      status: decision.status,
+      error: decision.error,
+      upload: { bucket: ref.bucket, key: ref.key, versionId: ref.versionId, eTag: ref.eTag, size: ref.size },
+      original: destination ? `s3://${ref.bucket}/${destination}` : null,
+      agent: decision.agent ? { id: decision.agent.id, name: decision.agent.name } : null,
+      settings: v?.settings ?? {},
+      format: v?.report.format ?? null,
+      rows: v?.report.rows ?? { total: 0, valid: 0, rejected: 0 },
+      rejected: v?.report.rejected ?? [],
+      parts: parts.map((p) => ({
+        index: p.plan.part.index,
+        rows: p.plan.part.rows,
+        timeZone: p.plan.part.timeZone,
+        zoneDecidedBy: p.zoneDecidedBy,
+        campaignName: p.plan.campaign.name,
+        file: `s3://${ref.bucket}/${p.plan.part.key}`,
+        executionName: p.executionName,
+      })),
+      annotated: annotated ? `s3://${ref.bucket}/${annotated}` : null,
+      earlierUpload: decision.earlier,
+    };
+    await objects.put(ref.bucket, keys.json, `${JSON.stringify(report, null, 2)}\n`, 'application/json');
+  }
+
+  private async moveOriginal(ref: UploadRef, destination: string): Promise<void> {
+    const { objects } = this.deps;
+    const version = { versionId: ref.versionId, eTag: ref.eTag };
+    await objects.copy(ref.bucket, ref.key, destination, version);
+    await objects.deleteVersion(ref.bucket, ref.key, version);
+  }
+}

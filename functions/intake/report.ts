@@ -1,0 +1,52 @@
+import type { UploadSettings } from './settings.ts';
+import type { ValidationReport } from './validate-upload.ts';
+
+export const XLSX_TYPE = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
+
+/** What intake leaves at `reports/<upload id>/report.json` for the person who uploaded the sheet. */
+export interface IntakeReport {
+  uploadId: string;
+  status: 'launched' | 'rejected' | 'repeated';
+  /** Why nothing was launched, in words the uploader can act on; null when launched. */
+  error: { code: string; message: string } | null;
+  upload: { bucket: string; key: string; versionId: string | null; eTag: string; size: number };
+  /** Where the untouched original now is. */
+  original: string | null;
+  agent: { id: string; name: string } | null;
+  settings: UploadSettings;
+  format: ValidationReport['format'];
+  rows: ValidationReport['rows'];
+  rejected: ValidationReport['rejected'];
+  parts: {
+    index: number;
+    rows: number;
+    timeZone: string | null;
+    zoneDecidedBy: string;
+    campaignName: string;
+    file: string;
+    executionName: string;
+  }[];
+  /** Every original row with its fate, as a sheet to open in Excel. */
+  annotated: string | null;
+  earlierUpload: { uploadId: string; key: string; at: string } | null;
+}
+
+export const reportPrefix = (id: string) => `reports/${id}/`;
+
+export const reportKeys = (id: string) => ({
+  json: `${reportPrefix(id)}report.json`,
+  annotated: `${reportPrefix(id)}annotated.xlsx`,
+});
+
+export const partKey = (id: string, index: number) => `parts/${id}/part-${index}.xlsx`;
+
+/**
+ * Where the original goes once its report is written: `processed/` or `rejected/`, keeping the agent folder and
+ * adding the upload id, so a later upload of the same name never overwrites an earlier original.
+ */
+export function originalDestination(key: string, id: string, where: 'processed' | 'rejected'): string {
+  const relative = key.replace(/^incoming\//, '');
+  const slash = relative.lastIndexOf('/');
+  const dir = slash >= 0 ? `${relative.slice(0, slash)}/` : '';
+  return `${where}/${dir}${id}/${relative.slice(slash + 1)}`;
+}

@@ -1,0 +1,39 @@
+import type { AddressInfo } from 'node:net';
+import { CreateTableCommand, DynamoDBClient, waitUntilTableExists } from '@aws-sdk/client-dynamodb';
+import dynalite from 'dynalite';
+import { TABLES, type TableName } from '../../functions/commons/tables.ts';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from './local-aws.ts';
+
+export interface LocalDynamo {
+  endpoint: string;
+  tables: Record<TableName, string>;
+  close(): Promise<void>;
+}
+
+/** dynalite in memory on 127.0.0.1, with callsheet's tables (named `<prefix>-<table>`) created and active. */
+export async function startDynamo(prefix = 'callsheet'): Promise<LocalDynamo> {
+  const server = dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  const endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const client = new DynamoDBClient({ endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
+  const tables = {} as Record<TableName, string>;
+  for (const [name, t] of Object.entries(TABLES) as [TableName, (typeof TABLES)[TableName]][]) {
+    const TableName = `${prefix}-${name}`;
+    await client.send(
+      new CreateTableCommand({
+        TableName,
+        AttributeDefinitions: [{ AttributeName: t.partitionKey, AttributeType: 'S' }],
+        KeySchema: [{ AttributeName: t.partitionKey, KeyType: 'HASH' }],
+        BillingMode: 'PAY_PER_REQUEST',
+      }),
+    );
+    await waitUntilTableExists({ client, maxWaitTime: 10, minDelay: 0.05, maxDelay: 0.1 }, { TableName });
+    tables[name] = TableName;
+  }
+  client.destroy();
+  return {
+    endpoint,
+    tables,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}

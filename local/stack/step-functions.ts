@@ -1,0 +1,210 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { type RunOptions, StateMachine, type StateMachineDefinition } from 'aws-local-stepfunctions';
+import './promise-polyfill.ts';
+
+export interface LocalStateMachine {
+  name: string;
+  definition: StateMachineDefinition;
+  /** Run options for each execution (task handlers, wait overrides), given the execution name. */
+  runOptions: (executionName: string) => RunOptions;
+}
+
+export type ExecutionStatus = 'RUNNING' | 'SUCCEEDED' | 'FAILED' | 'ABORTED';
+
+export interface LocalExecution {
+  executionArn: string;
+  stateMachineArn: string;
+  name: string;
+  input: string;
+  status: ExecutionStatus;
+  startDate: Date;
+  stopDate: Date | null;
+  output: string | null;
+  error: string | null;
+  cause: string | null;
+  done: Promise<void>;
+  abort: () => void;
+}
+
+const ACCOUNT = '000000000000';
+const NAME = /^[A-Za-z0-9_-]{1,80}$/;
+
+class SfnError extends Error {
+  constructor(
+    readonly type: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * A stand-in for the Step Functions service: the StartExecution, DescribeExecution, ListExecutions and
+ * StopExecution actions over the AWS JSON 1.0 wire protocol on 127.0.0.1, running each execution with
+ * aws-local-stepfunctions. Names are unique per state machine as in AWS: the same name with the same input while
+ * running answers the existing execution; otherwise it is ExecutionAlreadyExists.
+ */
+export class LocalStepFunctions {
+  readonly executions = new Map<string, LocalExecution>();
+  private readonly machines = new Map<string, LocalStateMachine>();
+  private server: Server | null = null;
+
+  constructor(
+    private readonly region = 'us-east-1',
+    private readonly now: () => Date = () => new Date(),
+  ) {}
+
+  register(machine: LocalStateMachine): string {
+    const arn = `arn:aws:states:${this.region}:${ACCOUNT}:stateMachine:${machine.name}`;
+    this.machines.set(arn, machine);
+    return arn;
+  }
+
+  start(stateMachineArn: string, name: string, input: string): LocalExecution {
+    const machine = this.machines.get(stateMachineArn);
+    if (!machine) throw new SfnError('StateMachineDoesNotExist', `State Machine Does Not Exist: '${stateMachineArn}'`);
+    if (!NAME.test(name)) throw new SfnError('InvalidName', `Invalid Name: '${name}'`);
+    const executionArn = `arn:aws:states:${this.region}:${ACCOUNT}:execution:${machine.name}:${name}`;
+    const existing = this.executions.get(executionArn);
+    if (existing) {
+      if (existing.status === 'RUNNING' && existing.input === input) return existing;
+      throw new SfnError('ExecutionAlreadyExists', `Execution Already Exists: '${executionArn}'`);
+    }
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(input);
+    } catch {
+      throw new SfnError('InvalidExecutionInput', 'Invalid State Machine Execution Input: not JSON');
+    }
+    const run = new StateMachine(machine.definition, { validationOptions: { checkArn: false } }).run(parsed as never, {
+      ...machine.runOptions(name),
+      noThrowOnAbort: false,
+    });
+    const execution: LocalExecution = {
+      executionArn,
+      stateMachineArn,
+      name,
+      input,
+      status: 'RUNNING',
+      startDate: this.now(),
+      stopDate: null,
+      output: null,
+      error: null,
+      cause: null,
+      abort: run.abort,
+      done: run.result.then(
+        (output) => {
+          execution.status = 'SUCCEEDED';
+          execution.output = JSON.stringify(output);
+          execution.stopDate = this.now();
+        },
+        (err: Error & { cause?: { name?: string; message?: string } }) => {
+          if (execution.status === 'ABORTED') return;
+          execution.status = 'FAILED';
+          execution.error = err.cause?.name ?? err.name;
+          execution.cause = err.cause?.message ?? err.message;
+          execution.stopDate = this.now();
+        },
+      ),
+    };
+    this.executions.set(executionArn, execution);
+    return execution;
+  }
+
+  stop(executionArn: string, error?: string, cause?: string): void {
+    const e = this.executions.get(executionArn);
+    if (!e) throw new SfnError('ExecutionDoesNotExist', `Execution Does Not Exist: '${executionArn}'`);
+    if (e.status !== 'RUNNING') return;
+    e.status = 'ABORTED';
+    e.error = error ?? null;
+    e.cause = cause ?? null;
+    e.stopDate = this.now();
+    e.abort();
+  }
+
+  /** Resolves when every execution started so far (and any they start) has ended. */
+  async settled(): Promise<void> {
+    for (;;) {
+      const running = [...this.executions.values()].filter((e) => e.status === 'RUNNING');
+      if (running.length === 0) return;
+      await Promise.all(running.map((e) => e.done));
+    }
+  }
+
+  async listen(port = 0): Promise<string> {
+    this.server = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        const action = String(req.headers['x-amz-target'] ?? '').replace(/^AWSStepFunctions\./, '');
+        let status = 200;
+        let body: unknown;
+        try {
+          body = this.handle(action, JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}'));
+        } catch (err) {
+          const e = err instanceof SfnError ? err : new SfnError('InternalFailure', (err as Error).message);
+          status = e.type === 'InternalFailure' ? 500 : 400;
+          body = { __type: e.type, message: e.message };
+          res.setHeader('x-amzn-ErrorType', e.type);
+        }
+        res.writeHead(status, { 'content-type': 'application/x-amz-json-1.0' });
+        res.end(JSON.stringify(body));
+      });
+    });
+    await new Promise<void>((resolve) => this.server?.listen(port, '127.0.0.1', resolve));
+    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+  }
+
+  async close(): Promise<void> {
+    for (const e of this.executions.values()) if (e.status === 'RUNNING') this.stop(e.executionArn, 'LocalStackClosed');
+    await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
+  }
+
+  private handle(action: string, req: Record<string, string | undefined>): unknown {
+    const epoch = (d: Date | null) => (d ? d.getTime() / 1000 : undefined);
+    const describe = (e: LocalExecution) => ({
+      executionArn: e.executionArn,
+      stateMachineArn: e.stateMachineArn,
+      name: e.name,
+      status: e.status,
+      startDate: epoch(e.startDate),
+      stopDate: epoch(e.stopDate),
+      input: e.input,
+      output: e.output ?? undefined,
+      error: e.error ?? undefined,
+      cause: e.cause ?? undefined,
+    });
+    switch (action) {
+      case 'StartExecution': {
+        const e = this.start(req.stateMachineArn ?? '', req.name ?? crypto.randomUUID(), req.input ?? '{}');
+        return { executionArn: e.executionArn, startDate: epoch(e.startDate) };
+      }
+      case 'DescribeExecution': {
+        const e = this.executions.get(req.executionArn ?? '');
+        if (!e) throw new SfnError('ExecutionDoesNotExist', `Execution Does Not Exist: '${req.executionArn}'`);
+        return describe(e);
+      }
+      case 'ListExecutions':
+        return {
+          executions: [...this.executions.values()]
+            .filter((e) => e.stateMachineArn === req.stateMachineArn)
+            .filter((e) => !req.statusFilter || e.status === req.statusFilter)
+            .map(({ executionArn, stateMachineArn, name, status, startDate, stopDate }) => ({
+              executionArn,
+              stateMachineArn,
+              name,
+              status,
+              startDate: epoch(startDate),
+              stopDate: epoch(stopDate),
+            })),
+        };
+      case 'StopExecution': {
+        this.stop(req.executionArn ?? '', req.error, req.cause);
+        return { stopDate: Date.now() / 1000 };
+      }
+      default:
+        throw new SfnError('UnknownOperationException', `callsheet's local Step Functions has no ${action}`);
+    }
+  }
+}
