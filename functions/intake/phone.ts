@@ -1,4 +1,5 @@
 import { type CountryCode, isSupportedCountry, parsePhoneNumberWithError } from 'libphonenumber-js/max';
+import { fastParse } from './phone-fast.ts';
 
 export type PhoneRejection = 'missing_phone' | 'invalid_phone';
 
@@ -12,6 +13,8 @@ export function isCountryCode(code: string): code is CountryCode {
 }
 
 function parse(text: string, country: CountryCode | undefined): PhoneResult | null {
+  const fast = fastParse(text, country);
+  if (fast) return { ok: true, e164: fast.e164, country: fast.country };
   try {
     const phone = parsePhoneNumberWithError(text, country);
     if (!phone.isValid()) return null;

@@ -31,6 +31,7 @@ const SINGLE_TIME_COUNTRIES: Record<string, string> = {
 };
 
 let prefixZones: Map<string, string[]> | null = null;
+const canonicalZones = new Map<string, string[]>();
 let longestPrefix = 0;
 
 /**
@@ -44,7 +45,8 @@ function zoneTable(): Map<string, string[]> {
     prefixZones = new Map();
     for (const [prefix, zones] of Object.entries(raw)) {
       if (typeof zones !== 'string' || !/^\d+$/.test(prefix)) continue;
-      prefixZones.set(prefix, [...new Set(zones.split('&').map(canonical))]);
+      // Canonical names are worked out on first use: most of the ~1,000 zones never appear in one upload.
+      prefixZones.set(prefix, zones.split('&'));
       longestPrefix = Math.max(longestPrefix, prefix.length);
     }
   }
@@ -56,8 +58,16 @@ export function zonesOf(e164: string): string[] {
   const table = zoneTable();
   const digits = e164.startsWith('+') ? e164.slice(1) : e164;
   for (let len = Math.min(digits.length, longestPrefix); len > 0; len--) {
-    const zones = table.get(digits.slice(0, len));
-    if (zones) return zones;
+    const prefix = digits.slice(0, len);
+    const raw = table.get(prefix);
+    if (raw) {
+      let zones = canonicalZones.get(prefix);
+      if (!zones) {
+        zones = [...new Set(raw.map(canonical))];
+        canonicalZones.set(prefix, zones);
+      }
+      return zones;
+    }
   }
   return [];
 }

@@ -17,6 +17,8 @@ export interface LocalStackOptions {
   voiceApi: { url: string; apiKey: string };
   lifecycle: LocalStateMachine;
   bucket?: string;
+  /** Keep DynamoDB data (suppression list, upload memory) in this directory instead of memory. */
+  dynamoPath?: string;
   /** Deployment settings (DEFAULT_COUNTRY, DEFAULT_TIME_ZONE, …) as the Lambda environment would carry them. */
   settings?: Record<string, string>;
   log?: Log;
@@ -45,7 +47,7 @@ export interface LocalStack {
 export async function startLocalStack(options: LocalStackOptions): Promise<LocalStack> {
   const bucket = options.bucket ?? 'callsheet-uploads';
   const s3 = await startS3([bucket]);
-  const dynamo = await startDynamo();
+  const dynamo = await startDynamo({ path: options.dynamoPath });
   const sfn = new LocalStepFunctions(LOCAL_REGION);
   const stateMachineArn = sfn.register(options.lifecycle);
   const sfnEndpoint = await sfn.listen();

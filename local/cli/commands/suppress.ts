@@ -1,0 +1,97 @@
+import { documentClient, readAwsSettings } from '../../../functions/commons/aws/clients.ts';
+import { EnvReader } from '../../../functions/commons/config.ts';
+import { SuppressionList } from '../../../functions/commons/suppression-list.ts';
+import { TABLES } from '../../../functions/commons/tables.ts';
+import { isCountryCode, normalizePhone } from '../../../functions/intake/phone.ts';
+import { localDynamoPath } from '../../stack/data-dir.ts';
+import { startDynamo } from '../../stack/dynamo.ts';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../stack/local-aws.ts';
+import { type Command, UsageError } from '../command.ts';
+
+const ACTIONS = ['add', 'remove', 'list'] as const;
+
+/** The deployed table when SUPPRESSION_TABLE is set (AWS credentials as usual); else the local stack's. */
+async function openList(): Promise<{ list: SuppressionList; where: string; close: () => Promise<void> }> {
+  const table = process.env[TABLES.suppression.env];
+  if (table) {
+    const env = new EnvReader(process.env);
+    const aws = readAwsSettings(env);
+    env.done();
+    const db = documentClient(aws);
+    return { list: new SuppressionList(db, table), where: `DynamoDB table ${table}`, close: async () => db.destroy() };
+  }
+  const path = localDynamoPath();
+  const dynamo = await startDynamo({ path });
+  const db = documentClient({
+    region: LOCAL_REGION,
+    endpoints: { dynamodb: dynamo.endpoint },
+    credentials: LOCAL_CREDENTIALS,
+  });
+  return {
+    list: new SuppressionList(db, dynamo.tables.suppression),
+    where: `the local stack (${path})`,
+    close: async () => {
+      db.destroy();
+      await dynamo.close();
+    },
+  };
+}
+
+export const suppressCommand: Command = {
+  name: 'suppress',
+  summary: 'add, remove or list numbers on the do-not-call list that intake removes from every upload',
+  usage: 'suppress add|remove <phone>... [--country CC] [--reason TEXT] | suppress list [--json]',
+  allowPositionals: true,
+  options: { country: { type: 'string' }, reason: { type: 'string' }, json: { type: 'boolean' } },
+  help: [
+    'actions:',
+    '  add <phone>...     put numbers on the list (written in E.164, or national with --country)',
+    '  remove <phone>...  take numbers off the list',
+    '  list               show every number on the list',
+    'options:',
+    '  --country CC       country for numbers written without a country code',
+    '  --reason TEXT      why the numbers may not be called (default: "opted out")',
+    '  --json             list: print a JSON array',
+    '',
+    'Works on the deployed table when SUPPRESSION_TABLE is set (with the usual AWS credentials and region),',
+    'otherwise on the local stack in $CALLSHEET_DATA_DIR (default .callsheet/) that `callsheet run` uses.',
+  ],
+  async run(values, positionals) {
+    const [action, ...numbers] = positionals;
+    if (!ACTIONS.includes(action as (typeof ACTIONS)[number]))
+      throw new UsageError(`say what to do: ${ACTIONS.join(', ')}`);
+    const country = (values.country as string | undefined)?.toUpperCase();
+    if (country !== undefined && !isCountryCode(country))
+      throw new UsageError(`--country ${values.country} is not an ISO 3166 country code`);
+    if (action === 'list' && numbers.length > 0) throw new UsageError('list takes no numbers');
+    if (action !== 'list' && numbers.length === 0) throw new UsageError(`give the numbers to ${action}`);
+
+    const phones = numbers.map((input) => {
+      const result = normalizePhone(input, country);
+      if (!result.ok)
+        throw new UsageError(
+          `${JSON.stringify(input)} is not a valid phone number${country ? ` for ${country}` : ' (write it as +<country code><number>, or give --country)'}`,
+        );
+      return result.e164;
+    });
+
+    const { list, where, close } = await openList();
+    try {
+      if (action === 'add') {
+        await list.add(phones, (values.reason as string | undefined) ?? 'opted out', 'cli');
+        console.log(`${phones.length} number(s) on the suppression list in ${where}: ${phones.join(', ')}`);
+      } else if (action === 'remove') {
+        await list.remove(phones);
+        console.log(`${phones.length} number(s) taken off the suppression list in ${where}: ${phones.join(', ')}`);
+      } else {
+        const all = await list.list();
+        if (values.json) console.log(JSON.stringify(all, null, 2));
+        else if (all.length === 0) console.log(`The suppression list in ${where} is empty.`);
+        else for (const s of all) console.log(`${s.phone}  ${s.reason}  (added ${s.addedAt} by ${s.source})`);
+      }
+    } finally {
+      await close();
+    }
+    return 0;
+  },
+};

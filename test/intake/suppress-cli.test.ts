@@ -1,0 +1,65 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { documentClient } from '../../functions/commons/aws/clients.ts';
+import { SuppressionList } from '../../functions/commons/suppression-list.ts';
+import { localDynamoPath } from '../../local/stack/data-dir.ts';
+import { startDynamo } from '../../local/stack/dynamo.ts';
+import { LOCAL_CREDENTIALS } from '../../local/stack/local-aws.ts';
+import { runCli } from '../helpers/cli.ts';
+
+let dataDir: string;
+beforeAll(async () => {
+  dataDir = await mkdtemp(join(tmpdir(), 'callsheet-data-'));
+});
+afterAll(async () => {
+  await rm(dataDir, { recursive: true, force: true });
+});
+
+describe('callsheet suppress', () => {
+  const env = () => ({ CALLSHEET_DATA_DIR: dataDir, SUPPRESSION_TABLE: '' });
+
+  it('adds, lists and removes numbers on the local stack, normalizing them to E.164', async () => {
+    const add = await runCli(['suppress', 'add', '(415) 555-2671', '+44 20 7946 0018', '--country', 'US'], env());
+    expect(add).toMatchObject({ code: 0 });
+    expect(add.stdout).toContain('+14155552671, +442079460018');
+
+    const listed = await runCli(['suppress', 'list', '--json'], env());
+    expect(
+      JSON.parse(listed.stdout).map((s: { phone: string; reason: string; source: string }) => [
+        s.phone,
+        s.reason,
+        s.source,
+      ]),
+    ).toEqual([
+      ['+14155552671', 'opted out', 'cli'],
+      ['+442079460018', 'opted out', 'cli'],
+    ]);
+
+    expect((await runCli(['suppress', 'remove', '+14155552671'], env())).code).toBe(0);
+    // What the CLI wrote is what intake reads: the same table in the same data directory.
+    const dynamo = await startDynamo({ path: localDynamoPath({ CALLSHEET_DATA_DIR: dataDir }) });
+    try {
+      const db = documentClient({
+        region: 'us-east-1',
+        endpoints: { dynamodb: dynamo.endpoint },
+        credentials: LOCAL_CREDENTIALS,
+      });
+      const list = new SuppressionList(db, dynamo.tables.suppression);
+      expect([...(await list.matching(['+14155552671', '+442079460018', '+14155550000']))]).toEqual(['+442079460018']);
+      db.destroy();
+    } finally {
+      await dynamo.close();
+    }
+  });
+
+  it('refuses numbers it cannot read, saying how to write them', async () => {
+    const out = await runCli(['suppress', 'add', '555-2671'], env());
+    expect(out.code).toBe(2);
+    expect(out.stderr).toContain(
+      '"555-2671" is not a valid phone number (write it as +<country code><number>, or give --country)',
+    );
+    expect((await runCli(['suppress', 'wipe'], env())).stderr).toContain('say what to do: add, remove, list');
+  });
+});
