@@ -5,6 +5,7 @@
 export const TABLES = {
   uploads: { partitionKey: 'pk', env: 'UPLOADS_TABLE' },
   suppression: { partitionKey: 'phone', env: 'SUPPRESSION_TABLE' },
+  campaigns: { partitionKey: 'pk', env: 'CAMPAIGNS_TABLE' },
 } as const;
 
 export type TableName = keyof typeof TABLES;

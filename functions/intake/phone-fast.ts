@@ -170,7 +170,10 @@ function split(digits: string, plus: boolean, defaultCountry: string | undefined
   return national === null ? undefined : { callingCode: cc, national, country: defaultCountry };
 }
 
-export function fastParse(text: string, defaultCountry: string | undefined): { e164: string; country: string } | undefined {
+export function fastParse(
+  text: string,
+  defaultCountry: string | undefined,
+): { e164: string; country: string } | undefined {
   if (!FORMATTED.test(text)) return undefined;
   const digits = text.replace(/\D/g, '');
   if (digits.length < 4 || digits.length > 17) return undefined;

@@ -1,4 +1,5 @@
 import type { S3Client } from '@aws-sdk/client-s3';
+import type { Context } from 'aws-lambda';
 import { s3Client } from '../../functions/commons/aws/clients.ts';
 import { ObjectStore } from '../../functions/commons/aws/object-store.ts';
 import { type Log, silentLog } from '../../functions/commons/log.ts';
@@ -7,15 +8,24 @@ import { buildIntakeService } from '../../functions/intake/build-service.ts';
 import { readIntakeConfig } from '../../functions/intake/config.ts';
 import { makeIntakeHandler } from '../../functions/intake/handler.ts';
 import { INCOMING } from '../../functions/intake/upload-ref.ts';
+import { buildLifecycleSteps } from '../../functions/lifecycle/build-steps.ts';
+import { readLifecycleConfig } from '../../functions/lifecycle/config.ts';
+import { makeLifecycleHandler } from '../../functions/lifecycle/handler.ts';
 import { type LocalDynamo, startDynamo } from './dynamo.ts';
+import { LocalEventBus } from './event-bus.ts';
+import { type LambdaInvoke, localLifecycleMachine } from './lifecycle-machine.ts';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from './local-aws.ts';
 import { type LocalS3, startS3 } from './s3.ts';
+import { type SettableClock, SimScheduler } from './sim-scheduler.ts';
 import { type LocalStateMachine, LocalStepFunctions } from './step-functions.ts';
 import { LocalQueue } from './upload-queue.ts';
 
 export interface LocalStackOptions {
   voiceApi: { url: string; apiKey: string };
-  lifecycle: LocalStateMachine;
+  /** The simulated clock handlers and Wait states follow (the emulator's); real time when absent. */
+  clock?: SettableClock;
+  /** Another document in place of the lifecycle (tests of intake alone). */
+  lifecycle?: LocalStateMachine;
   bucket?: string;
   /** Keep DynamoDB data (suppression list, upload memory) in this directory instead of memory. */
   dynamoPath?: string;
@@ -31,6 +41,7 @@ export interface LocalStack {
   s3: LocalS3;
   dynamo: LocalDynamo;
   sfn: LocalStepFunctions;
+  events: LocalEventBus;
   stateMachineArn: string;
   /** The environment every handler is configured from, exactly as in AWS but for the endpoints. */
   env: Record<string, string>;
@@ -44,13 +55,23 @@ export interface LocalStack {
  * The embedded stack: s3rver, dynalite and the local Step Functions endpoint on 127.0.0.1, with the intake
  * handler fed by real-shaped S3 event records through a local queue, exactly as S3 → SQS → Lambda in AWS.
  */
+/** Calls a middy handler as the Lambda runtime does (middy's type also allows a callback, unused here). */
+const lambdaInvoke =
+  (handler: (event: never, context: Context) => Promise<unknown>): LambdaInvoke =>
+  (event, context) =>
+    handler(event as never, context);
+
 export async function startLocalStack(options: LocalStackOptions): Promise<LocalStack> {
   const bucket = options.bucket ?? 'callsheet-uploads';
+  const clock = options.clock ?? null;
+  const now = clock ? () => new Date(clock.now()) : () => new Date();
   const s3 = await startS3([bucket]);
   const dynamo = await startDynamo({ path: options.dynamoPath });
-  const sfn = new LocalStepFunctions(LOCAL_REGION);
-  const stateMachineArn = sfn.register(options.lifecycle);
+  const sfn = new LocalStepFunctions(LOCAL_REGION, now);
   const sfnEndpoint = await sfn.listen();
+  const events = new LocalEventBus(now);
+  const eventsEndpoint = await events.listen();
+  const log = options.log ?? silentLog;
   const env: Record<string, string> = {
     AWS_REGION: LOCAL_REGION,
     AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
@@ -58,15 +79,24 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     AWS_ENDPOINT_URL_S3: s3.endpoint,
     AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint,
     AWS_ENDPOINT_URL_SFN: sfnEndpoint,
+    AWS_ENDPOINT_URL_EVENTBRIDGE: eventsEndpoint,
     [TABLES.uploads.env]: dynamo.tables.uploads,
     [TABLES.suppression.env]: dynamo.tables.suppression,
-    LIFECYCLE_STATE_MACHINE_ARN: stateMachineArn,
+    [TABLES.campaigns.env]: dynamo.tables.campaigns,
     VOICE_API_URL: options.voiceApi.url,
     VOICE_API_KEY: options.voiceApi.apiKey,
     INTAKE_LEASE_SECONDS: '60',
     ...options.settings,
   };
-  const intake = makeIntakeHandler(await buildIntakeService(readIntakeConfig(env)), options.log ?? silentLog);
+  const lifecycle =
+    options.lifecycle ??
+    localLifecycleMachine(
+      lambdaInvoke(makeLifecycleHandler(await buildLifecycleSteps(readLifecycleConfig(env), { now }), log)),
+      clock ? new SimScheduler(clock) : null,
+    );
+  const stateMachineArn = sfn.register(lifecycle);
+  env.LIFECYCLE_STATE_MACHINE_ARN = stateMachineArn;
+  const intake = makeIntakeHandler(await buildIntakeService(readIntakeConfig(env), now), log);
   const intakeQueue = new LocalQueue('callsheet-intake', (e, c) => intake(e, c), {
     retryDelayMs: options.retryDelayMs ?? 50,
   });
@@ -83,6 +113,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     s3,
     dynamo,
     sfn,
+    events,
     stateMachineArn,
     env,
     s3Client: client,
@@ -92,7 +123,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       await intakeQueue.idle();
       client.destroy();
       await sfn.close();
-      await Promise.all([s3.close(), dynamo.close()]);
+      await Promise.all([s3.close(), dynamo.close(), events.close()]);
     },
   };
 }

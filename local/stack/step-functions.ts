@@ -1,13 +1,33 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type RunOptions, StateMachine, type StateMachineDefinition } from 'aws-local-stepfunctions';
+
+export type EventLog = Awaited<ReturnType<ReturnType<StateMachine['run']>['eventLogs']['next']>>['value'] & {
+  type: string;
+  state?: { name: string; type: string; input: unknown };
+};
+
+const pascal = (t: string) => t.charAt(0).toUpperCase() + t.slice(1);
+
 import './promise-polyfill.ts';
 
 export interface LocalStateMachine {
   name: string;
   definition: StateMachineDefinition;
-  /** Run options for each execution (task handlers, wait overrides), given the execution name. */
-  runOptions: (executionName: string) => RunOptions;
+  /** Run options for each execution (task handlers, wait overrides), given the execution's name and ARN. */
+  runOptions: (executionName: string, executionArn: string) => RunOptions;
+  /** Sees every execution as it starts, before any of its states runs. */
+  onStart?: (execution: LocalExecution) => void;
+  /** Sees every event of every execution as it happens (the local runner's clock listens here). */
+  onEvent?: (execution: LocalExecution, event: EventLog) => void;
+}
+
+/** A history event as GetExecutionHistory names it (TaskStateEntered, WaitStateExited, ExecutionSucceeded…). */
+export interface HistoryEvent {
+  id: number;
+  type: string;
+  timestamp: number;
+  stateName?: string;
 }
 
 export type ExecutionStatus = 'RUNNING' | 'SUCCEEDED' | 'FAILED' | 'ABORTED';
@@ -25,6 +45,7 @@ export interface LocalExecution {
   cause: string | null;
   done: Promise<void>;
   abort: () => void;
+  history: HistoryEvent[];
 }
 
 const ACCOUNT = '000000000000';
@@ -77,8 +98,8 @@ export class LocalStepFunctions {
     } catch {
       throw new SfnError('InvalidExecutionInput', 'Invalid State Machine Execution Input: not JSON');
     }
-    const run = new StateMachine(machine.definition, { validationOptions: { checkArn: false } }).run(parsed as never, {
-      ...machine.runOptions(name),
+    const run = new StateMachine(machine.definition, { validationOptions: { checkArn: true } }).run(parsed as never, {
+      ...machine.runOptions(name, executionArn),
       noThrowOnAbort: false,
     });
     const execution: LocalExecution = {
@@ -93,6 +114,7 @@ export class LocalStepFunctions {
       error: null,
       cause: null,
       abort: run.abort,
+      history: [],
       done: run.result.then(
         (output) => {
           execution.status = 'SUCCEEDED';
@@ -109,7 +131,21 @@ export class LocalStepFunctions {
       ),
     };
     this.executions.set(executionArn, execution);
+    machine.onStart?.(execution);
+    void this.record(execution, run.eventLogs as AsyncGenerator<EventLog>, machine);
     return execution;
+  }
+
+  /** Keeps each execution's history in AWS's vocabulary: a state entry is `<Type>StateEntered`. */
+  private async record(e: LocalExecution, events: AsyncGenerator<EventLog>, machine: LocalStateMachine) {
+    for await (const event of events) {
+      const type =
+        event.state && (event.type === 'StateEntered' || event.type === 'StateExited')
+          ? `${pascal(event.state.type)}${event.type}`
+          : event.type;
+      e.history.push({ id: e.history.length + 1, type, timestamp: event.timestamp, stateName: event.state?.name });
+      machine.onEvent?.(e, event);
+    }
   }
 
   stop(executionArn: string, error?: string, cause?: string): void {
@@ -199,6 +235,18 @@ export class LocalStepFunctions {
               stopDate: epoch(stopDate),
             })),
         };
+      case 'GetExecutionHistory': {
+        const e = this.executions.get(req.executionArn ?? '');
+        if (!e) throw new SfnError('ExecutionDoesNotExist', `Execution Does Not Exist: '${req.executionArn}'`);
+        return {
+          events: e.history.map((h) => ({
+            id: h.id,
+            type: h.type,
+            timestamp: h.timestamp / 1000,
+            ...(h.stateName ? { stateEnteredEventDetails: { name: h.stateName } } : {}),
+          })),
+        };
+      }
       case 'StopExecution': {
         this.stop(req.executionArn ?? '', req.error, req.cause);
         return { stopDate: Date.now() / 1000 };

@@ -1,0 +1,164 @@
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+
+export type ManualControl = 'pause' | 'resume' | 'cancel';
+
+export interface TimelineEntry {
+  at: string;
+  event: 'pause' | 'resume';
+  reason: 'window' | 'manual' | 'cancel';
+}
+
+/** Everything callsheet knows about one part's campaign, kept outside the execution so it survives it. */
+export interface CampaignRecord {
+  pk: string;
+  partKey: string;
+  uploadId: string;
+  part: number;
+  status: 'creating' | 'running' | 'completed' | 'cancelled' | 'failed';
+  campaignId?: string;
+  /**
+   * The create call: `sent` before the request goes out, then `created`, `clear` (the API answered with an error,
+   * so nothing was made) or `ambiguous` (the answer was lost). A `sent` left behind by a crash counts as ambiguous.
+   */
+  create?: { attempt: number; state: 'sent' | 'ambiguous' | 'created' | 'clear'; sentAt: string };
+  control?: { wanted: ManualControl; at: string };
+  timeline?: TimelineEntry[];
+  failure?: { code: string; message: string };
+  startedAt?: string;
+  finishedAt?: string;
+}
+
+const partPk = (partKey: string) => `part#${partKey}`;
+const campaignPk = (campaignId: string) => `campaign#${campaignId}`;
+const failedCondition = (err: unknown) =>
+  err instanceof ConditionalCheckFailedException || (err as Error).name === 'ConditionalCheckFailedException';
+
+/**
+ * The campaigns table. A part's record is written before and after each create call (intent, then result), so a
+ * retried or re-driven step finds the campaign it already made. Single-item conditional writes only.
+ */
+export class CampaignStore {
+  constructor(
+    private readonly db: DynamoDBDocumentClient,
+    private readonly table: string,
+  ) {}
+
+  async get(partKey: string): Promise<CampaignRecord | null> {
+    const out = await this.db.send(
+      new GetCommand({ TableName: this.table, Key: { pk: partPk(partKey) }, ConsistentRead: true }),
+    );
+    return (out.Item as CampaignRecord | undefined) ?? null;
+  }
+
+  async partOfCampaign(campaignId: string): Promise<string | null> {
+    const out = await this.db.send(
+      new GetCommand({ TableName: this.table, Key: { pk: campaignPk(campaignId) }, ConsistentRead: true }),
+    );
+    return (out.Item?.partKey as string | undefined) ?? null;
+  }
+
+  /**
+   * Records the intent to create. `mayCreate` is false when a campaign is recorded or an earlier attempt may have
+   * made one: then the caller must find it instead of creating another.
+   */
+  async beginCreate(
+    partKey: string,
+    uploadId: string,
+    part: number,
+    now: Date,
+  ): Promise<{ mayCreate: boolean; record: CampaignRecord }> {
+    try {
+      const out = await this.db.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: { pk: partPk(partKey) },
+          UpdateExpression:
+            'SET #partKey = :partKey, #upload = :upload, #part = :part, #status = :creating, #create = :create, #started = if_not_exists(#started, :now)',
+          ConditionExpression:
+            'attribute_not_exists(#campaignId) AND (attribute_not_exists(#create) OR #create.#state = :clear)',
+          ExpressionAttributeNames: {
+            '#partKey': 'partKey',
+            '#upload': 'uploadId',
+            '#part': 'part',
+            '#status': 'status',
+            '#create': 'create',
+            '#state': 'state',
+            '#started': 'startedAt',
+            '#campaignId': 'campaignId',
+          },
+          ExpressionAttributeValues: {
+            ':partKey': partKey,
+            ':upload': uploadId,
+            ':part': part,
+            ':creating': 'creating',
+            ':clear': 'clear',
+            ':now': now.toISOString(),
+            ':create': { attempt: now.getTime(), state: 'sent', sentAt: now.toISOString() },
+          },
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      return { mayCreate: true, record: out.Attributes as CampaignRecord };
+    } catch (err) {
+      if (!failedCondition(err)) throw err;
+      return { mayCreate: false, record: (await this.get(partKey)) as CampaignRecord };
+    }
+  }
+
+  async markCreate(partKey: string, state: 'ambiguous' | 'clear'): Promise<void> {
+    await this.set(partKey, { '#create.#state': state }, { '#create': 'create', '#state': 'state' });
+  }
+
+  /** Records the created campaign and a pointer from its id, so operators can address it by campaign id. */
+  async created(partKey: string, campaignId: string): Promise<void> {
+    await this.db.send(new PutCommand({ TableName: this.table, Item: { pk: campaignPk(campaignId), partKey } }));
+    await this.set(
+      partKey,
+      { '#campaignId': campaignId, '#status': 'running', '#create.#state': 'created' },
+      { '#campaignId': 'campaignId', '#status': 'status', '#create': 'create', '#state': 'state' },
+    );
+  }
+
+  async setControl(partKey: string, wanted: ManualControl, now: Date): Promise<void> {
+    await this.set(partKey, { '#control': { wanted, at: now.toISOString() } }, { '#control': 'control' });
+  }
+
+  async appendTimeline(partKey: string, entry: TimelineEntry): Promise<void> {
+    await this.db.send(
+      new UpdateCommand({
+        TableName: this.table,
+        Key: { pk: partPk(partKey) },
+        UpdateExpression: 'SET #timeline = list_append(if_not_exists(#timeline, :empty), :entry)',
+        ExpressionAttributeNames: { '#timeline': 'timeline' },
+        ExpressionAttributeValues: { ':empty': [], ':entry': [entry] },
+      }),
+    );
+  }
+
+  async finish(
+    partKey: string,
+    status: 'completed' | 'cancelled' | 'failed',
+    now: Date,
+    failure?: { code: string; message: string },
+  ): Promise<void> {
+    await this.set(
+      partKey,
+      { '#status': status, '#finished': now.toISOString(), ...(failure ? { '#failure': failure } : {}) },
+      { '#status': 'status', '#finished': 'finishedAt', ...(failure ? { '#failure': 'failure' } : {}) },
+    );
+  }
+
+  private async set(partKey: string, values: Record<string, unknown>, names: Record<string, string>): Promise<void> {
+    const entries = Object.entries(values);
+    await this.db.send(
+      new UpdateCommand({
+        TableName: this.table,
+        Key: { pk: partPk(partKey) },
+        UpdateExpression: `SET ${entries.map(([path], i) => `${path} = :v${i}`).join(', ')}`,
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: Object.fromEntries(entries.map(([, v], i) => [`:v${i}`, v])),
+      }),
+    );
+  }
+}

@@ -1,0 +1,65 @@
+/** The shared simulated clock the scheduler moves (the emulator's). */
+export interface SettableClock {
+  now(): number;
+  set(time: number): void;
+}
+
+interface Actor {
+  /** When this execution's current Wait ends; null while it is working. */
+  wakeAt: number | null;
+  release: (() => void) | null;
+}
+
+/**
+ * Discrete-event time for local executions: Wait states take no real time; instead, once every running execution
+ * is waiting, the clock jumps to the earliest wake-up and releases whoever wakes then. The emulator's dialer plays
+ * out everything that happens in between, so three simulated days pass in seconds, deterministically.
+ */
+export class SimScheduler {
+  private readonly actors = new Map<string, Actor>();
+
+  constructor(private readonly clock: SettableClock) {}
+
+  join(id: string): void {
+    if (!this.actors.has(id)) this.actors.set(id, { wakeAt: null, release: null });
+  }
+
+  leave(id: string): void {
+    this.actors.delete(id);
+    this.advance();
+  }
+
+  /** A Wait state was entered: this execution sleeps until `wakeAt`. */
+  sleep(id: string, wakeAt: number): void {
+    this.join(id);
+    const actor = this.actors.get(id) as Actor;
+    actor.wakeAt = Math.max(wakeAt, this.clock.now());
+    queueMicrotask(() => this.advance());
+  }
+
+  /** Called before each task: resolves once this execution's wait (if any) is over. */
+  gate(id: string): Promise<void> {
+    const actor = this.actors.get(id);
+    if (!actor || actor.wakeAt === null) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      actor.release = resolve;
+      this.advance();
+    });
+  }
+
+  private advance(): void {
+    const actors = [...this.actors.values()];
+    // Someone is working (or has not reached its gate yet): time stands still.
+    if (actors.length === 0 || actors.some((a) => a.wakeAt === null || a.release === null)) return;
+    const next = Math.min(...actors.map((a) => a.wakeAt as number));
+    if (next > this.clock.now()) this.clock.set(next);
+    for (const a of actors) {
+      if ((a.wakeAt as number) <= next) {
+        const release = a.release as () => void;
+        a.wakeAt = null;
+        a.release = null;
+        release();
+      }
+    }
+  }
+}

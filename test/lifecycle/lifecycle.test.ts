@@ -1,0 +1,42 @@
+import { describe, expect, it } from 'vitest';
+import type { IntakeReport } from '../../functions/intake/report.ts';
+import { readJson, uploadAndRun, usePipeline } from '../helpers/pipeline.ts';
+import { contactSheet, phones, xlsx } from '../helpers/sheets.ts';
+
+const p = usePipeline();
+
+interface PartReport {
+  status: string;
+  campaignId: string;
+  stats: { pending: number; in_progress: number; completed: number; failed: number; total: number };
+  pauses: { at: string; reason: string }[];
+  resumes: { at: string }[];
+  stateTransitions: number;
+}
+
+async function reports(prefix: string) {
+  const list = [...p.stack.sfn.executions.values()].filter((e) => e.name.startsWith(prefix));
+  return list;
+}
+
+describe('campaign lifecycle on the local stack', () => {
+  it('launches at once, watches the campaign until nobody is left to call, and writes the report', async () => {
+    const agent = await p.f.api.agents.create({ name: 'Immediate' });
+    const body = await xlsx(contactSheet(phones(5, '+1415570')));
+    const key = `incoming/${agent.id}/now.xlsx`;
+    await uploadAndRun(p, key, body, { 'calling-window': 'daily 00:00-24:00' });
+    const intake = (await p.stack.objects.get(p.stack.bucket, `reports/`)) ?? null;
+    expect(intake).toBeNull();
+    const executions = [...p.stack.sfn.executions.values()].filter((e) => e.input.includes(agent.id));
+    expect(executions.map((e) => [e.status, e.error, e.cause])).toEqual([['SUCCEEDED', null, null]]);
+    const plan = JSON.parse(executions[0]?.input ?? '{}').plan;
+    const report = await readJson<PartReport>(p, `${plan.reportPrefix}part-1.json`);
+    expect(report.status).toBe('completed');
+    expect(report.stats.pending + report.stats.in_progress).toBe(0);
+    expect(report.stats.completed + report.stats.failed).toBe(5);
+    expect(report.stateTransitions).toBeGreaterThan(4);
+    const intakeReport = await readJson<IntakeReport>(p, `${plan.reportPrefix}report.json`);
+    expect(intakeReport.status).toBe('launched');
+    void reports;
+  });
+});
