@@ -9,6 +9,7 @@ export const LIFECYCLE_DOCUMENT = new URL('../../state-machines/campaign-lifecyc
 
 type State = { Type: string; TimestampPath?: string };
 
+// biome-ignore lint/suspicious/noTemplateCurlyInString: the document's literal DefinitionSubstitutions placeholder
 export const LIFECYCLE_FUNCTION_PLACEHOLDER = '${LifecycleFunctionArn}';
 const LOCAL_LIFECYCLE_FUNCTION_ARN = 'arn:aws:lambda:us-east-1:000000000000:function:callsheet-lifecycle';
 

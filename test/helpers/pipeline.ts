@@ -1,6 +1,8 @@
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll } from 'vitest';
+import { jsonLog } from '../../functions/commons/log.ts';
 import { type LocalStack, startLocalStack } from '../../local/stack/local-stack.ts';
+import type { LocalExecution } from '../../local/stack/step-functions.ts';
 import { type EmulatorFixture, TEST_KEY, useEmulator } from './emulator.ts';
 
 export interface PipelineFixture {
@@ -19,6 +21,7 @@ export function usePipeline(settings: Record<string, string> = {}): PipelineFixt
       voiceApi: { url: fixture.f.emu.url, apiKey: TEST_KEY },
       clock: fixture.f.emu.core.clock,
       settings: { DEFAULT_COUNTRY: 'US', ...settings },
+      ...(process.env.CALLSHEET_TEST_LOG ? { log: jsonLog('test', (l) => console.log(l)) } : {}),
     });
   });
   afterAll(async () => {
@@ -27,18 +30,30 @@ export function usePipeline(settings: Record<string, string> = {}): PipelineFixt
   return fixture;
 }
 
-/** Uploads a sheet as a user would and waits until intake has handled it and every execution has ended. */
+/**
+ * Uploads a sheet as a user would, waits until intake has handled it and every execution has ended, and answers
+ * the executions this upload started (continuations included).
+ */
 export async function uploadAndRun(
   p: PipelineFixture,
   key: string,
   body: Buffer,
   metadata: Record<string, string> = {},
-): Promise<void> {
+): Promise<LocalExecution[]> {
+  const before = new Set(p.stack.sfn.executions.keys());
   await p.stack.s3Client.send(
     new PutObjectCommand({ Bucket: p.stack.bucket, Key: key, Body: body, Metadata: metadata }),
   );
   await p.stack.intakeQueue.idle();
   await p.stack.sfn.settled();
+  if (process.env.CALLSHEET_TEST_LOG) {
+    const { ListObjectsV2Command } = await import('@aws-sdk/client-s3');
+    const out = await p.stack.s3Client.send(new ListObjectsV2Command({ Bucket: p.stack.bucket, Prefix: 'reports/' }));
+    for (const o of out.Contents ?? [])
+      if (o.Key?.endsWith('report.json'))
+        console.log(JSON.stringify((await readJson<{ error: unknown }>(p, o.Key)).error));
+  }
+  return [...p.stack.sfn.executions.values()].filter((e) => !before.has(e.executionArn));
 }
 
 export async function readJson<T>(p: PipelineFixture, key: string): Promise<T> {
