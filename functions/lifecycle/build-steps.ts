@@ -15,7 +15,12 @@ export interface BuildOptions {
 export async function buildLifecycleSteps(config: LifecycleConfig, options: BuildOptions = {}) {
   const access = await resolveVoiceApiAccess(config.voiceApi, config.aws);
   return new LifecycleSteps({
-    api: new VoiceApiClient({ baseUrl: access.baseUrl, apiKey: access.apiKey, ...options.api }),
+    api: new VoiceApiClient({
+      baseUrl: access.baseUrl,
+      apiKey: access.apiKey,
+      timeoutMs: config.apiTimeoutMs,
+      ...options.api,
+    }),
     campaigns: new CampaignStore(documentClient(config.aws), config.campaignsTable),
     objects: new ObjectStore(s3Client(config.aws)),
     sfn: sfnClient(config.aws),

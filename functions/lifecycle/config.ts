@@ -11,6 +11,8 @@ export interface LifecycleConfig {
   aws: AwsSettings;
   campaignsTable: string;
   voiceApi: VoiceApiSource;
+  /** Per-request timeout of Voice API calls; a create that times out is reconciled, never re-sent. */
+  apiTimeoutMs: number;
   settings: LifecycleSettings;
 }
 
@@ -34,6 +36,7 @@ export function readLifecycleConfig(source: Env): LifecycleConfig {
     aws: readAwsSettings(env),
     campaignsTable: env.required(TABLES.campaigns.env),
     voiceApi: readVoiceApiSource(env),
+    apiTimeoutMs: (env.checked('VOICE_API_TIMEOUT_SECONDS', whole(1)) ?? 30) * 1000,
     settings: {
       windows: env.checked('DEFAULT_WINDOWS', windows) ?? DEFAULT_WINDOWS,
       fallbackZone:

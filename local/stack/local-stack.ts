@@ -42,6 +42,8 @@ export interface LocalStack {
   dynamo: LocalDynamo;
   sfn: LocalStepFunctions;
   events: LocalEventBus;
+  /** Moves simulated time; null when the stack runs in real time. */
+  scheduler: SimScheduler | null;
   stateMachineArn: string;
   /** The environment every handler is configured from, exactly as in AWS but for the endpoints. */
   env: Record<string, string>;
@@ -72,6 +74,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   const events = new LocalEventBus(now);
   const eventsEndpoint = await events.listen();
   const log = options.log ?? silentLog;
+  const scheduler = clock ? new SimScheduler(clock) : null;
   const env: Record<string, string> = {
     AWS_REGION: LOCAL_REGION,
     AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
@@ -92,7 +95,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     options.lifecycle ??
     localLifecycleMachine(
       lambdaInvoke(makeLifecycleHandler(await buildLifecycleSteps(readLifecycleConfig(env), { now }), log)),
-      clock ? new SimScheduler(clock) : null,
+      scheduler,
     );
   const stateMachineArn = sfn.register(lifecycle);
   env.LIFECYCLE_STATE_MACHINE_ARN = stateMachineArn;
@@ -114,6 +117,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     dynamo,
     sfn,
     events,
+    scheduler,
     stateMachineArn,
     env,
     s3Client: client,

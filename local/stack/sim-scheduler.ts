@@ -47,6 +47,19 @@ export class SimScheduler {
     });
   }
 
+  /**
+   * Runs `action` at simulated time `at`, as one more actor: time does not pass `at` before it has run. Used
+   * to script what an operator does during a run (pause at 10:00, resume at 14:00).
+   */
+  at(at: number, action: () => Promise<void>): Promise<void> {
+    const id = `timer:${at}:${Math.random()}`;
+    this.join(id);
+    this.sleep(id, at);
+    return this.gate(id)
+      .then(action)
+      .finally(() => this.leave(id));
+  }
+
   private advance(): void {
     const actors = [...this.actors.values()];
     // Someone is working (or has not reached its gate yet): time stands still.

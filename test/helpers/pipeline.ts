@@ -56,6 +56,21 @@ export async function uploadAndRun(
   return [...p.stack.sfn.executions.values()].filter((e) => !before.has(e.executionArn));
 }
 
+/** Uploads and waits for intake only, so a test can script operator actions before the run plays out. */
+export async function uploadOnly(
+  p: PipelineFixture,
+  key: string,
+  body: Buffer,
+  metadata: Record<string, string> = {},
+): Promise<() => LocalExecution[]> {
+  const before = new Set(p.stack.sfn.executions.keys());
+  await p.stack.s3Client.send(
+    new PutObjectCommand({ Bucket: p.stack.bucket, Key: key, Body: body, Metadata: metadata }),
+  );
+  await p.stack.intakeQueue.idle();
+  return () => [...p.stack.sfn.executions.values()].filter((e) => !before.has(e.executionArn));
+}
+
 export async function readJson<T>(p: PipelineFixture, key: string): Promise<T> {
   const obj = await p.stack.objects.get(p.stack.bucket, key);
   if (!obj) throw new Error(`s3://${p.stack.bucket}/${key} does not exist`);

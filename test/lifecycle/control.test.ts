@@ -1,0 +1,160 @@
+import { describe, expect, it } from 'vitest';
+import { documentClient } from '../../functions/commons/aws/clients.ts';
+import { CampaignControl } from '../../functions/lifecycle/campaign-control.ts';
+import { CampaignStore } from '../../functions/lifecycle/campaign-store.ts';
+import { LOCAL_CREDENTIALS } from '../../local/stack/local-aws.ts';
+import type { LocalExecution } from '../../local/stack/step-functions.ts';
+import { readJson, uploadAndRun, uploadOnly, usePipeline } from '../helpers/pipeline.ts';
+import { contactSheet, phones, xlsx } from '../helpers/sheets.ts';
+
+const p = usePipeline({ VOICE_API_TIMEOUT_SECONDS: '1' });
+
+interface PartReport {
+  status: string;
+  campaignId: string | null;
+  failure: { code: string; message: string } | null;
+  stats: { pending: number; in_progress: number; completed: number; failed: number; total: number } | null;
+  pauses: { at: string; reason: string }[];
+  resumes: { at: string }[];
+}
+
+const ALWAYS = { 'calling-window': 'daily 00:00-24:00' };
+const MIN = 60_000;
+
+function store() {
+  const db = documentClient({
+    region: 'us-east-1',
+    endpoints: { dynamodb: p.stack.dynamo.endpoint },
+    credentials: LOCAL_CREDENTIALS,
+  });
+  return new CampaignStore(db, p.stack.dynamo.tables.campaigns);
+}
+
+async function reportOf(execution: LocalExecution | undefined): Promise<PartReport> {
+  const plan = JSON.parse(execution?.input ?? '{}').plan;
+  return readJson<PartReport>(p, `${plan.reportPrefix}part-${plan.part.index}.json`);
+}
+
+const partKeyOf = (e: LocalExecution) => e.name.replace(/-g\d+$/, '');
+
+describe('manual control and failures', () => {
+  it('an operator pauses and later resumes a running campaign; nobody is dialled in between', async () => {
+    const agent = await p.f.api.agents.create({ name: 'Paused by hand' });
+    const t0 = p.f.emu.core.clock.now();
+    const started = await uploadOnly(
+      p,
+      `incoming/${agent.id}/hand.xlsx`,
+      await xlsx(contactSheet(phones(300, '+1415573'))),
+      ALWAYS,
+    );
+    const [execution] = started();
+    const control = new CampaignControl(store(), () => new Date(p.f.emu.core.clock.now()));
+    const scheduler = p.stack.scheduler;
+    if (!scheduler || !execution) throw new Error('simulated run expected');
+    const idOf = async () => (await store().get(partKeyOf(execution)))?.campaignId as string;
+    const pausing = scheduler.at(t0 + 10 * MIN, async () => void (await control.request(await idOf(), 'pause')));
+    const resuming = scheduler.at(t0 + 180 * MIN, async () => void (await control.request(await idOf(), 'resume')));
+    await p.stack.sfn.settled();
+    await Promise.all([pausing, resuming]);
+
+    const report = await reportOf(execution);
+    expect(report.status).toBe('completed');
+    expect(report.pauses.map((x) => x.reason)).toEqual(['manual']);
+    const pausedAt = Date.parse(report.pauses[0]?.at ?? '');
+    const resumedAt = Date.parse(report.resumes[0]?.at ?? '');
+    expect(pausedAt).toBeGreaterThanOrEqual(t0 + 10 * MIN);
+    expect(resumedAt).toBeGreaterThanOrEqual(t0 + 180 * MIN);
+    const dialled: number[] = [];
+    for await (const c of p.f.api.calls.listAll())
+      if (c.agent_id === agent.id) dialled.push(Date.parse(c.created_at ?? ''));
+    expect(dialled.filter((t) => t > pausedAt && t < resumedAt)).toEqual([]);
+  });
+
+  it('an operator cancels: the campaign is paused for good and the part ends cancelled', async () => {
+    const agent = await p.f.api.agents.create({ name: 'Cancelled' });
+    const t0 = p.f.emu.core.clock.now();
+    const started = await uploadOnly(
+      p,
+      `incoming/${agent.id}/cancel.xlsx`,
+      await xlsx(contactSheet(phones(300, '+1415574'))),
+      ALWAYS,
+    );
+    const [execution] = started();
+    if (!execution || !p.stack.scheduler) throw new Error('simulated run expected');
+    const control = new CampaignControl(store(), () => new Date(p.f.emu.core.clock.now()));
+    const cancelling = p.stack.scheduler.at(t0 + 15 * MIN, async () => {
+      const id = (await store().get(partKeyOf(execution)))?.campaignId as string;
+      await control.request(id, 'cancel');
+    });
+    await p.stack.sfn.settled();
+    await cancelling;
+    expect(execution.status).toBe('SUCCEEDED');
+    const report = await reportOf(execution);
+    expect(report.status).toBe('cancelled');
+    expect(report.stats?.pending).toBeGreaterThan(0);
+    expect((await p.f.api.campaigns.get(report.campaignId as string)).status).toBe('paused');
+    await expect(control.request(report.campaignId as string, 'resume')).rejects.toThrow(/already ended \(cancelled\)/);
+  });
+
+  it('creates one campaign when the create answer times out after the API made it', async () => {
+    const agent = await p.f.api.agents.create({ name: 'Once only' });
+    await p.f.admin.fault({ path: '/api/developer/v1/campaigns', method: 'POST', delayMs: 1500, count: 1 });
+    const [execution] = await uploadAndRun(
+      p,
+      `incoming/${agent.id}/once.xlsx`,
+      await xlsx(contactSheet(phones(20, '+1415575'))),
+      ALWAYS,
+    );
+    expect([execution?.status, execution?.cause]).toEqual(['SUCCEEDED', null]);
+    const report = await reportOf(execution);
+    expect(report.status).toBe('completed');
+    await new Promise((r) => setTimeout(r, 1600)); // the held answer is logged when it is finally sent
+    const posts = (await p.f.admin.requests<{ method: string; path: string }[]>()).filter(
+      (r) => r.method === 'POST' && r.path.endsWith('/campaigns'),
+    );
+    expect(posts).toHaveLength(1);
+    const state = await p.f.admin.state<{ campaigns: { id: string; agent_id: string }[] }>();
+    expect(state.campaigns.filter((c) => c.agent_id === agent.id).map((c) => c.id)).toEqual([report.campaignId]);
+  });
+
+  it('retries transient API errors and goes on', async () => {
+    const agent = await p.f.api.agents.create({ name: 'Flaky stats' });
+    await p.f.admin.fault({ path: '/api/developer/v1/campaigns/', method: 'GET', status: 503, count: 8 });
+    const [execution] = await uploadAndRun(
+      p,
+      `incoming/${agent.id}/flaky.xlsx`,
+      await xlsx(contactSheet(phones(5, '+1415576'))),
+      ALWAYS,
+    );
+    expect([execution?.status, execution?.cause]).toEqual(['SUCCEEDED', null]);
+    // The step's own client gave up after its retries; the state machine's Retry took over.
+    expect(execution?.history.some((h) => h.type === 'StateRetried')).toBe(true);
+    expect((await reportOf(execution)).status).toBe('completed');
+  });
+
+  it('notices a campaign deleted in the API and fails with the reason instead of polling forever', async () => {
+    const agent = await p.f.api.agents.create({ name: 'Deleted' });
+    const t0 = p.f.emu.core.clock.now();
+    const started = await uploadOnly(
+      p,
+      `incoming/${agent.id}/deleted.xlsx`,
+      await xlsx(contactSheet(phones(300, '+1415577'))),
+      ALWAYS,
+    );
+    const [execution] = started();
+    if (!execution || !p.stack.scheduler) throw new Error('simulated run expected');
+    const deleting = p.stack.scheduler.at(t0 + 20 * MIN, async () => {
+      const id = (await store().get(partKeyOf(execution)))?.campaignId as string;
+      await p.f.api.campaigns.pause(id);
+      await p.f.api.campaigns.delete(id);
+    });
+    await p.stack.sfn.settled();
+    await deleting;
+    expect(execution.status).toBe('FAILED');
+    const report = await reportOf(execution);
+    expect(report.status).toBe('failed');
+    expect(report.failure?.code).toBe('campaign_deleted');
+    const failed = p.stack.events.events.filter((e) => e.DetailType === 'Campaign Failed');
+    expect(failed.map((e) => (e.Detail as { failure: { code: string } }).failure.code)).toContain('campaign_deleted');
+  });
+});
