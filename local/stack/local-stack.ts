@@ -29,6 +29,8 @@ export interface LocalStackOptions {
   bucket?: string;
   /** Keep DynamoDB data (suppression list, upload memory) in this directory instead of memory. */
   dynamoPath?: string;
+  /** Keep the bucket's objects in this directory (kept after close) instead of a temporary one. */
+  s3Directory?: string;
   /** Deployment settings (DEFAULT_COUNTRY, DEFAULT_TIME_ZONE, …) as the Lambda environment would carry them. */
   settings?: Record<string, string>;
   log?: Log;
@@ -67,7 +69,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   const bucket = options.bucket ?? 'callsheet-uploads';
   const clock = options.clock ?? null;
   const now = clock ? () => new Date(clock.now()) : () => new Date();
-  const s3 = await startS3([bucket]);
+  const s3 = await startS3([bucket], options.s3Directory);
   const dynamo = await startDynamo({ path: options.dynamoPath });
   const sfn = new LocalStepFunctions(LOCAL_REGION, now);
   const sfnEndpoint = await sfn.listen();

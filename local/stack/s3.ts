@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import S3rver from 's3rver';
@@ -56,9 +56,10 @@ export function realS3Event(raw: { Records: S3EventRecord[] }): S3Event {
   };
 }
 
-/** s3rver on 127.0.0.1 with the given buckets, storing into a fresh temporary directory. */
-export async function startS3(buckets: string[]): Promise<LocalS3> {
-  const directory = await mkdtemp(join(tmpdir(), 'callsheet-s3-'));
+/** s3rver on 127.0.0.1 with the given buckets, storing into `keep` or else a temporary directory removed on close. */
+export async function startS3(buckets: string[], keep?: string): Promise<LocalS3> {
+  if (keep) await mkdir(keep, { recursive: true });
+  const directory = keep ?? (await mkdtemp(join(tmpdir(), 'callsheet-s3-')));
   const server = new S3rver({
     address: '127.0.0.1',
     port: 0,
@@ -74,7 +75,7 @@ export async function startS3(buckets: string[]): Promise<LocalS3> {
     },
     async close() {
       await server.close();
-      await rm(directory, { recursive: true, force: true });
+      if (!keep) await rm(directory, { recursive: true, force: true });
     },
   };
 }

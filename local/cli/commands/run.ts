@@ -1,0 +1,263 @@
+import { randomBytes } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { basename, join } from 'node:path';
+import { PutObjectCommand } from '@aws-sdk/client-s3';
+import { documentClient } from '../../../functions/commons/aws/clients.ts';
+import { parseWindowRules, WindowSpecError, windowStateAt } from '../../../functions/commons/calling-window.ts';
+import type { CampaignPlan } from '../../../functions/commons/campaign-plan.ts';
+import { isValidTimeZone } from '../../../functions/commons/voice-api/contract.ts';
+import { VoiceApiClient } from '../../../functions/commons/voice-api/index.ts';
+import { isCountryCode } from '../../../functions/intake/phone.ts';
+import type { IntakeReport } from '../../../functions/intake/report.ts';
+import { CampaignStore } from '../../../functions/lifecycle/campaign-store.ts';
+import { DEFAULT_WINDOWS, partWindow } from '../../../functions/lifecycle/window-plan.ts';
+import { startEmulator } from '../../emulator/server.ts';
+import { localDataDir, localDynamoPath } from '../../stack/data-dir.ts';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../stack/local-aws.ts';
+import { startLocalStack } from '../../stack/local-stack.ts';
+import type { LocalExecution } from '../../stack/step-functions.ts';
+import { type Command, numberOption, UsageError } from '../command.ts';
+
+interface PartReport {
+  part: number;
+  campaignId: string | null;
+  status: 'completed' | 'failed' | 'cancelled';
+  failure: { code: string; message: string } | null;
+  stats: Record<string, number> | null;
+  pauses: { at: string; reason: string }[];
+  resumes: { at: string }[];
+  stateTransitions: number;
+  durationSeconds: number;
+}
+
+/** Seconds as an ISO 8601 duration: PT1H2M3S, or P2DT4H. */
+export function isoDuration(seconds: number): string {
+  const d = Math.floor(seconds / 86_400);
+  const h = Math.floor((seconds % 86_400) / 3600);
+  const m = Math.floor((seconds % 3600) / 60);
+  const s = Math.round(seconds % 60);
+  const time = `${h ? `${h}H` : ''}${m ? `${m}M` : ''}${s || (!h && !m) ? `${s}S` : ''}`;
+  return `P${d ? `${d}D` : ''}${time ? `T${time}` : ''}`;
+}
+
+function checkOptions(values: Record<string, string | boolean | undefined>) {
+  const country = (values.country as string | undefined)?.toUpperCase();
+  if (country !== undefined && !isCountryCode(country))
+    throw new UsageError(`--country ${values.country} is not a country code`);
+  const start = values.start as string | undefined;
+  const zone = values['time-zone'] as string | undefined;
+  if ((start === undefined) !== (zone === undefined)) throw new UsageError('--start and --time-zone go together');
+  if (zone !== undefined && !isValidTimeZone(zone))
+    throw new UsageError(`--time-zone ${zone} is not an IANA time zone`);
+  const retries = values.retries === undefined ? undefined : numberOption(values.retries, 'retries', 0);
+  if (retries !== undefined && (!Number.isInteger(retries) || retries < 0 || retries > 3))
+    throw new UsageError('--retries must be 0, 1, 2 or 3');
+  const window = values.window as string | undefined;
+  if (window !== undefined) {
+    try {
+      parseWindowRules(window);
+    } catch (err) {
+      if (err instanceof WindowSpecError) throw new UsageError(`--window: ${err.message}`);
+      throw err;
+    }
+  }
+  return { country, start, zone, retries, window };
+}
+
+export const runCommand: Command = {
+  name: 'run',
+  summary: 'run the whole pipeline on a sheet: intake, campaign lifecycle, reports (embedded stack, simulated time)',
+  usage: 'run <file> [--agent ID] [--country CC] [--start ISO --time-zone TZ] [--retries N] [--window SPEC] [--json]',
+  allowPositionals: true,
+  options: {
+    agent: { type: 'string' },
+    country: { type: 'string' },
+    start: { type: 'string' },
+    'time-zone': { type: 'string' },
+    retries: { type: 'string' },
+    window: { type: 'string' },
+    json: { type: 'boolean' },
+  },
+  help: [
+    'arguments:',
+    '  <file>            .xlsx, .xls or .csv contact sheet',
+    'options:',
+    '  --agent ID        agent id or unique name (default: a new agent on the emulator)',
+    '  --country CC      default country for numbers without a country code',
+    '  --start ISO       schedule the campaign (local wall time, e.g. 2026-12-01T09:00) …',
+    '  --time-zone TZ    … in this IANA zone',
+    '  --retries N       retries per contact, 0-3',
+    '  --window SPEC     calling window, e.g. "Mon-Fri 09:00-12:00,13:00-17:00; Sat 10:00-14:00"',
+    '  --json            print the result as one JSON object at the end',
+    '',
+    'Runs s3rver, dynalite, the local Step Functions and the emulator on 127.0.0.1 with simulated time: Wait',
+    'states move the clock, so days of calling take seconds. With VOICE_API_URL and VOICE_API_KEY set it uses',
+    'that API instead, in real time. Data (suppression list, bucket, reports) stays in $CALLSHEET_DATA_DIR',
+    '(default .callsheet/). Exit status 0 only when every part completed.',
+  ],
+  async run(values, positionals) {
+    const [file, ...extra] = positionals;
+    if (!file || extra.length > 0) throw new UsageError('give exactly one sheet to run');
+    const opts = checkOptions(values);
+    let body: Buffer;
+    try {
+      body = await readFile(file);
+    } catch (err) {
+      throw new UsageError(`cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+    }
+    const json = values.json === true;
+    const say = (line: string) => {
+      if (!json) console.log(line);
+    };
+
+    const realApi = process.env.VOICE_API_URL && process.env.VOICE_API_KEY;
+    const apiKey = realApi ? (process.env.VOICE_API_KEY as string) : `local-${randomBytes(12).toString('hex')}`;
+    const emulator = realApi
+      ? null
+      : await startEmulator({
+          apiKey,
+          speed: 0,
+          seed: 'run',
+          startTime: Date.now(),
+          settings: { rateLimitPerMinute: 0 },
+        });
+    const apiUrl = realApi ? (process.env.VOICE_API_URL as string) : (emulator?.url as string);
+    const api = new VoiceApiClient({ baseUrl: apiUrl, apiKey });
+    const dataDir = localDataDir();
+    const stack = await startLocalStack({
+      voiceApi: { url: apiUrl, apiKey },
+      ...(emulator ? { clock: emulator.core.clock } : {}),
+      dynamoPath: localDynamoPath(),
+      s3Directory: join(dataDir, 's3'),
+      settings: opts.country ? { DEFAULT_COUNTRY: opts.country } : {},
+    });
+    try {
+      let agent = values.agent as string | undefined;
+      if (!agent) {
+        if (realApi) throw new UsageError('give --agent when running against a real API');
+        agent = (
+          await api.agents.create({ name: 'callsheet run', agent_prompt: 'Remind the contact of their appointment.' })
+        ).id;
+      }
+      // A folder per run: s3rver keeps no versions, so the same key and content would be the same upload again.
+      const key = `incoming/${agent}/run-${new Date().toISOString().replace(/[-:.]/g, '')}/${basename(file)}`;
+      const metadata: Record<string, string> = {
+        // Each run is an explicit request to call this sheet, so a repeat of earlier content is allowed.
+        'repeat-upload': 'yes',
+        ...(opts.start ? { 'start-date-time': opts.start, 'time-zone': opts.zone as string } : {}),
+        ...(opts.retries !== undefined ? { retries: String(opts.retries) } : {}),
+        ...(opts.window ? { 'calling-window': opts.window } : {}),
+      };
+      const before = new Set(stack.sfn.executions.keys());
+      await stack.s3Client.send(
+        new PutObjectCommand({ Bucket: stack.bucket, Key: key, Body: body, Metadata: metadata }),
+      );
+      await stack.intakeQueue.idle();
+      const started = () => [...stack.sfn.executions.values()].filter((e) => !before.has(e.executionArn));
+      const first = started()[0];
+      if (!first) {
+        const reports = [...(await listReports(stack, key))];
+        const intake = reports[0];
+        const message = intake?.error?.message ?? 'intake did not start anything; see the logs';
+        if (json) console.log(JSON.stringify({ upload: key, error: intake?.error ?? null, parts: [] }, null, 2));
+        else console.error(`${file}: ${message}`);
+        return 1;
+      }
+      const plan = JSON.parse(first.input).plan as { uploadId: string; reportPrefix: string };
+      say(
+        `${file}: uploaded as s3://${stack.bucket}/${key}; intake report s3://${stack.bucket}/${plan.reportPrefix}report.json`,
+      );
+      const store = new CampaignStore(
+        documentClient({
+          region: LOCAL_REGION,
+          endpoints: { dynamodb: stack.dynamo.endpoint },
+          credentials: LOCAL_CREDENTIALS,
+        }),
+        stack.dynamo.tables.campaigns,
+      );
+      const clockNow = () => emulator?.core.clock.now() ?? Date.now();
+      const progress =
+        !json && process.stdout.isTTY ? setInterval(() => void show(store, started(), api, clockNow()), 500) : null;
+      await stack.sfn.settled();
+      if (progress) {
+        clearInterval(progress);
+        process.stdout.write('\n');
+      }
+
+      const intake = await readJson<IntakeReport>(stack, `${plan.reportPrefix}report.json`);
+      const parts = [];
+      for (const p of intake?.parts ?? []) {
+        const reportKey = `${plan.reportPrefix}part-${p.index}.json`;
+        const r = await readJson<PartReport>(stack, reportKey);
+        parts.push({
+          index: p.index,
+          campaignId: r?.campaignId ?? null,
+          status: r?.status ?? 'failed',
+          stats: r?.stats ?? null,
+          pauses: r?.pauses ?? [],
+          resumes: r?.resumes ?? [],
+          stateTransitions: r?.stateTransitions ?? 0,
+          simulatedDuration: isoDuration(r?.durationSeconds ?? 0),
+          report: `s3://${stack.bucket}/${reportKey}`,
+          ...(r?.failure ? { failure: r.failure } : {}),
+        });
+      }
+      const result = { upload: `s3://${stack.bucket}/${key}`, parts };
+      if (json) console.log(JSON.stringify(result, null, 2));
+      else {
+        for (const p of parts) {
+          say(
+            `part ${p.index}: ${p.status}, ${p.stats ? `${p.stats.completed ?? 0} completed, ${p.stats.failed ?? 0} failed, ${p.stats.pending ?? 0} not called` : 'no stats'}; ${p.pauses.length} pause(s); ${p.stateTransitions} state transitions; ${p.simulatedDuration}${'failure' in p && p.failure ? ` — ${p.failure.message}` : ''}`,
+          );
+        }
+        say(`reports: ${join(dataDir, 's3', stack.bucket, plan.reportPrefix)}`);
+      }
+      return parts.length > 0 && parts.every((p) => p.status === 'completed') ? 0 : 1;
+    } finally {
+      await stack.close();
+      await emulator?.close();
+    }
+  },
+};
+
+async function readJson<T>(stack: Awaited<ReturnType<typeof startLocalStack>>, key: string): Promise<T | null> {
+  const obj = await stack.objects.get(stack.bucket, key);
+  return obj ? (JSON.parse(obj.bytes.toString('utf8')) as T) : null;
+}
+
+async function listReports(stack: Awaited<ReturnType<typeof startLocalStack>>, key: string): Promise<IntakeReport[]> {
+  const { ListObjectsV2Command } = await import('@aws-sdk/client-s3');
+  const out = await stack.s3Client.send(new ListObjectsV2Command({ Bucket: stack.bucket, Prefix: 'reports/' }));
+  const reports: IntakeReport[] = [];
+  for (const o of out.Contents ?? []) {
+    if (!o.Key?.endsWith('/report.json')) continue;
+    const r = await readJson<IntakeReport>(stack, o.Key);
+    if (r?.upload.key === key) reports.push(r);
+  }
+  return reports.sort((a, b) => (a.uploadId < b.uploadId ? -1 : 1));
+}
+
+/** One line per part on a terminal: status, progress and when the window next changes. */
+async function show(
+  store: CampaignStore,
+  executions: LocalExecution[],
+  api: VoiceApiClient,
+  now: number,
+): Promise<void> {
+  const latest = new Map<string, LocalExecution>();
+  for (const e of executions) latest.set(e.name.replace(/-g\d+$/, ''), e);
+  const lines: string[] = [];
+  for (const [partKey, e] of latest) {
+    const { plan } = JSON.parse(e.input) as { plan: CampaignPlan };
+    const record = await store.get(partKey).catch(() => null);
+    const stats = record?.campaignId ? await api.campaigns.stats(record.campaignId).catch(() => null) : null;
+    const w = partWindow(plan, DEFAULT_WINDOWS, 'UTC');
+    const change = windowStateAt(w, w.timeZone, now);
+    const next = change.changesAt
+      ? `window ${change.open ? 'closes' : 'opens'} ${new Date(change.changesAt).toISOString().slice(0, 16)}Z`
+      : '';
+    const progress = stats ? `${stats.total - stats.pending - stats.in_progress}/${stats.total}` : '-';
+    lines.push(`part ${plan.part.index}: ${record?.status ?? e.status.toLowerCase()} ${progress} ${next}`);
+  }
+  process.stdout.write(`\r${lines.join(' | ')}`.padEnd(120));
+}

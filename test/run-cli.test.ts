@@ -1,0 +1,43 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from './helpers/cli.ts';
+import { xlsx } from './helpers/sheets.ts';
+
+let dataDir: string;
+beforeAll(async () => {
+  dataDir = await mkdtemp(join(tmpdir(), 'callsheet-run-'));
+});
+afterAll(async () => {
+  await rm(dataDir, { recursive: true, force: true });
+});
+
+describe('callsheet run', () => {
+  const env = () => ({ CALLSHEET_DATA_DIR: dataDir, VOICE_API_URL: '', VOICE_API_KEY: '' });
+
+  it('runs the sample sheet through intake and the lifecycle and prints the JSON contract', async () => {
+    const out = await runCli(['run', 'examples/contacts.xlsx', '--window', 'Mon-Fri 10:00-11:00', '--json'], env());
+    expect(out.stderr).toBe('');
+    expect(out.code).toBe(0);
+    const result = JSON.parse(out.stdout);
+    expect(result.upload).toMatch(/^s3:\/\/callsheet-uploads\/incoming\/.+\/contacts\.xlsx$/);
+    expect(result.parts).toHaveLength(2);
+    for (const part of result.parts) {
+      expect(part).toMatchObject({ status: 'completed', campaignId: expect.stringMatching(/\S/) });
+      expect(part.stats.pending + part.stats.in_progress).toBe(0);
+      expect(part.pauses.every((x: { reason: string }) => x.reason === 'window')).toBe(true);
+      expect(part.stateTransitions).toBeGreaterThan(5);
+      expect(part.simulatedDuration).toMatch(/^P(\d+D)?(T(\d+H)?(\d+M)?(\d+S)?)?$/);
+      expect(part.report).toMatch(/^s3:\/\/callsheet-uploads\/reports\/.+\/part-\d\.json$/);
+    }
+  });
+
+  it('exits 1 with the reason when nothing in the sheet can be called', async () => {
+    const file = join(dataDir, 'bad.xlsx');
+    await writeFile(file, await xlsx([['Phone Number'], ['12'], ['nope']]));
+    const out = await runCli(['run', file], env());
+    expect(out.code).toBe(1);
+    expect(out.stderr).toContain('No row has a phone number that can be called');
+  });
+});
