@@ -1,13 +1,66 @@
-import { Template } from 'aws-cdk-lib/assertions';
-import { describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../infra/build-app.ts';
+
+let template: Template;
+let synth: () => void;
+
+beforeAll(() => {
+  const { app, stack } = buildApp({ outdir: `${process.env.TMPDIR ?? '/tmp'}/callsheet-cdk-test-${process.pid}` });
+  synth = () => app.synth();
+  synth();
+  template = Template.fromStack(stack);
+}, 120_000);
 
 describe('CDK app', () => {
   it('synthesizes with every cdk-nag AwsSolutions finding fixed or acknowledged', () => {
-    const { app, stack } = buildApp({ outdir: `${process.env.TMPDIR ?? '/tmp'}/callsheet-cdk-test-${process.pid}` });
-    expect(() => app.synth()).not.toThrow();
-    const template = Template.fromStack(stack);
+    expect(synth).not.toThrow();
     template.resourceCountIs('AWS::SecretsManager::Secret', 1);
     template.hasResource('AWS::SecretsManager::Secret', { DeletionPolicy: 'Retain' });
+  });
+
+  it('deploys the one lifecycle document, with the step function substituted in', () => {
+    const document = JSON.parse(readFileSync('state-machines/campaign-lifecycle.asl.json', 'utf8'));
+    const [machine] = Object.values(template.findResources('AWS::StepFunctions::StateMachine'));
+    const props = (machine as { Properties: Record<string, unknown> }).Properties;
+    expect(props.StateMachineName).toBe('callsheet-lifecycle');
+    expect(JSON.parse(props.DefinitionString as string)).toEqual(document);
+    expect(Object.keys(props.DefinitionSubstitutions as object)).toEqual(['LifecycleFunctionArn']);
+  });
+
+  it('sends only incoming/ uploads of a versioned bucket through a queue with a dead-letter queue', () => {
+    template.hasResourceProperties('AWS::S3::Bucket', { VersioningConfiguration: { Status: 'Enabled' } });
+    template.hasResourceProperties('Custom::S3BucketNotifications', {
+      NotificationConfiguration: {
+        QueueConfigurations: [
+          Match.objectLike({
+            Events: ['s3:ObjectCreated:*'],
+            Filter: { Key: { FilterRules: [{ Name: 'prefix', Value: 'incoming/' }] } },
+          }),
+        ],
+      },
+    });
+    template.hasResourceProperties('AWS::SQS::Queue', { RedrivePolicy: Match.objectLike({ maxReceiveCount: 5 }) });
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      BatchSize: 1,
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+    });
+  });
+
+  it('creates the tables the local stack creates, and Node 22 functions that name them', () => {
+    template.resourceCountIs('AWS::DynamoDB::GlobalTable', 3);
+    const functions = Object.values(template.findResources('AWS::Lambda::Function')).filter(
+      (f) => (f as { Properties: { Runtime?: string } }).Properties.Runtime === 'nodejs22.x',
+    );
+    expect(functions.length).toBeGreaterThanOrEqual(2);
+    const env = functions.map((f) =>
+      Object.keys(
+        (f as { Properties: { Environment?: { Variables?: object } } }).Properties.Environment?.Variables ?? {},
+      ),
+    );
+    expect(env.flat()).toEqual(
+      expect.arrayContaining(['UPLOADS_TABLE', 'SUPPRESSION_TABLE', 'CAMPAIGNS_TABLE', 'VOICE_API_SECRET_ARN']),
+    );
   });
 });

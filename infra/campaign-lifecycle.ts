@@ -1,0 +1,99 @@
+import { readFileSync } from 'node:fs';
+import { Aws, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import type { TableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import { EventBus } from 'aws-cdk-lib/aws-events';
+import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { Bucket } from 'aws-cdk-lib/aws-s3';
+import { DefinitionBody, LogLevel, StateMachine, StateMachineType } from 'aws-cdk-lib/aws-stepfunctions';
+import { Construct } from 'constructs';
+import { CallsheetFunction } from './callsheet-function.ts';
+import { acknowledge } from './nag.ts';
+import type { VoiceApiCredentials } from './voice-api-credentials.ts';
+
+export const LIFECYCLE_NAME = 'callsheet-lifecycle';
+const DOCUMENT = new URL('../state-machines/campaign-lifecycle.asl.json', import.meta.url).pathname;
+
+export interface CampaignLifecycleProps {
+  bucket: Bucket;
+  campaigns: TableV2;
+  credentials: VoiceApiCredentials;
+  settings: Record<string, string>;
+}
+
+/**
+ * The lifecycle state machine, deployed from state-machines/campaign-lifecycle.asl.json (the file the local
+ * runner executes), and the one function behind its Task states.
+ */
+export class CampaignLifecycle extends Construct {
+  public readonly stateMachine: StateMachine;
+  public readonly steps: CallsheetFunction;
+  public readonly events: EventBus;
+
+  constructor(scope: Construct, id: string, props: CampaignLifecycleProps) {
+    super(scope, id);
+    this.events = new EventBus(this, 'Events', { eventBusName: 'callsheet' });
+    this.steps = new CallsheetFunction(this, 'Steps', {
+      folder: 'lifecycle',
+      description: 'callsheet: the campaign lifecycle steps (create, watch, pause/resume, report)',
+      environment: { EVENT_BUS_NAME: this.events.eventBusName, ...props.settings },
+    });
+    const fn = this.steps.fn;
+    this.steps.bindTable('campaigns', props.campaigns, 'readWrite');
+    props.credentials.bindTo(fn);
+    props.bucket.grantRead(fn, 'parts/*');
+    props.bucket.grantPut(fn, 'reports/*');
+    this.events.grantPutEventsTo(fn);
+
+    this.stateMachine = new StateMachine(this, 'StateMachine', {
+      stateMachineName: LIFECYCLE_NAME,
+      stateMachineType: StateMachineType.STANDARD,
+      // Inline, so the template shows exactly the document the local runner executes.
+      definitionBody: DefinitionBody.fromString(readFileSync(DOCUMENT, 'utf8')),
+      definitionSubstitutions: { LifecycleFunctionArn: fn.functionArn },
+      tracingEnabled: true,
+      logs: {
+        destination: new LogGroup(this, 'Logs', {
+          retention: RetentionDays.ONE_MONTH,
+          removalPolicy: RemovalPolicy.DESTROY,
+        }),
+        level: LogLevel.ALL,
+      },
+      timeout: Duration.days(30),
+    });
+    fn.grantInvoke(this.stateMachine.role);
+    // Continue-as-new and the transition count: this machine's own executions only (by name, not by token,
+    // because the machine's ARN depends on this function).
+    const account = Stack.of(this).account;
+    fn.addToRolePolicy(
+      new PolicyStatement({
+        actions: ['states:StartExecution'],
+        resources: [`arn:${Aws.PARTITION}:states:${Aws.REGION}:${account}:stateMachine:${LIFECYCLE_NAME}`],
+      }),
+    );
+    fn.addToRolePolicy(
+      new PolicyStatement({
+        actions: ['states:GetExecutionHistory'],
+        resources: [`arn:${Aws.PARTITION}:states:${Aws.REGION}:${account}:execution:${LIFECYCLE_NAME}:*`],
+      }),
+    );
+    acknowledge(
+      fn,
+      'Scoped wildcards: objects under parts/ (read) and reports/ (write) of the upload bucket, with the S3 action groups CDK grants for them, and the executions of this one state machine.',
+      [
+        'IAM5[Action::s3:GetObject*]',
+        'IAM5[Action::s3:GetBucket*]',
+        'IAM5[Action::s3:List*]',
+        'IAM5[Action::s3:Abort*]',
+        'IAM5[Resource::<Uploads81B643AD.Arn>/parts/*]',
+        'IAM5[Resource::<Uploads81B643AD.Arn>/reports/*]',
+        `IAM5[Resource::arn:<AWS::Partition>:states:<AWS::Region>:<AWS::AccountId>:execution:${LIFECYCLE_NAME}:*]`,
+      ],
+    );
+    acknowledge(
+      this.stateMachine,
+      'The state machine may invoke any version of its one step function, and log delivery and X-Ray need *.',
+      ['IAM5[Resource::*]', 'IAM5[Resource::<LifecycleStepsFunction518B6278.Arn>:*]'],
+    );
+  }
+}

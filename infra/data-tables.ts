@@ -1,0 +1,25 @@
+import { RemovalPolicy } from 'aws-cdk-lib';
+import { AttributeType, Billing, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import { Construct } from 'constructs';
+import { TABLES, type TableName } from '../functions/commons/tables.ts';
+
+/** callsheet's DynamoDB tables, from the same list the local stack creates in dynalite. */
+export class DataTables extends Construct {
+  public readonly tables: Record<TableName, TableV2>;
+
+  constructor(scope: Construct, id: string) {
+    super(scope, id);
+    this.tables = Object.fromEntries(
+      (Object.entries(TABLES) as [TableName, (typeof TABLES)[TableName]][]).map(([name, t]) => [
+        name,
+        new TableV2(this, name, {
+          partitionKey: { name: t.partitionKey, type: AttributeType.STRING },
+          billing: Billing.onDemand(),
+          pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+          deletionProtection: true,
+          removalPolicy: RemovalPolicy.RETAIN,
+        }),
+      ]),
+    ) as Record<TableName, TableV2>;
+  }
+}

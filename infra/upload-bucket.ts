@@ -1,0 +1,52 @@
+import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { BlockPublicAccess, Bucket, BucketEncryption, EventType, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
+import { SqsDestination } from 'aws-cdk-lib/aws-s3-notifications';
+import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+
+/**
+ * The bucket users drop sheets into (incoming/<agent>/<file>) and read reports from, with its access log bucket,
+ * and the queue its upload events go to. Versioned, so every upload version has its own identity and an original
+ * is never lost; only incoming/ raises events.
+ */
+export class UploadBucket extends Construct {
+  public readonly bucket: Bucket;
+  public readonly queue: Queue;
+  public readonly deadLetters: Queue;
+
+  constructor(scope: Construct, id: string) {
+    super(scope, id);
+    const logs = new Bucket(this, 'AccessLogs', {
+      encryption: BucketEncryption.S3_MANAGED,
+      blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
+      enforceSSL: true,
+      objectOwnership: ObjectOwnership.BUCKET_OWNER_PREFERRED,
+      removalPolicy: RemovalPolicy.RETAIN,
+      lifecycleRules: [{ expiration: Duration.days(365) }],
+    });
+    this.bucket = new Bucket(this, 'Uploads', {
+      versioned: true,
+      encryption: BucketEncryption.S3_MANAGED,
+      blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
+      enforceSSL: true,
+      serverAccessLogsBucket: logs,
+      serverAccessLogsPrefix: 'uploads/',
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    this.deadLetters = new Queue(this, 'IntakeDeadLetters', {
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      retentionPeriod: Duration.days(14),
+    });
+    this.queue = new Queue(this, 'IntakeQueue', {
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      // Six times the intake function's timeout, as Lambda's SQS guidance asks.
+      visibilityTimeout: Duration.minutes(30),
+      deadLetterQueue: { queue: this.deadLetters, maxReceiveCount: 5 },
+    });
+    this.bucket.addEventNotification(EventType.OBJECT_CREATED, new SqsDestination(this.queue), {
+      prefix: 'incoming/',
+    });
+  }
+}
