@@ -31,6 +31,12 @@ describe('callsheet run', () => {
       expect(part.simulatedDuration).toMatch(/^P(\d+D)?(T(\d+H)?(\d+M)?(\d+S)?)?$/);
       expect(part.report).toMatch(/^s3:\/\/callsheet-uploads\/reports\/.+\/part-\d\.json$/);
     }
+    // The campaigns are remembered in the data directory, so an operator command knows they have ended.
+    const late = await runCli(['campaign', 'pause', result.parts[0].campaignId], env());
+    expect(late.code).toBe(1);
+    expect(late.stderr).toContain('has already ended (completed)');
+    const unknown = await runCli(['campaign', 'cancel', 'cmp_unknown'], env());
+    expect(unknown.stderr).toContain('callsheet has no campaign cmp_unknown');
   });
 
   it('exits 1 with the reason when nothing in the sheet can be called', async () => {

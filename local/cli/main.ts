@@ -1,11 +1,19 @@
 import { type Command, helpText, runCommand, UsageError } from './command.ts';
+import { campaignCommand } from './commands/campaign.ts';
 import { demoCommand } from './commands/demo.ts';
 import { emulatorCommand } from './commands/emulator.ts';
 import { runCommand as runPipelineCommand } from './commands/run.ts';
 import { suppressCommand } from './commands/suppress.ts';
 import { validateCommand } from './commands/validate.ts';
 
-const COMMANDS: Command[] = [runPipelineCommand, demoCommand, emulatorCommand, suppressCommand, validateCommand];
+const COMMANDS: Command[] = [
+  runPipelineCommand,
+  campaignCommand,
+  demoCommand,
+  emulatorCommand,
+  suppressCommand,
+  validateCommand,
+];
 
 function overview(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length));

@@ -1,0 +1,58 @@
+import { documentClient, readAwsSettings } from '../../../functions/commons/aws/clients.ts';
+import { EnvReader } from '../../../functions/commons/config.ts';
+import { TABLES } from '../../../functions/commons/tables.ts';
+import { CampaignControl } from '../../../functions/lifecycle/campaign-control.ts';
+import { CampaignStore, type ManualControl } from '../../../functions/lifecycle/campaign-store.ts';
+import { localDynamoPath } from '../../stack/data-dir.ts';
+import { startDynamo } from '../../stack/dynamo.ts';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../stack/local-aws.ts';
+import { type Command, UsageError } from '../command.ts';
+
+const ACTIONS: ManualControl[] = ['pause', 'resume', 'cancel'];
+
+export const campaignCommand: Command = {
+  name: 'campaign',
+  summary: 'pause, resume or cancel a running campaign; its workflow acts on it at its next step',
+  usage: 'campaign pause|resume|cancel <campaign id>',
+  allowPositionals: true,
+  options: {},
+  help: [
+    'A manual pause outranks the calling window; resume never opens a closed window; cancel pauses the',
+    'campaign for good and ends its part as cancelled. The campaign id is in the part report.',
+    '',
+    'Works on the deployed table when CAMPAIGNS_TABLE is set (with the usual AWS credentials and region),',
+    'otherwise on the local stack in $CALLSHEET_DATA_DIR (default .callsheet/).',
+  ],
+  async run(_values, positionals) {
+    const [action, id, ...extra] = positionals;
+    if (!ACTIONS.includes(action as ManualControl) || !id || extra.length > 0)
+      throw new UsageError('say pause, resume or cancel, then the campaign id');
+    const table = process.env[TABLES.campaigns.env];
+    let close = async () => {};
+    let store: CampaignStore;
+    if (table) {
+      const env = new EnvReader(process.env);
+      const aws = readAwsSettings(env);
+      env.done();
+      store = new CampaignStore(documentClient(aws), table);
+    } else {
+      const dynamo = await startDynamo({ path: localDynamoPath() });
+      store = new CampaignStore(
+        documentClient({
+          region: LOCAL_REGION,
+          endpoints: { dynamodb: dynamo.endpoint },
+          credentials: LOCAL_CREDENTIALS,
+        }),
+        dynamo.tables.campaigns,
+      );
+      close = () => dynamo.close();
+    }
+    try {
+      const { partKey } = await new CampaignControl(store).request(id, action as ManualControl);
+      console.log(`${action} requested for campaign ${id} (part ${partKey}); its workflow acts at its next step.`);
+      return 0;
+    } finally {
+      await close();
+    }
+  },
+};
