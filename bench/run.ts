@@ -4,8 +4,9 @@
  */
 import { clientOverhead } from './client-overhead.ts';
 import { intakeBench } from './intake.ts';
+import { lifecycleBench } from './lifecycle.ts';
 
-const results = [await clientOverhead(), ...(await intakeBench())];
+const results = [await clientOverhead(), ...(await intakeBench()), ...(await lifecycleBench())];
 for (const r of results) {
   console.log(`${r.name}: ${r.ratio.toFixed(2)}× ${r.baseline} (${r.detail})${r.target ? `; target ${r.target}` : ''}`);
 }

@@ -96,7 +96,16 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   const lifecycle =
     options.lifecycle ??
     localLifecycleMachine(
-      lambdaInvoke(makeLifecycleHandler(await buildLifecycleSteps(readLifecycleConfig(env), { now }), log)),
+      lambdaInvoke(
+        makeLifecycleHandler(
+          await buildLifecycleSteps(readLifecycleConfig(env), {
+            now,
+            // The client's pacing runs on real time; in simulated time a day of polls would take real minutes.
+            ...(clock ? { api: { requestsPerMinute: 0 } } : {}),
+          }),
+          log,
+        ),
+      ),
       scheduler,
     );
   const stateMachineArn = sfn.register(lifecycle);
