@@ -1,12 +1,7 @@
-import { documentClient, readAwsSettings } from '../../../functions/commons/aws/clients.ts';
-import { EnvReader } from '../../../functions/commons/config.ts';
-import { TABLES } from '../../../functions/commons/tables.ts';
 import { CampaignControl } from '../../../functions/lifecycle/campaign-control.ts';
 import { CampaignStore, type ManualControl } from '../../../functions/lifecycle/campaign-store.ts';
-import { localDynamoPath } from '../../stack/data-dir.ts';
-import { startDynamo } from '../../stack/dynamo.ts';
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../stack/local-aws.ts';
 import { type Command, UsageError } from '../command.ts';
+import { openTable } from '../table-access.ts';
 
 const ACTIONS: ManualControl[] = ['pause', 'resume', 'cancel'];
 
@@ -27,26 +22,8 @@ export const campaignCommand: Command = {
     const [action, id, ...extra] = positionals;
     if (!ACTIONS.includes(action as ManualControl) || !id || extra.length > 0)
       throw new UsageError('say pause, resume or cancel, then the campaign id');
-    const table = process.env[TABLES.campaigns.env];
-    let close = async () => {};
-    let store: CampaignStore;
-    if (table) {
-      const env = new EnvReader(process.env);
-      const aws = readAwsSettings(env);
-      env.done();
-      store = new CampaignStore(documentClient(aws), table);
-    } else {
-      const dynamo = await startDynamo({ path: localDynamoPath() });
-      store = new CampaignStore(
-        documentClient({
-          region: LOCAL_REGION,
-          endpoints: { dynamodb: dynamo.endpoint },
-          credentials: LOCAL_CREDENTIALS,
-        }),
-        dynamo.tables.campaigns,
-      );
-      close = () => dynamo.close();
-    }
+    const { db, table, close } = await openTable('campaigns');
+    const store = new CampaignStore(db, table);
     try {
       const { partKey } = await new CampaignControl(store).request(id, action as ManualControl);
       console.log(`${action} requested for campaign ${id} (part ${partKey}); its workflow acts at its next step.`);

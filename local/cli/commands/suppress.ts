@@ -1,41 +1,9 @@
-import { documentClient, readAwsSettings } from '../../../functions/commons/aws/clients.ts';
-import { EnvReader } from '../../../functions/commons/config.ts';
 import { SuppressionList } from '../../../functions/commons/suppression-list.ts';
-import { TABLES } from '../../../functions/commons/tables.ts';
 import { isCountryCode, normalizePhone } from '../../../functions/intake/phone.ts';
-import { localDynamoPath } from '../../stack/data-dir.ts';
-import { startDynamo } from '../../stack/dynamo.ts';
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../stack/local-aws.ts';
 import { type Command, UsageError } from '../command.ts';
+import { openTable } from '../table-access.ts';
 
 const ACTIONS = ['add', 'remove', 'list'] as const;
-
-/** The deployed table when SUPPRESSION_TABLE is set (AWS credentials as usual); else the local stack's. */
-async function openList(): Promise<{ list: SuppressionList; where: string; close: () => Promise<void> }> {
-  const table = process.env[TABLES.suppression.env];
-  if (table) {
-    const env = new EnvReader(process.env);
-    const aws = readAwsSettings(env);
-    env.done();
-    const db = documentClient(aws);
-    return { list: new SuppressionList(db, table), where: `DynamoDB table ${table}`, close: async () => db.destroy() };
-  }
-  const path = localDynamoPath();
-  const dynamo = await startDynamo({ path });
-  const db = documentClient({
-    region: LOCAL_REGION,
-    endpoints: { dynamodb: dynamo.endpoint },
-    credentials: LOCAL_CREDENTIALS,
-  });
-  return {
-    list: new SuppressionList(db, dynamo.tables.suppression),
-    where: `the local stack (${path})`,
-    close: async () => {
-      db.destroy();
-      await dynamo.close();
-    },
-  };
-}
 
 export const suppressCommand: Command = {
   name: 'suppress',
@@ -75,7 +43,8 @@ export const suppressCommand: Command = {
       return result.e164;
     });
 
-    const { list, where, close } = await openList();
+    const { db, table, where, close } = await openTable('suppression');
+    const list = new SuppressionList(db, table);
     try {
       if (action === 'add') {
         await list.add(phones, (values.reason as string | undefined) ?? 'opted out', 'cli');
