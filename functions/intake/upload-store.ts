@@ -1,5 +1,5 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { isConditionFailed } from '../commons/aws/conditional-write.ts';
 import type { UploadRef } from './upload-ref.ts';
 
 export interface UploadOutcome {
@@ -26,10 +26,6 @@ export type Claim = { kind: 'claimed'; attempts: number } | { kind: 'done'; reco
 
 const uploadKey = (id: string) => `upload#${id}`;
 const contentKey = (sha: string) => `content#${sha}`;
-
-function conditionFailed(err: unknown): boolean {
-  return err instanceof ConditionalCheckFailedException || (err as Error).name === 'ConditionalCheckFailedException';
-}
 
 /**
  * What intake remembers about uploads, so duplicate and concurrent deliveries of one S3 event do the work once.
@@ -81,7 +77,7 @@ export class UploadStore {
       );
       return { kind: 'claimed', attempts: Number(out.Attributes?.attempts ?? 1) };
     } catch (err) {
-      if (!conditionFailed(err)) throw err;
+      if (!isConditionFailed(err)) throw err;
     }
     const record = await this.get(id);
     return record?.state === 'done' ? { kind: 'done', record } : { kind: 'busy' };
@@ -120,7 +116,7 @@ export class UploadStore {
         }),
       );
     } catch (err) {
-      if (!conditionFailed(err)) throw err;
+      if (!isConditionFailed(err)) throw err;
     }
   }
 
@@ -146,7 +142,7 @@ export class UploadStore {
       );
       return null;
     } catch (err) {
-      if (!conditionFailed(err)) throw err;
+      if (!isConditionFailed(err)) throw err;
     }
     const out = await this.db.send(
       new GetCommand({ TableName: this.table, Key: { pk: contentKey(sha256) }, ConsistentRead: true }),

@@ -1,5 +1,5 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { isConditionFailed } from '../commons/aws/conditional-write.ts';
 
 export type ManualControl = 'pause' | 'resume' | 'cancel';
 
@@ -31,8 +31,6 @@ export interface CampaignRecord {
 
 const partPk = (partKey: string) => `part#${partKey}`;
 const campaignPk = (campaignId: string) => `campaign#${campaignId}`;
-const failedCondition = (err: unknown) =>
-  err instanceof ConditionalCheckFailedException || (err as Error).name === 'ConditionalCheckFailedException';
 
 /**
  * The campaigns table. A part's record is written before and after each create call (intent, then result), so a
@@ -101,7 +99,7 @@ export class CampaignStore {
       );
       return { mayCreate: true, record: out.Attributes as CampaignRecord };
     } catch (err) {
-      if (!failedCondition(err)) throw err;
+      if (!isConditionFailed(err)) throw err;
       return { mayCreate: false, record: (await this.get(partKey)) as CampaignRecord };
     }
   }
