@@ -25,7 +25,9 @@ export class CallsheetStack extends Stack {
       const value = this.node.tryGetContext(`callsheet:${name}`);
       if (typeof value === 'string' && value !== '') settings[name] = value;
     }
-    settings.VOICE_API_URL ??= 'https://api.example.com';
+    // No default: a stack pointed at a made-up URL would deploy fine and fail on every upload.
+    if (!settings.VOICE_API_URL)
+      throw new Error('Set the Voice API URL: cdk synth|deploy -c callsheet:VOICE_API_URL=https://… (README, Deploy)');
     this.credentials = new VoiceApiCredentials(this, 'VoiceApiCredentials');
     this.uploads = new UploadBucket(this, 'Uploads');
     this.data = new DataTables(this, 'Data');

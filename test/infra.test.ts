@@ -7,7 +7,10 @@ let template: Template;
 let synth: () => void;
 
 beforeAll(() => {
-  const { app, stack } = buildApp({ outdir: `${process.env.TMPDIR ?? '/tmp'}/callsheet-cdk-test-${process.pid}` });
+  const { app, stack } = buildApp({
+    outdir: `${process.env.TMPDIR ?? '/tmp'}/callsheet-cdk-test-${process.pid}`,
+    context: { 'callsheet:VOICE_API_URL': 'https://voice.example.test' },
+  });
   synth = () => app.synth();
   synth();
   template = Template.fromStack(stack);
@@ -46,6 +49,12 @@ describe('CDK app', () => {
       BatchSize: 1,
       FunctionResponseTypes: ['ReportBatchItemFailures'],
     });
+  });
+
+  it('refuses to synthesize without the Voice API URL', () => {
+    expect(() => buildApp({ outdir: `${process.env.TMPDIR ?? '/tmp'}/callsheet-cdk-nourl-${process.pid}` })).toThrow(
+      /callsheet:VOICE_API_URL/,
+    );
   });
 
   it('creates the tables the local stack creates, and Node 22 functions that name them', () => {

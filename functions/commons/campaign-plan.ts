@@ -33,3 +33,15 @@ export interface CampaignPlan {
   /** Where reports for this upload go: `reports/<upload id>/`. */
   reportPrefix: string;
 }
+
+/**
+ * A part's lasting name: the name of its first execution (so Step Functions refuses a second start) and the key of
+ * its campaign record. Upload ids are at most 57 characters, so every name stays within the 80 Step Functions allows.
+ */
+export const partKey = (uploadId: string, part: number): string => `${uploadId}-p${part}`;
+
+/** The execution that continues a part's lifecycle for the n-th time. */
+export const continuationName = (key: string, generation: number): string => `${key}-g${generation}`;
+
+/** The part an execution belongs to, from its name (first execution or continuation). */
+export const partKeyOfExecution = (name: string): string => name.replace(/-g\d+$/, '');

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { partKey } from '../commons/campaign-plan.ts';
 
 /** One uploaded object version, as an S3 event names it (key already URL-decoded). */
 export interface UploadRef {
@@ -56,8 +57,8 @@ export function uploadId(ref: UploadRef): string {
   return `${slug || 'upload'}-${digest}`;
 }
 
-/** Step Functions execution names: at most 80 of [A-Za-z0-9-_]; unique per upload version and part. */
-export const executionName = (id: string, part: number): string => `${id}-p${part}`.slice(-80);
+/** Step Functions execution names: unique per upload version and part. */
+export const executionName = partKey;
 
 /** Where the upload sits under `incoming/`: the first folder names the agent. */
 export function agentFolder(key: string): { agent: string | null; relative: string } {

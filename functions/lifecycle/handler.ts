@@ -1,6 +1,6 @@
 import middy from '@middy/core';
 import type { Log } from '../commons/log.ts';
-import type { LifecycleSteps, StepInput } from './lifecycle-steps.ts';
+import { type LifecycleSteps, partKeyOf, type StepInput } from './lifecycle-steps.ts';
 
 /**
  * One function behind every Task state of the lifecycle state machine; `action` names the state. Errors are
@@ -8,7 +8,7 @@ import type { LifecycleSteps, StepInput } from './lifecycle-steps.ts';
  */
 export function makeLifecycleHandler(steps: LifecycleSteps, log: Log) {
   return middy(async (input: StepInput): Promise<unknown> => {
-    const where = { action: input.action, part: `${input.plan.uploadId}-p${input.plan.part.index}` };
+    const where = { action: input.action, part: partKeyOf(input.plan) };
     try {
       switch (input.action) {
         case 'checkAgent':

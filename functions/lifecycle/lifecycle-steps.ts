@@ -4,7 +4,7 @@ import ExcelJS from 'exceljs';
 import { lookUpAgent } from '../commons/agent-lookup.ts';
 import type { ObjectStore } from '../commons/aws/object-store.ts';
 import { windowStateAt } from '../commons/calling-window.ts';
-import type { CampaignPlan } from '../commons/campaign-plan.ts';
+import { type CampaignPlan, continuationName, partKey } from '../commons/campaign-plan.ts';
 import type { VoiceApiClient } from '../commons/voice-api/client.ts';
 import { AmbiguousRequestError, NotFoundError } from '../commons/voice-api/errors.ts';
 import type { CampaignStats } from '../commons/voice-api/types.ts';
@@ -64,7 +64,7 @@ export interface LifecycleDeps {
   settings: LifecycleSettings;
 }
 
-export const partKeyOf = (plan: CampaignPlan) => `${plan.uploadId}-p${plan.part.index}`;
+export const partKeyOf = (plan: CampaignPlan) => partKey(plan.uploadId, plan.part.index);
 const iso = (ms: number) => new Date(ms).toISOString();
 
 /** `YYYY-MM-DDTHH:MM:SS` as the clock on the wall in `timeZone` shows the instant. */
@@ -219,13 +219,12 @@ export class LifecycleSteps {
     const carry = input.carry ?? {};
     const used = await this.transitions(input.execution);
     const generation = (carry.generation ?? 0) + 1;
-    const { stateMachineArn, name } = splitExecutionArn(input.execution);
-    const base = name.replace(/-g\d+$/, '');
+    const stateMachineArn = stateMachineOf(input.execution);
     const next = { ...carry, steps: 0, generation, transitionsBefore: (carry.transitionsBefore ?? 0) + used };
     const out = await this.deps.sfn.send(
       new StartExecutionCommand({
         stateMachineArn,
-        name: `${base}-g${generation}`.slice(-80),
+        name: continuationName(partKeyOf(input.plan), generation),
         input: JSON.stringify({ plan: input.plan, carry: next }),
       }),
     );
@@ -403,12 +402,10 @@ export class LifecycleSteps {
   }
 }
 
-function splitExecutionArn(arn: string): { stateMachineArn: string; name: string } {
-  const parts = arn.split(':');
-  const name = parts.pop() as string;
-  const machine = parts.pop() as string;
-  parts[5] = 'stateMachine';
-  return { stateMachineArn: [...parts.slice(0, 6), machine].join(':'), name };
+/** arn:…:execution:<machine>:<name> → arn:…:stateMachine:<machine> */
+function stateMachineOf(executionArn: string): string {
+  const [arn, partition, service, region, account, , machine] = executionArn.split(':');
+  return [arn, partition, service, region, account, 'stateMachine', machine].join(':');
 }
 
 /** The error the state machine caught, as the report shows it; Lambda's Cause is JSON with errorMessage. */

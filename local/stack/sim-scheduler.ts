@@ -33,8 +33,8 @@ export class SimScheduler {
   sleep(id: string, wakeAt: number): void {
     this.join(id);
     const actor = this.actors.get(id) as Actor;
+    // No advance here: the execution reaches its next task's gate (which advances) right after the Wait.
     actor.wakeAt = Math.max(wakeAt, this.clock.now());
-    queueMicrotask(() => this.advance());
   }
 
   /** Called before each task: resolves once this execution's wait (if any) is over. */

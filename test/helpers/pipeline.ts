@@ -21,6 +21,7 @@ export function usePipeline(settings: Record<string, string> = {}): PipelineFixt
       voiceApi: { url: fixture.f.emu.url, apiKey: TEST_KEY },
       clock: fixture.f.emu.core.clock,
       settings: { DEFAULT_COUNTRY: 'US', ...settings },
+      // CALLSHEET_TEST_LOG=1 prints the handlers' log lines, for finding out why a run went wrong.
       ...(process.env.CALLSHEET_TEST_LOG ? { log: jsonLog('test', (l) => console.log(l)) } : {}),
     });
   });
@@ -40,20 +41,9 @@ export async function uploadAndRun(
   body: Buffer,
   metadata: Record<string, string> = {},
 ): Promise<LocalExecution[]> {
-  const before = new Set(p.stack.sfn.executions.keys());
-  await p.stack.s3Client.send(
-    new PutObjectCommand({ Bucket: p.stack.bucket, Key: key, Body: body, Metadata: metadata }),
-  );
-  await p.stack.intakeQueue.idle();
+  const started = await uploadOnly(p, key, body, metadata);
   await p.stack.sfn.settled();
-  if (process.env.CALLSHEET_TEST_LOG) {
-    const { ListObjectsV2Command } = await import('@aws-sdk/client-s3');
-    const out = await p.stack.s3Client.send(new ListObjectsV2Command({ Bucket: p.stack.bucket, Prefix: 'reports/' }));
-    for (const o of out.Contents ?? [])
-      if (o.Key?.endsWith('report.json'))
-        console.log(JSON.stringify((await readJson<{ error: unknown }>(p, o.Key)).error));
-  }
-  return [...p.stack.sfn.executions.values()].filter((e) => !before.has(e.executionArn));
+  return started();
 }
 
 /** Uploads and waits for intake only, so a test can script operator actions before the run plays out. */

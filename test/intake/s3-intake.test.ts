@@ -266,5 +266,15 @@ describe('intake on the local stack (s3rver, dynalite, local Step Functions, emu
     expect(report.status).toBe('launched');
     expect(executionsFor(report.uploadId)).toHaveLength(1);
     expect(await keys('incoming/')).toEqual([]);
+    // The first delivery gave up on the API's 503s; the redelivery took the released upload over.
+    const db = documentClient({
+      region: 'us-east-1',
+      endpoints: { dynamodb: stack.dynamo.endpoint },
+      credentials: LOCAL_CREDENTIALS,
+    });
+    expect(await new UploadStore(db, stack.dynamo.tables.uploads).get(report.uploadId)).toMatchObject({
+      state: 'done',
+      attempts: 2,
+    });
   });
 });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { documentClient } from '../../functions/commons/aws/clients.ts';
+import { partKeyOfExecution } from '../../functions/commons/campaign-plan.ts';
 import { CampaignControl } from '../../functions/lifecycle/campaign-control.ts';
 import { CampaignStore } from '../../functions/lifecycle/campaign-store.ts';
 import { LOCAL_CREDENTIALS } from '../../local/stack/local-aws.ts';
@@ -35,7 +36,7 @@ async function reportOf(execution: LocalExecution | undefined): Promise<PartRepo
   return readJson<PartReport>(p, `${plan.reportPrefix}part-${plan.part.index}.json`);
 }
 
-const partKeyOf = (e: LocalExecution) => e.name.replace(/-g\d+$/, '');
+const partKeyOf = (e: LocalExecution) => partKeyOfExecution(e.name);
 
 describe('manual control and failures', () => {
   it('an operator pauses and later resumes a running campaign; nobody is dialled in between', async () => {

@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
-import { PutObjectCommand } from '@aws-sdk/client-s3';
+import { ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
 import { documentClient } from '../../../functions/commons/aws/clients.ts';
 import { parseWindowRules, WindowSpecError, windowStateAt } from '../../../functions/commons/calling-window.ts';
-import type { CampaignPlan } from '../../../functions/commons/campaign-plan.ts';
+import { type CampaignPlan, partKeyOfExecution } from '../../../functions/commons/campaign-plan.ts';
 import { isValidTimeZone } from '../../../functions/commons/voice-api/contract.ts';
 import { VoiceApiClient } from '../../../functions/commons/voice-api/index.ts';
 import { isCountryCode } from '../../../functions/intake/phone.ts';
@@ -226,7 +226,6 @@ async function readJson<T>(stack: Awaited<ReturnType<typeof startLocalStack>>, k
 }
 
 async function listReports(stack: Awaited<ReturnType<typeof startLocalStack>>, key: string): Promise<IntakeReport[]> {
-  const { ListObjectsV2Command } = await import('@aws-sdk/client-s3');
   const out = await stack.s3Client.send(new ListObjectsV2Command({ Bucket: stack.bucket, Prefix: 'reports/' }));
   const reports: IntakeReport[] = [];
   for (const o of out.Contents ?? []) {
@@ -245,7 +244,7 @@ async function show(
   now: number,
 ): Promise<void> {
   const latest = new Map<string, LocalExecution>();
-  for (const e of executions) latest.set(e.name.replace(/-g\d+$/, ''), e);
+  for (const e of executions) latest.set(partKeyOfExecution(e.name), e);
   const lines: string[] = [];
   for (const [partKey, e] of latest) {
     const { plan } = JSON.parse(e.input) as { plan: CampaignPlan };
