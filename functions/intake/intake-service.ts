@@ -190,8 +190,7 @@ export class IntakeService {
     const keys = reportKeys(id);
     const v = decision.validation;
     const annotated = v?.scanned ? keys.annotated : null;
-    if (v?.scanned && annotated)
-      await objects.put(ref.bucket, annotated, await annotatedWorkbook(v.scanned, v.parts, v.rejections), XLSX_TYPE);
+    if (v?.scanned && annotated) await objects.put(ref.bucket, annotated, await annotatedWorkbook(v), XLSX_TYPE);
     const report: IntakeReport = {
       uploadId: id,
       status: decision.status,

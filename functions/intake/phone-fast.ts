@@ -85,16 +85,19 @@ function isValidIn(p: Plan, national: string): boolean {
   return p.hasTypes ? hasType(p, national) : p.general.test(national);
 }
 
-/** getCountryByCallingCode: the one country, or the first whose leading digits or number types fit. */
-function countryFor(callingCode: string, national: string): string | undefined {
+/**
+ * getCountryByCallingCode: the one country, or the first whose leading digits or number types fit. `typed` says
+ * the number was already found to have a type there, so its validity need not be checked again.
+ */
+function countryFor(callingCode: string, national: string): { country: string; typed: boolean } | undefined {
   const countries = metadata.getCountryCodesForCallingCode(callingCode);
   if (!countries || countries.length === 0) return undefined;
-  if (countries.length === 1) return countries[0];
+  if (countries.length === 1) return { country: countries[0] as string, typed: false };
   for (const c of countries) {
     const p = plan(c);
     if (p.leadingDigits) {
-      if (national.search(p.leadingDigits) === 0) return c;
-    } else if (hasType(p, national)) return c;
+      if (national.search(p.leadingDigits) === 0) return { country: c, typed: false };
+    } else if (hasType(p, national)) return { country: c, typed: true };
   }
   return undefined;
 }
@@ -126,7 +129,7 @@ function extractNational(p: Plan, number: string, country: string | undefined): 
   if (stripped === number) return number;
   if (p.general.test(number) && !p.general.test(stripped)) return number;
   if (p.lengths) {
-    const c = country ?? countryFor(p.callingCode, stripped);
+    const c = country ?? countryFor(p.callingCode, stripped)?.country;
     const check = lengthCheck(stripped, c ? plan(c).lengths : p.lengths);
     if (check === 'TOO_SHORT' || check === 'INVALID_LENGTH') return number;
   }
@@ -179,8 +182,10 @@ export function fastParse(
   if (digits.length < 4 || digits.length > 17) return undefined;
   const parts = split(digits, text.startsWith('+'), defaultCountry);
   if (!parts || parts.national.length < 2) return undefined;
-  const country = countryFor(parts.callingCode, parts.national) ?? parts.country;
+  const found = countryFor(parts.callingCode, parts.national);
+  const country = found?.country ?? parts.country;
   if (!country) return undefined;
-  if (!isValidIn(plan(country), parts.national)) return undefined;
+  // hasType implies validity: for a plan with types, isValid is exactly "has a type".
+  if (!(found?.typed && plan(country).hasTypes) && !isValidIn(plan(country), parts.national)) return undefined;
   return { e164: `+${parts.callingCode}${parts.national}`, country };
 }

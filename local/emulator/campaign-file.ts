@@ -46,7 +46,7 @@ async function firstSheetRows(bytes: Buffer, fileName: string): Promise<RawRow[]
   try {
     for await (const sheet of workbook.sheets()) {
       const rows: RawRow[] = [];
-      for await (const r of sheet.rows) if (first === null) rows.push(r);
+      for await (const batch of sheet.batches) if (first === null) rows.push(...batch);
       first ??= rows;
     }
   } catch (err) {

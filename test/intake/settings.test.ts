@@ -2,6 +2,7 @@ import ExcelJS from 'exceljs';
 import { describe, expect, it } from 'vitest';
 import { readSettings } from '../../functions/intake/settings.ts';
 import { validateUpload } from '../../functions/intake/validate-upload.ts';
+import { xlsx } from '../helpers/sheets.ts';
 
 async function withSettings(settings: (string | number | Date)[][], phones = ['4155552671']): Promise<Buffer> {
   const wb = new ExcelJS.Workbook();
@@ -52,6 +53,23 @@ describe('upload settings', () => {
     });
     // The upload's default country wins over the deployment's: 4155552671 is not a valid UK number.
     expect(out.report.rejected).toEqual([{ row: 2, reason: 'invalid_phone', input: '4155552671' }]);
+  });
+
+  it('reads numbers in the country named by a Settings sheet before the contacts, or by S3 metadata', async () => {
+    const wb = new ExcelJS.Workbook();
+    wb.addWorksheet('Settings').addRow(['default country', 'GB']);
+    const contacts = wb.addWorksheet('Contacts');
+    for (const r of [['Phone Number'], ['020 7946 0018'], ['4155552671']]) contacts.addRow(r);
+    const first = await validateUpload(Buffer.from(await wb.xlsx.writeBuffer()), 'gb.xlsx', { defaultCountry: 'US' });
+    expect(first.report.contacts.map((c) => c.phone)).toEqual(['+442079460018']);
+    expect(first.report.rejected).toEqual([{ row: 3, reason: 'invalid_phone', input: '4155552671' }]);
+
+    const plain = await xlsx([['Phone Number'], ['020 7946 0018'], ['4155552671']]);
+    const viaMetadata = await validateUpload(plain, 'gb.xlsx', {
+      defaultCountry: 'US',
+      metadata: { 'default-country': 'GB' },
+    });
+    expect(viaMetadata.report.contacts.map((c) => c.phone)).toEqual(['+442079460018']);
   });
 
   it('the upload time zone decides ambiguous numbers, and the report says it came from a setting', async () => {

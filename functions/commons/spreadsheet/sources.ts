@@ -1,8 +1,8 @@
-import { Readable } from 'node:stream';
 import ExcelJS from 'exceljs';
 import { type Cell, cellValue } from './cell.ts';
 import { FileProblem } from './file-problem.ts';
 import type { ReadLimits } from './limits.ts';
+import { workbookFeed } from './workbook-feed.ts';
 import { inspectXlsx } from './zip-guard.ts';
 
 export type SheetFormat = 'xlsx' | 'xls' | 'csv';
@@ -15,7 +15,8 @@ export interface RawRow {
 
 export interface SheetSource {
   name: string;
-  rows: AsyncIterable<RawRow>;
+  /** The sheet's rows in order, a batch at a time: a promise per row costs more than reading the row. */
+  batches: AsyncIterable<RawRow[]>;
 }
 
 export interface OpenedWorkbook {
@@ -62,29 +63,44 @@ async function* xlsxSheets(bytes: Buffer, limits: ReadLimits): AsyncIterable<She
   const inspection = await inspectXlsx(bytes, limits);
   const byPath = new Map(inspection.sheets.map((s) => [s.path, s.name]));
   const names = new Set(inspection.sheets.map((s) => s.name));
-  const reader = new ExcelJS.stream.xlsx.WorkbookReader(Readable.from(bytes), {
+  const feed = workbookFeed(inspection.entries);
+  const reader = new ExcelJS.stream.xlsx.WorkbookReader(feed.stream, {
     entries: 'emit',
     sharedStrings: 'cache',
     hyperlinks: 'ignore',
     styles: 'ignore',
     worksheets: 'emit',
   });
+  // The typings omit that the reader is an EventEmitter; `entries: 'emit'` reports each part as it is taken.
+  (reader as unknown as NodeJS.EventEmitter).on('entry', (e: { type: string }) => {
+    if (e.type === 'worksheet') feed.worksheetTaken();
+  });
   for await (const sheet of reader) {
-    const ws = sheet as unknown as { id: string | number; name: string } & AsyncIterable<{
-      number: number;
-      values: unknown[];
-    }>;
+    const ws = sheet as unknown as { id: string | number; name: string; parse(): AsyncIterable<SheetEvent[]> };
     // exceljs names a sheet only when the workbook's relationship target is relative; otherwise use ours.
     const name = names.has(ws.name) ? ws.name : (byPath.get(`xl/worksheets/sheet${ws.id}.xml`) ?? ws.name);
-    yield {
-      name,
-      rows: (async function* () {
-        for await (const row of ws) {
-          const values = Array.isArray(row.values) ? row.values : [];
-          yield { row: row.number, cells: values.slice(1).map(cellValue) };
-        }
-      })(),
-    };
+    yield { name, batches: rowBatches(ws.parse()) };
+  }
+}
+
+/** What exceljs's WorksheetReader.parse() yields: its own row iterator unwraps these one promise per row. */
+interface SheetEvent {
+  eventType: string;
+  value: { number: number; values: unknown[] };
+}
+
+async function* rowBatches(events: AsyncIterable<SheetEvent[]>): AsyncIterable<RawRow[]> {
+  for await (const batch of events) {
+    const rows: RawRow[] = [];
+    for (const { eventType, value } of batch) {
+      if (eventType !== 'row') continue;
+      const values = value.values;
+      const cells: Cell[] = [];
+      // values[0] is always empty: exceljs counts columns from 1.
+      for (let i = 1; i < values.length; i++) cells.push(cellValue(values[i]));
+      rows.push({ row: value.number, cells });
+    }
+    if (rows.length > 0) yield rows;
   }
 }
 
@@ -106,18 +122,30 @@ async function* xlsSheets(bytes: Buffer): AsyncIterable<SheetSource> {
   for (const name of wb.SheetNames) {
     const sheet = wb.Sheets[name];
     if (!sheet?.['!ref']) {
-      yield { name, rows: (async function* () {})() };
+      yield { name, batches: (async function* () {})() };
       continue;
     }
     const first = XLSX.utils.decode_range(sheet['!ref']).s.r;
     const grid = XLSX.utils.sheet_to_json<Cell[]>(sheet, { header: 1, raw: true, blankrows: true, defval: null });
     yield {
       name,
-      rows: (async function* () {
-        for (let i = 0; i < grid.length; i++) yield { row: first + i + 1, cells: grid[i] ?? [] };
-      })(),
+      batches: inBatches(grid.map((cells, i) => ({ row: first + i + 1, cells: cells ?? [] }))),
     };
   }
+}
+
+const BATCH_ROWS = 500;
+
+async function* inBatches(rows: Iterable<RawRow>): AsyncIterable<RawRow[]> {
+  let batch: RawRow[] = [];
+  for (const r of rows) {
+    batch.push(r);
+    if (batch.length === BATCH_ROWS) {
+      yield batch;
+      batch = [];
+    }
+  }
+  if (batch.length > 0) yield batch;
 }
 
 /** RFC 4180 records, comma or semicolon, with quotes, doubled quotes and line breaks inside quotes. */
@@ -167,11 +195,13 @@ function csvSheets(bytes: Buffer): AsyncIterable<SheetSource> {
   return (async function* () {
     yield {
       name: 'CSV',
-      rows: (async function* () {
-        let row = 0;
-        for (const record of csvRecords(text, delimiter))
-          yield { row: ++row, cells: record.map((f) => (f === '' ? null : f)) };
-      })(),
+      batches: inBatches(
+        (function* () {
+          let row = 0;
+          for (const record of csvRecords(text, delimiter))
+            yield { row: ++row, cells: record.map((f) => (f === '' ? null : f)) };
+        })(),
+      ),
     };
   })();
 }

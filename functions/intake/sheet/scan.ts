@@ -18,8 +18,10 @@ export interface ScannedUpload {
   headerRow: number;
   header: string[];
   columns: ContactColumns;
-  /** Non-blank data rows below the header, in order. */
-  rows: RawRow[];
+  /** Non-blank data rows below the header. */
+  rowCount: number;
+  /** The most cells in the header or any data row. */
+  width: number;
   /** Rows of a worksheet named Settings, if there is one. */
   settings: Cell[][] | null;
 }
@@ -35,24 +37,35 @@ function columnsOf(cells: Cell[]): ContactColumns | null {
   return { phone, name: idx('name'), customInstruction: idx('custom instruction') };
 }
 
-const blank = (cells: Cell[]) => cells.every((c) => cellText(c) === '');
+/** Called with each non-blank data row of the contact sheet, in order, as it is read. */
+export type RowVisitor = (row: RawRow, columns: ContactColumns) => void;
+
+const blankCell = (c: Cell | undefined): boolean =>
+  c === null || c === undefined || (typeof c === 'string' && c.trim() === '');
+const blank = (cells: Cell[]) => cells.every(blankCell);
 
 /**
  * Reads the contacts from the first worksheet whose header row (the first of its first 20 rows with a
  * `Phone Number` column; title rows above it are ignored) names the phone column, and the Settings worksheet.
+ * Contact rows go to `visit` as they stream past and are not kept, so memory does not grow with the sheet.
  * Every sheet is read to its end, because streamed sheets must be consumed in order.
  */
-export async function scanUpload(workbook: OpenedWorkbook, limits: ReadLimits): Promise<ScannedUpload> {
+export async function scanUpload(
+  workbook: OpenedWorkbook,
+  limits: ReadLimits,
+  visit: RowVisitor,
+): Promise<ScannedUpload> {
   let found: Omit<ScannedUpload, 'format' | 'settings'> | null = null;
   let settings: Cell[][] | null = null;
   for await (const sheet of workbook.sheets()) {
     if (sheet.name.trim().toLowerCase() === SETTINGS_SHEET) {
       settings = [];
-      for await (const r of sheet.rows) if (settings.length < 200 && !blank(r.cells)) settings.push(r.cells);
+      for await (const batch of sheet.batches)
+        for (const r of batch) if (settings.length < 200 && !blank(r.cells)) settings.push(r.cells);
       continue;
     }
     if (found) {
-      for await (const _ of sheet.rows) {
+      for await (const _ of sheet.batches) {
         // drain: a later sheet is not read for contacts
       }
       continue;
@@ -60,27 +73,33 @@ export async function scanUpload(workbook: OpenedWorkbook, limits: ReadLimits): 
     let columns: ContactColumns | null = null;
     let headerRow = 0;
     let header: string[] = [];
-    const rows: RawRow[] = [];
-    for await (const r of sheet.rows) {
-      if (!columns) {
-        if (r.row > HEADER_SEARCH_ROWS) continue;
-        columns = columnsOf(r.cells);
-        if (columns) {
-          headerRow = r.row;
-          header = r.cells.map((c) => cellText(c));
+    let rowCount = 0;
+    let width = 0;
+    for await (const batch of sheet.batches) {
+      for (const r of batch) {
+        if (!columns) {
+          if (r.row > HEADER_SEARCH_ROWS) continue;
+          columns = columnsOf(r.cells);
+          if (columns) {
+            headerRow = r.row;
+            header = r.cells.map((c) => cellText(c));
+            width = header.length;
+          }
+          continue;
         }
-        continue;
+        if (blank(r.cells)) continue;
+        if (rowCount >= limits.maxRows) {
+          throw new FileProblem(
+            'too_many_rows',
+            `The sheet has more than ${limits.maxRows} contact rows. Split it into smaller files.`,
+          );
+        }
+        rowCount++;
+        if (r.cells.length > width) width = r.cells.length;
+        visit(r, columns);
       }
-      if (blank(r.cells)) continue;
-      if (rows.length >= limits.maxRows) {
-        throw new FileProblem(
-          'too_many_rows',
-          `The sheet has more than ${limits.maxRows} contact rows. Split it into smaller files.`,
-        );
-      }
-      rows.push(r);
     }
-    if (columns) found = { sheetName: sheet.name, headerRow, header, columns, rows };
+    if (columns) found = { sheetName: sheet.name, headerRow, header, columns, rowCount, width };
   }
   if (!found) {
     throw new FileProblem(

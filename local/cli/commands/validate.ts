@@ -41,10 +41,7 @@ export const validateCommand: Command = {
       const dir = values.out as string;
       await mkdir(dir, { recursive: true });
       for (const part of outcome.parts) await writeFile(join(dir, `part-${part.index}.xlsx`), await partWorkbook(part));
-      await writeFile(
-        join(dir, 'annotated.xlsx'),
-        await annotatedWorkbook(outcome.scanned, outcome.parts, outcome.rejections),
-      );
+      await writeFile(join(dir, 'annotated.xlsx'), await annotatedWorkbook(outcome));
     }
 
     if (values.json) {
