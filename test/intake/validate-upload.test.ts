@@ -214,6 +214,12 @@ describe('intake: files it refuses, with a reason', () => {
     const lyingReport = await refuse(lying, 'bomb.xlsx');
     expect(lyingReport).toMatchObject({ ok: false, error: { code: 'zip_bomb' } });
     expect(process.memoryUsage().rss - before).toBeLessThan(64 * 1024 * 1024);
+    // A small lying entry (its bound is the 1 MB floor) is caught by the one-step inflate that small parts get.
+    const smallLie = zip([{ name: 'xl/styles.xml', data: Buffer.alloc(2 * 1024 * 1024), declaredSize: 4096 }]);
+    expect((await refuse(smallLie, 'bomb.xlsx')).error).toMatchObject({
+      code: 'zip_bomb',
+      message: expect.stringContaining('xl/styles.xml inflates past what its size allows'),
+    });
   });
 });
 
