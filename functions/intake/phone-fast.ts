@@ -185,7 +185,7 @@ export function fastParse(
   const found = countryFor(parts.callingCode, parts.national);
   const country = found?.country ?? parts.country;
   if (!country) return undefined;
-  // hasType implies validity: for a plan with types, isValid is exactly "has a type".
-  if (!(found?.typed && plan(country).hasTypes) && !isValidIn(plan(country), parts.national)) return undefined;
+  // A number that has a type in its country is valid there (the type check includes the general pattern).
+  if (!found?.typed && !isValidIn(plan(country), parts.national)) return undefined;
   return { e164: `+${parts.callingCode}${parts.national}`, country };
 }

@@ -40,7 +40,7 @@ function endOfArchive(): Buffer {
  * So the feed sends the workbook parts first (an empty shared-strings part when there is none), then the worksheets
  * in archive order, with sizes in each local header, and ends the archive only after the reader has taken every
  * worksheet (`worksheetTaken` is called from its `entry` events). Other parts (themes, document properties,
- * drawings) are not sent: the reader ignores them.
+ * drawings, external workbook links) are not sent: the reader ignores them, and nothing is ever followed.
  */
 export function workbookFeed(entries: CheckedEntry[]): { stream: Readable; worksheetTaken: () => void } {
   const byName = new Map(entries.map((e) => [e.fileName, e]));

@@ -22,7 +22,6 @@ export interface CheckedEntry {
 export interface XlsxInspection {
   /** Worksheets in tab order. */
   sheets: WorkbookSheet[];
-  externalLinks: number;
   /** Every entry, in archive order, after its real size was checked. */
   entries: CheckedEntry[];
 }
@@ -121,9 +120,7 @@ export async function inspectXlsx(bytes: Buffer, limits: ReadLimits): Promise<Xl
   const small = new Map<string, string>();
   const checked: CheckedEntry[] = [];
   let total = 0;
-  let externalLinks = 0;
   for (const entry of entries) {
-    if (entry.fileName.startsWith('xl/externalLinks/')) externalLinks++;
     if ((entry.generalPurposeBitFlag & 0x1) !== 0) {
       throw new FileProblem(
         'encrypted',
@@ -183,7 +180,7 @@ export async function inspectXlsx(bytes: Buffer, limits: ReadLimits): Promise<Xl
       'This zip file is not an Excel workbook (.xlsx). Save the sheet as .xlsx or .csv and upload it again.',
     );
   }
-  return { sheets: sheetList(workbook, rels), externalLinks, entries: checked };
+  return { sheets: sheetList(workbook, rels), entries: checked };
 }
 
 const attr = (tag: string, name: string): string | undefined =>
