@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { TABLES } from '../functions/commons/tables.ts';
 import { buildApp } from '../infra/build-app.ts';
 
 let template: Template;
@@ -58,7 +59,7 @@ describe('CDK app', () => {
   });
 
   it('creates the tables the local stack creates, and Node 22 functions that name them', () => {
-    template.resourceCountIs('AWS::DynamoDB::GlobalTable', 3);
+    template.resourceCountIs('AWS::DynamoDB::GlobalTable', Object.keys(TABLES).length);
     const functions = Object.values(template.findResources('AWS::Lambda::Function')).filter(
       (f) => (f as { Properties: { Runtime?: string } }).Properties.Runtime === 'nodejs22.x',
     );

@@ -1,11 +1,18 @@
 /**
  * The DynamoDB tables callsheet uses and their partition keys (string, no sort key). CDK creates them in AWS and
- * the local stack creates them in dynalite from this one list.
+ * the local stack creates them in dynalite from this one list. `ttl` names the attribute DynamoDB expires items by
+ * (dynalite has no TTL: local items simply stay).
  */
 export const TABLES = {
   uploads: { partitionKey: 'pk', env: 'UPLOADS_TABLE' },
   suppression: { partitionKey: 'phone', env: 'SUPPRESSION_TABLE' },
   campaigns: { partitionKey: 'pk', env: 'CAMPAIGNS_TABLE' },
+  /** Call outcomes (`call#<id>`), webhook replay guards (`event#…`) and per-number call counts (`cap#<phone>`). */
+  outcomes: { partitionKey: 'pk', env: 'OUTCOMES_TABLE' },
+  /** Contact state, its notes and the event ids seen (functions/contacts/contact-store.ts). */
+  contacts: { partitionKey: 'pk', env: 'CONTACTS_TABLE', ttl: 'expiresAt' },
+  /** The account-wide Voice API budget every caller takes tokens from (functions/commons/api-budget/). */
+  apiBudget: { partitionKey: 'pk', env: 'API_BUDGET_TABLE', ttl: 'expiresAt' },
 } as const;
 
 export type TableName = keyof typeof TABLES;

@@ -1,0 +1,36 @@
+import middy from '@middy/core';
+import type { LambdaFunctionURLEvent, LambdaFunctionURLResult } from 'aws-lambda';
+import type { Log } from '../commons/log.ts';
+import type { WebhookReceiver } from './receiver.ts';
+
+/**
+ * Lambda Function URL → the receiver. The raw body is handed over byte for byte (base64-decoded when the URL
+ * encoded it) so the signature is checked on exactly what was sent. Nothing about a request that failed its
+ * checks is logged beyond the status: its body is untrusted.
+ */
+export function makeWebhookHandler(receiver: WebhookReceiver, log: Log) {
+  return middy(async (event: LambdaFunctionURLEvent): Promise<LambdaFunctionURLResult> => {
+    if (event.requestContext?.http?.method && event.requestContext.http.method !== 'POST')
+      return { statusCode: 405, headers: { allow: 'POST' }, body: '' };
+    const raw = event.body ?? '';
+    const body = event.isBase64Encoded ? Buffer.from(raw, 'base64') : Buffer.from(raw, 'utf8');
+    const result = await receiver.receive({ headers: event.headers ?? {}, body });
+    if (result.status >= 500) log.warn('webhook not queued', { status: result.status });
+    else if (result.status >= 400) log.info('webhook refused', { status: result.status });
+    return {
+      statusCode: result.status,
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(result.body),
+    };
+  }).use({
+    // The error boundary: a store or queue that failed is a 503, so the sender delivers again later.
+    onError: async (request) => {
+      log.error('webhook receiver failed', { error: (request.error as Error | undefined)?.name });
+      request.response = {
+        statusCode: 503,
+        headers: { 'content-type': 'application/json' },
+        body: '{"message":"try again"}',
+      };
+    },
+  });
+}

@@ -1,0 +1,93 @@
+import { findSignatureHeader, verifyWebhook } from '../commons/voice-api/webhooks.ts';
+import type { CachedSecret } from './webhook-secret.ts';
+
+export interface WebhookRequest {
+  headers: Record<string, string | undefined>;
+  /** The raw bytes as received (already base64-decoded when the platform encoded them). */
+  body: Buffer;
+}
+
+export interface WebhookResponse {
+  status: 200 | 202 | 400 | 401 | 413 | 503;
+  body: Record<string, unknown>;
+}
+
+/** Stops replays: the first delivery of an event key is claimed, confirmed once queued, released if not. */
+export interface ReplayGuard {
+  claim(key: string, now: Date): Promise<'claimed' | 'duplicate'>;
+  confirm(key: string): Promise<void>;
+  release(key: string): Promise<void>;
+}
+
+export interface OutcomeQueue {
+  send(body: string): Promise<void>;
+}
+
+/** Events that carry a call's outcome; the others are acknowledged and not queued. */
+export const OUTCOME_EVENTS = ['call.completed', 'call.failed'] as const;
+
+export interface ReceiverDeps {
+  secret: CachedSecret;
+  guard: ReplayGuard;
+  queue: OutcomeQueue;
+  maxBodyBytes: number;
+  now?: () => Date;
+}
+
+const SIGNATURE_SHAPE = /^(sha256=)?[0-9a-f]{64}$/i;
+
+const deny = (status: 400 | 401 | 413, message: string): WebhookResponse => ({ status, body: { message } });
+
+/**
+ * One webhook delivery: size, signature of the raw bytes (before any parsing), replay guard, queue. The scheme has
+ * no timestamp, so a replay is recognized by its event type, call id and status, never by its age.
+ */
+export class WebhookReceiver {
+  private readonly now: () => Date;
+
+  constructor(private readonly deps: ReceiverDeps) {
+    this.now = deps.now ?? (() => new Date());
+  }
+
+  async receive(req: WebhookRequest): Promise<WebhookResponse> {
+    if (req.body.length > this.deps.maxBodyBytes)
+      return deny(413, `body over ${this.deps.maxBodyBytes} bytes; a call event is far smaller`);
+    const signature = findSignatureHeader(req.headers);
+    if (!signature) return deny(401, 'no X-…-Signature header');
+    // Not even shaped like a hex HMAC-SHA256: refused without touching the secret.
+    if (!SIGNATURE_SHAPE.test(signature.trim())) return deny(401, 'signature is not a hex HMAC-SHA256');
+    if (!(await this.verified(req.body, signature))) return deny(401, 'signature does not match');
+
+    let event: { event?: unknown; data?: { call_id?: unknown; status?: unknown } };
+    try {
+      event = JSON.parse(req.body.toString('utf8'));
+    } catch {
+      return deny(400, 'body is not JSON');
+    }
+    const type = event?.event;
+    const callId = event?.data?.call_id;
+    if (typeof type !== 'string' || typeof callId !== 'string' || callId === '')
+      return deny(400, 'body is not a call event (event, data.call_id)');
+    if (!(OUTCOME_EVENTS as readonly string[]).includes(type)) return { status: 200, body: { ignored: type } };
+
+    const key = `${type}#${callId}#${String(event.data?.status ?? '')}`;
+    if ((await this.deps.guard.claim(key, this.now())) === 'duplicate')
+      return { status: 200, body: { duplicate: true } };
+    try {
+      await this.deps.queue.send(req.body.toString('utf8'));
+    } catch (err) {
+      await this.deps.guard.release(key);
+      // 5xx: the sender tries again, and the released claim lets that attempt through.
+      return { status: 503, body: { message: `not queued: ${(err as Error).name}` } };
+    }
+    await this.deps.guard.confirm(key);
+    return { status: 202, body: { queued: true } };
+  }
+
+  /** Checks with the cached secret, and once more with a fresh read when that fails (the secret was rotated). */
+  private async verified(body: Buffer, signature: string): Promise<boolean> {
+    if (verifyWebhook(body, signature, await this.deps.secret.current())) return true;
+    const fresh = await this.deps.secret.refreshed();
+    return fresh !== null && verifyWebhook(body, signature, fresh);
+  }
+}
