@@ -14,8 +14,14 @@ export interface CampaignPlan {
     /** The part's .xlsx (exactly the API columns) in the bucket. */
     key: string;
     rows: number;
+    /**
+     * Every zone the part's numbers may ring in (several when their number range spans zones and no data narrows
+     * it): the part is called only when its window is open in all of them. Never empty for a part intake launches.
+     */
+    zones: string[];
+    /** zones[0], for display. */
     timeZone: string | null;
-    /** The destination country most of the part's numbers belong to, for the default calling window. */
+    /** The country of the part's numbers (one per part), whose legal calling hours apply. */
     country: string | null;
   };
   agentId: string;

@@ -43,6 +43,7 @@ export function planParts(
         of: parts.length,
         key: partKey(id, part.index),
         rows: part.contacts.length,
+        zones: part.timeZone ? [part.timeZone] : [],
         timeZone: part.timeZone,
         country: mostCommonCountry(part),
       },

@@ -1,7 +1,177 @@
-import { type CallingWindow, describeWindow, parseWindowRules } from '../commons/calling-window.ts';
+import {
+  type CallingWindow,
+  describeWindow,
+  type Interval,
+  intersectIntervals,
+  intersectRules,
+  openIntervals,
+  parseWindowRules,
+  sameHours,
+  stateOfIntervals,
+  type WindowRule,
+} from '../commons/calling-window.ts';
 import type { CampaignPlan } from '../commons/campaign-plan.ts';
+import { type LegalHoursTable, legalHoursOf, noLegalHoursMessage } from '../commons/legal-hours.ts';
+import { zoneOffsetMs } from '../commons/zoned-time.ts';
 
-/** Default calling hours by destination country, local time; `*` for every other country. */
+export type { LegalHoursTable } from '../commons/legal-hours.ts';
+
+/**
+ * When a part may be called: the same local hours in every zone its numbers may ring in, open only where all of
+ * them are open. Plain JSON, so the workflow carries it from step to step.
+ */
+export interface PartWindow extends CallingWindow {
+  /** Every zone the part's numbers may be in; a call may start only when the window is open in all of them. */
+  zones: string[];
+  description: string;
+  /** `upload` when the upload set the hours (clipped or not), `legal hours` when the country's defaults apply. */
+  source: string;
+  /** True when the upload's hours went beyond the country's legal hours and were cut to them. */
+  clipped: boolean;
+  /** zones[0], for display and for a scheduled start's `time_zone`. */
+  timeZone: string;
+  country: string | null;
+  /** The legal hours applied, with where they come from; null when the country has none and the upload set hours. */
+  legal: { country: string; hours: string; source: string; note: string | null } | null;
+  // `rules` (inherited): the hours that apply in every zone, the upload's window ∩ the legal hours, per local date;
+  // `holidays` (inherited): the upload's holidays, local dates closed in every zone.
+}
+
+export type PartWindowResult = { ok: true; window: PartWindow } | { ok: false; code: string; message: string };
+
+const DAY_MS = 86_400_000;
+
+/** How far `windowStateAt` looks for a change; beyond it, "nothing changes" (null). */
+export const STATE_HORIZON_MS = 35 * DAY_MS;
+
+/** How far past its horizon `nextOpening` looks for the close of an opening found within it. */
+const CLOSE_LOOKAHEAD_MS = 8 * DAY_MS;
+
+function isZone(zone: string): boolean {
+  try {
+    zoneOffsetMs(0, zone);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The window a part is called in: the upload's hours intersected with the legal hours of the part's country,
+ * applied in each of the part's candidate zones. Refused (with a reason the uploader can act on) when the part has
+ * no zone, when its country has no legal hours and the upload set none, or when the two share no hour.
+ */
+export function partWindow(plan: CampaignPlan, legal: LegalHoursTable): PartWindowResult;
+/**
+ * @deprecated The single-zone window of the old lifecycle (country default or deployment default, no legal-hours
+ * clipping, fallback zone): kept only until lifecycle-steps.ts calls `partWindow(plan, legal)`. Remove then.
+ */
+export function partWindow(plan: CampaignPlan, defaults: Record<string, string>, fallbackZone: string): PartWindow;
+export function partWindow(
+  plan: CampaignPlan,
+  table: LegalHoursTable | Record<string, string>,
+  fallbackZone?: string,
+): PartWindowResult | PartWindow {
+  if (fallbackZone !== undefined) return legacyPartWindow(plan, table as Record<string, string>, fallbackZone);
+  const legalTable = table as LegalHoursTable;
+  const part = plan.part as CampaignPlan['part'] & { zones?: string[] };
+  // Plans written before parts carried `zones` name one zone.
+  const zones = part.zones ?? (part.timeZone ? [part.timeZone] : []);
+  if (zones.length === 0)
+    return {
+      ok: false,
+      code: 'no_time_zone',
+      message: 'the part names no time zone, so no calling hour can be known to be legal; nobody in it is called',
+    };
+  const unknown = zones.find((z) => !isZone(z));
+  if (unknown)
+    return { ok: false, code: 'unknown_time_zone', message: `"${unknown}" is not a time zone this runtime knows` };
+
+  const country = part.country;
+  const legal = legalHoursOf(legalTable, country);
+  const upload = plan.window.rules;
+  const holidays = plan.window.holidays;
+  if (!upload && !legal) return { ok: false, code: 'no_legal_hours', message: noLegalHoursMessage(country) };
+
+  const rules = upload && legal ? intersectRules(upload, legal.rules) : ((upload ?? legal?.rules) as WindowRule[]);
+  const clipped = upload !== null && legal !== null && !sameHours(rules, upload);
+  if (rules.length === 0)
+    return {
+      ok: false,
+      code: 'window_outside_legal_hours',
+      message: `the calling window (${describeWindow({ rules: upload ?? [], holidays: [] })}) has no hour within the legal hours for ${country} (${legal?.spec}, ${legal?.source}); set a window inside them`,
+    };
+
+  let description = describeWindow({ rules, holidays });
+  if (zones.length > 1) description += `, in each of ${zones.join(', ')} (open only where all are)`;
+  if (clipped)
+    description += `; the upload's ${describeWindow({ rules: upload ?? [], holidays: [] })} cut to ${country} legal hours ${legal?.spec}`;
+  else if (!upload) description += `; ${country} legal hours`;
+  return {
+    ok: true,
+    window: {
+      zones,
+      timeZone: zones[0] as string,
+      rules,
+      holidays,
+      country,
+      description,
+      source: upload ? 'upload' : 'legal hours',
+      clipped,
+      legal: legal
+        ? { country: legal.country, hours: legal.spec, source: legal.source, note: legal.note ?? null }
+        : null,
+    },
+  };
+}
+
+/** The instants in [from, to) at which the window is open in every one of its zones. */
+export function partIntervals(w: PartWindow, from: number, to: number): Interval[] {
+  let out: Interval[] | null = null;
+  for (const zone of w.zones) {
+    const open = openIntervals(w, zone, from, to);
+    out = out === null ? open : intersectIntervals(out, open);
+  }
+  return out ?? [];
+}
+
+/**
+ * open: a call may START now — inside an open interval of the intersection over zones (and over upload ∩ legal),
+ * shortened by closingMarginMs at each close; changesAt: the next instant that changes (the margin-adjusted close
+ * when open, the next opening when closed), null when nothing changes within the horizon (`STATE_HORIZON_MS`).
+ * A stretch shorter than the margin never opens.
+ */
+export function windowStateAt(
+  w: PartWindow,
+  nowMs: number,
+  closingMarginMs: number,
+): { open: boolean; changesAt: number | null } {
+  const until = nowMs + STATE_HORIZON_MS;
+  return stateOfIntervals(partIntervals(w, nowMs, until), nowMs, until, closingMarginMs);
+}
+
+/**
+ * The next stretch in which calls may start, within horizonMs; null when none (held, not dialled). `opensAt` is
+ * `nowMs` when open now and never later than `nowMs + horizonMs`; `closesAt` is the margin-adjusted close, or, for a
+ * stretch still open 8 days past the horizon, that point.
+ */
+export function nextOpening(
+  w: PartWindow,
+  nowMs: number,
+  closingMarginMs: number,
+  horizonMs: number,
+): { opensAt: number; closesAt: number } | null {
+  const until = nowMs + horizonMs + CLOSE_LOOKAHEAD_MS;
+  for (const iv of partIntervals(w, nowMs, until)) {
+    const opensAt = Math.max(iv.from, nowMs);
+    if (opensAt > nowMs + horizonMs) return null;
+    const closesAt = iv.to >= until ? until : iv.to - closingMarginMs;
+    if (closesAt > opensAt) return { opensAt, closesAt };
+  }
+  return null;
+}
+
+/** @deprecated Default calling hours of the old lifecycle; replaced by the legal-hours table (`LEGAL_HOURS`). */
 export const DEFAULT_WINDOWS: Record<string, string> = {
   US: 'daily 08:00-21:00',
   CA: 'daily 08:00-21:00',
@@ -10,27 +180,20 @@ export const DEFAULT_WINDOWS: Record<string, string> = {
   '*': 'Mon-Fri 09:00-18:00',
 };
 
-export interface PartWindow extends CallingWindow {
-  timeZone: string;
-  /** Where the hours came from, for the report. */
-  source: 'upload' | 'country default' | 'deployment default';
-  description: string;
-}
-
-/** The window a part is called in: the upload's own, else the default for the part's country, in the part's zone. */
-export function partWindow(plan: CampaignPlan, defaults: Record<string, string>, fallbackZone: string): PartWindow {
+function legacyPartWindow(plan: CampaignPlan, defaults: Record<string, string>, fallbackZone: string): PartWindow {
   const timeZone = plan.part.timeZone ?? fallbackZone;
   const holidays = plan.window.holidays;
+  const base = { zones: [timeZone], timeZone, holidays, country: plan.part.country, clipped: false, legal: null };
   if (plan.window.rules) {
     const w = { rules: plan.window.rules, holidays };
-    return { ...w, timeZone, source: 'upload', description: describeWindow(w) };
+    return { ...base, ...w, source: 'upload', description: describeWindow(w) };
   }
   const country = plan.part.country ?? '';
   const spec = defaults[country] ?? defaults['*'] ?? (DEFAULT_WINDOWS['*'] as string);
   const w = { rules: parseWindowRules(spec), holidays };
   return {
+    ...base,
     ...w,
-    timeZone,
     source: defaults[country] ? 'country default' : 'deployment default',
     description: `${describeWindow(w)} (${defaults[country] ? `default for ${country}` : 'deployment default'})`,
   };
