@@ -1,3 +1,21 @@
+import type { FaultInput } from './fault-plan.ts';
+
+/** An armed fault as `GET /_emulator/faults` shows it (times in simulated ISO, UTC). */
+export interface ArmedFaultView {
+  id: number;
+  method: string | null;
+  path: string;
+  match: 'exact' | 'prefix';
+  status: number | null;
+  drop: boolean;
+  delayMs: number;
+  from: string;
+  until: string | null;
+  remaining: number | null;
+  hits: number;
+  description?: string;
+}
+
 /** Typed access to the emulator's `/_emulator/…` admin API (no key needed). */
 export class EmulatorAdmin {
   constructor(private readonly baseUrl: string) {}
@@ -25,8 +43,24 @@ export class EmulatorAdmin {
     return this.call('GET', '/requests');
   }
 
-  fault(fault: { path: string; status?: number; count?: number; delayMs?: number; method?: string }): Promise<unknown> {
+  /** Arms one fault (or several) after those already armed. */
+  fault(fault: FaultInput | FaultInput[]): Promise<{ armed: ArmedFaultView[]; faults: ArmedFaultView[] }> {
     return this.call('POST', '/faults', fault);
+  }
+
+  /** Replaces every armed fault with this plan (an array, or `{description, faults}`). */
+  faultPlan(
+    plan: FaultInput[] | { description?: string; faults: FaultInput[] },
+  ): Promise<{ faults: ArmedFaultView[] }> {
+    return this.call('PUT', '/fault-plan', plan);
+  }
+
+  async faults(): Promise<ArmedFaultView[]> {
+    return (await this.call<{ faults: ArmedFaultView[] }>('GET', '/faults')).faults;
+  }
+
+  clearFaults(): Promise<unknown> {
+    return this.call('DELETE', '/faults');
   }
 
   advance(seconds: number): Promise<{ now: string }> {

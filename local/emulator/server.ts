@@ -13,7 +13,7 @@ import { knowledgeRoutes } from './routes/knowledge.ts';
 import { phoneNumberRoutes } from './routes/phone-numbers.ts';
 import { ttsRoutes } from './routes/tts.ts';
 import { widgetRoutes } from './routes/widget.ts';
-import { Traffic } from './traffic.ts';
+import { type ArmedFault, Traffic } from './traffic.ts';
 
 export interface StartOptions extends EmulatorOptions {
   port?: number;
@@ -117,7 +117,7 @@ class EmulatorHttp {
     let reply: Reply;
     const extra: Record<string, string> = {};
     let raw: Buffer = Buffer.alloc(0);
-    let faulted = false;
+    let fault: ArmedFault | null = null;
     let holdMs = 0;
     try {
       raw = await readBody(req, BODY_LIMIT);
@@ -125,14 +125,13 @@ class EmulatorHttp {
         reply = await this.dispatch(this.admin, method, url.pathname, url, req, raw);
       } else if (url.pathname.startsWith(API_PREFIX)) {
         const path = url.pathname.slice(API_PREFIX.length) || '/';
-        const fault = this.traffic.takeFault(method, url.pathname, path);
+        fault = this.traffic.takeFault(method, path, this.core.clock.now());
         extra['X-Request-Id'] = `req_${randomUUID()}`;
-        faulted = fault !== null;
-        if (fault?.status) {
-          await sleep(fault.delayMs);
-          throw this.injected(fault.status);
+        if (fault?.spec.status) {
+          await sleep(fault.spec.delayMs);
+          throw this.injected(fault.spec.status);
         }
-        holdMs = fault?.delayMs ?? 0;
+        holdMs = fault?.spec.delayMs ?? 0;
         this.authenticate(req, path);
         const limit = this.rateLimit();
         Object.assign(extra, limit.headers);
@@ -144,8 +143,8 @@ class EmulatorHttp {
     } catch (err) {
       reply = this.errorReply(err);
     }
-    // A delay-only fault lets the request take effect and then holds the answer: the client sees a timeout
-    // for something that did happen.
+    // A delay or drop fault lets the request take effect and then holds or loses the answer: the client sees a
+    // timeout or a broken connection for something that did happen.
     if (holdMs > 0) await sleep(holdMs);
     this.traffic.log({
       at: this.core.clock.iso(),
@@ -154,12 +153,18 @@ class EmulatorHttp {
       query: Object.fromEntries(url.searchParams),
       status: reply.status,
       duration_ms: Date.now() - started,
-      fault: faulted,
+      fault: fault !== null,
+      ...(fault ? { fault_id: fault.id } : {}),
+      ...(fault?.spec.drop ? { dropped: true } : {}),
       ...(raw.length > 0 && raw.length <= 4096 && (req.headers['content-type'] ?? '').includes('json')
         ? { body: safeJson(raw) }
         : {}),
     });
     if (res.destroyed) return;
+    if (fault?.spec.drop) {
+      res.destroy(); // no status line, no bytes: the answer is lost
+      return;
+    }
     send(res, reply, extra);
   }
 

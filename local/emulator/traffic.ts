@@ -1,10 +1,16 @@
+import { type FaultSpec, pathMatches } from './fault-plan.ts';
+
 /** Injected faults and the request log: what the admin API sets up and reads back. */
-export interface Fault {
-  path: string;
-  method: string | null;
-  status: number | null;
-  count: number;
-  delayMs: number;
+
+/** A fault in force: its spec with the window fixed in simulated time and what is left of its count. */
+export interface ArmedFault {
+  id: number;
+  spec: FaultSpec;
+  /** Simulated epoch ms. */
+  from: number;
+  until: number | null;
+  remaining: number | null;
+  hits: number;
 }
 
 export interface LoggedRequest {
@@ -16,29 +22,66 @@ export interface LoggedRequest {
   status: number;
   duration_ms: number;
   fault: boolean;
+  /** The armed fault that hit this request. */
+  fault_id?: number;
+  /** The request was carried out but its answer was lost (the connection was closed). */
+  dropped?: boolean;
   body?: unknown;
 }
 
 const LOG_LIMIT = 20_000;
 
 export class Traffic {
-  faults: Fault[] = [];
+  private armed: ArmedFault[] = [];
   requests: LoggedRequest[] = [];
   private seq = 0;
+  private faultSeq = 0;
+
+  /** Arms faults after those already armed; a fault without `from` starts at `now` (simulated). */
+  arm(specs: FaultSpec[], now: number): ArmedFault[] {
+    const added = specs.map((spec) => {
+      const from = spec.from ?? now;
+      return {
+        id: ++this.faultSeq,
+        spec,
+        from,
+        until: spec.minutes === null ? null : from + spec.minutes * 60_000,
+        remaining: spec.count,
+        hits: 0,
+      };
+    });
+    this.armed.push(...added);
+    return added;
+  }
+
+  /** Replaces every armed fault with a new plan. */
+  replace(specs: FaultSpec[], now: number): ArmedFault[] {
+    this.armed = [];
+    return this.arm(specs, now);
+  }
+
+  disarm(): void {
+    this.armed = [];
+  }
+
+  /** Faults still armed (spent or expired ones are forgotten as of `now`). */
+  faults(now: number): ArmedFault[] {
+    this.armed = this.armed.filter((f) => f.remaining !== 0 && (f.until === null || now < f.until));
+    return this.armed;
+  }
 
   /**
-   * The first armed fault for this request, used up by one. A fault's path may be given in full
-   * (`/api/developer/v1/calls`) or below the API prefix (`/calls`).
+   * The first armed fault in force for this request (simulated `now`), used up by one. Only one fault applies
+   * to a request; the others keep their counts.
    */
-  takeFault(method: string, path: string, apiPath: string): Fault | null {
-    const fault = this.faults.find(
-      (f) =>
-        f.count > 0 && (path.startsWith(f.path) || apiPath.startsWith(f.path)) && (!f.method || f.method === method),
+  takeFault(method: string, apiPath: string, now: number): ArmedFault | null {
+    const fault = this.faults(now).find(
+      (f) => now >= f.from && (!f.spec.method || f.spec.method === method) && pathMatches(f.spec, apiPath),
     );
     if (!fault) return null;
-    fault.count--;
-    this.faults = this.faults.filter((f) => f.count > 0);
-    return { ...fault };
+    fault.hits++;
+    if (fault.remaining !== null) fault.remaining--;
+    return fault;
   }
 
   log(entry: Omit<LoggedRequest, 'seq'>): void {
@@ -47,7 +90,26 @@ export class Traffic {
   }
 
   clear(): void {
-    this.faults = [];
+    this.armed = [];
     this.requests = [];
   }
+}
+
+/** An armed fault as the admin API shows it. */
+export function armedFaultView(f: ArmedFault): Record<string, unknown> {
+  const { spec } = f;
+  return {
+    id: f.id,
+    method: spec.method,
+    path: spec.path,
+    match: spec.match,
+    status: spec.status,
+    drop: spec.drop,
+    delayMs: spec.delayMs,
+    from: new Date(f.from).toISOString(),
+    until: f.until === null ? null : new Date(f.until).toISOString(),
+    remaining: f.remaining,
+    hits: f.hits,
+    ...(spec.description ? { description: spec.description } : {}),
+  };
 }

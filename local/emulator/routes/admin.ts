@@ -1,8 +1,9 @@
 import type { EmulatorCore } from '../core.ts';
+import { describeFaultProblems, type FaultSpec, parseFaultPlan } from '../fault-plan.ts';
 import { Fields } from '../fields.ts';
-import { HttpError, notFound, type Router } from '../http-kit.ts';
+import { HttpError, notFound, type Reply, type RequestContext, type Router } from '../http-kit.ts';
 import { SETTING_KEYS } from '../state.ts';
-import type { Traffic } from '../traffic.ts';
+import { armedFaultView, type Traffic } from '../traffic.ts';
 import {
   agentView,
   callView,
@@ -20,6 +21,8 @@ export function adminRoutes(router: Router, core: EmulatorCore, traffic: Traffic
     const { webhookSecret, ...rest } = core.account.settings;
     return { ...rest, webhookSecretSet: webhookSecret !== null && webhookSecret !== '' };
   };
+
+  const faultsView = () => traffic.faults(core.clock.now()).map(armedFaultView);
 
   router.on('GET', '/_emulator/state', () => {
     const a = core.account;
@@ -52,7 +55,7 @@ export function adminRoutes(router: Router, core: EmulatorCore, traffic: Traffic
         phone_numbers: a.phoneNumbers,
         widget: { ...widgetConfigView(a.widget), sessions: a.widget.sessions.length },
         webhook_deliveries: core.webhooks.deliveries,
-        faults: traffic.faults,
+        faults: faultsView(),
       },
     };
   });
@@ -68,30 +71,37 @@ export function adminRoutes(router: Router, core: EmulatorCore, traffic: Traffic
     return { status: 200, body: traffic.requests.filter((r) => r.seq > since) };
   });
 
-  router.on('POST', '/_emulator/faults', (ctx) => {
-    const f = new Fields(ctx.json(), ['body']);
-    f.forbidOthers(['path', 'status', 'count', 'delayMs', 'method']);
-    const path = f.string('path', { required: true, nonBlank: true });
-    const status = f.integer('status', { min: 100, max: 599, nullable: true });
-    const count = f.integer('count', { min: 1 }) ?? 1;
-    const delayMs = f.integer('delayMs', { min: 0, max: 600_000 }) ?? 0;
-    const method = f.string('method', { nullable: true });
-    if ((status === undefined || status === null) && delayMs === 0)
-      f.fail('status', 'give a status, a delayMs, or both');
-    f.done();
-    const fault = {
-      path: path as string,
-      status: status ?? null,
-      count,
-      delayMs,
-      method: method ? method.toUpperCase() : null,
+  /** Checks a plan (a fault, an array of faults, or `{description, faults}`); 400 names every bad entry. */
+  const readPlan = (ctx: RequestContext): FaultSpec[] | Reply => {
+    const plan = parseFaultPlan(ctx.json());
+    if (plan.ok) return plan.faults;
+    return {
+      status: 400,
+      body: {
+        detail: `the fault plan has ${plan.problems.length} problem(s):\n${describeFaultProblems(plan.problems)}`,
+        problems: plan.problems,
+      },
     };
-    traffic.faults.push(fault);
-    return { status: 200, body: { fault, faults: traffic.faults } };
+  };
+
+  router.on('GET', '/_emulator/faults', () => ({ status: 200, body: { faults: faultsView() } }));
+
+  router.on('POST', '/_emulator/faults', (ctx) => {
+    const specs = readPlan(ctx);
+    if (!Array.isArray(specs)) return specs;
+    const armed = traffic.arm(specs, core.clock.now()).map(armedFaultView);
+    return { status: 200, body: { armed, faults: faultsView() } };
+  });
+
+  router.on('PUT', '/_emulator/fault-plan', (ctx) => {
+    const specs = readPlan(ctx);
+    if (!Array.isArray(specs)) return specs;
+    traffic.replace(specs, core.clock.now());
+    return { status: 200, body: { faults: faultsView() } };
   });
 
   router.on('DELETE', '/_emulator/faults', () => {
-    traffic.faults = [];
+    traffic.disarm();
     return { status: 200, body: { faults: [] } };
   });
 
