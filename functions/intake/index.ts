@@ -1,9 +1,9 @@
 // Lambda entry: configuration is read and the API key resolved once, at cold start; a bad setting fails here.
-import { jsonLog } from '../commons/log.ts';
 import { buildIntakeService } from './build-service.ts';
 import { readIntakeConfig } from './config.ts';
 import { makeIntakeHandler } from './handler.ts';
 
 const service = await buildIntakeService(readIntakeConfig(process.env));
 
-export const handler = makeIntakeHandler(service, jsonLog('intake'));
+// Logs, metrics and traces through Powertools (functions/commons/observability.ts).
+export const handler = makeIntakeHandler(service);
