@@ -56,16 +56,33 @@ export class Dialer {
     }
   }
 
+  /**
+   * An inactive agent cannot be used for calls or campaigns (contract, States): its calls and campaigns wait,
+   * without losing their place, until it is activated again. A deleted agent is not this rule's business.
+   */
+  private agentInactive(agentId: string): boolean {
+    return this.account.agents.get(agentId)?.is_active === false;
+  }
+
+  /** The first queued call whose agent may call; calls no longer queued leave the queue. */
   private nextQueuedCall(): CallRecord | undefined {
-    while (this.account.dialQueue.length > 0) {
-      const call = this.account.calls.get(this.account.dialQueue.shift() as string);
-      if (call && call.status === 'queued') return call;
+    const queue = this.account.dialQueue;
+    for (let i = 0; i < queue.length; ) {
+      const call = this.account.calls.get(queue[i] as string);
+      if (call?.status !== 'queued') queue.splice(i, 1);
+      else if (this.agentInactive(call.agent_id)) i++;
+      else {
+        queue.splice(i, 1);
+        return call;
+      }
     }
     return undefined;
   }
 
   private nextCampaignContact(): { campaign: CampaignRecord; index: number } | undefined {
-    const active = [...this.account.campaigns.values()].filter((c) => c.status === 'active' && c.ready.length > 0);
+    const active = [...this.account.campaigns.values()].filter(
+      (c) => c.status === 'active' && c.ready.length > 0 && !this.agentInactive(c.agent_id),
+    );
     if (active.length === 0) return undefined;
     const campaign = active[this.campaignTurn++ % active.length] as CampaignRecord;
     return { campaign, index: campaign.ready.shift() as number };

@@ -147,6 +147,7 @@ export function agentRoutes(router: Router, core: EmulatorCore): void {
     const agent = find(ctx);
     agent.is_active = !agent.is_active;
     agent.updated_at = core.clock.now();
+    if (agent.is_active) core.dialer.pump(); // its waiting calls and campaigns may dial again
     return {
       status: 200,
       body: {
