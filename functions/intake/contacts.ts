@@ -44,7 +44,7 @@ const cellText = (c: PhoneCell): string => (c === null || c === undefined ? '' :
  * earlier row is rejected with its reason; the first row of each number is kept.
  */
 export class ContactRules {
-  readonly contacts: Contact[] = [];
+  private kept: Contact[] = [];
   readonly rejected: Rejection[] = [];
   private readonly firstRowOf = new Map<string, number>();
 
@@ -62,7 +62,7 @@ export class ContactRules {
       return;
     }
     this.firstRowOf.set(result.e164, r.row);
-    this.contacts.push({
+    this.kept.push({
       row: r.row,
       phone: result.e164,
       country: result.country,
@@ -71,15 +71,22 @@ export class ContactRules {
     });
   }
 
+  /** The rows kept so far, in sheet order. */
+  get contacts(): readonly Contact[] {
+    return this.kept;
+  }
+
   /** Removes the numbers on the suppression list, recording each as rejected. */
   suppress(suppressed: ReadonlySet<string>): void {
     if (suppressed.size === 0) return;
+    // A new array rather than splice(0, n, ...kept): spreading an unbounded array into arguments overflows the
+    // stack (RangeError) somewhere above 100,000 contacts.
     const kept: Contact[] = [];
-    for (const c of this.contacts) {
+    for (const c of this.kept) {
       if (suppressed.has(c.phone)) this.rejected.push({ row: c.row, reason: 'suppressed', input: c.phone });
       else kept.push(c);
     }
-    this.contacts.splice(0, this.contacts.length, ...kept);
+    this.kept = kept;
     this.rejected.sort((a, b) => a.row - b.row);
   }
 }

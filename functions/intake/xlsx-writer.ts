@@ -1,0 +1,246 @@
+import { once } from 'node:events';
+import { crc32, createDeflateRaw, type DeflateRaw } from 'node:zlib';
+
+/** The widest sheet a spreadsheet program opens (column XFD). */
+export const MAX_COLUMNS = 16_384;
+
+/**
+ * Characters XML 1.0 cannot carry (C0 controls other than tab and line feed, U+FFFE, U+FFFF, lone surrogates), a
+ * carriage return (a parser would turn it into a line feed), DEL (exceljs drops it), and an underscore that would
+ * otherwise read as the start of such an escape. Each is written as Excel writes it, `_xHHHH_` (ECMA-376 ST_Xstring),
+ * so Excel, LibreOffice and SheetJS show the original character and any XML parser accepts the part.
+ */
+const NEEDS_ESCAPE =
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
+  /[\0-\x08\x0B-\x1F\x7F\uFFFE\uFFFF&<>]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]|_(?=x[0-9A-Fa-f]{4}_)/;
+const ESCAPES = new RegExp(NEEDS_ESCAPE.source, 'g');
+
+function escapeOne(ch: string): string {
+  if (ch === '&') return '&amp;';
+  if (ch === '<') return '&lt;';
+  if (ch === '>') return '&gt;';
+  return `_x${(ch.charCodeAt(0) as number).toString(16).toUpperCase().padStart(4, '0')}_`;
+}
+
+/** Text as the content of a `<t>` element: markup escaped, characters XML cannot carry as `_xHHHH_`. */
+export function xmlText(text: string): string {
+  return NEEDS_ESCAPE.test(text) ? text.replace(ESCAPES, escapeOne) : text;
+}
+
+const columnNames: string[] = [];
+
+/** A column's letters (0 → A, 16383 → XFD). */
+export function columnName(index: number): string {
+  let name = columnNames[index];
+  if (name === undefined) {
+    name = '';
+    for (let n = index + 1; n > 0; n = Math.floor((n - 1) / 26)) name = String.fromCharCode(65 + ((n - 1) % 26)) + name;
+    columnNames[index] = name;
+  }
+  return name;
+}
+
+const isSpace = (code: number) => code === 32 || code === 9 || code === 10 || code === 13;
+
+/**
+ * One text cell as worksheet XML. Always an inline string, never a formula or a number, so text starting with =, +,
+ * - or @ stays text in any program that opens the file. Empty text writes no cell.
+ */
+export function textCell(column: number, row: number, text: string): string {
+  return escapedCell(column, row, xmlText(text));
+}
+
+/** `textCell` for text already passed through `xmlText`. */
+export function escapedCell(column: number, row: number, escaped: string): string {
+  if (escaped === '') return '';
+  // Escaping leaves leading and trailing spaces, tabs and line feeds as they were.
+  const preserve = isSpace(escaped.charCodeAt(0)) || isSpace(escaped.charCodeAt(escaped.length - 1));
+  return `<c r="${columnName(column)}${row}" t="inlineStr"><is><t${preserve ? ' xml:space="preserve"' : ''}>${escaped}</t></is></c>`;
+}
+
+/** A whole row of text cells from column A. */
+export function textRow(row: number, cells: readonly string[]): string {
+  let xml = `<row r="${row}">`;
+  for (let i = 0; i < cells.length; i++) xml += textCell(i, row, cells[i] as string);
+  return `${xml}</row>`;
+}
+
+const XML_HEAD = '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n';
+const MAIN_NS = 'http://schemas.openxmlformats.org/spreadsheetml/2006/main';
+const REL_NS = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships';
+const PKG_REL_NS = 'http://schemas.openxmlformats.org/package/2006/relationships';
+const STYLES = `${XML_HEAD}<styleSheet xmlns="${MAIN_NS}"><fonts count="1"><font><sz val="11"/><name val="Calibri"/></font></fonts><fills count="2"><fill><patternFill patternType="none"/></fill><fill><patternFill patternType="gray125"/></fill></fills><borders count="1"><border><left/><right/><top/><bottom/><diagonal/></border></borders><cellStyleXfs count="1"><xf numFmtId="0" fontId="0" fillId="0" borderId="0"/></cellStyleXfs><cellXfs count="1"><xf numFmtId="0" fontId="0" fillId="0" borderId="0" xfId="0"/></cellXfs><cellStyles count="1"><cellStyle name="Normal" xfId="0" builtinId="0"/></cellStyles></styleSheet>`;
+
+interface ZipEntry {
+  name: string;
+  /** 0 stored, 8 deflated. */
+  method: 0 | 8;
+  crc: number;
+  size: number;
+  data: Buffer[];
+  compressedSize: number;
+}
+
+/** Sheet XML is handed to zlib in pieces of about this many characters, so it never exists whole. */
+const CHUNK_CHARS = 1 << 20;
+
+/**
+ * Worksheet XML on its way into the zip: rows are appended as text and deflated in the background (zlib's thread
+ * pool) while the caller builds the next ones.
+ */
+export class SheetStream {
+  private pending = '';
+  private crc = 0;
+  private size = 0;
+  private readonly out: Buffer[] = [];
+  private readonly deflate: DeflateRaw;
+
+  constructor(readonly name: string) {
+    this.deflate = createDeflateRaw({ level: 1 });
+    this.deflate.on('data', (c: Buffer) => this.out.push(c));
+    this.pending = `${XML_HEAD}<worksheet xmlns="${MAIN_NS}"><sheetData>`;
+  }
+
+  /** Appends row XML (from `textRow`, or built from `textCell`s). */
+  write(xml: string): void {
+    this.pending += xml;
+  }
+
+  /** Whether enough is pending that the caller should `await flush()` before writing more. */
+  get full(): boolean {
+    return this.pending.length >= CHUNK_CHARS;
+  }
+
+  async flush(): Promise<void> {
+    if (this.pending === '') return;
+    const buf = Buffer.from(this.pending, 'utf8');
+    this.pending = '';
+    this.crc = crc32(buf, this.crc);
+    this.size += buf.length;
+    if (!this.deflate.write(buf)) await once(this.deflate, 'drain');
+  }
+
+  async end(): Promise<ZipEntry> {
+    this.pending += '</sheetData></worksheet>';
+    await this.flush();
+    const done = once(this.deflate, 'end');
+    this.deflate.end();
+    await done;
+    const compressedSize = this.out.reduce((n, b) => n + b.length, 0);
+    return { name: '', method: 8, crc: this.crc, size: this.size, data: this.out, compressedSize };
+  }
+}
+
+function stored(name: string, text: string): ZipEntry {
+  const buf = Buffer.from(text, 'utf8');
+  return { name, method: 0, crc: crc32(buf), size: buf.length, data: [buf], compressedSize: buf.length };
+}
+
+const escapeAttr = (s: string) => xmlText(s).replaceAll('"', '&quot;');
+
+/**
+ * A minimal .xlsx (SpreadsheetML) writer: text-only worksheets, no shared strings, one style. exceljs's writer
+ * spends most of its time on its cell model; a contact sheet needs none of it.
+ */
+export class XlsxWriter {
+  private readonly sheets: { name: string; entry: ZipEntry }[] = [];
+
+  sheet(name: string): SheetStream {
+    return new SheetStream(name);
+  }
+
+  /** Adds a finished sheet, in tab order. */
+  async add(sheet: SheetStream): Promise<void> {
+    const entry = await sheet.end();
+    entry.name = `xl/worksheets/sheet${this.sheets.length + 1}.xml`;
+    this.sheets.push({ name: sheet.name, entry });
+  }
+
+  finish(): Buffer {
+    const n = this.sheets.length;
+    const sheetOverrides = this.sheets
+      .map(
+        (_, i) =>
+          `<Override PartName="/xl/worksheets/sheet${i + 1}.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.worksheet+xml"/>`,
+      )
+      .join('');
+    const entries: ZipEntry[] = [
+      stored(
+        '[Content_Types].xml',
+        `${XML_HEAD}<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/><Override PartName="/xl/workbook.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml"/><Override PartName="/xl/styles.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.styles+xml"/>${sheetOverrides}</Types>`,
+      ),
+      stored(
+        '_rels/.rels',
+        `${XML_HEAD}<Relationships xmlns="${PKG_REL_NS}"><Relationship Id="rId1" Type="${REL_NS}/officeDocument" Target="xl/workbook.xml"/></Relationships>`,
+      ),
+      stored(
+        'xl/workbook.xml',
+        `${XML_HEAD}<workbook xmlns="${MAIN_NS}" xmlns:r="${REL_NS}"><sheets>${this.sheets
+          .map((s, i) => `<sheet name="${escapeAttr(s.name)}" sheetId="${i + 1}" r:id="rId${i + 1}"/>`)
+          .join('')}</sheets></workbook>`,
+      ),
+      stored(
+        'xl/_rels/workbook.xml.rels',
+        `${XML_HEAD}<Relationships xmlns="${PKG_REL_NS}">${this.sheets
+          .map(
+            (_, i) =>
+              `<Relationship Id="rId${i + 1}" Type="${REL_NS}/worksheet" Target="worksheets/sheet${i + 1}.xml"/>`,
+          )
+          .join('')}<Relationship Id="rId${n + 1}" Type="${REL_NS}/styles" Target="styles.xml"/></Relationships>`,
+      ),
+      stored('xl/styles.xml', STYLES),
+      ...this.sheets.map((s) => s.entry),
+    ];
+    return zipArchive(entries);
+  }
+}
+
+/** DOS date 1980-01-01 00:00: the archive's bytes depend only on its content. */
+const DOS_DATE = 0x21;
+
+function zipArchive(entries: ZipEntry[]): Buffer {
+  const out: Buffer[] = [];
+  const central: Buffer[] = [];
+  let offset = 0;
+  for (const e of entries) {
+    const name = Buffer.from(e.name, 'utf8');
+    const { method } = e;
+    const local = Buffer.alloc(30);
+    local.writeUInt32LE(0x04034b50, 0);
+    local.writeUInt16LE(20, 4);
+    local.writeUInt16LE(0x0800, 6); // names are UTF-8
+    local.writeUInt16LE(method, 8);
+    local.writeUInt16LE(0, 10);
+    local.writeUInt16LE(DOS_DATE, 12);
+    local.writeUInt32LE(e.crc >>> 0, 14);
+    local.writeUInt32LE(e.compressedSize, 18);
+    local.writeUInt32LE(e.size, 22);
+    local.writeUInt16LE(name.length, 26);
+    const dir = Buffer.alloc(46);
+    dir.writeUInt32LE(0x02014b50, 0);
+    dir.writeUInt16LE(20, 4);
+    dir.writeUInt16LE(20, 6);
+    dir.writeUInt16LE(0x0800, 8);
+    dir.writeUInt16LE(method, 10);
+    dir.writeUInt16LE(DOS_DATE, 14);
+    dir.writeUInt32LE(e.crc >>> 0, 16);
+    dir.writeUInt32LE(e.compressedSize, 20);
+    dir.writeUInt32LE(e.size, 24);
+    dir.writeUInt16LE(name.length, 28);
+    dir.writeUInt32LE(offset, 42);
+    central.push(dir, name);
+    out.push(local, name);
+    for (const chunk of e.data) out.push(chunk);
+    offset += 30 + name.length + e.compressedSize;
+  }
+  const dirSize = central.reduce((n, b) => n + b.length, 0);
+  const end = Buffer.alloc(22);
+  end.writeUInt32LE(0x06054b50, 0);
+  end.writeUInt16LE(entries.length, 8);
+  end.writeUInt16LE(entries.length, 10);
+  end.writeUInt32LE(dirSize, 12);
+  end.writeUInt32LE(offset, 16);
+  for (const b of central) out.push(b);
+  out.push(end);
+  return Buffer.concat(out);
+}
