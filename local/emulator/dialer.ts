@@ -165,6 +165,7 @@ export class Dialer {
       contactName: call.contact_name,
       answeredAt: now,
       durationSeconds: seconds,
+      instructions: call.custom_instructions,
     });
     for (const line of talk.lines) {
       const at = Date.parse(line.timestamp);

@@ -19,6 +19,7 @@ import { type LocalS3, startS3 } from './s3.ts';
 import { type SettableClock, SimScheduler } from './sim-scheduler.ts';
 import { type LocalStateMachine, LocalStepFunctions } from './step-functions.ts';
 import { LocalQueue } from './upload-queue.ts';
+import { type LocalWebhooks, localWebhookSecret, startWebhookReceiver } from './webhook-receiver.ts';
 
 export interface LocalStackOptions {
   voiceApi: { url: string; apiKey: string };
@@ -52,6 +53,8 @@ export interface LocalStack {
   s3Client: S3Client;
   objects: ObjectStore;
   intakeQueue: LocalQueue;
+  /** The webhook receiver on 127.0.0.1 and the outcomes queue behind it (point the emulator's webhookUrl here). */
+  webhooks: LocalWebhooks;
   close(): Promise<void>;
 }
 
@@ -88,6 +91,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     [TABLES.uploads.env]: dynamo.tables.uploads,
     [TABLES.suppression.env]: dynamo.tables.suppression,
     [TABLES.campaigns.env]: dynamo.tables.campaigns,
+    [TABLES.outcomes.env]: dynamo.tables.outcomes,
+    VOICE_API_WEBHOOK_SECRET: localWebhookSecret(),
     VOICE_API_URL: options.voiceApi.url,
     VOICE_API_KEY: options.voiceApi.apiKey,
     INTAKE_LEASE_SECONDS: '60',
@@ -121,6 +126,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     );
     if (records.length > 0) intakeQueue.send(JSON.stringify({ Records: records }));
   });
+  const webhooks = await startWebhookReceiver(env, { now, log, simulatedTime: clock !== null });
   const client = s3Client({ region: LOCAL_REGION, endpoints: { s3: s3.endpoint }, credentials: LOCAL_CREDENTIALS });
   return {
     bucket,
@@ -134,8 +140,10 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     s3Client: client,
     objects: new ObjectStore(client),
     intakeQueue,
+    webhooks,
     async close() {
       await intakeQueue.idle();
+      await webhooks.close();
       client.destroy();
       await sfn.close();
       await Promise.all([s3.close(), dynamo.close(), events.close()]);

@@ -1,0 +1,81 @@
+/**
+ * How often one number may be called across every campaign. A campaign that includes a number reserves the calls
+ * it may place to it (1 + its retries) when the number is admitted; the reservation counts in the rolling day
+ * and week that follow. Counting what may happen, not what did, keeps the cap true even when every retry dials.
+ */
+export interface CapLimits {
+  /** Calls to one number in any 24 hours. */
+  perDay: number;
+  /** Calls to one number in any 7 days. */
+  perWeek: number;
+}
+
+/** Defaults (README, "Call outcomes"): one campaign with up to two retries a day, seven calls a week. */
+export const DEFAULT_CAP_LIMITS: CapLimits = { perDay: 3, perWeek: 7 };
+
+const DAY_MS = 24 * 3600_000;
+const WEEK_MS = 7 * DAY_MS;
+
+/** One admitted reservation: who asked (`key`, e.g. the part or campaign), when, and how many calls it may place. */
+export interface CapEntry {
+  key: string;
+  at: string;
+  calls: number;
+}
+
+export interface CapRequest {
+  key: string;
+  calls: number;
+  at: Date;
+}
+
+export type CapDecision =
+  | { admitted: true; alreadyCounted: boolean; day: number; week: number }
+  | { admitted: false; reason: 'daily-cap' | 'weekly-cap'; message: string; day: number; week: number };
+
+/** Calls counted within `ms` before `now` (an entry exactly `ms` old has left the window). */
+function countWithin(entries: readonly CapEntry[], now: number, ms: number): number {
+  let n = 0;
+  for (const e of entries) {
+    const at = Date.parse(e.at);
+    if (at <= now && now - at < ms) n += e.calls;
+  }
+  return n;
+}
+
+/**
+ * Whether a number with these reservations may take `request.calls` more. The same key asking again is admitted
+ * without counting twice (a retried intake must not lock a number out).
+ */
+export function capDecision(entries: readonly CapEntry[], request: CapRequest, limits: CapLimits): CapDecision {
+  const now = request.at.getTime();
+  const day = countWithin(entries, now, DAY_MS);
+  const week = countWithin(entries, now, WEEK_MS);
+  if (entries.some((e) => e.key === request.key)) return { admitted: true, alreadyCounted: true, day, week };
+  if (day + request.calls > limits.perDay)
+    return {
+      admitted: false,
+      reason: 'daily-cap',
+      message: `already ${day} call(s) in the last 24 hours; ${request.calls} more would pass the cap of ${limits.perDay} a day`,
+      day,
+      week,
+    };
+  if (week + request.calls > limits.perWeek)
+    return {
+      admitted: false,
+      reason: 'weekly-cap',
+      message: `already ${week} call(s) in the last 7 days; ${request.calls} more would pass the cap of ${limits.perWeek} a week`,
+      day,
+      week,
+    };
+  return { admitted: true, alreadyCounted: false, day: day + request.calls, week: week + request.calls };
+}
+
+/** The entries still inside the weekly window, so a number's item never grows without bound. */
+export const liveEntries = (entries: readonly CapEntry[], now: Date): CapEntry[] =>
+  entries.filter((e) => now.getTime() - Date.parse(e.at) < WEEK_MS);
+
+/** Reads CALL_CAP_PER_DAY / CALL_CAP_PER_WEEK (whole numbers ≥ 1); defaults above. */
+export function parseCapLimit(raw: string): number | { problem: string } {
+  return /^\d+$/.test(raw) && Number(raw) >= 1 ? Number(raw) : { problem: 'a whole number of calls, at least 1' };
+}

@@ -1,0 +1,28 @@
+import { documentClient } from '../commons/aws/clients.ts';
+import { type Log, silentLog } from '../commons/log.ts';
+import { SuppressionList } from '../commons/suppression-list.ts';
+import { VoiceApiClient } from '../commons/voice-api/client.ts';
+import type { VoiceApiOptions } from '../commons/voice-api/http.ts';
+import { resolveVoiceApiAccess } from '../commons/voice-api-access.ts';
+import { CallResolver } from './call-resolver.ts';
+import type { OutcomesConfig } from './config.ts';
+import { OutcomeService } from './outcome-service.ts';
+import { OutcomeStore } from './outcome-store.ts';
+
+/** Wires outcomes to DynamoDB (or dynalite) and the Voice API; the lead calls `reconcileOutcomes` on the result. */
+export async function buildOutcomeService(
+  config: OutcomesConfig,
+  options: { now?: () => Date; log?: Log; api?: Partial<VoiceApiOptions> } = {},
+): Promise<OutcomeService> {
+  const access = await resolveVoiceApiAccess(config.voiceApi, config.aws);
+  const api = new VoiceApiClient({ baseUrl: access.baseUrl, apiKey: access.apiKey, ...options.api });
+  const db = documentClient(config.aws);
+  return new OutcomeService({
+    resolver: new CallResolver(api.calls),
+    calls: api.calls,
+    store: new OutcomeStore(db, config.outcomesTable),
+    suppression: new SuppressionList(db, config.suppressionTable),
+    log: options.log ?? silentLog,
+    now: options.now ?? (() => new Date()),
+  });
+}

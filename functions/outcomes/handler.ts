@@ -1,0 +1,33 @@
+import middy from '@middy/core';
+import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import type { Log } from '../commons/log.ts';
+import type { WebhookEvent } from '../commons/voice-api/types.ts';
+import type { OutcomeService } from './outcome-service.ts';
+
+/**
+ * Outcomes queue → this function. A message that fails (the API or DynamoDB did, or it is not an event at all) is
+ * reported back alone; SQS delivers it again and, after the queue's limit, moves it to the dead letters, where
+ * it stays for inspection rather than being dropped.
+ */
+export function makeOutcomesHandler(service: OutcomeService, log: Log) {
+  return middy(async (event: SQSEvent): Promise<SQSBatchResponse> => {
+    const batchItemFailures: SQSBatchResponse['batchItemFailures'] = [];
+    for (const message of event.Records) {
+      try {
+        const parsed = JSON.parse(message.body) as WebhookEvent;
+        if (typeof parsed?.data?.call_id !== 'string') throw new TypeError('message is not a call event');
+        const result = await service.handleEvent(parsed);
+        log.info('call event handled', { event: parsed.event, callId: parsed.data.call_id, result });
+      } catch (err) {
+        log.warn('call event not handled; SQS will deliver it again', {
+          messageId: message.messageId,
+          receiveCount: message.attributes?.ApproximateReceiveCount,
+          error: (err as Error).name,
+          reason: (err as Error).message,
+        });
+        batchItemFailures.push({ itemIdentifier: message.messageId });
+      }
+    }
+    return { batchItemFailures };
+  });
+}

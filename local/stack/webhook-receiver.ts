@@ -1,0 +1,115 @@
+import { randomBytes } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { LambdaFunctionURLEvent, LambdaFunctionURLResult } from 'aws-lambda';
+import type { Log } from '../../functions/commons/log.ts';
+import { buildOutcomeService } from '../../functions/outcomes/build-service.ts';
+import { readOutcomesConfig } from '../../functions/outcomes/config.ts';
+import { makeOutcomesHandler } from '../../functions/outcomes/handler.ts';
+import type { OutcomeService } from '../../functions/outcomes/outcome-service.ts';
+import { buildWebhookReceiver } from '../../functions/webhooks/build-receiver.ts';
+import { readWebhookConfig } from '../../functions/webhooks/config.ts';
+import { makeWebhookHandler } from '../../functions/webhooks/handler.ts';
+import { localContext } from './lambda-context.ts';
+import { LocalQueue } from './upload-queue.ts';
+
+export interface LocalWebhooks {
+  /** Where the emulator (or anything on this machine) POSTs call events: `POST /_emulator/config {webhookUrl}`. */
+  url: string;
+  /** The signing secret the receiver expects (`webhookSecret` of the emulator). */
+  secret: string;
+  /** The outcomes queue; its `deadLetters` are the DLQ. */
+  queue: LocalQueue;
+  outcomes: OutcomeService;
+  close(): Promise<void>;
+}
+
+/** A fresh signing secret for one local stack. */
+export const localWebhookSecret = () => `whsec_${randomBytes(24).toString('hex')}`;
+
+/**
+ * The webhook receiver of AWS on 127.0.0.1: the same Function URL handler behind a plain HTTP server (requests
+ * shaped as Function URLs shape them), feeding the same outcomes handler through a local queue with dead letters.
+ */
+export async function startWebhookReceiver(
+  env: Record<string, string>,
+  options: { now: () => Date; log: Log; simulatedTime: boolean; retryDelayMs?: number },
+): Promise<LocalWebhooks> {
+  const secret = env.VOICE_API_WEBHOOK_SECRET as string;
+  const outcomes = await buildOutcomeService(readOutcomesConfig(env), {
+    now: options.now,
+    log: options.log,
+    // The client's pacing runs on real time; in simulated time it would only slow the run down.
+    ...(options.simulatedTime ? { api: { requestsPerMinute: 0 } } : {}),
+  });
+  const processor = makeOutcomesHandler(outcomes, options.log);
+  const queue = new LocalQueue('callsheet-outcomes', (e, c) => processor(e, c), {
+    retryDelayMs: options.retryDelayMs ?? 50,
+    maxReceives: 5,
+  });
+  const receiver = buildWebhookReceiver(
+    readWebhookConfig(env, { queue: 'local' }),
+    { send: async (body) => queue.send(body) },
+    options.now,
+  );
+  const handler = makeWebhookHandler(receiver, options.log);
+  const server: Server = createServer((req, res) => {
+    void readBody(req)
+      .then(async (body) => {
+        const result = (await handler(functionUrlEvent(req, body), localContext('callsheet-webhooks'))) as Exclude<
+          LambdaFunctionURLResult,
+          string
+        >;
+        res.writeHead(result.statusCode ?? 200, result.headers as Record<string, string>);
+        res.end(result.body ?? '');
+      })
+      .catch(() => res.writeHead(500).end());
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/webhooks`,
+    secret,
+    queue,
+    outcomes,
+    async close() {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await queue.idle();
+    },
+  };
+}
+
+function readBody(req: IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => resolve(Buffer.concat(chunks)));
+    req.on('error', reject);
+  });
+}
+
+/** As a Function URL passes a request: headers lower-cased, text bodies as text, anything else base64. */
+function functionUrlEvent(req: IncomingMessage, body: Buffer): LambdaFunctionURLEvent {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(req.headers))
+    if (value !== undefined) headers[name.toLowerCase()] = Array.isArray(value) ? value.join(',') : value;
+  const text = /^(text\/|application\/json)/.test(headers['content-type'] ?? '');
+  return {
+    version: '2.0',
+    routeKey: '$default',
+    rawPath: (req.url ?? '/').split('?')[0] as string,
+    rawQueryString: (req.url ?? '').split('?')[1] ?? '',
+    headers,
+    requestContext: {
+      http: {
+        method: req.method ?? 'GET',
+        path: req.url ?? '/',
+        protocol: 'HTTP/1.1',
+        sourceIp: '127.0.0.1',
+        userAgent: '',
+      },
+    },
+    body: text ? body.toString('utf8') : body.toString('base64'),
+    isBase64Encoded: !text,
+  } as unknown as LambdaFunctionURLEvent;
+}

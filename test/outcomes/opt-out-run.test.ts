@@ -1,0 +1,31 @@
+import { describe, expect, it } from 'vitest';
+import { SuppressionList } from '../../functions/commons/suppression-list.ts';
+import { usePipeline } from '../helpers/pipeline.ts';
+import { phones } from '../helpers/sheets.ts';
+import { runWithWebhooks, stackDb } from './webhook-run.ts';
+
+const p = usePipeline();
+
+describe('opt-outs spoken on a call', () => {
+  it('suppresses at once a number whose contact says an opt-out phrase, in English or Hindi', async () => {
+    const [english, hindi, plain] = phones(3, '+1415581') as [string, string, string];
+    const { campaignId } = await runWithWebhooks(
+      p,
+      [
+        [english, 'Eng', 'Be brief. [emulator:opt-out]'],
+        [hindi, 'Hin', '[emulator:opt-out:hi]'],
+        [plain, 'Plain', 'Be brief.'],
+      ],
+      'optout',
+      { answerRate: 1 },
+    );
+    const suppressed = await new SuppressionList(stackDb(p), p.stack.dynamo.tables.suppression).list();
+    const mine = suppressed.filter((s) => [english, hindi, plain].includes(s.phone));
+    expect(mine.map((s) => s.phone).sort()).toEqual([english, hindi].sort());
+    expect(mine.every((s) => s.source === 'transcript')).toBe(true);
+    const contacts = await p.stack.webhooks.outcomes.contactOutcomes(campaignId);
+    expect(contacts.find((c) => c.phone === english)?.optOutPhrase).toBe('do not call me');
+    expect(contacts.find((c) => c.phone === hindi)?.optOutPhrase).toBe('दोबारा कॉल मत करना');
+    expect(contacts.find((c) => c.phone === plain)?.optOutPhrase).toBeNull();
+  });
+});

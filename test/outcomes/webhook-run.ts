@@ -1,0 +1,42 @@
+import { expect } from 'vitest';
+import { documentClient } from '../../functions/commons/aws/clients.ts';
+import type { Call } from '../../functions/commons/voice-api/types.ts';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../local/stack/local-aws.ts';
+import { type PipelineFixture, uploadAndRun } from '../helpers/pipeline.ts';
+import { xlsx } from '../helpers/sheets.ts';
+
+/** A document client on the stack's dynalite. */
+export function stackDb(p: PipelineFixture) {
+  return documentClient({
+    region: LOCAL_REGION,
+    endpoints: { dynamodb: p.stack.dynamo.endpoint },
+    credentials: LOCAL_CREDENTIALS,
+  });
+}
+
+/**
+ * Runs one upload through the whole pipeline with the emulator's webhooks pointed at the stack's receiver, waits
+ * until every delivery is handled, and answers the campaign's id and the emulator's calls of it. (One run per
+ * test file: the emulator's reset starts call ids over, which a real account never does.)
+ */
+export async function runWithWebhooks(
+  p: PipelineFixture,
+  rows: (string | null)[][],
+  name: string,
+  settings: Record<string, unknown>,
+): Promise<{ campaignId: string; calls: Call[] }> {
+  await p.f.admin.configure({ webhookUrl: p.stack.webhooks.url, webhookSecret: p.stack.webhooks.secret, ...settings });
+  const agent = await p.f.api.agents.create({ name, greeting_line: 'Hello from callsheet.' });
+  const body = await xlsx([['Phone Number', 'Name', 'Custom Instruction'], ...rows]);
+  const executions = await uploadAndRun(p, `incoming/${agent.id}/${name}.xlsx`, body, {
+    'calling-window': 'daily 00:00-24:00',
+    retries: '2',
+  });
+  expect(executions.map((e) => e.status)).toEqual(['SUCCEEDED']);
+  await p.f.admin.advance(60); // the last events after a call ends
+  await p.f.emu.core.webhooks.settled();
+  await p.stack.webhooks.queue.idle();
+  const state = await p.f.admin.state<{ calls: Call[]; campaigns: { id: string }[] }>();
+  const campaign = state.campaigns.at(-1) as { id: string };
+  return { campaignId: campaign.id, calls: state.calls.filter((c) => c.campaign_id === campaign.id) };
+}
