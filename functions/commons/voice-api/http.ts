@@ -1,6 +1,6 @@
 import { errorFromResponse, retryHintMs } from './error-mapping.ts';
 import { AmbiguousRequestError, type ErrorContext, NetworkError, VoiceApiError } from './errors.ts';
-import { type Clock, RateLimiter, realClock } from './rate-limiter.ts';
+import { type Clock, RateLimiter, type RequestBudget, realClock } from './rate-limiter.ts';
 
 export const API_PREFIX = '/api/developer/v1';
 
@@ -17,8 +17,10 @@ export interface VoiceApiOptions {
   maxDelayMs?: number;
   /** A server that asks for a longer pause than this gets a RateLimitedError instead of a wait. */
   maxRetryWaitMs?: number;
-  /** Client-side limit; 0 turns it off. */
+  /** Client-side limit; 0 turns it off. Ignored when `budget` is given. */
   requestsPerMinute?: number;
+  /** Where tokens come from: the account-wide budget (functions/commons/api-budget/); else a per-process limiter. */
+  budget?: RequestBudget;
   fetch?: typeof fetch;
   clock?: Clock;
   random?: () => number;
@@ -69,11 +71,11 @@ function timedOut(err: unknown): boolean {
 
 /** The HTTP exchange: auth, timeout, client-side rate limit, retries with full jitter, typed errors. */
 export class Transport {
-  private readonly opts: Required<Omit<VoiceApiOptions, 'fetch' | 'clock' | 'random'>>;
+  private readonly opts: Required<Omit<VoiceApiOptions, 'fetch' | 'clock' | 'random' | 'budget'>>;
   private readonly fetchImpl: typeof fetch;
   private readonly clock: Clock;
   private readonly random: () => number;
-  private readonly limiter: RateLimiter;
+  private readonly limiter: RequestBudget;
 
   constructor(options: VoiceApiOptions) {
     if (!options.baseUrl) throw new Error('VoiceApiClient: baseUrl is required');
@@ -91,7 +93,7 @@ export class Transport {
     this.fetchImpl = options.fetch ?? fetch;
     this.clock = options.clock ?? realClock;
     this.random = options.random ?? Math.random;
-    this.limiter = new RateLimiter(this.opts.requestsPerMinute, this.clock);
+    this.limiter = options.budget ?? new RateLimiter(this.opts.requestsPerMinute, this.clock);
   }
 
   get baseUrl(): string {
@@ -157,7 +159,7 @@ export class Transport {
         throw new NetworkError(message, ctx, timedOut(err), { cause: err });
       }
 
-      this.limiter.observe(res.headers);
+      await this.limiter.observe(res.headers, res.status);
       if (res.ok) return { status: res.status, headers: res.headers, data: (await this.readBody(res, req)) as T };
 
       const errorBody = await this.readBody(res, { ...req, responseType: 'json' });

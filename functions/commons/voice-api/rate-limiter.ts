@@ -9,10 +9,21 @@ export const realClock: Clock = {
 };
 
 /**
+ * What the client asks before each request and tells after each answer. The per-process RateLimiter below is the
+ * default; functions/commons/api-budget/ shares one budget between every process of the account.
+ */
+export interface RequestBudget {
+  /** Waits until one request may go out, and takes its token (or throws when it may not go out soon enough). */
+  take(): Promise<void>;
+  /** Learns from an answer: its status and its `X-RateLimit-*` / `Retry-After` headers. */
+  observe(headers: Headers, status: number): void | Promise<void>;
+}
+
+/**
  * Client-side token bucket: spreads requests so a burst does not run into the service's per-minute limit, and
  * holds everything back when the service says the window is used up (`X-RateLimit-Remaining: 0`).
  */
-export class RateLimiter {
+export class RateLimiter implements RequestBudget {
   private tokens: number;
   private last: number;
   private blockedUntil = 0;
@@ -44,7 +55,7 @@ export class RateLimiter {
   }
 
   /** Learns from the service's rate-limit headers. */
-  observe(headers: Headers): void {
+  observe(headers: Headers, _status?: number): void {
     if (headers.get('x-ratelimit-remaining') !== '0') return;
     const reset = Number(headers.get('x-ratelimit-reset'));
     if (!Number.isFinite(reset) || reset <= 0) return;

@@ -1,0 +1,48 @@
+import type { CountryCode } from 'libphonenumber-js/max';
+import { type BudgetConfig, readBudgetConfig } from '../commons/api-budget/config.ts';
+import { type AwsSettings, readAwsSettings } from '../commons/aws/clients.ts';
+import { type Env, EnvReader } from '../commons/config.ts';
+import { TABLES } from '../commons/tables.ts';
+import { readVoiceApiSource, type VoiceApiSource } from '../commons/voice-api-access.ts';
+import { isCountryCode } from '../intake/phone.ts';
+
+export interface ContactsConfig {
+  aws: AwsSettings;
+  /** SQS endpoint override (local tools only). */
+  sqsEndpoint?: string;
+  contactsTable: string;
+  budget: BudgetConfig;
+  voiceApi: VoiceApiSource;
+  apiTimeoutMs: number;
+  defaultCountry?: CountryCode;
+  /** The dead-letter queue poison and invalid events go to, with their reason. */
+  deadLetterQueueUrl: string;
+  /** The delivery on which a still-failing message is dead-lettered with its reason. */
+  maxReceives: number;
+  /** Longest wait for a budget token inside one invocation; longer, and the messages come back later. */
+  budgetWaitMs: number;
+}
+
+const whole = (min: number) => (v: string) =>
+  /^\d+$/.test(v) && Number(v) >= min ? Number(v) : { problem: `a whole number ≥ ${min}` };
+
+/** Every contact-sync setting, checked at start-up; all problems are reported together. */
+export function readContactsConfig(source: Env, options: { deadLetters?: 'local' } = {}): ContactsConfig {
+  const env = new EnvReader(source);
+  const config: ContactsConfig = {
+    aws: readAwsSettings(env),
+    sqsEndpoint: env.optional('AWS_ENDPOINT_URL_SQS'),
+    contactsTable: env.required(TABLES.contacts.env),
+    budget: readBudgetConfig(env),
+    voiceApi: readVoiceApiSource(env),
+    apiTimeoutMs: (env.checked('VOICE_API_TIMEOUT_SECONDS', whole(1)) ?? 30) * 1000,
+    defaultCountry: env.checked<CountryCode>('DEFAULT_COUNTRY', (v) =>
+      isCountryCode(v.toUpperCase()) ? (v.toUpperCase() as CountryCode) : { problem: 'not an ISO country code' },
+    ),
+    deadLetterQueueUrl: options.deadLetters === 'local' ? '' : env.required('CONTACTS_DLQ_URL'),
+    maxReceives: env.checked('CONTACTS_MAX_RECEIVES', whole(1)) ?? 5,
+    budgetWaitMs: (env.checked('API_BUDGET_MAX_WAIT_SECONDS', whole(0)) ?? 30) * 1000,
+  };
+  env.done();
+  return config;
+}

@@ -1,0 +1,268 @@
+import {
+  BatchGetCommand,
+  type DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  ScanCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
+import { isConditionFailed } from '../commons/aws/conditional-write.ts';
+import type { ContactChange } from './contact-event.ts';
+import { type ContactState, type Note, type PushClaim, type PushedState, planApply } from './contact-state.ts';
+
+/**
+ * Event ids are kept 15 days: longer than SQS keeps a message (14 days at most) and than EventBridge retries a
+ * delivery (24 hours), so no redelivery can outlive the memory of its event.
+ */
+export const EVENT_MEMORY_SECONDS = 15 * 24 * 3600;
+const MAX_ATTEMPTS = 25;
+
+export type ApplyStatus = 'created' | 'updated' | 'unchanged' | 'duplicate';
+
+const contactKey = (phone: string) => `contact#${phone}`;
+const noteKey = (phone: string, seq: number) => `note#${phone}#${String(seq).padStart(10, '0')}`;
+const eventKey = (eventId: string) => `event#${eventId}`;
+
+/** Concurrent writers to one contact: someone changed it between our read and our write; read again. */
+export class ContactContentionError extends Error {
+  constructor(phone: string) {
+    super(`contact ${phone} kept changing under ${MAX_ATTEMPTS} attempts; retry later`);
+    this.name = 'ContactContentionError';
+  }
+}
+
+/**
+ * Contact state in DynamoDB, one table, three kinds of item:
+ * - `contact#<E.164>`: fields, tags, the note count, what was last pushed, a version for optimistic concurrency;
+ * - `note#<E.164>#<seq>`: one note each, so no number of notes can bring the contact item near 400 KB;
+ * - `event#<id>`: an event seen (expires after EVENT_MEMORY_SECONDS).
+ *
+ * Why our own conditional writes and not Powertools idempotency: its record says "this handler ran", but a
+ * contact change must be one conditional write that both applies the change and remembers its event id
+ * (`recentEvents`, in the same item), because an event replayed after a later change would otherwise overwrite the
+ * newer value with the older one. The event item is the long memory; `recentEvents` covers a crash between the
+ * two writes. Everything uses only conditional Get/Put/Update (dynalite has no transactions).
+ */
+export class ContactStore {
+  constructor(
+    private readonly db: DynamoDBDocumentClient,
+    private readonly table: string,
+  ) {}
+
+  /** Applies one change once. Concurrent writers to the same contact each land: a lost race reads again. */
+  async apply(change: ContactChange, now: Date): Promise<ApplyStatus> {
+    if (await this.seen(change.eventId)) return 'duplicate';
+    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+      const current = await this.read(change.phone);
+      if (current?.recentEvents.includes(change.eventId)) {
+        await this.flushNotes(current);
+        await this.remember(change, now);
+        return 'duplicate';
+      }
+      const plan = planApply(current, change, now);
+      if (plan.kind === 'unchanged') {
+        await this.remember(change, now);
+        return 'unchanged';
+      }
+      try {
+        if (plan.created) {
+          await this.db.send(
+            new PutCommand({
+              TableName: this.table,
+              Item: { pk: contactKey(change.phone), kind: 'contact', ...plan.next },
+              ConditionExpression: 'attribute_not_exists(pk)',
+            }),
+          );
+        } else {
+          const note = plan.note;
+          await this.db.send(
+            new UpdateCommand({
+              TableName: this.table,
+              Key: { pk: contactKey(change.phone) },
+              // Only the attributes a change owns: a push's claim and pushed state are never overwritten here.
+              UpdateExpression: `SET #f = :f, #t = :t, #n = :n, #r = :r, #v = :v1, #c = :at${note ? ', #p.#seq = :note' : ''}`,
+              ConditionExpression: '#v = :v',
+              ExpressionAttributeNames: {
+                '#f': 'fields',
+                '#t': 'tags',
+                '#n': 'noteCount',
+                '#r': 'recentEvents',
+                '#v': 'version',
+                '#c': 'changedAt',
+                ...(note ? { '#p': 'pendingNotes', '#seq': String(note.seq) } : {}),
+              },
+              ExpressionAttributeValues: {
+                ':f': plan.next.fields,
+                ':t': plan.next.tags,
+                ':n': plan.next.noteCount,
+                ':r': plan.next.recentEvents,
+                ':v': plan.next.version - 1,
+                ':v1': plan.next.version,
+                ':at': plan.next.changedAt,
+                ...(note ? { ':note': note } : {}),
+              },
+            }),
+          );
+        }
+      } catch (err) {
+        if (isConditionFailed(err)) continue;
+        throw err;
+      }
+      await this.flushNotes(plan.next);
+      await this.remember(change, now);
+      return plan.created ? 'created' : 'updated';
+    }
+    throw new ContactContentionError(change.phone);
+  }
+
+  async read(phone: string): Promise<ContactState | null> {
+    const out = await this.db.send(
+      new GetCommand({ TableName: this.table, Key: { pk: contactKey(phone) }, ConsistentRead: true }),
+    );
+    if (!out.Item) return null;
+    const { pk: _pk, kind: _kind, ...state } = out.Item;
+    return state as ContactState;
+  }
+
+  /** Notes `from..to` (1-based, inclusive) in order, from their items or still pending in the contact item. */
+  async notes(state: ContactState, from = 1, to = state.noteCount): Promise<Note[]> {
+    const found = new Map<number, Note>();
+    for (const n of Object.values(state.pendingNotes ?? {})) if (n.seq >= from && n.seq <= to) found.set(n.seq, n);
+    const wanted: number[] = [];
+    for (let s = from; s <= to; s++) if (!found.has(s)) wanted.push(s);
+    for (let i = 0; i < wanted.length; i += 100) {
+      let keys: Record<string, unknown>[] = wanted.slice(i, i + 100).map((s) => ({ pk: noteKey(state.phone, s) }));
+      for (let round = 0; keys.length > 0 && round < 10; round++) {
+        const out = await this.db.send(
+          new BatchGetCommand({ RequestItems: { [this.table]: { Keys: keys, ConsistentRead: true } } }),
+        );
+        for (const item of out.Responses?.[this.table] ?? []) found.set(item.seq as number, item as Note);
+        keys = (out.UnprocessedKeys?.[this.table]?.Keys as Record<string, unknown>[] | undefined) ?? [];
+      }
+    }
+    return [...found.values()]
+      .sort((a, b) => a.seq - b.seq)
+      .map(({ seq, text, eventId, at }) => ({ seq, text, eventId, at }));
+  }
+
+  /** Every contact, or those changed at or after `since` (ISO time). */
+  async list(since?: string): Promise<ContactState[]> {
+    const items: ContactState[] = [];
+    let start: Record<string, unknown> | undefined;
+    do {
+      const out = await this.db.send(
+        new ScanCommand({
+          TableName: this.table,
+          ExclusiveStartKey: start,
+          FilterExpression: since ? '#k = :c AND #at >= :since' : '#k = :c',
+          ExpressionAttributeNames: { '#k': 'kind', ...(since ? { '#at': 'changedAt' } : {}) },
+          ExpressionAttributeValues: { ':c': 'contact', ...(since ? { ':since': since } : {}) },
+        }),
+      );
+      for (const { pk: _pk, kind: _kind, ...state } of out.Items ?? []) items.push(state as ContactState);
+      start = out.LastEvaluatedKey;
+    } while (start);
+    return items.sort((a, b) => a.phone.localeCompare(b.phone));
+  }
+
+  /**
+   * Takes the contact for one push. Refused (false) while another push holds it. A claim left by a push that
+   * died is taken over, and the notes it may have sent count as sent: a note is never sent twice.
+   */
+  async claim(state: ContactState, claim: PushClaim, now: number): Promise<boolean> {
+    const stale = state.claim;
+    const adopted = Math.max(state.pushed.noteCount, stale?.noteCount ?? 0);
+    try {
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: { pk: contactKey(state.phone) },
+          UpdateExpression: 'SET #claim = :c, #pushed.#nc = :adopted',
+          ConditionExpression: stale
+            ? '#claim.#token = :stale AND #claim.#until < :now AND #pushed.#nc = :m'
+            : 'attribute_not_exists(#claim) AND #pushed.#nc = :m',
+          ExpressionAttributeNames: {
+            '#claim': 'claim',
+            '#pushed': 'pushed',
+            '#nc': 'noteCount',
+            ...(stale ? { '#token': 'token', '#until': 'until' } : {}),
+          },
+          ExpressionAttributeValues: {
+            ':c': claim,
+            ':adopted': adopted,
+            ':m': state.pushed.noteCount,
+            ...(stale ? { ':stale': stale.token, ':now': now } : {}),
+          },
+        }),
+      );
+      return true;
+    } catch (err) {
+      if (isConditionFailed(err)) return false;
+      throw err;
+    }
+  }
+
+  /** Records a push's result and lets go of the contact. */
+  async settle(phone: string, token: string, pushed: PushedState, lastPush: ContactState['lastPush']): Promise<void> {
+    try {
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: { pk: contactKey(phone) },
+          UpdateExpression: 'SET #pushed = :p, #last = :l REMOVE #claim',
+          ConditionExpression: '#claim.#token = :token',
+          ExpressionAttributeNames: { '#pushed': 'pushed', '#last': 'lastPush', '#claim': 'claim', '#token': 'token' },
+          ExpressionAttributeValues: { ':p': pushed, ':l': lastPush, ':token': token },
+        }),
+      );
+    } catch (err) {
+      // Our claim expired and another push took over: it already counts what we may have sent.
+      if (!isConditionFailed(err)) throw err;
+    }
+  }
+
+  private async seen(eventId: string): Promise<boolean> {
+    const out = await this.db.send(
+      new GetCommand({
+        TableName: this.table,
+        Key: { pk: eventKey(eventId) },
+        ConsistentRead: true,
+        ProjectionExpression: 'pk',
+      }),
+    );
+    return out.Item !== undefined;
+  }
+
+  private async remember(change: ContactChange, now: Date): Promise<void> {
+    await this.db.send(
+      new PutCommand({
+        TableName: this.table,
+        Item: {
+          pk: eventKey(change.eventId),
+          kind: 'event',
+          phone: change.phone,
+          at: now.toISOString(),
+          expiresAt: Math.floor(now.getTime() / 1000) + EVENT_MEMORY_SECONDS,
+        },
+      }),
+    );
+  }
+
+  /** Moves notes from the contact item to their own items. Repeatable: a note's item is the same every time. */
+  private async flushNotes(state: ContactState): Promise<void> {
+    for (const note of Object.values(state.pendingNotes ?? {})) {
+      await this.db.send(
+        new PutCommand({ TableName: this.table, Item: { pk: noteKey(state.phone, note.seq), kind: 'note', ...note } }),
+      );
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: { pk: contactKey(state.phone) },
+          UpdateExpression: 'REMOVE #p.#seq',
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeNames: { '#p': 'pendingNotes', '#seq': String(note.seq) },
+        }),
+      );
+    }
+  }
+}

@@ -1,0 +1,137 @@
+import type { CountryCode } from 'libphonenumber-js/max';
+import { type ContactChange, checkContactMessage } from './contact-event.ts';
+import type { PushOutcome } from './contact-pusher.ts';
+import type { ApplyStatus, ContactStore } from './contact-store.ts';
+
+/** One queue message as the sync sees it. */
+export interface QueuedEvent {
+  messageId: string;
+  body: string;
+  /** How many times the queue has delivered it (1 the first time). */
+  receiveCount: number;
+}
+
+export interface DeadLetter {
+  messageId: string;
+  body: string;
+  reason: string;
+}
+
+/** Where poison and invalid events go, each with the reason, so the batch goes on without them. */
+export interface DeadLetterSink {
+  put(letters: DeadLetter[]): Promise<void>;
+}
+
+export interface Pusher {
+  push(phones: readonly string[]): Promise<Map<string, PushOutcome>>;
+}
+
+export type MessageResult =
+  | { messageId: string; status: 'done'; applied: ApplyStatus; push: PushOutcome['status'] }
+  | { messageId: string; status: 'rejected' | 'dead-lettered'; reason: string }
+  | { messageId: string; status: 'retry'; reason: string };
+
+export interface SyncDeps {
+  store: ContactStore;
+  pusher: Pusher;
+  deadLetters: DeadLetterSink;
+  now: () => Date;
+  defaultCountry?: CountryCode;
+  /** On this delivery a message that still fails goes to the dead letters with its reason (the queue's own
+   * redrive, which would lose the reason, is set a little higher as a safety net). */
+  maxReceives: number;
+  /** Contacts changed at once (events of one contact are always applied in their order). */
+  concurrency?: number;
+}
+
+const describe = (err: unknown) => (err instanceof Error ? `${err.name}: ${err.message}` : String(err));
+
+/**
+ * One batch of `Contact Upserted` events: each is checked (bad ones go to the dead letters with the reason and
+ * never hold the batch up), applied to the contact state once, and the contacts they touched are pushed to the API
+ * together. A message comes back to the queue only when its own contact could not be stored or pushed.
+ */
+export class ContactSync {
+  constructor(private readonly deps: SyncDeps) {}
+
+  async handle(messages: readonly QueuedEvent[]): Promise<MessageResult[]> {
+    const results = new Map<string, MessageResult>();
+    const byPhone = new Map<string, { message: QueuedEvent; change: ContactChange }[]>();
+    const letters: DeadLetter[] = [];
+    for (const message of messages) {
+      const check = checkContactMessage(message.body, this.deps.defaultCountry);
+      if (!check.ok) {
+        letters.push({ messageId: message.messageId, body: message.body, reason: `invalid event: ${check.reason}` });
+        results.set(message.messageId, { messageId: message.messageId, status: 'rejected', reason: check.reason });
+        continue;
+      }
+      const list = byPhone.get(check.change.phone) ?? [];
+      list.push({ message, change: check.change });
+      byPhone.set(check.change.phone, list);
+    }
+
+    const applied = new Map<string, ApplyStatus>();
+    const groups = [...byPhone.values()];
+    const width = this.deps.concurrency ?? 16;
+    for (let i = 0; i < groups.length; i += width) {
+      await Promise.all(
+        groups.slice(i, i + width).map(async (group) => {
+          for (const { message, change } of group) {
+            try {
+              applied.set(message.messageId, await this.deps.store.apply(change, this.deps.now()));
+            } catch (err) {
+              results.set(message.messageId, {
+                messageId: message.messageId,
+                status: 'retry',
+                reason: `not stored: ${describe(err)}`,
+              });
+            }
+          }
+        }),
+      );
+    }
+
+    // Every stored event's contact is pushed, duplicates too: a redelivery after a failed push must push.
+    const phones = [...byPhone.entries()]
+      .filter(([, group]) => group.some(({ message }) => applied.has(message.messageId)))
+      .map(([phone]) => phone);
+    let pushed: Map<string, PushOutcome>;
+    try {
+      pushed = await this.deps.pusher.push(phones);
+    } catch (err) {
+      pushed = new Map(
+        phones.map((p) => [p, { status: 'retry', reason: `not pushed: ${describe(err)}`, requests: 0 }]),
+      );
+    }
+    for (const [phone, group] of byPhone) {
+      const outcome = pushed.get(phone);
+      for (const { message } of group) {
+        const status = applied.get(message.messageId);
+        if (status === undefined || !outcome) continue;
+        results.set(
+          message.messageId,
+          'reason' in outcome
+            ? { messageId: message.messageId, status: 'retry', reason: outcome.reason }
+            : { messageId: message.messageId, status: 'done', applied: status, push: outcome.status },
+        );
+      }
+    }
+
+    // Poison: the last delivery the queue allows still failed; keep it with its reason instead.
+    const byId = new Map(messages.map((m) => [m.messageId, m]));
+    for (const [id, r] of results) {
+      const message = byId.get(id) as QueuedEvent;
+      if (r.status === 'retry' && message.receiveCount >= this.deps.maxReceives) {
+        letters.push({
+          messageId: id,
+          body: message.body,
+          reason: `gave up after ${message.receiveCount} deliveries: ${r.reason}`,
+        });
+        results.set(id, { messageId: id, status: 'dead-lettered', reason: r.reason });
+      }
+    }
+    // If the dead letters cannot be written, those messages stay on the queue (thrown: the batch is retried).
+    if (letters.length > 0) await this.deps.deadLetters.put(letters);
+    return messages.map((m) => results.get(m.messageId) as MessageResult);
+  }
+}

@@ -1,0 +1,194 @@
+import { describe, expect, it } from 'vitest';
+import { CONTACT_FIELDS } from '../../functions/contacts/contact-event.ts';
+import type { ContactState } from '../../functions/contacts/contact-state.ts';
+import { useEmulator } from '../helpers/emulator.ts';
+import { emulatorContact, requestsTo, useSyncRig } from './harness.ts';
+
+const f = useEmulator();
+const rig = useSyncRig(f);
+
+const A = '+14155550101';
+const B = '+14155550102';
+
+/** callsheet's view of a contact in the emulator's shape, to compare the two. */
+async function ours(phone: string) {
+  const state = (await rig.store.read(phone)) as ContactState;
+  const notes = await rig.store.notes(state);
+  return {
+    ...Object.fromEntries(CONTACT_FIELDS.map((k) => [k, state.fields[k] ?? null])),
+    tags: state.tags,
+    notes: notes.map((n) => n.text),
+  };
+}
+
+async function theirs(phone: string): Promise<Record<string, unknown> | null> {
+  const c = await emulatorContact(f, phone);
+  if (!c) return null;
+  return { ...Object.fromEntries(CONTACT_FIELDS.map((k) => [k, c[k] ?? null])), tags: c.tags, notes: c.notes };
+}
+
+describe('contact state in DynamoDB', () => {
+  it('follows the upsert rules: non-blank fields overwrite, blank ones stay, tags union, notes append', async () => {
+    rig.send({
+      event_id: 'e1',
+      phone_number: '(415) 555-0101',
+      country: 'US',
+      name: 'Ana',
+      city: 'Pune',
+      tags: ['vip'],
+    });
+    rig.send({
+      event_id: 'e2',
+      phone_number: A,
+      name: '  ',
+      city: 'Goa',
+      email: null,
+      tags: ['vip', 'new'],
+      note: 'first',
+    });
+    rig.send({ event_id: 'e3', phone_number: A, source: 'Web Form', note: 'second', tags: [' later '] });
+    await rig.settle();
+    const state = (await rig.store.read(A)) as ContactState;
+    expect(state.fields).toEqual({ contact_name: 'Ana', city: 'Goa', source: 'web_form' });
+    expect(state.tags).toEqual(['vip', 'new', 'later']);
+    expect((await rig.store.notes(state)).map((n) => n.text)).toEqual(['first', 'second']);
+    expect(await theirs(A)).toEqual(await ours(A));
+  });
+
+  it('a replayed event changes nothing and appends no note, even after later changes', async () => {
+    const e1 = { event_id: 'r1', phone_number: A, name: 'Old', note: 'hello' };
+    rig.send(e1);
+    await rig.settle();
+    rig.send({ event_id: 'r2', phone_number: A, name: 'New' });
+    rig.send(e1);
+    rig.send(e1);
+    await rig.settle();
+    const state = (await rig.store.read(A)) as ContactState;
+    expect(state.fields.contact_name).toBe('New');
+    expect(state.noteCount).toBe(1);
+    expect(await theirs(A)).toEqual({ ...(await ours(A)), notes: ['hello'] });
+    expect(
+      await rig.store.apply(
+        { eventId: 'r1', phone: A, fields: { contact_name: 'Old' }, tags: [], note: 'hello' },
+        new Date(),
+      ),
+    ).toBe('duplicate');
+  });
+
+  it('concurrent writers to one contact all land, each once', async () => {
+    // Twelve events, each delivered twice at the same time (a redelivery racing the first delivery).
+    const change = (i: number) => ({
+      eventId: `c${i}`,
+      phone: B,
+      fields: { city: `City ${i}` },
+      tags: [`t${i}`],
+      note: `note ${i}`,
+    });
+    const statuses = await Promise.all(
+      Array.from({ length: 24 }, (_, i) => rig.store.apply(change(i % 12), new Date())),
+    );
+    expect(statuses.filter((s) => s === 'duplicate')).toHaveLength(12);
+    const state = (await rig.store.read(B)) as ContactState;
+    expect(state.noteCount).toBe(12);
+    expect(new Set((await rig.store.notes(state)).map((n) => n.text)).size).toBe(12);
+    expect([...state.tags].sort()).toEqual(Array.from({ length: 12 }, (_, i) => `t${i}`).sort());
+    expect(Object.keys(state.pendingNotes)).toEqual([]);
+  });
+});
+
+describe('push to the API in bulk', () => {
+  it('sends 250 changed contacts in ceil(250/100) requests, and unchanged contacts cost nothing', async () => {
+    for (let i = 0; i < 250; i++)
+      rig.send({ event_id: `b${i}`, phone_number: `+1415555${String(1000 + i)}`, name: `N${i}` });
+    await rig.settle();
+    expect((await requestsTo(f, '/contacts/bulk')).map((r) => r.status)).toEqual([200, 200, 200]);
+    // Same values again, new event ids: stored as unchanged, nothing sent.
+    for (let i = 0; i < 250; i++)
+      rig.send({ event_id: `b2-${i}`, phone_number: `+1415555${String(1000 + i)}`, name: `N${i}` });
+    await rig.settle();
+    expect(await requestsTo(f, '/contacts/bulk')).toHaveLength(3);
+    expect(await theirs('+14155551249')).toEqual(await ours('+14155551249'));
+  });
+
+  it('sends only what changed since the last push', async () => {
+    rig.send({ event_id: 'd1', phone_number: A, name: 'Ana', city: 'Pune', tags: ['a'], note: 'n1' });
+    await rig.settle();
+    rig.send({ event_id: 'd2', phone_number: A, name: 'Ana', city: 'Goa', tags: ['a', 'b'], note: 'n2' });
+    await rig.settle();
+    const bodies = (await requestsTo(f, '/contacts/bulk')).map((r) => r.body as { contacts: unknown[] });
+    expect(bodies[1]?.contacts).toEqual([{ phone_number: A, city: 'Goa', tags: ['b'], note: 'n2' }]);
+  });
+
+  it('invalid events are dead-lettered with a reason and never hold up the batch', async () => {
+    rig.send({ event_id: 'ok1', phone_number: A, name: 'Fine' });
+    rig.send({ event_id: 'bad1', phone_number: '12', name: 'x' });
+    rig.send({ event_id: 'bad2', phone_number: B, email: 'not-an-email' });
+    rig.send({ event_id: 'bad3', phone_number: B, surname: 'x' });
+    rig.queue.send('{not json');
+    await rig.settle();
+    expect(rig.queue.invocations).toEqual([5]);
+    expect((await theirs(A))?.contact_name).toBe('Fine');
+    expect(rig.queue.deadLetters.map((d) => d.reason)).toEqual([
+      expect.stringContaining('phone_number'),
+      'invalid event: email: not a valid email address',
+      'invalid event: event: unknown field "surname"',
+      'invalid event: not JSON',
+    ]);
+    expect(await rig.store.read(B)).toBeNull();
+  });
+
+  it('reports a partial batch failure: only the contact another push holds comes back, then syncs', async () => {
+    rig.send({ event_id: 'p0', phone_number: B, name: 'Held' });
+    await rig.settle(); // B exists and was pushed
+    const held = (await rig.store.read(B)) as ContactState;
+    // Another container is pushing B right now (its claim runs 90 more seconds).
+    expect(
+      await rig.store.claim(held, { token: 'other', until: rig.clock.now() + 90_000, noteCount: 0 }, rig.clock.now()),
+    ).toBe(true);
+    rig.send({ event_id: 'p1', phone_number: A, name: 'Free' });
+    rig.send({ event_id: 'p2', phone_number: B, name: 'Changed' });
+    await rig.queue.drain();
+    expect(rig.queue.depth).toBe(1);
+    expect((await theirs(A))?.contact_name).toBe('Free');
+    expect((await theirs(B))?.contact_name).toBe('Held');
+    // The other push died: after its claim runs out, the redelivery pushes B.
+    await rig.settle();
+    expect((await theirs(B))?.contact_name).toBe('Changed');
+    expect(rig.queue.deadLetters).toEqual([]);
+  });
+
+  it('a message whose push keeps failing goes to the dead letters with the reason', async () => {
+    await f.admin.fault({ path: '/contacts/bulk', status: 422, count: 100 });
+    rig.send({ event_id: 'x1', phone_number: A, name: 'Never' });
+    await rig.settle();
+    expect(rig.queue.deadLetters).toHaveLength(1);
+    expect(rig.queue.deadLetters[0]?.reason).toMatch(/gave up after 4 deliveries: .*422/);
+    expect(await emulatorContact(f, A)).toBeNull();
+  });
+
+  it('backs off on 429 until the window resets, then sends once', async () => {
+    await f.admin.fault({ path: '/contacts/bulk', status: 429, count: 1 });
+    const start = rig.clock.now();
+    rig.send({ event_id: 'l1', phone_number: A, name: 'Later', note: 'once' });
+    await rig.settle();
+    expect((await requestsTo(f, '/contacts/bulk')).map((r) => r.status)).toEqual([429, 200]);
+    // The whole account waited for the next minute window, not just this request.
+    expect(rig.clock.now()).toBeGreaterThanOrEqual(Math.floor(start / 60_000) * 60_000 + 60_000);
+    expect((await theirs(A))?.notes).toEqual(['once']);
+  });
+
+  it('a push whose answer was lost never sends its notes again', async () => {
+    await f.admin.fault({ path: '/contacts/bulk', status: 500, count: 1 });
+    rig.send({ event_id: 'm1', phone_number: A, name: 'Maybe', note: 'only once' });
+    await rig.settle();
+    const statuses = (await requestsTo(f, '/contacts/bulk')).map((r) => r.status);
+    expect(statuses[0]).toBe(500);
+    const resent = (await requestsTo(f, '/contacts/bulk'))
+      .slice(1)
+      .map((r) => r.body as { contacts: { note?: string }[] });
+    expect(resent.flatMap((b) => b.contacts).some((c) => c.note !== undefined)).toBe(false);
+    expect((await theirs(A))?.contact_name).toBe('Maybe');
+    const state = (await rig.store.read(A)) as ContactState;
+    expect(state.pushed.noteCount).toBe(1);
+  });
+});
