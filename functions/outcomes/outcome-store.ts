@@ -1,4 +1,4 @@
-import { type DynamoDBDocumentClient, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { CallOutcome } from './call-outcome.ts';
 
 const callPk = (callId: string) => `call#${callId}`;
@@ -33,6 +33,13 @@ export class OutcomeStore {
         ExpressionAttributeValues: values,
       }),
     );
+  }
+
+  async get(callId: string): Promise<CallOutcome | null> {
+    const out = await this.db.send(
+      new GetCommand({ TableName: this.table, Key: { pk: callPk(callId) }, ConsistentRead: true }),
+    );
+    return out.Item ? fromItem(out.Item) : null;
   }
 
   /**
