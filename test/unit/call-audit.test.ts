@@ -1,0 +1,191 @@
+import { describe, expect, it } from 'vitest';
+import {
+  type AuditedCall,
+  auditCalls,
+  type CallRule,
+  candidateZones,
+  checkStart,
+  parseHours,
+  wallTime,
+} from '../helpers/call-audit.ts';
+
+const OFFICE: CallRule = { hours: 'Mon-Fri 09:00-17:00', holidays: ['2026-12-25'], closingMarginMinutes: 5 };
+
+const NEW_YORK = '+12125551234';
+const ALASKA = '+19075551234'; // America/Adak and America/Anchorage
+const SOUTH_DAKOTA = '+16055551234'; // America/Denver and America/North_Dakota/Center
+const CHATHAM = '+6433051234'; // Pacific/Chatham, +13:45 in December
+const KIRIBATI = '+68675012345'; // Pacific/Tarawa +12, Pacific/Enderbury +13, Pacific/Kiritimati +14
+
+const call = (phone_number: string, started_at: string | null): AuditedCall => ({
+  phone_number,
+  started_at,
+  ended_at: null,
+  status: 'completed',
+});
+
+/** [case, number, start, rule, expected [zone, reason] per violation]. */
+const CASES: [string, string, string, CallRule, [string, string][]][] = [
+  ['NY at the opening', NEW_YORK, '2026-12-07T14:00:00Z', OFFICE, []],
+  ['NY a second before the opening', NEW_YORK, '2026-12-07T13:59:59Z', OFFICE, [['America/New_York', 'outside_hours']]],
+  ['NY just before the margin', NEW_YORK, '2026-12-07T21:54:59Z', OFFICE, []],
+  ['NY at close - margin', NEW_YORK, '2026-12-07T21:55:00Z', OFFICE, [['America/New_York', 'closing_margin']]],
+  ['NY at the close instant', NEW_YORK, '2026-12-07T22:00:00Z', OFFICE, [['America/New_York', 'outside_hours']]],
+  ['NY at close, no margin', NEW_YORK, '2026-12-07T21:59:59Z', { hours: 'Mon-Fri 09:00-17:00' }, []],
+  ['NY on a Saturday', NEW_YORK, '2026-12-05T15:00:00Z', OFFICE, [['America/New_York', 'outside_hours']]],
+  ['NY on a holiday', NEW_YORK, '2026-12-25T15:00:00Z', OFFICE, [['America/New_York', 'holiday']]],
+  [
+    'NY before a holiday, inside the margin of an always-open window',
+    NEW_YORK,
+    '2026-12-25T04:57:00Z', // Thu 23:57 local; Friday is a holiday
+    { hours: 'Daily 00:00-24:00', holidays: ['2026-12-25'], closingMarginMinutes: 5 },
+    [['America/New_York', 'closing_margin']],
+  ],
+  // Zone-spanning numbers: legal only if legal in every candidate zone.
+  ['Alaska 09:30 Anchorage = 08:30 Adak', ALASKA, '2026-12-07T18:30:00Z', OFFICE, [['America/Adak', 'outside_hours']]],
+  ['Alaska 10:30 Anchorage = 09:30 Adak', ALASKA, '2026-12-07T19:30:00Z', OFFICE, []],
+  [
+    'South Dakota 16:57 Denver = 17:57 Center',
+    SOUTH_DAKOTA,
+    '2026-12-07T23:57:00Z',
+    OFFICE,
+    [
+      ['America/Denver', 'closing_margin'],
+      ['America/North_Dakota/Center', 'outside_hours'],
+    ],
+  ],
+  // Offsets beyond ±12 h: the local day is not the UTC day.
+  ['Chatham Tue 10:00 (+13:45) on a UTC Monday', CHATHAM, '2026-12-07T20:15:00Z', OFFICE, []],
+  ['Chatham Tue 08:59', CHATHAM, '2026-12-07T19:14:00Z', OFFICE, [['Pacific/Chatham', 'outside_hours']]],
+  [
+    'Kiribati on a UTC Sunday: Mon 09:30 Kiritimati, 08:30 Enderbury, 07:30 Tarawa',
+    KIRIBATI,
+    '2026-12-06T19:30:00Z',
+    OFFICE,
+    [
+      ['Pacific/Enderbury', 'outside_hours'],
+      ['Pacific/Tarawa', 'outside_hours'],
+    ],
+  ],
+  ['Kiribati 11:00 / 10:00 / 09:00', KIRIBATI, '2026-12-07T21:00:00Z', OFFICE, []],
+  ['Kiribati 16:56 Kiritimati', KIRIBATI, '2026-12-08T02:56:00Z', OFFICE, [['Pacific/Kiritimati', 'closing_margin']]],
+  // New York spring-forward (2026-03-08, 02:00 EST → 03:00 EDT): the window 01:00-03:00 closes at the gap.
+  ['NY gap: 01:30 EST', NEW_YORK, '2026-03-08T06:30:00Z', { hours: 'Sun 01:00-03:00' }, []],
+  [
+    'NY gap: 03:00 EDT is past the close',
+    NEW_YORK,
+    '2026-03-08T07:00:00Z',
+    { hours: 'Sun 01:00-03:00' },
+    [['America/New_York', 'outside_hours']],
+  ],
+  [
+    'NY gap: 01:59 EST is a minute before the close, not an hour',
+    NEW_YORK,
+    '2026-03-08T06:59:00Z',
+    { hours: 'Sun 01:00-03:00', closingMarginMinutes: 5 },
+    [['America/New_York', 'closing_margin']],
+  ],
+  // New York fall-back (2026-11-01, 02:00 EDT → 01:00 EST): 01:00-01:30 happens twice.
+  ['NY overlap: first 01:15 (EDT)', NEW_YORK, '2026-11-01T05:15:00Z', { hours: 'Sun 01:00-01:30' }, []],
+  [
+    'NY overlap: 01:45 EDT',
+    NEW_YORK,
+    '2026-11-01T05:45:00Z',
+    { hours: 'Sun 01:00-01:30' },
+    [['America/New_York', 'outside_hours']],
+  ],
+  ['NY overlap: second 01:15 (EST)', NEW_YORK, '2026-11-01T06:15:00Z', { hours: 'Sun 01:00-01:30' }, []],
+  [
+    'NY overlap: the first 01:15 closes in 15 real minutes',
+    NEW_YORK,
+    '2026-11-01T05:15:00Z',
+    { hours: 'Sun 01:00-01:30', closingMarginMinutes: 20 },
+    [['America/New_York', 'closing_margin']],
+  ],
+  // Windows across midnight and ranges that touch.
+  [
+    'NY overnight: Tue 01:30 in Daily 20:00-02:00',
+    NEW_YORK,
+    '2026-12-08T06:30:00Z',
+    { hours: 'Daily 20:00-02:00' },
+    [],
+  ],
+  [
+    'NY overnight: 02:00 is the close',
+    NEW_YORK,
+    '2026-12-08T07:00:00Z',
+    { hours: 'Daily 20:00-02:00' },
+    [['America/New_York', 'outside_hours']],
+  ],
+  [
+    'NY touching ranges: 11:57 is not before a close',
+    NEW_YORK,
+    '2026-12-07T16:57:00Z',
+    { hours: 'Mon-Fri 09:00-12:00,12:00-17:00', closingMarginMinutes: 5 },
+    [],
+  ],
+];
+
+describe('auditCalls', () => {
+  it.each(CASES)('%s', async (_name, phone, at, rule, expected) => {
+    const violations = await auditCalls([call(phone, at)], rule);
+    expect(violations.map((v) => [v.zone, v.reason])).toEqual(expected);
+    for (const v of violations) expect(v.message).toContain(phone);
+  });
+
+  it('takes candidate zones from libphonenumber-geo-carrier', async () => {
+    expect(await candidateZones(ALASKA)).toEqual(['America/Adak', 'America/Anchorage']);
+    expect(await candidateZones(CHATHAM)).toEqual(['Pacific/Chatham']);
+    expect(await candidateZones('12')).toEqual([]);
+  });
+
+  it('reports a number without zones and a record without a start; skips calls never placed', async () => {
+    const violations = await auditCalls(
+      [call('+999', '2026-12-07T15:00:00Z'), call(NEW_YORK, 'yesterday'), call(NEW_YORK, null)],
+      OFFICE,
+    );
+    expect(violations.map((v) => v.reason)).toEqual(['no_zone', 'bad_record']);
+  });
+
+  it('applies a rule per number, and reports each bad call in a batch', async () => {
+    const rule = (phone: string): CallRule =>
+      phone.startsWith('+1') ? { hours: 'Daily 08:00-21:00' } : { hours: 'Daily 09:00-21:00' };
+    const calls = [
+      call(NEW_YORK, '2026-12-07T13:30:00Z'), // 08:30 New York: legal under 08:00-21:00
+      call('+912240001234', '2026-12-07T03:00:00Z'), // 08:30 Kolkata: not under 09:00-21:00
+      call(NEW_YORK, '2026-12-08T02:30:00Z'), // 21:30 New York
+    ];
+    const violations = await auditCalls(calls, rule);
+    expect(violations.map((v) => [v.call.phone_number, v.zone, v.local])).toEqual([
+      ['+912240001234', 'Asia/Calcutta', 'Mon 2026-12-07 08:30:00'],
+      [NEW_YORK, 'America/New_York', 'Mon 2026-12-07 21:30:00'],
+    ]);
+  });
+
+  it('checks one start in one zone directly', () => {
+    expect(checkStart(Date.parse('2026-12-06T19:30:00Z'), 'Pacific/Kiritimati', OFFICE)).toBeNull();
+    expect(checkStart(Date.parse('2026-12-06T19:30:00Z'), 'UTC', OFFICE)).toBe('outside_hours');
+    expect(wallTime(Date.parse('2026-12-07T20:15:00Z'), 'Pacific/Chatham').text).toBe('Tue 2026-12-08 10:00:00');
+  });
+});
+
+describe('parseHours', () => {
+  it.each([
+    ['Mon-Fri 9-5', '"9-5" is not a range like 09:00-17:00'],
+    ['Funday 09:00-10:00', '"Funday" is not a day or day range'],
+    ['Mon 09:00-25:00', 'is not a time of day'],
+    ['09:00-17:00', 'expected days then ranges'],
+  ])('refuses %s', (spec, message) => {
+    expect(() => parseHours(spec)).toThrow(message);
+  });
+
+  it('reads wrapping day ranges, lists and several ranges', () => {
+    const weekend = parseHours('Fri-Mon 10:00-12:00')[0];
+    const lists = parseHours('Mon,Wed 09:00-10:00,11:00-12:00');
+    expect([...(weekend?.days ?? [])].sort()).toEqual([0, 4, 5, 6]);
+    expect(lists.map((r) => [[...r.days], r.start, r.end])).toEqual([
+      [[0, 2], 540, 600],
+      [[0, 2], 660, 720],
+    ]);
+  });
+});
