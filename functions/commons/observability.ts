@@ -67,6 +67,15 @@ export interface Observability {
 }
 
 const cache = new Map<string, Observability>();
+let active: Observability | null = null;
+
+/**
+ * The observability of the handler invoked last in this process (one per Lambda container), for shared code
+ * such as the Voice API access that counts API answers without being handed it.
+ */
+export function activeObservability(): Observability | null {
+  return active;
+}
 
 const inLambda = (env: Env) => Boolean(env.AWS_LAMBDA_FUNCTION_NAME);
 
@@ -154,6 +163,11 @@ export function errorBoundary(logger: Logger): MiddlewareObj {
 // biome-ignore lint/suspicious/noExplicitAny: middy's own handler type is generic over every event and result.
 export function observe<H extends MiddyfiedHandler<any, any>>(handler: H, obs: Observability): H {
   return handler
+    .use({
+      before: () => {
+        active = obs;
+      },
+    })
     .use(injectLambdaContext(obs.logger, { resetKeys: true }))
     .use(logMetrics(obs.metrics))
     .use(captureLambdaHandler(obs.tracer, { captureResponse: false }))
