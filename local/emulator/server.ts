@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { API_PREFIX } from '../../functions/commons/voice-api/http.ts';
 import { EmulatorCore, type EmulatorOptions } from './core.ts';
 import { type Handler, HttpError, parseJson, type Reply, Router, readBody } from './http-kit.ts';
+import { type RateDecision, rateLimit } from './rate-limit.ts';
 import { adminRoutes } from './routes/admin.ts';
 import { agentRoutes } from './routes/agents.ts';
 import { callRoutes } from './routes/calls.ts';
@@ -76,30 +77,10 @@ class EmulatorHttp {
     adminRoutes(this.admin, core, traffic);
   }
 
-  /** Counts the request against the key's one-minute window (simulated time) and answers the headers. */
-  private rateLimit(): { headers: Record<string, string>; exceeded: boolean } {
+  /** Counts the request against the plan's minute and hour windows (simulated time) and answers the headers. */
+  private rateLimit(): RateDecision {
     const { settings, rateWindow } = this.core.account;
-    const now = this.core.clock.now();
-    const windowStart = Math.floor(now / 60_000) * 60_000;
-    if (rateWindow.start !== windowStart) {
-      rateWindow.start = windowStart;
-      rateWindow.count = 0;
-    }
-    const limit = settings.rateLimitPerMinute;
-    const reset = windowStart + 60_000;
-    if (limit <= 0) return { headers: {}, exceeded: false };
-    rateWindow.count++;
-    const exceeded = rateWindow.count > limit;
-    const headers: Record<string, string> = {
-      'X-RateLimit-Limit': String(limit),
-      'X-RateLimit-Remaining': String(Math.max(0, limit - rateWindow.count)),
-      'X-RateLimit-Reset': String(Math.ceil(reset / 1000)),
-    };
-    if (exceeded)
-      headers['Retry-After'] = String(
-        Math.max(1, Math.ceil((reset - now) / 1000 / Math.max(1, this.core.clock.speed))),
-      );
-    return { headers, exceeded };
+    return rateLimit(settings, rateWindow, this.core.clock.now(), this.core.clock.speed);
   }
 
   private authenticate(req: IncomingMessage, path: string): void {
@@ -135,7 +116,7 @@ class EmulatorHttp {
         this.authenticate(req, path);
         const limit = this.rateLimit();
         Object.assign(extra, limit.headers);
-        if (limit.exceeded) throw new HttpError(429, 'rate limit exceeded: too many requests this minute');
+        if (limit.exceeded) throw new HttpError(429, `rate limit exceeded: too many requests this ${limit.window}`);
         reply = await this.dispatch(this.api, method, path, url, req, raw);
       } else {
         throw new HttpError(404, 'Not Found');

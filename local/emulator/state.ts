@@ -139,6 +139,8 @@ export interface TtsFile {
 
 export interface EmulatorSettings {
   rateLimitPerMinute: number;
+  /** Requests per fixed hour; null: ten times the minute limit (the contract's first tier, 100 and 1,000). */
+  rateLimitPerHour: number | null;
   credits: number;
   concurrency: number;
   webhookUrl: string | null;
@@ -164,6 +166,7 @@ export const SETTING_KEYS = [
 
 export const DEFAULT_SETTINGS: EmulatorSettings = {
   rateLimitPerMinute: 100,
+  rateLimitPerHour: null,
   credits: 10_000,
   concurrency: 10,
   webhookUrl: null,
@@ -186,7 +189,8 @@ export interface Account {
   ttsFiles: Map<string, TtsFile>;
   /** Calls waiting for a free line, in arrival order. */
   dialQueue: string[];
-  rateWindow: { start: number; count: number };
+  /** The plan's fixed windows (local/emulator/rate-limit.ts); the hour's fields appear with the first request. */
+  rateWindow: { start: number; count: number; hourStart?: number; hourCount?: number };
 }
 
 export const iso = (t: number | null): string | null => (t === null ? null : new Date(t).toISOString());

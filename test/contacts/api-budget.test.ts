@@ -1,0 +1,196 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { BudgetExhaustedError } from '../../functions/commons/api-budget/errors.ts';
+import { SharedApiBudget } from '../../functions/commons/api-budget/shared-budget.ts';
+import { documentClient } from '../../functions/commons/aws/clients.ts';
+import { VoiceApiClient } from '../../functions/commons/voice-api/index.ts';
+import type { Clock } from '../../functions/commons/voice-api/rate-limiter.ts';
+import { type LocalDynamo, startDynamo } from '../../local/stack/dynamo.ts';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../local/stack/local-aws.ts';
+import { TEST_KEY, useEmulator } from '../helpers/emulator.ts';
+import { contactSheet, phones, xlsx } from '../helpers/sheets.ts';
+
+const f = useEmulator({ settings: { rateLimitPerMinute: 100, rateLimitPerHour: 1000 } });
+
+let dynamo: LocalDynamo;
+beforeEach(async () => {
+  dynamo = await startDynamo({ prefix: `b${Math.random().toString(36).slice(2, 8)}` });
+});
+afterEach(async () => {
+  await dynamo.close();
+});
+
+/** The emulator's simulated clock; every wait is recorded with who waited. */
+function simClock(sleeps: { who: string; ms: number }[], who: string): Clock {
+  return {
+    now: () => f.emu.core.clock.now(),
+    sleep: async (ms) => {
+      sleeps.push({ who, ms });
+      f.emu.core.clock.advance(ms);
+    },
+  };
+}
+
+/** A budget as one Lambda container builds it: its own DynamoDB client, the shared table. */
+function container(
+  clock: Clock,
+  limits = { perMinute: 100, perHour: 1000, lifecycleReserve: { perMinute: 5, perHour: 50 } },
+) {
+  const db = documentClient({
+    region: LOCAL_REGION,
+    endpoints: { dynamodb: dynamo.endpoint },
+    credentials: LOCAL_CREDENTIALS,
+  });
+  return new SharedApiBudget(db, dynamo.tables.apiBudget, limits, clock);
+}
+
+const client = (budget: ReturnType<SharedApiBudget['for']>, clock: Clock) =>
+  new VoiceApiClient({ baseUrl: f.emu.url, apiKey: TEST_KEY, budget, clock, baseDelayMs: 1, maxDelayMs: 5 });
+
+async function statuses(): Promise<number[]> {
+  return (await f.admin.requests<{ status: number; path: string }[]>())
+    .filter((r) => r.path.startsWith('/api/'))
+    .map((r) => r.status);
+}
+
+describe('one API budget for the whole account', () => {
+  it('three containers together stay within the plan per minute: no 429, the rest waits for the next window', async () => {
+    const sleeps: { who: string; ms: number }[] = [];
+    const clients = [0, 1, 2].map((i) => {
+      const clock = simClock(sleeps, `c${i}`);
+      return client(container(clock).for('shared', { maxWaitMs: 120_000 }), clock);
+    });
+    const start = f.emu.core.clock.now();
+    // 3 × 40 = 120 requests at once: the shared share is 95 a minute.
+    await Promise.all(clients.map((c) => Promise.all(Array.from({ length: 40 }, () => c.agents.list()))));
+    const seen = await statuses();
+    expect(seen).toHaveLength(120);
+    expect(seen.every((s) => s === 200)).toBe(true);
+    expect(sleeps.length).toBeGreaterThan(0);
+    expect(f.emu.core.clock.now()).toBeGreaterThanOrEqual(Math.floor(start / 60_000) * 60_000 + 60_000);
+  });
+
+  it('the lifecycle share is granted at once while a sync backlog holds the rest of the budget', async () => {
+    const sleeps: { who: string; ms: number }[] = [];
+    const syncClock = simClock(sleeps, 'sync');
+    const lifeClock = simClock(sleeps, 'lifecycle');
+    const sync = container(syncClock).for('shared', { maxWaitMs: 0 });
+    const lifecycle = client(container(lifeClock).for('lifecycle'), lifeClock);
+    // A campaign to pause and resume, created before the backlog.
+    const agent = await lifecycle.agents.create({ name: 'Budget' });
+    const campaign = await lifecycle.campaigns.create({
+      file: await xlsx(contactSheet(phones(3))),
+      fileName: 'c.xlsx',
+      agent_id: agent.id,
+      name: 'During sync',
+    });
+    for (let minute = 0; minute < 3; minute++) {
+      // The sync takes every token it may have this minute, and is then refused.
+      let taken = 0;
+      for (;;) {
+        try {
+          await sync.take();
+          taken++;
+        } catch (err) {
+          expect(err).toBeInstanceOf(BudgetExhaustedError);
+          break;
+        }
+      }
+      expect(taken).toBeGreaterThan(0);
+      // Pause and resume right now: no wait, no 429.
+      const before = sleeps.length;
+      await lifecycle.campaigns.pause(campaign.id);
+      await lifecycle.campaigns.resume(campaign.id);
+      await lifecycle.campaigns.stats(campaign.id);
+      expect(sleeps.slice(before).filter((s) => s.who === 'lifecycle')).toEqual([]);
+      f.emu.core.clock.set(Math.floor(f.emu.core.clock.now() / 60_000) * 60_000 + 60_000);
+    }
+    expect((await statuses()).filter((s) => s === 429)).toEqual([]);
+  });
+
+  it('a sync may use at most the plan less the lifecycle reserve, per minute and per hour', async () => {
+    f.emu.core.clock.set(Math.floor(f.emu.core.clock.now() / 3_600_000) * 3_600_000 + 3_600_000);
+    const budget = container(simClock([], 'x'), {
+      perMinute: 10,
+      perHour: 25,
+      lifecycleReserve: { perMinute: 2, perHour: 5 },
+    });
+    const sync = budget.for('shared', { maxWaitMs: 0 });
+    const counts: number[] = [];
+    for (let minute = 0; minute < 4; minute++) {
+      let n = 0;
+      while (
+        await sync.take().then(
+          () => true,
+          () => false,
+        )
+      )
+        n++;
+      counts.push(n);
+      f.emu.core.clock.set(Math.floor(f.emu.core.clock.now() / 60_000) * 60_000 + 60_000);
+    }
+    // 8 a minute until the hour's 20 are used; the reserve stays for the lifecycle.
+    expect(counts).toEqual([8, 8, 4, 0]);
+    const lifecycle = budget.for('lifecycle', { maxWaitMs: 0 });
+    await expect(lifecycle.take()).resolves.toBeUndefined();
+  });
+
+  it('takes the service at its word: X-RateLimit-Remaining raises the shared count, a 429 fills the window', async () => {
+    const clock = simClock([], 'x');
+    const budget = container(clock);
+    const now = clock.now();
+    const reset = String(Math.ceil((Math.floor(now / 60_000) * 60_000 + 60_000) / 1000));
+    await budget.observe(
+      new Headers({ 'x-ratelimit-limit': '100', 'x-ratelimit-remaining': '30', 'x-ratelimit-reset': reset }),
+      200,
+    );
+    expect((await budget.used(now)).minute).toBe(70);
+    await budget.observe(
+      new Headers({ 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': reset, 'retry-after': '20' }),
+      429,
+    );
+    expect((await budget.used(now)).minute).toBe(100);
+    // Even the lifecycle waits for the service's reset.
+    await expect(budget.for('lifecycle', { maxWaitMs: 0 }).take()).rejects.toBeInstanceOf(BudgetExhaustedError);
+    // A 429 whose wait runs past the minute means the hour is spent.
+    await budget.observe(
+      new Headers({ 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': reset, 'retry-after': '900' }),
+      429,
+    );
+    expect((await budget.used(now)).hour).toBe(1000);
+  });
+});
+
+describe('the emulator enforces the plan', () => {
+  it('per minute and per hour, with the headers of the window closest to running out', async () => {
+    await f.admin.reset();
+    const hit = () => fetch(`${f.emu.url}/api/developer/v1/agents`, { headers: { 'X-API-Key': TEST_KEY } });
+    const hourStart = Math.floor(f.emu.core.clock.now() / 3_600_000) * 3_600_000;
+    f.emu.core.clock.set(hourStart + 3_600_000); // the top of an hour
+    const results: { status: number; remaining: string | null; limit: string | null }[] = [];
+    for (let minute = 0; minute < 11; minute++) {
+      for (let i = 0; i < 100; i++) {
+        const res = await hit();
+        results.push({
+          status: res.status,
+          remaining: res.headers.get('x-ratelimit-remaining'),
+          limit: res.headers.get('x-ratelimit-limit'),
+        });
+        await res.arrayBuffer();
+      }
+      const over = await hit();
+      expect(over.status).toBe(429);
+      expect(Number(over.headers.get('retry-after'))).toBeGreaterThan(0);
+      if (minute === 10) {
+        expect(over.headers.get('x-ratelimit-limit')).toBe('1000');
+        expect(Number(over.headers.get('retry-after'))).toBeGreaterThan(60 * 45);
+      }
+      await over.arrayBuffer();
+      f.emu.core.clock.advance(60_000);
+    }
+    expect(results.filter((r) => r.status === 200)).toHaveLength(1000);
+    expect(results[0]).toEqual({ status: 200, remaining: '99', limit: '100' });
+    expect(results[991]).toEqual({ status: 200, remaining: '8', limit: '100' });
+    // In the eleventh minute the hour is spent: every request is refused with the hour's headers.
+    expect(results[1000]).toEqual({ status: 429, remaining: '0', limit: '1000' });
+  });
+});
