@@ -1,0 +1,64 @@
+import { writeFile } from 'node:fs/promises';
+import { contactOutcomes } from '../../../functions/outcomes/call-outcome.ts';
+import { OUTCOME_COLUMNS, outcomesCsv, outcomesXlsx } from '../../../functions/outcomes/export.ts';
+import { OutcomeStore } from '../../../functions/outcomes/outcome-store.ts';
+import type { Command } from '../command.ts';
+import { UsageError } from '../command.ts';
+import { openTable } from '../table-access.ts';
+
+/** The options `callsheet campaign outcomes` adds to the campaign command. */
+export const OUTCOMES_OPTIONS: Command['options'] = {
+  csv: { type: 'boolean' },
+  xlsx: { type: 'boolean' },
+  out: { type: 'string' },
+};
+
+export const OUTCOMES_HELP = [
+  'outcomes <campaign id> [--csv | --xlsx] [--out FILE]',
+  '  what happened per contact: attempts, last status, talk time, cost, opt-outs, transcript and recording.',
+  '  Prints a table; --csv writes CSV (to stdout, or FILE); --xlsx writes a workbook to FILE',
+  '  (default outcomes-<campaign id>.xlsx).',
+];
+
+/** `callsheet campaign outcomes <id> [--csv | --xlsx] [--out FILE]`: the per-contact table of one campaign. */
+export async function runOutcomes(
+  values: Record<string, string | boolean | undefined>,
+  args: string[],
+): Promise<number> {
+  const [id, ...extra] = args;
+  if (!id || extra.length > 0) throw new UsageError('say outcomes, then one campaign id');
+  if (values.csv && values.xlsx) throw new UsageError('choose --csv or --xlsx, not both');
+  const { db, table, where, close } = await openTable('outcomes');
+  let rows: ReturnType<typeof contactOutcomes>;
+  try {
+    rows = contactOutcomes(id, await new OutcomeStore(db, table).ofCampaign(id));
+  } finally {
+    await close();
+  }
+  const out = values.out as string | undefined;
+  if (values.xlsx) {
+    const file = out ?? `outcomes-${id}.xlsx`;
+    await writeFile(file, await outcomesXlsx(rows, id));
+    console.error(`${rows.length} contact(s) of campaign ${id} written to ${file} (from ${where}).`);
+  } else if (values.csv) {
+    const csv = outcomesCsv(rows);
+    if (out) {
+      await writeFile(out, csv);
+      console.error(`${rows.length} contact(s) of campaign ${id} written to ${out} (from ${where}).`);
+    } else process.stdout.write(csv);
+  } else if (rows.length === 0) {
+    console.log(`No outcomes recorded for campaign ${id} in ${where}.`);
+  } else {
+    const shown = OUTCOME_COLUMNS.slice(0, 10);
+    const cells = [shown.map((c) => c.header), ...rows.map((r) => shown.map((c) => String(c.value(r) ?? '')))];
+    const widths = shown.map((_, i) => Math.max(...cells.map((line) => (line[i] as string).length)));
+    for (const line of cells)
+      console.log(
+        line
+          .map((cell, i) => cell.padEnd(widths[i] as number))
+          .join('  ')
+          .trimEnd(),
+      );
+  }
+  return 0;
+}

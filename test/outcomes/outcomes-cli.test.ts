@@ -1,0 +1,130 @@
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import ExcelJS from 'exceljs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { documentClient } from '../../functions/commons/aws/clients.ts';
+import type { CallOutcome } from '../../functions/outcomes/call-outcome.ts';
+import { OutcomeStore } from '../../functions/outcomes/outcome-store.ts';
+import { localDynamoPath } from '../../local/stack/data-dir.ts';
+import { startDynamo } from '../../local/stack/dynamo.ts';
+import { LOCAL_CREDENTIALS } from '../../local/stack/local-aws.ts';
+import { runCli } from '../helpers/cli.ts';
+
+const base = (callId: string, phone: string, at: string, more: Partial<CallOutcome> = {}): CallOutcome => ({
+  callId,
+  campaignId: 'cmp_cli',
+  phone,
+  contactName: null,
+  status: 'completed',
+  failureReason: null,
+  durationSeconds: 60,
+  costInr: 4.5,
+  transcriptUrl: null,
+  recordingUrl: null,
+  summary: null,
+  at,
+  optOutPhrase: null,
+  ...more,
+});
+
+const OUTCOMES = [
+  base('c1', '+14155550001', '2026-03-02T09:00:00Z', {
+    status: 'failed',
+    failureReason: 'no_answer',
+    durationSeconds: 0,
+    costInr: 0,
+    contactName: '=HYPERLINK("x")',
+  }),
+  base('c2', '+14155550001', '2026-03-02T09:20:00Z', { recordingUrl: 'http://127.0.0.1/r/c2.wav' }),
+  base('c3', '+14155550002', '2026-03-02T09:05:00Z', { optOutPhrase: 'stop calling me', contactName: 'Ann, "A"' }),
+  base('c4', '+14155550003', '2026-03-02T09:06:00Z', { campaignId: 'cmp_other' }),
+];
+
+let dataDir: string;
+beforeAll(async () => {
+  dataDir = await mkdtemp(join(tmpdir(), 'callsheet-outcomes-'));
+  const dynamo = await startDynamo({ path: localDynamoPath({ CALLSHEET_DATA_DIR: dataDir }) });
+  try {
+    const db = documentClient({
+      region: 'us-east-1',
+      endpoints: { dynamodb: dynamo.endpoint },
+      credentials: LOCAL_CREDENTIALS,
+    });
+    const store = new OutcomeStore(db, dynamo.tables.outcomes);
+    for (const o of OUTCOMES) await store.record(o);
+    db.destroy();
+  } finally {
+    await dynamo.close();
+  }
+});
+afterAll(async () => {
+  await rm(dataDir, { recursive: true, force: true });
+});
+
+describe('callsheet campaign outcomes', () => {
+  const env = () => ({ CALLSHEET_DATA_DIR: dataDir, OUTCOMES_TABLE: '' });
+
+  it('exports the per-contact table as CSV, one line per number, formulas defused', async () => {
+    const res = await runCli(['campaign', 'outcomes', 'cmp_cli', '--csv'], env());
+    expect(res.code).toBe(0);
+    const lines = res.stdout.trimEnd().split('\r\n');
+    expect(lines[0]).toBe(
+      'Phone Number,Name,Attempts,Last Status,Failure Reason,Talk Seconds,Cost (INR),Last Call At,Last Call Id,Opted Out,Transcript,Recording',
+    );
+    expect(lines.slice(1)).toEqual([
+      `+14155550001,"'=HYPERLINK(""x"")",2,completed,,60,4.5,2026-03-02T09:20:00Z,c2,,,http://127.0.0.1/r/c2.wav`,
+      `+14155550002,"Ann, ""A""",1,completed,,60,4.5,2026-03-02T09:05:00Z,c3,"yes: ""stop calling me"" (suppressed mid-campaign)",,`,
+    ]);
+  });
+
+  it('writes an .xlsx workbook with the same rows', async () => {
+    const file = join(dataDir, 'out.xlsx');
+    const res = await runCli(['campaign', 'outcomes', 'cmp_cli', '--xlsx', '--out', file], env());
+    expect(res.code).toBe(0);
+    expect(res.stderr).toContain('2 contact(s) of campaign cmp_cli written to');
+    const wb = new ExcelJS.Workbook();
+    await wb.xlsx.load((await readFile(file)) as unknown as ArrayBuffer);
+    const ws = wb.getWorksheet('Outcomes');
+    expect(ws?.getRow(2).getCell(1).value).toBe('+14155550001');
+    expect(ws?.getRow(2).getCell(3).value).toBe(2);
+    expect(ws?.getRow(3).getCell(10).value).toContain('stop calling me');
+    expect(ws?.rowCount).toBe(3);
+  });
+
+  it('prints a table by default and says so when a campaign has no outcomes', async () => {
+    const table = await runCli(['campaign', 'outcomes', 'cmp_cli'], env());
+    expect(table.stdout.split('\n')[0]).toMatch(/^Phone Number\s+Name\s+Attempts\s+Last Status/);
+    expect(table.stdout).toContain('+14155550002');
+    const none = await runCli(['campaign', 'outcomes', 'cmp_none'], env());
+    expect(none.stdout).toContain('No outcomes recorded for campaign cmp_none');
+    const both = await runCli(['campaign', 'outcomes', 'cmp_cli', '--csv', '--xlsx'], env());
+    expect(both.code).toBe(2);
+  });
+
+  it('reads a deployed table when OUTCOMES_TABLE is set', async () => {
+    const dynamo = await startDynamo({ prefix: 'deployed' });
+    try {
+      const db = documentClient({
+        region: 'us-east-1',
+        endpoints: { dynamodb: dynamo.endpoint },
+        credentials: LOCAL_CREDENTIALS,
+      });
+      await new OutcomeStore(db, dynamo.tables.outcomes).record(base('d1', '+14155550009', '2026-03-02T10:00:00Z'));
+      db.destroy();
+      const res = await runCli(['campaign', 'outcomes', 'cmp_cli', '--csv'], {
+        CALLSHEET_DATA_DIR: join(dataDir, 'unused'),
+        OUTCOMES_TABLE: dynamo.tables.outcomes,
+        AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint,
+        AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
+        AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
+        AWS_REGION: 'us-east-1',
+      });
+      expect(res.stdout.trimEnd().split('\r\n').slice(1)).toEqual([
+        '+14155550009,,1,completed,,60,4.5,2026-03-02T10:00:00Z,d1,,,',
+      ]);
+    } finally {
+      await dynamo.close();
+    }
+  });
+});
