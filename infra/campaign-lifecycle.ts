@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { Aws, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import type { TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { EventBus } from 'aws-cdk-lib/aws-events';
@@ -7,24 +6,34 @@ import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Bucket } from 'aws-cdk-lib/aws-s3';
 import { DefinitionBody, LogLevel, StateMachine, StateMachineType } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
+import { stepWorstCaseSeconds } from '../functions/lifecycle/config.ts';
+import { DEFAULT_EXECUTION_TIMEOUT_SECONDS, renderLifecycleDocument } from '../state-machines/lifecycle-document.ts';
 import { CallsheetFunction } from './callsheet-function.ts';
 import { acknowledge } from './nag.ts';
 import type { VoiceApiCredentials } from './voice-api-credentials.ts';
 
 export const LIFECYCLE_NAME = 'callsheet-lifecycle';
-const DOCUMENT = new URL('../state-machines/campaign-lifecycle.asl.json', import.meta.url).pathname;
 
 export interface CampaignLifecycleProps {
   bucket: Bucket;
   campaigns: TableV2;
   credentials: VoiceApiCredentials;
+  /** Function settings; `LIFECYCLE_TIMEOUT_SECONDS` sets the execution timeout, `VOICE_API_TIMEOUT_SECONDS` the step's. */
   settings: Record<string, string>;
 }
 
 /**
  * The lifecycle state machine, deployed from state-machines/campaign-lifecycle.asl.json (the file the local
- * runner executes), and the one function behind its Task states.
+ * runner executes, rendered by the same function), and the one function behind its Task states.
+ *
+ * The document names the function's published version, not `$LATEST`: a running execution keeps calling the code
+ * it started with across redeploys (Step Functions keeps the definition an execution started with), and only a
+ * continuation moves to the new version, reading the older carry through `upgradeCarry`.
  */
+/** The state machine's own setting is not a function setting. */
+const functionSettings = (settings: Record<string, string>) =>
+  Object.fromEntries(Object.entries(settings).filter(([name]) => name !== 'LIFECYCLE_TIMEOUT_SECONDS'));
+
 export class CampaignLifecycle extends Construct {
   public readonly stateMachine: StateMachine;
   public readonly steps: CallsheetFunction;
@@ -36,7 +45,9 @@ export class CampaignLifecycle extends Construct {
     this.steps = new CallsheetFunction(this, 'Steps', {
       folder: 'lifecycle',
       description: 'callsheet: the campaign lifecycle steps (create, watch, pause/resume, report)',
-      environment: { EVENT_BUS_NAME: this.events.eventBusName, ...props.settings },
+      environment: { EVENT_BUS_NAME: this.events.eventBusName, ...functionSettings(props.settings) },
+      // A step that pauses, finds it unconfirmed and brakes makes about ten API calls, each tried twice.
+      timeout: Duration.seconds(stepWorstCaseSeconds(Number(props.settings.VOICE_API_TIMEOUT_SECONDS ?? 10))),
     });
     const fn = this.steps.fn;
     this.steps.bindTable('campaigns', props.campaigns, 'readWrite');
@@ -49,8 +60,12 @@ export class CampaignLifecycle extends Construct {
       stateMachineName: LIFECYCLE_NAME,
       stateMachineType: StateMachineType.STANDARD,
       // Inline, so the template shows exactly the document the local runner executes.
-      definitionBody: DefinitionBody.fromString(readFileSync(DOCUMENT, 'utf8')),
-      definitionSubstitutions: { LifecycleFunctionArn: fn.functionArn },
+      definitionBody: DefinitionBody.fromString(
+        renderLifecycleDocument({
+          timeoutSeconds: Number(props.settings.LIFECYCLE_TIMEOUT_SECONDS ?? DEFAULT_EXECUTION_TIMEOUT_SECONDS),
+        }),
+      ),
+      definitionSubstitutions: { LifecycleFunctionArn: fn.currentVersion.functionArn },
       tracingEnabled: true,
       logs: {
         destination: new LogGroup(this, 'Logs', {
@@ -59,7 +74,6 @@ export class CampaignLifecycle extends Construct {
         }),
         level: LogLevel.ALL,
       },
-      timeout: Duration.days(30),
     });
     fn.grantInvoke(this.stateMachine.role);
     // Continue-as-new and the transition count: this machine's own executions only (by name, not by token,

@@ -1,27 +1,53 @@
 import { documentClient, eventsClient, s3Client, sfnClient } from '../commons/aws/clients.ts';
 import { ObjectStore } from '../commons/aws/object-store.ts';
+import type { Log } from '../commons/log.ts';
 import { VoiceApiClient } from '../commons/voice-api/client.ts';
 import { resolveVoiceApiAccess } from '../commons/voice-api-access.ts';
+import { CampaignSafety } from './campaign-safety.ts';
 import { CampaignStore } from './campaign-store.ts';
 import type { LifecycleConfig } from './config.ts';
 import { LifecycleSteps } from './lifecycle-steps.ts';
+import { logSafetySignals } from './safety-signals.ts';
 
 export interface BuildOptions {
   now?: () => Date;
   /** Client options for the Voice API (the local runner hands the emulator's clock to the rate limiter). */
   api?: Partial<ConstructorParameters<typeof VoiceApiClient>[0]>;
+  log?: Log;
+}
+
+/**
+ * The Voice API client of the lifecycle: one retry per request at most, because the workflow itself looks again
+ * within seconds on simulated or real time, and a step must end well within its timeout.
+ */
+async function lifecycleApi(config: LifecycleConfig, options: BuildOptions): Promise<VoiceApiClient> {
+  const access = await resolveVoiceApiAccess(config.voiceApi, config.aws);
+  return new VoiceApiClient({
+    baseUrl: access.baseUrl,
+    apiKey: access.apiKey,
+    timeoutMs: config.apiTimeoutMs,
+    maxRetries: 1,
+    ...options.api,
+  });
+}
+
+export async function buildCampaignSafety(config: LifecycleConfig, options: BuildOptions = {}) {
+  const api = await lifecycleApi(config, options);
+  const campaigns = new CampaignStore(documentClient(config.aws), config.campaignsTable);
+  const now = options.now ?? (() => new Date());
+  return {
+    api,
+    campaigns,
+    safety: new CampaignSafety(api.campaigns, api.agents, campaigns, logSafetySignals(options.log), now),
+  };
 }
 
 export async function buildLifecycleSteps(config: LifecycleConfig, options: BuildOptions = {}) {
-  const access = await resolveVoiceApiAccess(config.voiceApi, config.aws);
+  const { api, campaigns, safety } = await buildCampaignSafety(config, options);
   return new LifecycleSteps({
-    api: new VoiceApiClient({
-      baseUrl: access.baseUrl,
-      apiKey: access.apiKey,
-      timeoutMs: config.apiTimeoutMs,
-      ...options.api,
-    }),
-    campaigns: new CampaignStore(documentClient(config.aws), config.campaignsTable),
+    api,
+    campaigns,
+    safety,
     objects: new ObjectStore(s3Client(config.aws)),
     sfn: sfnClient(config.aws),
     events: eventsClient(config.aws),

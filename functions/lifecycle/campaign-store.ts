@@ -1,12 +1,37 @@
-import { type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand, PutCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { isConditionFailed } from '../commons/aws/conditional-write.ts';
+import type { BrakeRegister } from './campaign-safety.ts';
+import type { PartWindow } from './window-plan.ts';
 
 export type ManualControl = 'pause' | 'resume' | 'cancel';
 
 export interface TimelineEntry {
   at: string;
-  event: 'pause' | 'resume';
-  reason: 'window' | 'manual' | 'cancel';
+  event: 'pause' | 'resume' | 'brake' | 'brake released' | 'secured';
+  reason: 'window' | 'manual' | 'cancel' | string;
+}
+
+/**
+ * What the workflow last saw and when it means to look again: the sweeper checks every running part against it
+ * (window closed, execution gone, look overdue) without asking the workflow.
+ */
+export interface Watch {
+  execution: string;
+  agentId: string;
+  campaignId: string | null;
+  window: PartWindow;
+  observedAt: string;
+  nextLookAt: string;
+  /** The campaign was confirmed not dialling at the last look. */
+  quiet: boolean;
+}
+
+/** A safety action taken from outside the loop (guard, sweeper, SecureCampaign). */
+export interface Secured {
+  at: string;
+  by: string;
+  outcome: string;
+  reason: string;
 }
 
 /** Everything callsheet knows about one part's campaign, kept outside the execution so it survives it. */
@@ -15,7 +40,7 @@ export interface CampaignRecord {
   partKey: string;
   uploadId: string;
   part: number;
-  status: 'creating' | 'running' | 'completed' | 'cancelled' | 'failed';
+  status: 'creating' | 'running' | 'completed' | 'cancelled' | 'failed' | 'held';
   campaignId?: string;
   /**
    * The create call: `sent` before the request goes out, then `created`, `clear` (the API answered with an error,
@@ -27,16 +52,19 @@ export interface CampaignRecord {
   failure?: { code: string; message: string };
   startedAt?: string;
   finishedAt?: string;
+  watch?: Watch;
+  secured?: Secured;
 }
 
 const partPk = (partKey: string) => `part#${partKey}`;
 const campaignPk = (campaignId: string) => `campaign#${campaignId}`;
+const brakePk = (agentId: string) => `brake#${agentId}`;
 
 /**
  * The campaigns table. A part's record is written before and after each create call (intent, then result), so a
  * retried or re-driven step finds the campaign it already made. Single-item conditional writes only.
  */
-export class CampaignStore {
+export class CampaignStore implements BrakeRegister {
   constructor(
     private readonly db: DynamoDBDocumentClient,
     private readonly table: string,
@@ -136,7 +164,7 @@ export class CampaignStore {
 
   async finish(
     partKey: string,
-    status: 'completed' | 'cancelled' | 'failed',
+    status: 'completed' | 'cancelled' | 'failed' | 'held',
     now: Date,
     failure?: { code: string; message: string },
   ): Promise<void> {
@@ -145,6 +173,68 @@ export class CampaignStore {
       { '#status': status, '#finished': now.toISOString(), ...(failure ? { '#failure': failure } : {}) },
       { '#status': 'status', '#finished': 'finishedAt', ...(failure ? { '#failure': 'failure' } : {}) },
     );
+  }
+
+  /** What the workflow saw at this look; the sweeper reads it. */
+  async observe(partKey: string, watch: Watch): Promise<void> {
+    await this.set(partKey, { '#watch': watch }, { '#watch': 'watch' });
+  }
+
+  async markSecured(partKey: string, secured: Secured): Promise<void> {
+    await this.set(partKey, { '#secured': secured }, { '#secured': 'secured' });
+  }
+
+  /** Parts whose workflow has not ended, for the sweeper (a scan: the table holds one item per part). */
+  async unfinished(): Promise<CampaignRecord[]> {
+    const out: CampaignRecord[] = [];
+    let start: Record<string, unknown> | undefined;
+    do {
+      const page = await this.db.send(
+        new ScanCommand({
+          TableName: this.table,
+          FilterExpression: 'begins_with(pk, :part) AND #status IN (:creating, :running)',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: { ':part': 'part#', ':creating': 'creating', ':running': 'running' },
+          ExclusiveStartKey: start,
+        }),
+      );
+      out.push(...((page.Items ?? []) as CampaignRecord[]));
+      start = page.LastEvaluatedKey;
+    } while (start);
+    return out;
+  }
+
+  async hold(agentId: string, holder: string, now: Date): Promise<void> {
+    await this.db.send(
+      new UpdateCommand({
+        TableName: this.table,
+        Key: { pk: brakePk(agentId) },
+        UpdateExpression: 'ADD #holders :holder SET #since = if_not_exists(#since, :now)',
+        ExpressionAttributeNames: { '#holders': 'holders', '#since': 'since' },
+        ExpressionAttributeValues: { ':holder': new Set([holder]), ':now': now.toISOString() },
+      }),
+    );
+  }
+
+  async release(agentId: string, holder: string): Promise<number> {
+    const out = await this.db.send(
+      new UpdateCommand({
+        TableName: this.table,
+        Key: { pk: brakePk(agentId) },
+        UpdateExpression: 'DELETE #holders :holder',
+        ExpressionAttributeNames: { '#holders': 'holders' },
+        ExpressionAttributeValues: { ':holder': new Set([holder]) },
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return (out.Attributes?.holders as Set<string> | undefined)?.size ?? 0;
+  }
+
+  async holders(agentId: string): Promise<number> {
+    const out = await this.db.send(
+      new GetCommand({ TableName: this.table, Key: { pk: brakePk(agentId) }, ConsistentRead: true }),
+    );
+    return (out.Item?.holders as Set<string> | undefined)?.size ?? 0;
   }
 
   private async set(partKey: string, values: Record<string, unknown>, names: Record<string, string>): Promise<void> {

@@ -1,11 +1,9 @@
 import { type AwsSettings, readAwsSettings } from '../commons/aws/clients.ts';
-import { parseWindowRules, WindowSpecError } from '../commons/calling-window.ts';
 import { type Env, EnvReader } from '../commons/config.ts';
+import { DEFAULT_LEGAL_HOURS, readLegalHours } from '../commons/legal-hours.ts';
 import { TABLES } from '../commons/tables.ts';
-import { isValidTimeZone } from '../commons/voice-api/contract.ts';
 import { readVoiceApiSource, type VoiceApiSource } from '../commons/voice-api-access.ts';
 import type { LifecycleSettings } from './lifecycle-steps.ts';
-import { DEFAULT_WINDOWS } from './window-plan.ts';
 
 export interface LifecycleConfig {
   aws: AwsSettings;
@@ -16,32 +14,38 @@ export interface LifecycleConfig {
   settings: LifecycleSettings;
 }
 
-const whole = (min: number) => (v: string) =>
-  /^\d+$/.test(v) && Number(v) >= min ? Number(v) : { problem: `a whole number ≥ ${min}` };
+const whole =
+  (min: number, max = Number.MAX_SAFE_INTEGER) =>
+  (v: string) =>
+    /^\d+$/.test(v) && Number(v) >= min && Number(v) <= max
+      ? Number(v)
+      : { problem: `a whole number from ${min} to ${max}` };
 
-/** `DEFAULT_WINDOWS`: JSON from country (or `*`) to a window spec, merged over the built-in table. */
-function windows(v: string): Record<string, string> | { problem: string } {
-  try {
-    const table = JSON.parse(v) as Record<string, string>;
-    for (const spec of Object.values(table)) parseWindowRules(spec);
-    return { ...DEFAULT_WINDOWS, ...table };
-  } catch (err) {
-    return { problem: err instanceof WindowSpecError ? err.message : 'not a JSON object of window specs' };
-  }
+/**
+ * The longest one lifecycle step can take with these settings: the API calls of a step that pauses, finds the
+ * pause unconfirmed and pulls the brake (about ten calls), each tried twice, plus DynamoDB and slack. The step
+ * function's timeout and the Task states' TimeoutSeconds must cover it.
+ */
+export function stepWorstCaseSeconds(apiTimeoutSeconds: number): number {
+  return 10 * 2 * (apiTimeoutSeconds + 1) + 30;
 }
 
+/** Every setting of the lifecycle and the guard, with its default; README "Configuration" documents each. */
 export function readLifecycleConfig(source: Env): LifecycleConfig {
   const env = new EnvReader(source);
+  const minutes = (name: string, fallback: number, max = 24 * 60) =>
+    (env.checked(name, whole(0, max)) ?? fallback) * 60_000;
   const config: LifecycleConfig = {
     aws: readAwsSettings(env),
     campaignsTable: env.required(TABLES.campaigns.env),
     voiceApi: readVoiceApiSource(env),
-    apiTimeoutMs: (env.checked('VOICE_API_TIMEOUT_SECONDS', whole(1)) ?? 30) * 1000,
+    apiTimeoutMs: (env.checked('VOICE_API_TIMEOUT_SECONDS', whole(1, 60)) ?? 10) * 1000,
     settings: {
-      windows: env.checked('DEFAULT_WINDOWS', windows) ?? DEFAULT_WINDOWS,
-      fallbackZone:
-        env.checked('DEFAULT_TIME_ZONE', (v) => (isValidTimeZone(v) ? v : { problem: 'not an IANA time zone' })) ??
-        'UTC',
+      legalHours: env.checked('LEGAL_HOURS', readLegalHours) ?? DEFAULT_LEGAL_HOURS,
+      closingMarginMs: minutes('CLOSING_MARGIN_MINUTES', 5, 120),
+      brakeLeadMs: (env.checked('BRAKE_LEAD_SECONDS', whole(0, 3600)) ?? 120) * 1000,
+      secureRetryMs: (env.checked('SECURE_RETRY_SECONDS', whole(5, 600)) ?? 20) * 1000,
+      holdHorizonMs: (env.checked('HOLD_HORIZON_DAYS', whole(1, 60)) ?? 14) * 86_400_000,
       poll: {
         minSeconds: env.checked('POLL_MIN_SECONDS', whole(1)) ?? 30,
         maxSeconds: env.checked('POLL_MAX_SECONDS', whole(1)) ?? 900,

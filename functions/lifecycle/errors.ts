@@ -44,3 +44,43 @@ export function classify(err: unknown, doing: string): Error {
     return new PermanentError('api_key_refused', message);
   return err as Error;
 }
+
+/** AWS SDK error names that mean "slow down" (DynamoDB, Step Functions, EventBridge, S3, Secrets Manager). */
+const THROTTLES = new Set([
+  'ThrottlingException',
+  'Throttling',
+  'TooManyRequestsException',
+  'ProvisionedThroughputExceededException',
+  'RequestLimitExceeded',
+  'RequestThrottled',
+  'SlowDown',
+  'LimitExceededException',
+]);
+
+const NETWORK_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'ETIMEDOUT', 'EPIPE', 'EAI_AGAIN', 'ENOTFOUND']);
+
+/**
+ * An AWS SDK or network failure inside a step, as the state machine should see it: throttling, a 5xx or a dropped
+ * connection is a TransientError (retried by the document); anything else keeps its own name.
+ */
+export function asRetryable(err: unknown): Error {
+  if (err instanceof TransientError || err instanceof PermanentError) return err;
+  const e = err as {
+    name?: string;
+    message?: string;
+    code?: string;
+    $retryable?: { throttling?: boolean };
+    $metadata?: { httpStatusCode?: number };
+  } | null;
+  const status = e?.$metadata?.httpStatusCode ?? 0;
+  if (
+    e &&
+    (THROTTLES.has(e.name ?? '') ||
+      e.$retryable !== undefined ||
+      status >= 500 ||
+      status === 429 ||
+      NETWORK_CODES.has(e.code ?? ''))
+  )
+    return new TransientError(`${e.name ?? 'Error'}: ${e.message ?? ''}`);
+  return err instanceof Error ? err : new Error(String(err));
+}

@@ -1,54 +1,52 @@
 import { type EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import { GetExecutionHistoryCommand, type SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
-import ExcelJS from 'exceljs';
 import { lookUpAgent } from '../commons/agent-lookup.ts';
 import type { ObjectStore } from '../commons/aws/object-store.ts';
-import { windowStateAt } from '../commons/calling-window.ts';
 import { type CampaignPlan, continuationName, partKey } from '../commons/campaign-plan.ts';
+import type { LegalHoursTable } from '../commons/legal-hours.ts';
 import type { VoiceApiClient } from '../commons/voice-api/client.ts';
 import { AmbiguousRequestError, NotFoundError } from '../commons/voice-api/errors.ts';
 import type { CampaignStats } from '../commons/voice-api/types.ts';
-import { parseDateTimeIn, wallTimeAt } from '../commons/zoned-time.ts';
+import { parseDateTimeIn } from '../commons/zoned-time.ts';
+import type { CampaignSafety, SecureOutcome } from './campaign-safety.ts';
 import type { CampaignStore, TimelineEntry } from './campaign-store.ts';
-import { classify, PermanentError } from './errors.ts';
-import { nextInterval, type PollBounds, type PollMemory } from './poll-interval.ts';
-import { type PartWindow, partWindow } from './window-plan.ts';
-
-/** What the workflow carries from step to step (kept small: the timeline lives in DynamoDB). */
-export interface Carry {
-  phase?: 'new' | 'reconciling' | 'running';
-  next?: 'wait' | 'continue' | 'finish' | 'fail';
-  wakeAt?: string;
-  agentId?: string;
-  campaignId?: string;
-  window?: PartWindow;
-  /** When the campaign may start dialling (the schedule, moved to the window's opening if needed). */
-  startsAt?: string;
-  reconcileUntil?: string;
-  poll?: PollMemory;
-  paused?: 'window' | 'manual' | null;
-  outcome?: 'completed' | 'cancelled';
-  stats?: CampaignStats;
-  failure?: { code: string; message: string };
-  /** Steps taken by this execution; state transitions used by earlier executions of the same part. */
-  steps?: number;
-  generation?: number;
-  transitionsBefore?: number;
-}
+import {
+  afterStep,
+  type DecideSettings,
+  decideReconcile,
+  decideStep,
+  type EffectResult,
+  type Observation,
+  type StatsSeen,
+  type StepDecision,
+} from './decide-step.ts';
+import { classify, PermanentError, TransientError } from './errors.ts';
+import {
+  CARRY_SCHEMA,
+  type Carry,
+  type EndedCarry,
+  type Failure,
+  type ReadyCarry,
+  type ReconcilingCarry,
+  type RunningCarry,
+  upgradeCarry,
+} from './lifecycle-state.ts';
+import { findCampaignByCalls } from './reconcile-create.ts';
+import { nextOpening, type PartWindow, partWindow, windowStateAt } from './window-plan.ts';
 
 export interface StepInput {
-  action: 'checkAgent' | 'createCampaign' | 'step' | 'continueAsNew' | 'finish' | 'fail';
+  action: 'checkAgent' | 'createCampaign' | 'step' | 'continueAsNew' | 'secure' | 'finish' | 'fail';
   plan: CampaignPlan;
-  carry?: Carry;
+  carry?: unknown;
   error?: { Error?: string; Cause?: string };
+  secured?: { outcome?: string; message?: string };
   execution: string;
 }
 
-export interface LifecycleSettings {
-  windows: Record<string, string>;
-  fallbackZone: string;
-  poll: PollBounds;
-  continueAfterSteps: number;
+export interface LifecycleSettings extends DecideSettings {
+  legalHours: LegalHoursTable;
+  /** A part whose window does not open within this look-ahead is held, not dialled. */
+  holdHorizonMs: number;
   /** How long to look for a campaign whose create answer was lost, after it should have started dialling. */
   reconcileMinutes: number;
   eventBusName: string;
@@ -57,6 +55,7 @@ export interface LifecycleSettings {
 export interface LifecycleDeps {
   api: VoiceApiClient;
   campaigns: CampaignStore;
+  safety: CampaignSafety;
   objects: ObjectStore;
   sfn: SFNClient;
   events: EventBridgeClient;
@@ -67,31 +66,32 @@ export interface LifecycleDeps {
 export const partKeyOf = (plan: CampaignPlan) => partKey(plan.uploadId, plan.part.index);
 const iso = (ms: number) => new Date(ms).toISOString();
 
-/** `YYYY-MM-DDTHH:MM:SS` as the clock on the wall in `timeZone` shows the instant. */
-function wallIso(ms: number, timeZone: string): string {
-  const w = wallTimeAt(ms, timeZone);
-  const p = (n: number) => String(n).padStart(2, '0');
-  return `${w.year}-${p(w.month)}-${p(w.day)}T${p(w.hour)}:${p(w.minute)}:${p(w.second)}`;
-}
+/** `YYYY-MM-DDTHH:MM:SS` in UTC: a schedule no DST overlap can make ambiguous. */
+const utcWall = (ms: number) => new Date(Math.ceil(ms / 1000) * 1000).toISOString().slice(0, 19);
 
 /**
- * The campaign lifecycle's decisions, one method per Task state of state-machines/campaign-lifecycle.asl.json.
- * Plain TypeScript: the handler maps the state's input to a method and its answer (or error) back.
+ * The campaign lifecycle's effects, one method per Task state of state-machines/campaign-lifecycle.asl.json. The
+ * decisions are pure functions (decide-step.ts); this class gathers what they need and carries out their answer.
  */
 export class LifecycleSteps {
   constructor(private readonly deps: LifecycleDeps) {}
 
-  async checkAgent(input: StepInput): Promise<Carry> {
+  private window(plan: CampaignPlan): PartWindow {
+    const result = partWindow(plan, this.deps.settings.legalHours);
+    if (!result.ok) throw new PermanentError(result.code, result.message);
+    return result.window;
+  }
+
+  async checkAgent(input: StepInput): Promise<ReadyCarry> {
     const found = await lookUpAgent(this.deps.api.agents, input.plan.agentId).catch((err) => {
       throw classify(err, 'checking the agent');
     });
     if (!found.ok) throw new PermanentError(found.code, found.message);
-    const { settings } = this.deps;
     return {
-      ...input.carry,
-      phase: 'new',
+      schema: CARRY_SCHEMA,
+      phase: 'ready',
       agentId: found.agent.id,
-      window: partWindow(input.plan, settings.windows, settings.fallbackZone),
+      window: this.window(input.plan),
       steps: 0,
       generation: 0,
       transitionsBefore: 0,
@@ -99,24 +99,43 @@ export class LifecycleSteps {
   }
 
   /**
-   * Creates the campaign once. Intent is recorded before the call and the id after it; a retry that finds an
-   * earlier attempt whose answer was lost does not create again but looks for that campaign's calls.
+   * Creates the campaign once, to start now only if calls may start now, else scheduled for the window's next
+   * opening; held (never created) when the window does not open within the look-ahead. Intent is recorded before
+   * the call and the id after it; a retry that finds an earlier attempt whose answer was lost looks for that
+   * campaign's calls instead of creating again.
    */
   async createCampaign(input: StepInput): Promise<Carry> {
     const { plan } = input;
-    const carry = input.carry ?? {};
-    const window = carry.window as PartWindow;
+    const carry = this.upgraded(input);
+    if (carry.phase !== 'ready') throw new PermanentError('bad_phase', `createCampaign in phase ${carry.phase}`);
+    const { settings } = this.deps;
     const now = this.deps.now();
-    const startsAt = this.effectiveStart(plan, window, now.getTime());
+    const requested = this.requestedStart(plan, now.getTime());
+    const opening = nextOpening(carry.window, requested, settings.closingMarginMs, settings.holdHorizonMs);
+    if (!opening) {
+      const days = Math.round(settings.holdHorizonMs / 86_400_000);
+      return {
+        ...carry,
+        phase: 'ended',
+        campaignId: null,
+        outcome: 'held',
+        stats: null,
+        next: 'finish',
+        failure: {
+          code: 'window_never_opens',
+          message: `held, not dialled: the calling window (${carry.window.description}) does not open in the ${days} days after ${iso(requested)}`,
+        },
+      };
+    }
+    const immediate = opening.opensAt <= now.getTime();
+    const startsAt = immediate ? now.getTime() : opening.opensAt;
     const key = partKeyOf(plan);
     const { mayCreate, record } = await this.deps.campaigns.beginCreate(key, plan.uploadId, plan.part.index, now);
-    const base: Carry = { ...carry, startsAt: iso(startsAt) };
-    if (record.campaignId) return this.afterCreate(base, record.campaignId, startsAt, now.getTime());
-    if (!mayCreate) return this.reconcile(base, startsAt, now.getTime());
+    if (record.campaignId) return this.afterCreate(carry, record.campaignId, startsAt, now.getTime());
+    if (!mayCreate) return this.reconcile(carry, startsAt, now.getTime());
 
     const file = await this.deps.objects.get(plan.bucket, plan.part.key);
     if (!file) throw new PermanentError('part_missing', `the part file s3://${plan.bucket}/${plan.part.key} is gone`);
-    const scheduled = startsAt > now.getTime() + 60_000;
     try {
       const campaign = await this.deps.api.campaigns.create({
         file: file.bytes,
@@ -124,106 +143,128 @@ export class LifecycleSteps {
         agent_id: plan.agentId,
         name: plan.campaign.name,
         retries: plan.campaign.retries,
-        ...(scheduled ? { start_date_time: wallIso(startsAt, window.timeZone), time_zone: window.timeZone } : {}),
+        ...(immediate ? {} : { start_date_time: utcWall(startsAt), time_zone: 'UTC' }),
       });
       await this.deps.campaigns.created(key, campaign.id);
-      return this.afterCreate(base, campaign.id, startsAt, now.getTime());
+      return this.afterCreate(carry, campaign.id, startsAt, now.getTime());
     } catch (err) {
       if (err instanceof AmbiguousRequestError) {
         await this.deps.campaigns.markCreate(key, 'ambiguous');
-        return this.reconcile(base, startsAt, now.getTime());
+        return this.reconcile(carry, startsAt, now.getTime());
       }
       await this.deps.campaigns.markCreate(key, 'clear');
       throw classify(err, 'creating the campaign');
     }
   }
 
-  /** One look: manual control, then completion, then the window; acts through the API; says what comes next. */
+  /** One look: gathers the operator's wish and the stats, lets decideStep choose, acts, and records the look. */
   async step(input: StepInput): Promise<Carry> {
-    const { plan } = input;
-    const carry: Carry = { ...input.carry, steps: (input.carry?.steps ?? 0) + 1 };
+    const base = this.upgraded(input);
+    if (base.phase !== 'running' && base.phase !== 'reconciling')
+      throw new PermanentError('bad_phase', `step in phase ${base.phase}`);
+    const carry = { ...base, steps: base.steps + 1 };
     const now = this.deps.now().getTime();
-    if (carry.phase === 'reconciling') return this.reconcileStep(input, carry, now);
-    const id = carry.campaignId as string;
-    const key = partKeyOf(plan);
+    const next =
+      carry.phase === 'reconciling' ? await this.reconcileStep(input, carry, now) : await this.watch(input, carry, now);
+    await this.record(input, next, now);
+    return next;
+  }
+
+  private async watch(input: StepInput, carry: RunningCarry, now: number): Promise<Carry> {
+    const key = partKeyOf(input.plan);
     const record = await this.deps.campaigns.get(key);
-    const wanted = record?.control?.wanted ?? null;
+    const seen: Observation = { control: record?.control?.wanted ?? null, stats: await this.stats(carry.campaignId) };
+    const decision = decideStep(carry, seen, now, this.deps.settings);
+    const effect = await this.act(key, carry, decision, seen, now);
+    return afterStep(carry, seen, decision, effect, now, this.deps.settings);
+  }
 
-    let stats: CampaignStats;
+  private async stats(campaignId: string): Promise<StatsSeen> {
     try {
-      stats = await this.deps.api.campaigns.stats(id);
+      return { kind: 'ok', stats: await this.deps.api.campaigns.stats(campaignId) };
     } catch (err) {
-      if (err instanceof NotFoundError)
-        return this.failWith(carry, 'campaign_deleted', `campaign ${id} no longer exists in the Voice API`);
-      throw classify(err, 'reading campaign stats');
+      if (err instanceof NotFoundError) return { kind: 'gone' };
+      return { kind: 'unavailable', message: (err as Error).message };
     }
-    carry.stats = stats;
-    const status = String(stats.status ?? '');
-    const remaining = stats.pending + stats.in_progress;
-    if (status === 'completed' || (remaining === 0 && status !== 'scheduled'))
-      return { ...carry, next: 'finish', outcome: 'completed' };
+  }
 
-    if (wanted === 'cancel') {
-      if (status === 'active') await this.pause(id, key, now, 'cancel');
-      return { ...carry, next: 'finish', outcome: 'cancelled' };
-    }
-    if (status === 'scheduled') {
-      const startsAt = Date.parse(carry.startsAt ?? '') || now + 60_000;
-      return { ...carry, next: 'wait', wakeAt: iso(Math.max(startsAt, now + 30_000)) };
-    }
-
-    const window = carry.window as PartWindow;
-    const w = windowStateAt(window, window.timeZone, now);
-    const manual = wanted === 'pause';
-    const shouldDial = w.open && !manual;
-    if (shouldDial && status === 'paused') {
-      await this.call(() => this.deps.api.campaigns.resume(id), 'resuming');
-      await this.deps.campaigns.appendTimeline(key, {
-        at: iso(now),
-        event: 'resume',
-        reason: carry.paused ?? 'window',
-      });
-      carry.paused = null;
-      carry.poll = undefined;
-    } else if (!shouldDial && status === 'active') {
-      const reason = manual ? 'manual' : 'window';
-      await this.pause(id, key, now, reason);
-      carry.paused = reason;
-    } else if (!shouldDial) {
-      carry.paused = manual ? 'manual' : 'window';
-    }
-
-    let wakeAt: number;
-    if (!shouldDial && !manual) {
-      if (w.changesAt === null)
-        return this.failWith(
-          carry,
-          'window_never_opens',
-          `the calling window (${window.description}) does not open within a year`,
+  private async act(
+    key: string,
+    carry: RunningCarry,
+    decision: StepDecision,
+    seen: Observation,
+    now: number,
+  ): Promise<EffectResult> {
+    const { safety, campaigns, api } = this.deps;
+    switch (decision.kind) {
+      case 'secure': {
+        const { outcome, message } = await safety.secure(
+          { campaignId: carry.campaignId, agentId: carry.agentId, holder: key },
+          'workflow',
+          { brakeOnFailure: decision.brakeOnFailure, reason: decision.reason },
         );
-      wakeAt = w.changesAt;
-    } else if (manual) {
-      wakeAt = now + this.deps.settings.poll.maxSeconds * 1000;
-    } else {
-      const done = stats.total - remaining;
-      const seconds = nextInterval(carry.poll ?? null, now, done, remaining, stats.pending, this.deps.settings.poll);
-      carry.poll = { done, at: now, intervalSeconds: seconds };
-      wakeAt = Math.min(now + seconds * 1000, w.changesAt ?? Number.POSITIVE_INFINITY);
+        if (outcome === 'unconfirmed') return { kind: 'unconfirmed', message };
+        if (outcome === 'paused' || (outcome === 'braked' && carry.paused === null) || carry.securingSince)
+          await campaigns.appendTimeline(key, {
+            at: iso(now),
+            event: outcome === 'braked' ? 'brake' : 'pause',
+            reason: decision.reason,
+          });
+        return { kind: 'secured', how: outcome };
+      }
+      case 'resume': {
+        if (carry.brake) {
+          const released = await safety.releaseBrake(carry.agentId, key);
+          if (!released.ok) return { kind: 'resume_failed', message: released.message };
+          await campaigns.appendTimeline(key, { at: iso(now), event: 'brake released', reason: 'window' });
+        }
+        const status = seen.stats.kind === 'ok' ? String(seen.stats.stats.status ?? '') : 'paused';
+        if (status === 'paused') {
+          try {
+            await api.campaigns.resume(carry.campaignId);
+          } catch (err) {
+            // A lost or refused answer: the stats tell whether the resume took effect.
+            const after = await this.stats(carry.campaignId);
+            const active = after.kind === 'ok' && String(after.stats.status ?? '') === 'active';
+            if (!active) return { kind: 'resume_failed', message: (err as Error).message };
+          }
+          await campaigns.appendTimeline(key, { at: iso(now), event: 'resume', reason: carry.paused ?? 'window' });
+        }
+        return { kind: 'resumed' };
+      }
+      case 'finish':
+      case 'fail':
+        if (carry.brake) await safety.releaseBrake(carry.agentId, key);
+        return { kind: 'none' };
+      default:
+        return { kind: 'none' };
     }
-    const next = (carry.steps ?? 0) >= this.deps.settings.continueAfterSteps ? 'continue' : 'wait';
-    return { ...carry, phase: 'running', next, wakeAt: iso(Math.max(wakeAt, now + 1000)) };
+  }
+
+  /** What the sweeper needs to check this part without the workflow: the look it made and the next one due. */
+  private async record(input: StepInput, next: Carry, now: number): Promise<void> {
+    if (next.phase !== 'running' && next.phase !== 'reconciling') return;
+    await this.deps.campaigns.observe(partKeyOf(input.plan), {
+      execution: input.execution,
+      agentId: next.agentId,
+      campaignId: next.phase === 'running' ? next.campaignId : null,
+      window: next.window,
+      observedAt: iso(now),
+      nextLookAt: next.wakeAt ?? iso(now),
+      quiet: next.phase === 'running' ? next.paused !== null && next.securingSince === null : next.brake !== null,
+    });
   }
 
   /** Starts the next execution of this part with the carried state, before the history grows too long. */
   async continueAsNew(input: StepInput): Promise<{ execution: string }> {
-    const carry = input.carry ?? {};
+    const carry = this.upgraded(input);
+    if (carry.phase === 'new') throw new PermanentError('bad_phase', 'continueAsNew before the agent check');
     const used = await this.transitions(input.execution);
-    const generation = (carry.generation ?? 0) + 1;
-    const stateMachineArn = stateMachineOf(input.execution);
-    const next = { ...carry, steps: 0, generation, transitionsBefore: (carry.transitionsBefore ?? 0) + used };
+    const generation = carry.generation + 1;
+    const next = { ...carry, steps: 0, generation, transitionsBefore: carry.transitionsBefore + used };
     const out = await this.deps.sfn.send(
       new StartExecutionCommand({
-        stateMachineArn,
+        stateMachineArn: stateMachineOf(input.execution),
         name: continuationName(partKeyOf(input.plan), generation),
         input: JSON.stringify({ plan: input.plan, carry: next }),
       }),
@@ -231,58 +272,99 @@ export class LifecycleSteps {
     return { execution: out.executionArn ?? '' };
   }
 
+  /**
+   * SecureCampaign: every path out of the normal loop passes here before RecordFailure. The campaign is paused
+   * (or the agent braked); an unconfirmed outcome is an error, so the document retries it, then records anyway.
+   */
+  async secure(input: StepInput): Promise<{ outcome: SecureOutcome | 'nothing'; message: string }> {
+    const key = partKeyOf(input.plan);
+    const record = await this.deps.campaigns.get(key);
+    const carry = upgradeCarry(input.carry).carry;
+    const campaignId = record?.campaignId ?? ('campaignId' in carry ? carry.campaignId : null) ?? null;
+    const mayExist = campaignId !== null || record?.create?.state === 'sent' || record?.create?.state === 'ambiguous';
+    if (!mayExist) return { outcome: 'nothing', message: 'no campaign was created' };
+    const agentId = ('agentId' in carry && carry.agentId) || input.plan.agentId;
+    const result = await this.deps.safety.secure({ campaignId, agentId, holder: key }, 'secure-step', {
+      brakeOnFailure: true,
+      reason: describeError(input.error).code,
+    });
+    await this.deps.campaigns.markSecured(key, {
+      at: this.deps.now().toISOString(),
+      by: 'workflow',
+      outcome: result.outcome,
+      reason: describeError(input.error).message,
+    });
+    if (result.outcome === 'unconfirmed') throw new TransientError(`securing the campaign: ${result.message}`);
+    return result;
+  }
+
   async finish(input: StepInput): Promise<{ report: string; status: string }> {
-    const carry = input.carry ?? {};
-    const status = carry.outcome ?? 'completed';
-    return this.close(input, status, carry.stats ?? null, null);
+    const carry = this.upgraded(input);
+    const ended = carry.phase === 'ended' ? carry : null;
+    const status = ended?.outcome ?? 'completed';
+    return this.close(input, status, ended?.stats ?? null, status === 'held' ? (ended?.failure ?? null) : null);
   }
 
   async fail(input: StepInput): Promise<{ report: string; status: string }> {
-    const carry = input.carry ?? {};
+    const carry = upgradeCarry(input.carry).carry;
     const failure = carry.failure ?? describeError(input.error);
-    let stats = carry.stats ?? null;
-    if (carry.campaignId) stats = await this.deps.api.campaigns.stats(carry.campaignId).catch(() => stats);
+    let stats = 'stats' in carry ? (carry.stats ?? null) : null;
+    const campaignId = 'campaignId' in carry ? carry.campaignId : null;
+    if (campaignId) stats = await this.deps.api.campaigns.stats(campaignId).catch(() => stats);
     return this.close(input, 'failed', stats, failure);
   }
 
   private async close(
     input: StepInput,
-    status: 'completed' | 'cancelled' | 'failed',
+    status: 'completed' | 'cancelled' | 'failed' | 'held',
     stats: CampaignStats | null,
-    failure: { code: string; message: string } | null,
+    failure: Failure | null,
   ): Promise<{ report: string; status: string }> {
     const { plan } = input;
-    const carry = input.carry ?? {};
+    const carry = upgradeCarry(input.carry).carry;
     const key = partKeyOf(plan);
     const now = this.deps.now();
     await this.deps.campaigns.finish(key, status, now, failure ?? undefined);
     const record = await this.deps.campaigns.get(key);
     const timeline: TimelineEntry[] = record?.timeline ?? [];
-    const transitions = (carry.transitionsBefore ?? 0) + (await this.transitions(input.execution));
+    const known = carry.phase === 'new' ? null : carry;
+    const transitions = (known?.transitionsBefore ?? 0) + (await this.transitions(input.execution));
     const started = Date.parse(record?.startedAt ?? '') || now.getTime();
+    const window = known?.window ?? null;
     const report = {
       uploadId: plan.uploadId,
       part: plan.part.index,
       of: plan.part.of,
-      campaignId: carry.campaignId ?? null,
+      campaignId: record?.campaignId ?? (known && 'campaignId' in known ? known.campaignId : null) ?? null,
       campaignName: plan.campaign.name,
       status,
       failure,
+      secured: record?.secured ?? null,
       stats,
-      window: carry.window
-        ? { timeZone: carry.window.timeZone, hours: carry.window.description, source: carry.window.source }
+      window: window
+        ? {
+            timeZone: window.zones[0] ?? null,
+            zones: window.zones,
+            hours: window.description,
+            source: window.source,
+            clipped: window.clipped,
+          }
         : null,
+      closingMarginMinutes: this.deps.settings.closingMarginMs / 60_000,
       pauses: timeline.filter((t) => t.event === 'pause').map((t) => ({ at: t.at, reason: t.reason })),
       resumes: timeline.filter((t) => t.event === 'resume').map((t) => ({ at: t.at })),
+      brakes: timeline
+        .filter((t) => t.event === 'brake' || t.event === 'brake released')
+        .map((t) => ({ at: t.at, event: t.event })),
       stateTransitions: transitions,
-      executions: (carry.generation ?? 0) + 1,
+      executions: (known?.generation ?? 0) + 1,
       startedAt: iso(started),
       finishedAt: now.toISOString(),
       durationSeconds: Math.round((now.getTime() - started) / 1000),
     };
     const reportKey = `${plan.reportPrefix}part-${plan.part.index}.json`;
     await this.deps.objects.put(plan.bucket, reportKey, `${JSON.stringify(report, null, 2)}\n`, 'application/json');
-    await this.deps.events.send(
+    const out = await this.deps.events.send(
       new PutEventsCommand({
         Entries: [
           {
@@ -294,97 +376,132 @@ export class LifecycleSteps {
         ],
       }),
     );
+    // PutEvents answers 200 even when it drops an entry: a dropped completion event is worth a retry.
+    if ((out.FailedEntryCount ?? 0) > 0)
+      throw new TransientError(`publishing the campaign event: ${out.Entries?.[0]?.ErrorMessage ?? 'entry failed'}`);
     return { report: `s3://${plan.bucket}/${reportKey}`, status };
   }
 
-  private effectiveStart(plan: CampaignPlan, window: PartWindow, now: number): number {
-    const { startDateTime, timeZone } = plan.campaign;
-    let start = startDateTime && timeZone ? parseDateTimeIn(startDateTime, timeZone) : now;
-    if (Number.isNaN(start) || start < now) start = now;
-    const w = windowStateAt(window, window.timeZone, start);
-    if (!w.open && w.changesAt !== null) start = w.changesAt;
-    return start;
+  /** The carry of any schema; a window written by older code is rebuilt from the plan. */
+  private upgraded(input: StepInput): Carry {
+    const { carry, windowStale } = upgradeCarry(input.carry);
+    if (!windowStale || carry.phase === 'new') return carry;
+    return { ...carry, window: this.window(input.plan) };
   }
 
-  private afterCreate(carry: Carry, campaignId: string, startsAt: number, now: number): Carry {
+  private requestedStart(plan: CampaignPlan, now: number): number {
+    const { startDateTime, timeZone } = plan.campaign;
+    const start = startDateTime && timeZone ? parseDateTimeIn(startDateTime, timeZone) : now;
+    return Number.isNaN(start) || start < now ? now : start;
+  }
+
+  private afterCreate(carry: ReadyCarry, campaignId: string, startsAt: number, now: number): RunningCarry {
+    const { settings } = this.deps;
+    const window = windowStateAt(carry.window, Math.max(startsAt, now), settings.closingMarginMs);
+    // A first look soon after dialling starts (at the schedule when there is one), and never after the close.
+    const firstLook = Math.min(
+      Math.max(startsAt, now) + settings.poll.minSeconds * 1000,
+      window.open && window.changesAt !== null ? window.changesAt : Number.POSITIVE_INFINITY,
+    );
     return {
       ...carry,
       phase: 'running',
       campaignId,
+      startsAt: iso(startsAt),
+      paused: null,
+      securingSince: null,
+      brake: null,
+      poll: null,
+      stats: null,
       next: 'wait',
-      // A first look soon after dialling starts; at the schedule when there is one.
-      wakeAt: iso(Math.max(startsAt, now) + this.deps.settings.poll.minSeconds * 1000),
+      wakeAt: iso(Math.max(firstLook, now + 1000)),
     };
   }
 
-  /** The create answer was lost: look for the campaign by its calls once it should be dialling. */
-  private reconcile(carry: Carry, startsAt: number, now: number): Carry {
-    const firstLook = Math.max(startsAt, now) + 2 * 60_000;
-    return {
+  /** The create answer was lost: look for the campaign by its calls; near a close, brake the agent meanwhile. */
+  private reconcile(carry: ReadyCarry, startsAt: number, now: number): ReconcilingCarry {
+    const state: ReconcilingCarry = {
       ...carry,
       phase: 'reconciling',
-      next: 'wait',
-      wakeAt: iso(firstLook),
+      startsAt: iso(startsAt),
       reconcileUntil: iso(Math.max(startsAt, now) + this.deps.settings.reconcileMinutes * 60_000),
+      brake: null,
     };
+    const look = decideReconcile(state, null, now, this.deps.settings);
+    const wake = look.kind === 'look_again' ? look.wakeAt : now + 1000;
+    return { ...state, next: 'wait', wakeAt: iso(wake) };
   }
 
-  private async reconcileStep(input: StepInput, carry: Carry, now: number): Promise<Carry> {
+  private async reconcileStep(input: StepInput, carry: ReconcilingCarry, now: number): Promise<Carry> {
     const { plan } = input;
     const key = partKeyOf(plan);
     const record = await this.deps.campaigns.get(key);
     let campaignId = record?.campaignId ?? null;
-    if (!campaignId) campaignId = await this.findCampaignByCalls(plan, record?.create?.sentAt ?? iso(now - 3_600_000));
-    if (campaignId) {
-      await this.deps.campaigns.created(key, campaignId);
-      return { ...carry, phase: 'running', campaignId, next: 'wait', wakeAt: iso(now + 1000) };
-    }
-    if (now >= Date.parse(carry.reconcileUntil ?? '')) {
-      return this.failWith(
-        carry,
-        'create_outcome_unknown',
-        'The request that creates the campaign got no answer and no call of this part has appeared since. It was not sent again, so nobody is dialled twice; check the dashboard, then upload the part again if no campaign exists.',
-      );
-    }
-    return { ...carry, next: 'wait', wakeAt: iso(now + 2 * 60_000) };
-  }
-
-  /** A campaign of this agent calling one of this part's numbers since the lost create is this part's. */
-  private async findCampaignByCalls(plan: CampaignPlan, since: string): Promise<string | null> {
-    const file = await this.deps.objects.get(plan.bucket, plan.part.key);
-    if (!file) return null;
-    const wb = new ExcelJS.Workbook();
-    await wb.xlsx.load(file.bytes as unknown as ArrayBuffer);
-    const phones = new Set<string>();
-    wb.worksheets[0]?.eachRow((row, n) => {
-      if (n > 1) phones.add(String(row.getCell(1).value ?? ''));
-    });
-    try {
-      for await (const call of this.deps.api.calls.listAll({ start_date: since })) {
-        if (call.campaign_id && call.agent_id === plan.agentId && phones.has(call.phone_number ?? ''))
-          return call.campaign_id;
+    if (!campaignId) {
+      try {
+        campaignId = await findCampaignByCalls(
+          this.deps.api,
+          this.deps.objects,
+          plan,
+          record?.create?.sentAt ?? iso(now - 3_600_000),
+        );
+      } catch (err) {
+        // The call log did not answer: this look found nothing; the brake logic below still applies.
+        if (!(err instanceof Error)) throw err;
       }
-    } catch (err) {
-      throw classify(err, 'looking for the campaign in the call log');
     }
-    return null;
-  }
-
-  private async pause(id: string, key: string, now: number, reason: TimelineEntry['reason']): Promise<void> {
-    await this.call(() => this.deps.api.campaigns.pause(id), 'pausing');
-    await this.deps.campaigns.appendTimeline(key, { at: iso(now), event: 'pause', reason });
-  }
-
-  private async call<T>(fn: () => Promise<T>, doing: string): Promise<T> {
-    try {
-      return await fn();
-    } catch (err) {
-      throw classify(err, `${doing} the campaign`);
+    const decision = decideReconcile(carry, campaignId, now, this.deps.settings);
+    switch (decision.kind) {
+      case 'found':
+        await this.deps.campaigns.created(key, decision.campaignId);
+        return {
+          ...this.afterCreate(
+            { ...carry, phase: 'ready' },
+            decision.campaignId,
+            Date.parse(carry.startsAt) || now,
+            now,
+          ),
+          brake: carry.brake,
+          wakeAt: iso(now + 1000),
+        };
+      case 'brake': {
+        const braked = await this.deps.safety.secure(
+          { campaignId: null, agentId: carry.agentId, holder: key },
+          'workflow',
+          { brakeOnFailure: true, reason: 'window' },
+        );
+        const brake = braked.outcome === 'braked' ? { since: iso(now) } : null;
+        const wake = brake ? windowStateAt(carry.window, now, 0).changesAt : null;
+        return { ...carry, brake, next: 'wait', wakeAt: iso(wake ?? now + this.deps.settings.secureRetryMs) };
+      }
+      case 'release': {
+        const released = await this.deps.safety.releaseBrake(carry.agentId, key);
+        return {
+          ...carry,
+          brake: released.ok ? null : carry.brake,
+          next: 'wait',
+          wakeAt: iso(now + this.deps.settings.secureRetryMs),
+        };
+      }
+      case 'look_again':
+        return { ...carry, next: 'wait', wakeAt: iso(decision.wakeAt) };
+      case 'give_up': {
+        const ended: EndedCarry = {
+          ...carry,
+          phase: 'ended',
+          campaignId: null,
+          outcome: 'completed',
+          stats: null,
+          next: 'fail',
+          failure: {
+            code: 'create_outcome_unknown',
+            message:
+              'The request that creates the campaign got no answer and no call of this part has appeared since. It was not sent again, so nobody is dialled twice; check the dashboard, then upload the part again if no campaign exists.',
+          },
+        };
+        return ended;
+      }
     }
-  }
-
-  private failWith(carry: Carry, code: string, message: string): Carry {
-    return { ...carry, next: 'fail', failure: { code, message } };
   }
 
   /** State transitions this execution has used so far: the StateEntered events in its history. */
@@ -409,7 +526,7 @@ function stateMachineOf(executionArn: string): string {
 }
 
 /** The error the state machine caught, as the report shows it; Lambda's Cause is JSON with errorMessage. */
-function describeError(error: StepInput['error']): { code: string; message: string } {
+export function describeError(error: StepInput['error']): Failure {
   let message = error?.Cause ?? 'unknown failure';
   try {
     const parsed = JSON.parse(message) as { errorMessage?: string };

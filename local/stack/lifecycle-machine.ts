@@ -1,16 +1,11 @@
-import { readFileSync } from 'node:fs';
 import type { StateMachineDefinition } from 'aws-local-stepfunctions';
+import { renderLifecycleDocument } from '../../state-machines/lifecycle-document.ts';
 import { localContext } from './lambda-context.ts';
 import type { SimScheduler } from './sim-scheduler.ts';
 import type { LocalStateMachine } from './step-functions.ts';
 
-/** The one lifecycle document: CDK deploys this file, and the local runner executes it as it is. */
-export const LIFECYCLE_DOCUMENT = new URL('../../state-machines/campaign-lifecycle.asl.json', import.meta.url);
-
 type State = { Type: string; TimestampPath?: string };
 
-// biome-ignore lint/suspicious/noTemplateCurlyInString: the document's literal DefinitionSubstitutions placeholder
-export const LIFECYCLE_FUNCTION_PLACEHOLDER = '${LifecycleFunctionArn}';
 const LOCAL_LIFECYCLE_FUNCTION_ARN = 'arn:aws:lambda:us-east-1:000000000000:function:callsheet-lifecycle';
 
 /** Reads a simple JSONPath (`$.carry.wakeAt`) from a state's input. */
@@ -27,21 +22,32 @@ export type LambdaInvoke = (event: unknown, context: ReturnType<typeof localCont
 /**
  * The lifecycle document wired to the lifecycle handler, as Lambda would run it. With a scheduler, time is
  * simulated: Wait states and retry intervals take no real time, and each Wait moves the shared clock instead.
+ * The execution timeout is timed on the runner's clock (the interpreter would use the real one).
  */
-export function localLifecycleMachine(handler: LambdaInvoke, scheduler: SimScheduler | null): LocalStateMachine {
-  // The same substitution CDK makes at deploy time (DefinitionSubstitutions), with the local function's ARN.
-  const text = readFileSync(LIFECYCLE_DOCUMENT, 'utf8').replaceAll(
-    LIFECYCLE_FUNCTION_PLACEHOLDER,
-    LOCAL_LIFECYCLE_FUNCTION_ARN,
-  );
-  const definition = JSON.parse(text) as StateMachineDefinition & { States: Record<string, State> };
+export function localLifecycleMachine(
+  handler: LambdaInvoke,
+  scheduler: SimScheduler | null,
+  timeoutSeconds: number,
+): LocalStateMachine {
+  // The same rendering CDK deploys, with the local function's ARN in place of DefinitionSubstitutions.
+  const rendered = JSON.parse(
+    renderLifecycleDocument({ functionArn: LOCAL_LIFECYCLE_FUNCTION_ARN, timeoutSeconds }),
+  ) as StateMachineDefinition & { States: Record<string, State>; TimeoutSeconds?: number };
+  const { TimeoutSeconds, ...definition } = rendered;
   const states = Object.entries(definition.States);
   const tasks = states.filter(([, s]) => s.Type === 'Task').map(([name]) => name);
   const waits = states.filter(([, s]) => s.Type === 'Wait').map(([name]) => name);
   const zero = (names: string[]) => Object.fromEntries(names.map((n) => [n, 0]));
   return {
     name: 'callsheet-lifecycle',
-    definition,
+    definition: definition as StateMachineDefinition,
+    timeoutSeconds: TimeoutSeconds,
+    armTimeout: (_execution, at, fire) => {
+      if (scheduler) return scheduler.timer(at, fire);
+      const timer = setTimeout(fire, Math.max(0, at - Date.now()));
+      timer.unref();
+      return () => clearTimeout(timer);
+    },
     runOptions: (name, arn) => ({
       overrides: {
         taskResourceLocalHandlers: Object.fromEntries(

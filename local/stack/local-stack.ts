@@ -4,6 +4,10 @@ import { s3Client } from '../../functions/commons/aws/clients.ts';
 import { ObjectStore } from '../../functions/commons/aws/object-store.ts';
 import { type Log, silentLog } from '../../functions/commons/log.ts';
 import { TABLES } from '../../functions/commons/tables.ts';
+import { buildCampaignGuard } from '../../functions/guard/build-guard.ts';
+import { readGuardConfig } from '../../functions/guard/config.ts';
+import { EXECUTION_STATUS_CHANGE, matchesGuardPattern } from '../../functions/guard/event-pattern.ts';
+import { makeGuardHandler, makeSweeperHandler } from '../../functions/guard/handler.ts';
 import { buildIntakeService } from '../../functions/intake/build-service.ts';
 import { readIntakeConfig } from '../../functions/intake/config.ts';
 import { makeIntakeHandler } from '../../functions/intake/handler.ts';
@@ -11,8 +15,10 @@ import { INCOMING } from '../../functions/intake/upload-ref.ts';
 import { buildLifecycleSteps } from '../../functions/lifecycle/build-steps.ts';
 import { readLifecycleConfig } from '../../functions/lifecycle/config.ts';
 import { makeLifecycleHandler } from '../../functions/lifecycle/handler.ts';
+import { DEFAULT_EXECUTION_TIMEOUT_SECONDS } from '../../state-machines/lifecycle-document.ts';
 import { type LocalDynamo, startDynamo } from './dynamo.ts';
 import { LocalEventBus } from './event-bus.ts';
+import { localContext } from './lambda-context.ts';
 import { type LambdaInvoke, localLifecycleMachine } from './lifecycle-machine.ts';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from './local-aws.ts';
 import { type LocalS3, startS3 } from './s3.ts';
@@ -37,6 +43,11 @@ export interface LocalStackOptions {
   log?: Log;
   /** Redelivery delay of the intake queue (SQS visibility timeout). */
   retryDelayMs?: number;
+  /**
+   * Wraps the lifecycle function as Lambda would invoke it: rehearsals of Lambda failures (a step that throws
+   * Lambda.Unknown) and of a wedged workflow. Not for normal runs.
+   */
+  wrapLifecycle?: (invoke: LambdaInvoke) => LambdaInvoke;
 }
 
 export interface LocalStack {
@@ -53,6 +64,8 @@ export interface LocalStack {
   s3Client: S3Client;
   objects: ObjectStore;
   intakeQueue: LocalQueue;
+  /** Resolves when the guard has handled every execution that ended so far. */
+  guardIdle(): Promise<void>;
   /** The webhook receiver on 127.0.0.1 and the outcomes queue behind it (point the emulator's webhookUrl here). */
   webhooks: LocalWebhooks;
   close(): Promise<void>;
@@ -98,23 +111,56 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     INTAKE_LEASE_SECONDS: '60',
     ...options.settings,
   };
+  // The client's pacing runs on real time; in simulated time a day of polls would take real minutes.
+  const apiOptions = { now, log, ...(clock ? { api: { requestsPerMinute: 0 } } : {}) };
+  const invokeLifecycle = lambdaInvoke(
+    makeLifecycleHandler(await buildLifecycleSteps(readLifecycleConfig(env), apiOptions), log),
+  );
+  const timeoutSeconds = Number(env.LIFECYCLE_TIMEOUT_SECONDS ?? DEFAULT_EXECUTION_TIMEOUT_SECONDS);
   const lifecycle =
     options.lifecycle ??
-    localLifecycleMachine(
-      lambdaInvoke(
-        makeLifecycleHandler(
-          await buildLifecycleSteps(readLifecycleConfig(env), {
-            now,
-            // The client's pacing runs on real time; in simulated time a day of polls would take real minutes.
-            ...(clock ? { api: { requestsPerMinute: 0 } } : {}),
-          }),
-          log,
-        ),
-      ),
-      scheduler,
-    );
+    localLifecycleMachine(options.wrapLifecycle?.(invokeLifecycle) ?? invokeLifecycle, scheduler, timeoutSeconds);
   const stateMachineArn = sfn.register(lifecycle);
   env.LIFECYCLE_STATE_MACHINE_ARN = stateMachineArn;
+
+  // The guard and the sweeper, as in AWS: an EventBridge rule on execution status, and a schedule.
+  const guard = await buildCampaignGuard(readGuardConfig(env), apiOptions);
+  const onEnded = makeGuardHandler(guard, log);
+  const sweep = makeSweeperHandler(guard, log);
+  const context = localContext('callsheet-guard');
+  let guardWork: Promise<unknown> = Promise.resolve();
+  sfn.onStatusChange((execution) => {
+    const event = {
+      source: 'aws.states',
+      'detail-type': EXECUTION_STATUS_CHANGE,
+      detail: {
+        executionArn: execution.executionArn,
+        stateMachineArn: execution.stateMachineArn,
+        name: execution.name,
+        status: execution.status,
+      },
+    };
+    if (!matchesGuardPattern(event, stateMachineArn)) return;
+    // Time stands still while the guard works, as it reacts within seconds in AWS.
+    const id = `guard:${execution.executionArn}`;
+    scheduler?.join(id);
+    guardWork = guardWork
+      .then(() => onEnded(event, context))
+      .catch((err: Error) => log.error('guard failed', { error: err.message }))
+      .finally(() => scheduler?.leave(id));
+  });
+  const sweepEveryMs = readGuardConfig(env).guard.sweepIntervalMs;
+  const runSweep = () =>
+    sweep({} as never, context).then(
+      () => undefined,
+      (err: Error) => log.error('sweeper failed', { error: err.message }),
+    );
+  let stopSweeper = scheduler ? scheduler.every(sweepEveryMs, runSweep) : () => {};
+  if (!scheduler) {
+    const timer = setInterval(runSweep, sweepEveryMs);
+    timer.unref();
+    stopSweeper = () => clearInterval(timer);
+  }
   const intake = makeIntakeHandler(await buildIntakeService(readIntakeConfig(env), now), log);
   const intakeQueue = new LocalQueue('callsheet-intake', (e, c) => intake(e, c), {
     retryDelayMs: options.retryDelayMs ?? 50,
@@ -141,7 +187,11 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     objects: new ObjectStore(client),
     intakeQueue,
     webhooks,
+    guardIdle: async () => {
+      await guardWork;
+    },
     async close() {
+      stopSweeper();
       await intakeQueue.idle();
       await webhooks.close();
       client.destroy();

@@ -15,8 +15,21 @@ interface Actor {
  * is waiting, the clock jumps to the earliest wake-up and releases whoever wakes then. The emulator's dialer plays
  * out everything that happens in between, so three simulated days pass in seconds, deterministically.
  */
+/**
+ * Something due at a simulated instant that does not by itself keep time moving: an execution's timeout, the
+ * sweeper's next round. It fires when the clock would otherwise pass it, while someone is still waiting.
+ */
+interface Timer {
+  at: number;
+  action: () => Promise<void> | void;
+  /** Fires again this long after each run (the sweeper); once when absent. */
+  everyMs?: number;
+}
+
 export class SimScheduler {
   private readonly actors = new Map<string, Actor>();
+  private readonly timers = new Set<Timer>();
+  private firing = false;
 
   constructor(private readonly clock: SettableClock) {}
 
@@ -60,11 +73,30 @@ export class SimScheduler {
       .finally(() => this.leave(id));
   }
 
+  /** Runs `action` at simulated time `at` if anyone is still waiting then; answers a cancel function. */
+  timer(at: number, action: () => Promise<void> | void, everyMs?: number): () => void {
+    const t: Timer = { at, action, ...(everyMs ? { everyMs } : {}) };
+    this.timers.add(t);
+    return () => {
+      this.timers.delete(t);
+    };
+  }
+
+  /** While anyone waits, runs `action` every `everyMs` of simulated time (the sweeper's schedule). */
+  every(everyMs: number, action: () => Promise<void> | void): () => void {
+    return this.timer(this.clock.now() + everyMs, action, everyMs);
+  }
+
   private advance(): void {
     const actors = [...this.actors.values()];
-    // Someone is working (or has not reached its gate yet): time stands still.
-    if (actors.length === 0 || actors.some((a) => a.wakeAt === null || a.release === null)) return;
+    // Someone is working (or has not reached its gate yet), or a timer is running: time stands still.
+    if (this.firing || actors.length === 0 || actors.some((a) => a.wakeAt === null || a.release === null)) return;
     const next = Math.min(...actors.map((a) => a.wakeAt as number));
+    const due = [...this.timers].filter((t) => t.at <= next).sort((a, b) => a.at - b.at)[0];
+    if (due) {
+      this.fire(due);
+      return;
+    }
     if (next > this.clock.now()) this.clock.set(next);
     for (const a of actors) {
       if ((a.wakeAt as number) <= next) {
@@ -74,5 +106,23 @@ export class SimScheduler {
         release();
       }
     }
+  }
+
+  /** Moves the clock to the timer, runs it with time standing still, then lets time go on. */
+  private fire(t: Timer): void {
+    if (t.at > this.clock.now()) this.clock.set(t.at);
+    if (t.everyMs) {
+      while (t.at <= this.clock.now()) t.at += t.everyMs;
+    } else {
+      this.timers.delete(t);
+    }
+    this.firing = true;
+    void Promise.resolve()
+      .then(t.action)
+      .catch(() => undefined)
+      .finally(() => {
+        this.firing = false;
+        this.advance();
+      });
   }
 }

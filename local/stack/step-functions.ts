@@ -20,6 +20,13 @@ export interface LocalStateMachine {
   onStart?: (execution: LocalExecution) => void;
   /** Sees every event of every execution as it happens (the local runner's clock listens here). */
   onEvent?: (execution: LocalExecution, event: EventLog) => void;
+  /**
+   * The document's top-level TimeoutSeconds, kept out of the interpreter (which would time it on the real clock):
+   * the runner times it on its own clock and ends the execution as TIMED_OUT.
+   */
+  timeoutSeconds?: number;
+  /** Arms the execution's timeout; answers a cancel function (the simulated clock's timer). */
+  armTimeout?: (execution: LocalExecution, at: number, fire: () => void) => () => void;
 }
 
 /** A history event as GetExecutionHistory names it (TaskStateEntered, WaitStateExited, ExecutionSucceeded…). */
@@ -30,7 +37,7 @@ export interface HistoryEvent {
   stateName?: string;
 }
 
-export type ExecutionStatus = 'RUNNING' | 'SUCCEEDED' | 'FAILED' | 'ABORTED';
+export type ExecutionStatus = 'RUNNING' | 'SUCCEEDED' | 'FAILED' | 'ABORTED' | 'TIMED_OUT';
 
 export interface LocalExecution {
   executionArn: string;
@@ -70,6 +77,16 @@ export class LocalStepFunctions {
   readonly executions = new Map<string, LocalExecution>();
   private readonly machines = new Map<string, LocalStateMachine>();
   private server: Server | null = null;
+  private readonly statusListeners: ((execution: LocalExecution) => void)[] = [];
+
+  /** Sees each execution once it has ended, as EventBridge's execution status change events would. */
+  onStatusChange(listener: (execution: LocalExecution) => void): void {
+    this.statusListeners.push(listener);
+  }
+
+  private ended(execution: LocalExecution): void {
+    for (const listener of this.statusListeners) listener(execution);
+  }
 
   constructor(
     private readonly region = 'us-east-1',
@@ -102,6 +119,7 @@ export class LocalStepFunctions {
       ...machine.runOptions(name, executionArn),
       noThrowOnAbort: false,
     });
+    let disarm = () => {};
     const execution: LocalExecution = {
       executionArn,
       stateMachineArn,
@@ -115,21 +133,31 @@ export class LocalStepFunctions {
       cause: null,
       abort: run.abort,
       history: [],
-      done: run.result.then(
-        (output) => {
-          execution.status = 'SUCCEEDED';
-          execution.output = JSON.stringify(output);
-          execution.stopDate = this.now();
-        },
-        (err: Error & { cause?: { name?: string; message?: string } }) => {
-          if (execution.status === 'ABORTED') return;
-          execution.status = 'FAILED';
-          execution.error = err.cause?.name ?? err.name;
-          execution.cause = err.cause?.message ?? err.message;
-          execution.stopDate = this.now();
-        },
-      ),
+      done: run.result
+        .then(
+          (output) => {
+            execution.status = 'SUCCEEDED';
+            execution.output = JSON.stringify(output);
+            execution.stopDate = this.now();
+          },
+          (err: Error & { cause?: { name?: string; message?: string } }) => {
+            if (execution.status === 'ABORTED' || execution.status === 'TIMED_OUT') return;
+            execution.status = 'FAILED';
+            execution.error = err.cause?.name ?? err.name;
+            execution.cause = err.cause?.message ?? err.message;
+            execution.stopDate = this.now();
+          },
+        )
+        .finally(() => {
+          disarm();
+          this.ended(execution);
+        }),
     };
+    if (machine.timeoutSeconds && machine.armTimeout) {
+      disarm = machine.armTimeout(execution, execution.startDate.getTime() + machine.timeoutSeconds * 1000, () =>
+        this.timeOut(execution),
+      );
+    }
     this.executions.set(executionArn, execution);
     machine.onStart?.(execution);
     void this.record(execution, run.eventLogs as AsyncGenerator<EventLog>, machine);
@@ -146,6 +174,15 @@ export class LocalStepFunctions {
       e.history.push({ id: e.history.length + 1, type, timestamp: event.timestamp, stateName: event.state?.name });
       machine.onEvent?.(e, event);
     }
+  }
+
+  private timeOut(e: LocalExecution): void {
+    if (e.status !== 'RUNNING') return;
+    e.status = 'TIMED_OUT';
+    e.error = 'States.Timeout';
+    e.cause = 'The execution ran longer than its TimeoutSeconds.';
+    e.stopDate = this.now();
+    e.abort();
   }
 
   stop(executionArn: string, error?: string, cause?: string): void {

@@ -1,0 +1,146 @@
+import { continuationName, partKeyOfExecution } from '../commons/campaign-plan.ts';
+import type { CampaignSafety, SecureOutcome } from '../lifecycle/campaign-safety.ts';
+import type { CampaignRecord, CampaignStore } from '../lifecycle/campaign-store.ts';
+import { windowStateAt } from '../lifecycle/window-plan.ts';
+
+/** How an execution ended, as EventBridge's "Step Functions Execution Status Change" event says it. */
+export interface ExecutionEnded {
+  executionArn: string;
+  name: string;
+  status: string;
+}
+
+/** What the guard may ask of Step Functions about an execution. */
+export interface ExecutionReader {
+  /** The execution's status and input, or null when there is no such execution. */
+  describe(executionArn: string): Promise<{ status: string; input: string } | null>;
+}
+
+export interface GuardSettings {
+  closingMarginMs: number;
+  /** How often the sweeper runs: a window that closes before the next sweep must be secured now. */
+  sweepIntervalMs: number;
+  /** A look this late past its due time counts as a wedged workflow. */
+  overdueGraceMs: number;
+}
+
+export interface GuardDeps {
+  campaigns: CampaignStore;
+  safety: CampaignSafety;
+  executions: ExecutionReader;
+  now: () => Date;
+  settings: GuardSettings;
+}
+
+export interface GuardAction {
+  partKey: string;
+  campaignId: string | null;
+  reasons: string[];
+  outcome: SecureOutcome | 'none';
+  message: string;
+}
+
+const ENDED_OK = new Set(['completed', 'cancelled', 'held']);
+
+/**
+ * The safety net outside the workflow. The guard acts when an execution fails, times out or is stopped; the
+ * sweeper checks every part the store holds as unfinished. Both leave the vendor campaign paused (or its agent
+ * braked) and record why.
+ */
+export class CampaignGuard {
+  constructor(private readonly deps: GuardDeps) {}
+
+  /** An execution ended badly: the campaign it watched has nobody watching it now. */
+  async executionEnded(e: ExecutionEnded): Promise<GuardAction> {
+    const partKey = partKeyOfExecution(e.name);
+    const record = await this.deps.campaigns.get(partKey);
+    const reasons = [`execution ${e.name} ${e.status.toLowerCase().replace('_', ' ')}`];
+    if (!record || ENDED_OK.has(record.status))
+      return { partKey, campaignId: null, reasons, outcome: 'none', message: 'nothing to secure' };
+    const action = await this.secure(record, reasons, true, 'guard', e.executionArn);
+    if (record.status !== 'failed')
+      await this.deps.campaigns.finish(partKey, 'failed', this.deps.now(), {
+        code: `workflow_${e.status.toLowerCase()}`,
+        message: `the workflow ${e.status.toLowerCase().replace('_', ' ')}; the guard left the campaign ${action.outcome}`,
+      });
+    return action;
+  }
+
+  /** Every unfinished part: window closed but not quiet, workflow gone, or its look overdue. */
+  async sweep(): Promise<GuardAction[]> {
+    const now = this.deps.now().getTime();
+    const { settings } = this.deps;
+    const actions: GuardAction[] = [];
+    for (const record of await this.deps.campaigns.unfinished()) {
+      const watch = record.watch;
+      if (!watch) continue;
+      const reasons: string[] = [];
+      const window = windowStateAt(watch.window, now, settings.closingMarginMs);
+      const closesBeforeNextSweep =
+        !window.open || (window.changesAt !== null && window.changesAt - now <= settings.sweepIntervalMs);
+      if (!window.open && !watch.quiet)
+        reasons.push('the calling window is closed and the campaign was not confirmed paused');
+      const running = await this.runningExecution(watch.execution);
+      if (!running) reasons.push('its workflow is not running');
+      if (now > Date.parse(watch.nextLookAt) + settings.overdueGraceMs)
+        reasons.push(`its workflow has not looked at it since ${watch.observedAt} (due ${watch.nextLookAt})`);
+      if (reasons.length === 0) continue;
+      const action = await this.secure(record, reasons, closesBeforeNextSweep || !running, 'sweeper', watch.execution);
+      if (!running)
+        await this.deps.campaigns.finish(record.partKey, 'failed', this.deps.now(), {
+          code: 'workflow_stopped',
+          message: `the workflow stopped without finishing; the sweeper left the campaign ${action.outcome}`,
+        });
+      actions.push(action);
+    }
+    return actions;
+  }
+
+  private async secure(
+    record: CampaignRecord,
+    reasons: string[],
+    brakeOnFailure: boolean,
+    by: 'guard' | 'sweeper',
+    execution: string,
+  ): Promise<GuardAction> {
+    const campaignId = record.campaignId ?? null;
+    const mayExist = campaignId !== null || record.create?.state === 'sent' || record.create?.state === 'ambiguous';
+    if (!mayExist)
+      return { partKey: record.partKey, campaignId, reasons, outcome: 'none', message: 'no campaign was created' };
+    const agentId = record.watch?.agentId ?? (await this.agentOf(execution));
+    if (!agentId)
+      return { partKey: record.partKey, campaignId, reasons, outcome: 'unconfirmed', message: 'agent unknown' };
+    const { outcome, message } = await this.deps.safety.secure({ campaignId, agentId, holder: record.partKey }, by, {
+      brakeOnFailure,
+      reason: reasons.join('; '),
+    });
+    await this.deps.campaigns.markSecured(record.partKey, {
+      at: this.deps.now().toISOString(),
+      by,
+      outcome,
+      reason: reasons.join('; '),
+    });
+    return { partKey: record.partKey, campaignId, reasons, outcome, message };
+  }
+
+  /** The execution, or the continuation it started, still running. */
+  private async runningExecution(executionArn: string): Promise<boolean> {
+    const seen = await this.deps.executions.describe(executionArn);
+    if (seen?.status === 'RUNNING') return true;
+    if (seen?.status !== 'SUCCEEDED') return false;
+    // Continued as new: the next generation carries on (its first look records its own ARN).
+    const name = executionArn.split(':').pop() ?? '';
+    const generation = Number(/-g(\d+)$/.exec(name)?.[1] ?? 0) + 1;
+    const next = executionArn.replace(/:[^:]+$/, `:${continuationName(partKeyOfExecution(name), generation)}`);
+    return (await this.deps.executions.describe(next))?.status === 'RUNNING';
+  }
+
+  private async agentOf(executionArn: string): Promise<string | null> {
+    const seen = await this.deps.executions.describe(executionArn).catch(() => null);
+    try {
+      return (JSON.parse(seen?.input ?? '{}') as { plan?: { agentId?: string } }).plan?.agentId ?? null;
+    } catch {
+      return null;
+    }
+  }
+}

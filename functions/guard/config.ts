@@ -1,0 +1,24 @@
+import { type Env, EnvReader } from '../commons/config.ts';
+import { type LifecycleConfig, readLifecycleConfig } from '../lifecycle/config.ts';
+import type { GuardSettings } from './campaign-guard.ts';
+
+export interface GuardConfig {
+  lifecycle: LifecycleConfig;
+  guard: GuardSettings;
+}
+
+/** The guard and the sweeper read the lifecycle's settings (API, table, margin) and two of their own. */
+export function readGuardConfig(source: Env): GuardConfig {
+  const lifecycle = readLifecycleConfig(source);
+  const env = new EnvReader(source);
+  const minutes = (name: string, fallback: number) =>
+    (env.checked(name, (v) => (/^\d+$/.test(v) && Number(v) >= 1 ? Number(v) : { problem: 'whole minutes ≥ 1' })) ??
+      fallback) * 60_000;
+  const guard: GuardSettings = {
+    closingMarginMs: lifecycle.settings.closingMarginMs,
+    sweepIntervalMs: minutes('SWEEP_INTERVAL_MINUTES', 5),
+    overdueGraceMs: minutes('OVERDUE_GRACE_MINUTES', 10),
+  };
+  env.done();
+  return { lifecycle, guard };
+}

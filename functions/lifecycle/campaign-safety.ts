@@ -1,0 +1,159 @@
+import { ConflictError, NotFoundError } from '../commons/voice-api/errors.ts';
+import type { CampaignStats } from '../commons/voice-api/types.ts';
+
+/** The two levers the contract gives over a campaign that must stop dialling. */
+export interface CampaignLever {
+  stats(campaignId: string): Promise<CampaignStats>;
+  pause(campaignId: string): Promise<unknown>;
+}
+
+/** The agent switch: an inactive agent cannot be used for calls or campaigns (contract, States). */
+export interface AgentSwitch {
+  get(agentId: string): Promise<{ is_active?: boolean }>;
+  toggle(agentId: string): Promise<unknown>;
+}
+
+/** Who holds an agent's brake, shared by every part that uses the agent (DynamoDB in AWS). */
+export interface BrakeRegister {
+  hold(agentId: string, holder: string, now: Date): Promise<void>;
+  /** Lets go and answers how many holders remain. */
+  release(agentId: string, holder: string): Promise<number>;
+  holders(agentId: string): Promise<number>;
+}
+
+/** Where safety actions are reported: a log line and a metric an alarm can watch. */
+export interface SafetySignals {
+  action(
+    by: 'workflow' | 'secure-step' | 'guard' | 'sweeper',
+    what: 'paused' | 'not_active' | 'braked' | 'brake_released' | 'unconfirmed',
+    details: Record<string, unknown>,
+  ): void;
+}
+
+export type SecureOutcome = 'paused' | 'not_active' | 'braked' | 'unconfirmed';
+
+export interface SecureTarget {
+  /** Null when the campaign's id is unknown (a create whose answer was lost): only the brake can help. */
+  campaignId: string | null;
+  agentId: string;
+  /** The part, as the brake's holder. */
+  holder: string;
+}
+
+const TOGGLE_TRIES = 3;
+
+/**
+ * Brings a vendor campaign to its safe state: not dialling. Pause it; a 409 or a lost answer is checked against
+ * the stats; when the pause cannot be confirmed and the caller says the close is near, the agent is deactivated
+ * (the brake). Never throws: the outcome says what was achieved, so every caller can decide what comes next.
+ */
+export class CampaignSafety {
+  constructor(
+    private readonly campaigns: CampaignLever,
+    private readonly agents: AgentSwitch,
+    private readonly brakes: BrakeRegister,
+    private readonly signals: SafetySignals,
+    private readonly now: () => Date,
+  ) {}
+
+  async secure(
+    target: SecureTarget,
+    by: Parameters<SafetySignals['action']>[0],
+    options: { brakeOnFailure: boolean; reason: string },
+  ): Promise<{ outcome: SecureOutcome; message: string }> {
+    const details = { ...target, reason: options.reason };
+    let message = 'no campaign id to pause';
+    if (target.campaignId) {
+      const paused = await this.pause(target.campaignId);
+      if (paused.ok) {
+        this.signals.action(by, paused.how, details);
+        return { outcome: paused.how, message: paused.message };
+      }
+      message = paused.message;
+    }
+    if (options.brakeOnFailure) {
+      const braked = await this.engageBrake(target.agentId, target.holder);
+      if (braked.ok) {
+        this.signals.action(by, 'braked', { ...details, pauseError: message });
+        return { outcome: 'braked', message: `pause unconfirmed (${message}); agent ${target.agentId} deactivated` };
+      }
+      message = `${message}; brake: ${braked.message}`;
+    }
+    this.signals.action(by, 'unconfirmed', { ...details, error: message });
+    return { outcome: 'unconfirmed', message };
+  }
+
+  /** Pause, and make sure: 200 is paused; a 409, 404 or lost answer is judged by the stats. */
+  private async pause(
+    campaignId: string,
+  ): Promise<{ ok: true; how: 'paused' | 'not_active'; message: string } | { ok: false; message: string }> {
+    let error: unknown;
+    try {
+      await this.campaigns.pause(campaignId);
+      return { ok: true, how: 'paused', message: 'paused' };
+    } catch (err) {
+      error = err;
+    }
+    if (error instanceof NotFoundError) return { ok: true, how: 'not_active', message: 'the campaign is gone' };
+    try {
+      const stats = await this.campaigns.stats(campaignId);
+      const status = String(stats.status ?? '');
+      if (status !== 'active' && status !== 'scheduled')
+        return { ok: true, how: 'not_active', message: `the campaign is ${status}` };
+      return { ok: false, message: `pause answered ${describe(error)} and the campaign is still ${status}` };
+    } catch (err) {
+      if (err instanceof NotFoundError) return { ok: true, how: 'not_active', message: 'the campaign is gone' };
+      return { ok: false, message: `pause answered ${describe(error)}; stats answered ${describe(err)}` };
+    }
+  }
+
+  /** Deactivates the agent (toggle is a flip, so it is read back before and after). */
+  async engageBrake(agentId: string, holder: string): Promise<{ ok: boolean; message: string }> {
+    try {
+      await this.brakes.hold(agentId, holder, this.now());
+      for (let i = 0; i < TOGGLE_TRIES; i++) {
+        const agent = await this.agents.get(agentId);
+        if (agent.is_active === false) return { ok: true, message: 'agent inactive' };
+        await this.agents.toggle(agentId).catch(() => undefined);
+      }
+      const agent = await this.agents.get(agentId);
+      return agent.is_active === false
+        ? { ok: true, message: 'agent inactive' }
+        : { ok: false, message: 'the agent is still active' };
+    } catch (err) {
+      return { ok: false, message: describe(err) };
+    }
+  }
+
+  /**
+   * Lets go of the brake; the last holder reactivates the agent. A holder that arrived meanwhile finds the agent
+   * active when it reads back and deactivates it again, so the brake is never lost.
+   */
+  async releaseBrake(agentId: string, holder: string): Promise<{ ok: boolean; message: string }> {
+    try {
+      const left = await this.brakes.release(agentId, holder);
+      if (left > 0) return { ok: true, message: `${left} other part(s) still hold the brake` };
+      for (let i = 0; i < TOGGLE_TRIES; i++) {
+        const agent = await this.agents.get(agentId);
+        if (agent.is_active !== false) break;
+        await this.agents.toggle(agentId).catch(() => undefined);
+      }
+      const agent = await this.agents.get(agentId);
+      if ((await this.brakes.holders(agentId)) > 0 && agent.is_active !== false) {
+        await this.agents.toggle(agentId).catch(() => undefined);
+        return { ok: true, message: 'another part took the brake meanwhile' };
+      }
+      if (agent.is_active === false) return { ok: false, message: 'the agent is still inactive' };
+      this.signals.action('workflow', 'brake_released', { agentId, holder });
+      return { ok: true, message: 'agent reactivated' };
+    } catch (err) {
+      return { ok: false, message: describe(err) };
+    }
+  }
+}
+
+function describe(err: unknown): string {
+  if (err instanceof ConflictError) return `409 (${err.message})`;
+  const e = err as { status?: number; message?: string; name?: string };
+  return e?.status ? `${e.status} (${e.message})` : `${e?.name ?? 'error'}: ${e?.message ?? String(err)}`;
+}

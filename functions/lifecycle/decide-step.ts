@@ -1,0 +1,215 @@
+import type { CampaignStats } from '../commons/voice-api/types.ts';
+import type { ManualControl } from './campaign-store.ts';
+import type { EndedCarry, Failure, Next, PauseReason, ReconcilingCarry, RunningCarry } from './lifecycle-state.ts';
+import { nextInterval, type PollBounds } from './poll-interval.ts';
+import { windowStateAt } from './window-plan.ts';
+
+/** The knobs of the decisions below (all from the lifecycle's configuration). */
+export interface DecideSettings {
+  /** No call may start this close to a window's close: the campaign is paused this long before it. */
+  closingMarginMs: number;
+  /** A pause still unconfirmed this long before the legal close pulls the emergency brake. */
+  brakeLeadMs: number;
+  /** How soon an unconfirmed pause or a failed resume is tried again. */
+  secureRetryMs: number;
+  poll: PollBounds;
+  continueAfterSteps: number;
+}
+
+/** What a step saw: the operator's wish (DynamoDB) and the campaign's stats (the API). */
+export type StatsSeen =
+  | { kind: 'ok'; stats: CampaignStats }
+  | { kind: 'gone' }
+  | { kind: 'unavailable'; message: string };
+
+export interface Observation {
+  control: ManualControl | null;
+  stats: StatsSeen;
+}
+
+/** What the step must do through the API before it sleeps again. */
+export type StepDecision =
+  | { kind: 'finish'; outcome: 'completed' | 'cancelled' }
+  | { kind: 'fail'; failure: Failure }
+  /** Make sure the campaign dials nobody new: pause it (or see that it is not active), else brake. */
+  | { kind: 'secure'; reason: PauseReason; brakeOnFailure: boolean }
+  | { kind: 'resume' }
+  | { kind: 'watch' };
+
+/** How the step's API action went. */
+export type EffectResult =
+  | { kind: 'none' }
+  | { kind: 'secured'; how: 'paused' | 'not_active' | 'braked' }
+  | { kind: 'unconfirmed'; message: string }
+  | { kind: 'resumed' }
+  | { kind: 'resume_failed'; message: string };
+
+const ACTIVE = 'active';
+/** Statuses in which a campaign dials nobody new on its own (a scheduled one starts at its schedule). */
+const QUIET = new Set(['paused', 'completed', 'cancelled', 'failed']);
+
+function isFinished(stats: CampaignStats): boolean {
+  const status = String(stats.status ?? '');
+  return status === 'completed' || (stats.pending + stats.in_progress === 0 && status !== 'scheduled');
+}
+
+/** Whether the window is closed or closes within the brake lead: a failed pause must then pull the brake. */
+export function closingSoon(state: { window: RunningCarry['window'] }, now: number, s: DecideSettings): boolean {
+  const legal = windowStateAt(state.window, now, 0);
+  return !legal.open || (legal.changesAt !== null && legal.changesAt - now <= s.brakeLeadMs);
+}
+
+/**
+ * One look at a running campaign, as a pure function: what to do now. The rule it serves: outside the window
+ * (less the closing margin) the campaign must be confirmed not dialling; when in doubt, secure it.
+ */
+export function decideStep(state: RunningCarry, seen: Observation, now: number, s: DecideSettings): StepDecision {
+  const { stats } = seen;
+  if (stats.kind === 'gone')
+    return {
+      kind: 'fail',
+      failure: { code: 'campaign_deleted', message: `campaign ${state.campaignId} no longer exists in the Voice API` },
+    };
+  if (stats.kind === 'ok' && isFinished(stats.stats)) return { kind: 'finish', outcome: 'completed' };
+  const status = stats.kind === 'ok' ? String(stats.stats.status ?? '') : null;
+  const window = windowStateAt(state.window, now, s.closingMarginMs);
+  const brakeOnFailure = closingSoon(state, now, s);
+
+  if (seen.control === 'cancel') {
+    if (status !== null && QUIET.has(status)) return { kind: 'finish', outcome: 'cancelled' };
+    return { kind: 'secure', reason: 'cancel', brakeOnFailure };
+  }
+  const mustBeQuiet = !window.open || seen.control === 'pause';
+  if (mustBeQuiet) {
+    // A scheduled campaign starts at a window opening chosen at create time; quiet ones need nothing.
+    if (status === 'scheduled') return { kind: 'watch' };
+    if (status !== null && QUIET.has(status)) return { kind: 'watch' };
+    return { kind: 'secure', reason: window.open ? 'manual' : 'window', brakeOnFailure };
+  }
+  // The window is open and nobody asked for a pause.
+  if (state.brake) return { kind: 'resume' };
+  if (status === 'paused') return { kind: 'resume' };
+  return { kind: 'watch' };
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/** The carry after the step acted: when to look again, or that the part is over. */
+export function afterStep(
+  state: RunningCarry,
+  seen: Observation,
+  decision: StepDecision,
+  effect: EffectResult,
+  now: number,
+  s: DecideSettings,
+): RunningCarry | EndedCarry {
+  const stats = seen.stats.kind === 'ok' ? seen.stats.stats : state.stats;
+  if (decision.kind === 'finish') return ended(state, decision.outcome, stats, 'finish');
+  if (decision.kind === 'fail') return { ...ended(state, 'completed', stats, 'fail'), failure: decision.failure };
+
+  let next: RunningCarry = { ...state, stats };
+  if (decision.kind === 'secure') {
+    if (effect.kind === 'secured') {
+      next = {
+        ...next,
+        paused: decision.reason,
+        securingSince: null,
+        brake: effect.how === 'braked' ? (state.brake ?? { since: iso(now) }) : state.brake,
+      };
+      if (decision.reason === 'cancel') return ended(next, 'cancelled', stats, 'finish');
+    } else {
+      // Not confirmed: try again soon; the brake is pulled once the close is near (see decideStep).
+      return sleep({ ...next, securingSince: state.securingSince ?? iso(now) }, now + s.secureRetryMs, now, s);
+    }
+  } else if (decision.kind === 'resume') {
+    if (effect.kind === 'resumed') next = { ...next, paused: null, brake: null, poll: null, securingSince: null };
+    else return sleep(next, now + s.secureRetryMs, now, s);
+  } else if (decision.kind === 'watch' && seen.stats.kind === 'ok') {
+    // What the API says is the truth: a quiet campaign is paused (confirming an earlier unanswered pause).
+    const status = String(seen.stats.stats.status ?? '');
+    if (QUIET.has(status))
+      next = { ...next, paused: next.paused ?? (seen.control === 'pause' ? 'manual' : 'window'), securingSince: null };
+    else if (status === ACTIVE) next = { ...next, paused: null, securingSince: null };
+  }
+
+  const window = windowStateAt(state.window, now, s.closingMarginMs);
+  const quiet = next.paused !== null || !window.open;
+  if (!window.open && window.changesAt === null)
+    return {
+      ...ended(next, 'completed', stats, 'fail'),
+      failure: {
+        code: 'window_never_opens',
+        message: `the calling window (${state.window.description}) does not open again within the look-ahead; the campaign was left paused`,
+      },
+    };
+  const closeOrOpen = window.changesAt ?? Number.POSITIVE_INFINITY;
+  let wake: number;
+  if (quiet && !window.open) {
+    wake = closeOrOpen;
+  } else if (seen.stats.kind !== 'ok') {
+    wake = Math.min(now + s.secureRetryMs * 3, closeOrOpen);
+  } else if (String(seen.stats.stats.status ?? '') === 'scheduled') {
+    wake = Math.min(Math.max(Date.parse(state.startsAt) || now, now + s.poll.minSeconds * 1000), closeOrOpen);
+  } else if (quiet) {
+    // A manual pause in an open window: look for the operator's resume now and then, and at the close.
+    wake = Math.min(now + s.poll.maxSeconds * 1000, closeOrOpen);
+  } else {
+    const st = seen.stats.stats;
+    const remaining = st.pending + st.in_progress;
+    const done = st.total - remaining;
+    const seconds = nextInterval(next.poll, now, done, remaining, st.pending, s.poll);
+    next = { ...next, poll: { done, at: now, intervalSeconds: seconds } };
+    wake = Math.min(now + seconds * 1000, closeOrOpen);
+  }
+  return sleep(next, wake, now, s);
+}
+
+function sleep(state: RunningCarry, wake: number, now: number, s: DecideSettings): RunningCarry {
+  const next: Next = state.steps >= s.continueAfterSteps ? 'continue' : 'wait';
+  return { ...state, next, wakeAt: iso(Math.max(wake, now + 1000)) };
+}
+
+function ended(
+  state: RunningCarry,
+  outcome: EndedCarry['outcome'],
+  stats: CampaignStats | null,
+  next: 'finish' | 'fail',
+): EndedCarry {
+  return {
+    schema: state.schema,
+    agentId: state.agentId,
+    window: state.window,
+    steps: state.steps,
+    generation: state.generation,
+    transitionsBefore: state.transitionsBefore,
+    phase: 'ended',
+    campaignId: state.campaignId,
+    outcome,
+    stats,
+    next,
+  };
+}
+
+/** The create answer was lost: what to do at one look, given whether the campaign was found by its calls. */
+export type ReconcileDecision =
+  | { kind: 'found'; campaignId: string }
+  | { kind: 'brake' }
+  | { kind: 'release' }
+  | { kind: 'look_again'; wakeAt: number }
+  | { kind: 'give_up' };
+
+export function decideReconcile(
+  state: ReconcilingCarry,
+  found: string | null,
+  now: number,
+  s: DecideSettings,
+): ReconcileDecision {
+  if (found) return { kind: 'found', campaignId: found };
+  const window = windowStateAt(state.window, now, s.closingMarginMs);
+  // A campaign that may exist cannot be paused by id: near or after the close, only the agent can be stopped.
+  if (!window.open && !state.brake) return { kind: 'brake' };
+  if (window.open && state.brake) return { kind: 'release' };
+  if (now >= Date.parse(state.reconcileUntil)) return { kind: 'give_up' };
+  const wake = Math.min(now + 2 * 60_000, window.changesAt ?? Number.POSITIVE_INFINITY);
+  return { kind: 'look_again', wakeAt: Math.max(wake, now + 1000) };
+}

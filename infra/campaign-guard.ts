@@ -1,0 +1,99 @@
+import { Aws, Duration, Stack } from 'aws-cdk-lib';
+import { Alarm, ComparisonOperator, Metric, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
+import type { TableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
+import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
+import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import type { StateMachine } from 'aws-cdk-lib/aws-stepfunctions';
+import { Construct } from 'constructs';
+import { guardEventPattern } from '../functions/guard/event-pattern.ts';
+import { stepWorstCaseSeconds } from '../functions/lifecycle/config.ts';
+import { SAFETY_METRICS, SAFETY_NAMESPACE } from '../functions/lifecycle/safety-signals.ts';
+import { CallsheetFunction } from './callsheet-function.ts';
+import { LIFECYCLE_NAME } from './campaign-lifecycle.ts';
+import { acknowledge } from './nag.ts';
+import type { VoiceApiCredentials } from './voice-api-credentials.ts';
+
+export interface CampaignGuardProps {
+  /** The lifecycle state machine whose executions are guarded. */
+  stateMachine: StateMachine;
+  campaigns: TableV2;
+  credentials: VoiceApiCredentials;
+  /** Function settings (the lifecycle's: API, margins; plus SWEEP_INTERVAL_MINUTES, OVERDUE_GRACE_MINUTES). */
+  settings: Record<string, string>;
+}
+
+/**
+ * The safety net outside the workflow: a guard woken by an EventBridge rule when a lifecycle execution fails,
+ * times out or is stopped, and a sweeper on a schedule that checks every unfinished part. Both pause the vendor
+ * campaign (or deactivate its agent) and emit GuardActions / SweeperActions metrics, which the alarms watch.
+ */
+export class CampaignGuard extends Construct {
+  public readonly guard: CallsheetFunction;
+  public readonly sweeper: CallsheetFunction;
+  public readonly statusRule: Rule;
+  public readonly sweepRule: Rule;
+  public readonly guardAlarm: Alarm;
+  public readonly sweeperAlarm: Alarm;
+
+  constructor(scope: Construct, id: string, props: CampaignGuardProps) {
+    super(scope, id);
+    const sweepMinutes = Number(props.settings.SWEEP_INTERVAL_MINUTES ?? 5);
+    const settings = Object.fromEntries(
+      Object.entries(props.settings).filter(([name]) => name !== 'LIFECYCLE_TIMEOUT_SECONDS'),
+    );
+    const timeout = Duration.seconds(stepWorstCaseSeconds(Number(props.settings.VOICE_API_TIMEOUT_SECONDS ?? 10)));
+    this.guard = new CallsheetFunction(this, 'Guard', {
+      folder: 'guard',
+      description: 'callsheet: pauses the campaign of a lifecycle execution that failed, timed out or was stopped',
+      environment: settings,
+      timeout,
+    });
+    // A sweep visits every unfinished part, each with a few API calls.
+    this.sweeper = new CallsheetFunction(this, 'Sweeper', {
+      folder: 'sweeper',
+      description: 'callsheet: every few minutes, secures campaigns whose window closed or whose workflow is gone',
+      environment: settings,
+      timeout: Duration.minutes(Math.min(15, Math.max(5, sweepMinutes))),
+    });
+    const account = Stack.of(this).account;
+    const executions = `arn:${Aws.PARTITION}:states:${Aws.REGION}:${account}:execution:${LIFECYCLE_NAME}:*`;
+    for (const fn of [this.guard, this.sweeper]) {
+      fn.bindTable('campaigns', props.campaigns, 'readWrite');
+      props.credentials.bindTo(fn.fn);
+      fn.fn.addToRolePolicy(new PolicyStatement({ actions: ['states:DescribeExecution'], resources: [executions] }));
+      acknowledge(
+        fn.fn,
+        'DescribeExecution on the executions of the one lifecycle state machine (their names are per part).',
+        [`IAM5[Resource::arn:<AWS::Partition>:states:<AWS::Region>:<AWS::AccountId>:execution:${LIFECYCLE_NAME}:*]`],
+      );
+    }
+    // Step Functions sends execution status changes to the default bus.
+    this.statusRule = new Rule(this, 'ExecutionEnded', {
+      description: 'callsheet: lifecycle executions that failed, timed out or were aborted',
+      eventPattern: guardEventPattern(props.stateMachine.stateMachineArn),
+      targets: [new LambdaFunction(this.guard.fn, { retryAttempts: 8, maxEventAge: Duration.hours(2) })],
+    });
+    this.sweepRule = new Rule(this, 'Sweep', {
+      description: 'callsheet: the sweeper’s schedule',
+      schedule: Schedule.rate(Duration.minutes(sweepMinutes)),
+      targets: [new LambdaFunction(this.sweeper.fn, { retryAttempts: 2 })],
+    });
+    const alarmOn = (name: string, metricName: string, what: string) =>
+      new Alarm(this, name, {
+        alarmDescription: `callsheet: the ${what} had to secure a campaign (see its log lines for the part and why)`,
+        metric: new Metric({
+          namespace: SAFETY_NAMESPACE,
+          metricName,
+          statistic: 'Sum',
+          period: Duration.minutes(5),
+        }),
+        threshold: 1,
+        evaluationPeriods: 1,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+      });
+    this.guardAlarm = alarmOn('GuardActed', SAFETY_METRICS.guard, 'guard');
+    this.sweeperAlarm = alarmOn('SweeperActed', SAFETY_METRICS.sweeper, 'sweeper');
+  }
+}

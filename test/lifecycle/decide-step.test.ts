@@ -1,0 +1,385 @@
+import { describe, expect, it } from 'vitest';
+import { parseWindowRules } from '../../functions/commons/calling-window.ts';
+import type { CampaignPlan } from '../../functions/commons/campaign-plan.ts';
+import { DEFAULT_LEGAL_HOURS } from '../../functions/commons/legal-hours.ts';
+import type { CampaignStats } from '../../functions/commons/voice-api/types.ts';
+import {
+  afterStep,
+  type DecideSettings,
+  decideReconcile,
+  decideStep,
+  type EffectResult,
+  type Observation,
+} from '../../functions/lifecycle/decide-step.ts';
+import {
+  CARRY_SCHEMA,
+  type ReconcilingCarry,
+  type RunningCarry,
+  upgradeCarry,
+} from '../../functions/lifecycle/lifecycle-state.ts';
+import { type PartWindow, partWindow } from '../../functions/lifecycle/window-plan.ts';
+
+const MIN = 60_000;
+const settings: DecideSettings = {
+  closingMarginMs: 5 * MIN,
+  brakeLeadMs: 2 * MIN,
+  secureRetryMs: 20_000,
+  poll: { minSeconds: 30, maxSeconds: 900 },
+  continueAfterSteps: 1000,
+};
+
+function windowOf(spec: string | null, zones: string[], country: string, holidays: string[] = []): PartWindow {
+  const plan = {
+    part: { index: 1, of: 1, key: 'k', rows: 1, timeZone: zones[0], zones, country },
+    window: { rules: spec ? parseWindowRules(spec) : null, holidays },
+  } as unknown as CampaignPlan;
+  const result = partWindow(plan, DEFAULT_LEGAL_HOURS);
+  if (!result.ok) throw new Error(result.message);
+  return result.window;
+}
+
+// Monday 2026-12-07 in New York (EST, UTC-5): the window is 09:00-17:00 there.
+const NY = windowOf('Mon-Fri 09:00-17:00', ['America/New_York'], 'US');
+const at = (local: string) => Date.parse(`${local}-05:00`);
+
+function running(over: Partial<RunningCarry> = {}): RunningCarry {
+  return {
+    schema: CARRY_SCHEMA,
+    phase: 'running',
+    agentId: 'agt_1',
+    window: NY,
+    steps: 1,
+    generation: 0,
+    transitionsBefore: 0,
+    campaignId: 'cmp_1',
+    startsAt: '2026-12-07T14:00:00.000Z',
+    paused: null,
+    securingSince: null,
+    brake: null,
+    poll: null,
+    stats: null,
+    ...over,
+  };
+}
+
+const stats = (status: string, pending = 500, inProgress = 5): CampaignStats =>
+  ({ status, pending, in_progress: inProgress, completed: 100, failed: 0, total: 605 }) as CampaignStats;
+const ok = (status: string, pending?: number, inProgress?: number): Observation['stats'] => ({
+  kind: 'ok',
+  stats: stats(status, pending, inProgress),
+});
+const unavailable: Observation['stats'] = { kind: 'unavailable', message: '500 injected' };
+
+describe('decideStep: what a look at a running campaign does', () => {
+  const table: {
+    name: string;
+    now: number;
+    state?: Partial<RunningCarry>;
+    seen: Observation;
+    expected: ReturnType<typeof decideStep>;
+  }[] = [
+    {
+      name: 'open window, dialling: keep watching',
+      now: at('2026-12-07T11:00'),
+      seen: { control: null, stats: ok('active') },
+      expected: { kind: 'watch' },
+    },
+    {
+      name: 'at the closing margin, dialling: secure, no brake yet (5 min to the close)',
+      now: at('2026-12-07T16:55'),
+      seen: { control: null, stats: ok('active') },
+      expected: { kind: 'secure', reason: 'window', brakeOnFailure: false },
+    },
+    {
+      name: 'inside the brake lead, still dialling: secure, and brake if the pause fails',
+      now: at('2026-12-07T16:58:30'),
+      seen: { control: null, stats: ok('active') },
+      expected: { kind: 'secure', reason: 'window', brakeOnFailure: true },
+    },
+    {
+      name: 'closed window and the stats do not answer: pause blind',
+      now: at('2026-12-07T18:00'),
+      seen: { control: null, stats: unavailable },
+      expected: { kind: 'secure', reason: 'window', brakeOnFailure: true },
+    },
+    {
+      name: 'closed window, already paused: nothing to do',
+      now: at('2026-12-07T18:00'),
+      state: { paused: 'window' },
+      seen: { control: null, stats: ok('paused') },
+      expected: { kind: 'watch' },
+    },
+    {
+      name: 'open window, paused by the window: resume',
+      now: at('2026-12-08T09:00'),
+      state: { paused: 'window' },
+      seen: { control: null, stats: ok('paused') },
+      expected: { kind: 'resume' },
+    },
+    {
+      name: 'open window with the brake held: resume (the brake is released first)',
+      now: at('2026-12-08T09:00'),
+      state: { brake: { since: '2026-12-07T21:58:00Z' } },
+      seen: { control: null, stats: ok('active') },
+      expected: { kind: 'resume' },
+    },
+    {
+      name: 'open window, stats unavailable: watch (no blind resume)',
+      now: at('2026-12-08T10:00'),
+      seen: { control: null, stats: unavailable },
+      expected: { kind: 'watch' },
+    },
+    {
+      name: 'manual pause in an open window: secure without the brake',
+      now: at('2026-12-07T11:00'),
+      seen: { control: 'pause', stats: ok('active') },
+      expected: { kind: 'secure', reason: 'manual', brakeOnFailure: false },
+    },
+    {
+      name: 'manual resume never opens a closed window',
+      now: at('2026-12-07T20:00'),
+      state: { paused: 'window' },
+      seen: { control: 'resume', stats: ok('paused') },
+      expected: { kind: 'watch' },
+    },
+    {
+      name: 'cancel while dialling: secure first',
+      now: at('2026-12-07T11:00'),
+      seen: { control: 'cancel', stats: ok('active') },
+      expected: { kind: 'secure', reason: 'cancel', brakeOnFailure: false },
+    },
+    {
+      name: 'cancel once paused: finish cancelled',
+      now: at('2026-12-07T11:00'),
+      seen: { control: 'cancel', stats: ok('paused') },
+      expected: { kind: 'finish', outcome: 'cancelled' },
+    },
+    {
+      name: 'the campaign was deleted: fail with the reason',
+      now: at('2026-12-07T11:00'),
+      seen: { control: null, stats: { kind: 'gone' } },
+      expected: {
+        kind: 'fail',
+        failure: { code: 'campaign_deleted', message: 'campaign cmp_1 no longer exists in the Voice API' },
+      },
+    },
+    {
+      name: 'nobody left to call: finish',
+      now: at('2026-12-07T11:00'),
+      seen: { control: null, stats: ok('active', 0, 0) },
+      expected: { kind: 'finish', outcome: 'completed' },
+    },
+    {
+      name: 'scheduled, window closed: it starts by itself at the opening chosen at create time',
+      now: at('2026-12-07T07:00'),
+      seen: { control: null, stats: ok('scheduled', 605, 0) },
+      expected: { kind: 'watch' },
+    },
+  ];
+  for (const row of table)
+    it(row.name, () => {
+      expect(decideStep(running(row.state), row.seen, row.now, settings)).toEqual(row.expected);
+    });
+});
+
+describe('afterStep: when to look again', () => {
+  const iso = (ms: number) => new Date(ms).toISOString();
+  const table: {
+    name: string;
+    now: number;
+    state?: Partial<RunningCarry>;
+    seen: Observation;
+    effect: EffectResult;
+    expect: (next: ReturnType<typeof afterStep>) => void;
+  }[] = [
+    {
+      name: 'dialling: the next look is never after the margin close',
+      now: at('2026-12-07T16:54:30'),
+      seen: { control: null, stats: ok('active') },
+      effect: { kind: 'none' },
+      expect: (next) => expect(next.wakeAt).toBe(iso(at('2026-12-07T16:55'))),
+    },
+    {
+      name: 'an unconfirmed pause is tried again in seconds and remembered',
+      now: at('2026-12-07T16:55'),
+      seen: { control: null, stats: ok('active') },
+      effect: { kind: 'unconfirmed', message: '500' },
+      expect: (next) => {
+        expect(next).toMatchObject({ phase: 'running', paused: null, securingSince: iso(at('2026-12-07T16:55')) });
+        expect(next.wakeAt).toBe(iso(at('2026-12-07T16:55') + 20_000));
+      },
+    },
+    {
+      name: 'a confirmed pause sleeps until the next opening',
+      now: at('2026-12-07T16:55'),
+      seen: { control: null, stats: ok('active') },
+      effect: { kind: 'secured', how: 'paused' },
+      expect: (next) => {
+        expect(next).toMatchObject({ paused: 'window', securingSince: null });
+        expect(next.wakeAt).toBe(iso(at('2026-12-08T09:00')));
+      },
+    },
+    {
+      name: 'a brake keeps its holder until the opening',
+      now: at('2026-12-07T16:59'),
+      seen: { control: null, stats: unavailable },
+      effect: { kind: 'secured', how: 'braked' },
+      expect: (next) => {
+        expect(next).toMatchObject({ paused: 'window', brake: { since: iso(at('2026-12-07T16:59')) } });
+        expect(next.wakeAt).toBe(iso(at('2026-12-08T09:00')));
+      },
+    },
+    {
+      name: 'stats unavailable in an open window: look again soon, before the close',
+      now: at('2026-12-07T16:54'),
+      seen: { control: null, stats: unavailable },
+      effect: { kind: 'none' },
+      expect: (next) => expect(next.wakeAt).toBe(iso(at('2026-12-07T16:55'))),
+    },
+    {
+      name: 'a paused campaign seen paused confirms an unanswered pause',
+      now: at('2026-12-07T17:10'),
+      state: { securingSince: iso(at('2026-12-07T16:55')) },
+      seen: { control: null, stats: ok('paused') },
+      effect: { kind: 'none' },
+      expect: (next) => expect(next).toMatchObject({ paused: 'window', securingSince: null }),
+    },
+    {
+      name: 'a failed resume is tried again in seconds',
+      now: at('2026-12-08T09:00'),
+      state: { paused: 'window' },
+      seen: { control: null, stats: ok('paused') },
+      effect: { kind: 'resume_failed', message: '409' },
+      expect: (next) => {
+        expect(next).toMatchObject({ paused: 'window' });
+        expect(next.wakeAt).toBe(iso(at('2026-12-08T09:00') + 20_000));
+      },
+    },
+  ];
+  for (const row of table)
+    it(row.name, () => {
+      const state = running(row.state);
+      const decision = decideStep(state, row.seen, row.now, settings);
+      row.expect(afterStep(state, row.seen, decision, row.effect, row.now, settings));
+    });
+
+  it('a window that never opens again after it was secured ends the part, campaign left paused', () => {
+    // One date only: once Monday is over, nothing opens within the horizon.
+    const w = windowOf('Mon 09:00-17:00', ['America/New_York'], 'US', [
+      ...Array.from({ length: 60 }, (_, i) => new Date(Date.UTC(2026, 11, 8 + i)).toISOString().slice(0, 10)),
+    ]);
+    const state = running({ window: w });
+    const now = at('2026-12-07T16:55');
+    const seen: Observation = { control: null, stats: ok('active') };
+    const next = afterStep(
+      state,
+      seen,
+      decideStep(state, seen, now, settings),
+      { kind: 'secured', how: 'paused' },
+      now,
+      settings,
+    );
+    expect(next).toMatchObject({ phase: 'ended', next: 'fail', failure: { code: 'window_never_opens' } });
+  });
+
+  it('continues as new after the configured number of looks', () => {
+    const state = running({ steps: 1000 });
+    const now = at('2026-12-07T11:00');
+    const seen: Observation = { control: null, stats: ok('active') };
+    expect(afterStep(state, seen, { kind: 'watch' }, { kind: 'none' }, now, settings).next).toBe('continue');
+  });
+});
+
+describe('decideReconcile: a create whose answer was lost', () => {
+  const reconciling = (over: Partial<ReconcilingCarry> = {}): ReconcilingCarry => ({
+    schema: CARRY_SCHEMA,
+    phase: 'reconciling',
+    agentId: 'agt_1',
+    window: NY,
+    steps: 1,
+    generation: 0,
+    transitionsBefore: 0,
+    startsAt: '2026-12-07T14:00:00.000Z',
+    reconcileUntil: '2026-12-07T14:30:00.000Z',
+    brake: null,
+    ...over,
+  });
+  it.each([
+    ['found by its calls', at('2026-12-07T09:10'), {}, 'cmp_9', { kind: 'found', campaignId: 'cmp_9' }],
+    [
+      'not found, window closing: brake the agent',
+      at('2026-12-07T16:56'),
+      { reconcileUntil: '2026-12-08T00:00:00Z' },
+      null,
+      { kind: 'brake' },
+    ],
+    [
+      'not found, braked, window open again: release',
+      at('2026-12-08T09:00'),
+      { brake: { since: 'x' }, reconcileUntil: '2026-12-09T00:00:00Z' },
+      null,
+      { kind: 'release' },
+    ],
+    ['not found in time: give up', at('2026-12-07T09:31'), {}, null, { kind: 'give_up' }],
+  ] as const)('%s', (_name, now, over, found, expected) => {
+    expect(decideReconcile(reconciling(over), found, now, settings)).toEqual(expected);
+  });
+
+  it('looks again within two minutes, never after the margin close', () => {
+    const d = decideReconcile(
+      reconciling({ reconcileUntil: '2026-12-08T00:00:00Z' }),
+      null,
+      at('2026-12-07T16:54'),
+      settings,
+    );
+    expect(d).toEqual({ kind: 'look_again', wakeAt: at('2026-12-07T16:55') });
+  });
+});
+
+describe('upgradeCarry: a continuation started by the previous version', () => {
+  it('reads a schema-1 running carry and asks for its window to be rebuilt', () => {
+    const v1 = {
+      phase: 'running',
+      next: 'continue',
+      agentId: 'agt_1',
+      campaignId: 'cmp_1',
+      window: { rules: [], holidays: [], timeZone: 'America/New_York', source: 'upload', description: 'x' },
+      startsAt: '2026-12-07T14:00:00.000Z',
+      paused: 'window',
+      steps: 0,
+      generation: 3,
+      transitionsBefore: 9000,
+    };
+    const { carry, windowStale } = upgradeCarry(v1);
+    expect(windowStale).toBe(true);
+    expect(carry).toMatchObject({
+      schema: CARRY_SCHEMA,
+      phase: 'running',
+      campaignId: 'cmp_1',
+      paused: 'window',
+      generation: 3,
+      transitionsBefore: 9000,
+      brake: null,
+      securingSince: null,
+    });
+  });
+
+  it('keeps a current carry as it is', () => {
+    const state = running();
+    expect(upgradeCarry(state)).toEqual({ carry: state, windowStale: false });
+  });
+});
+
+describe('windows of zone-spanning parts (intersection over zones)', () => {
+  it('opens only where every candidate zone is within its hours', () => {
+    // 09:00-17:00 in New York and in Los Angeles: both open only from 12:00 to 17:00 New York time.
+    const w = windowOf('Mon-Fri 09:00-17:00', ['America/New_York', 'America/Los_Angeles'], 'US');
+    const state = running({ window: w });
+    expect(decideStep(state, { control: null, stats: ok('active') }, at('2026-12-07T10:00'), settings)).toMatchObject({
+      kind: 'secure',
+    });
+    expect(decideStep(state, { control: null, stats: ok('active') }, at('2026-12-07T12:30'), settings)).toEqual({
+      kind: 'watch',
+    });
+  });
+});
