@@ -1,9 +1,28 @@
 #!/usr/bin/env node
-// The CLI is TypeScript; tsx compiles it on the fly so `npm ci` is the only build step.
-import { register } from 'tsx/esm/api';
+// The CLI runs as JavaScript compiled by scripts/build-cli.mjs (on `npm ci`, `npm test`, `npm run build`). When any
+// of its sources changed since, it is compiled again here first (esbuild takes a fraction of a second), so an
+// out-of-date build never runs.
+import { buildCli, freshBundle } from '../scripts/build-cli.mjs';
 
 // Node 20 runs the CLI here; Lambda runs Node 22. The SDK's notice about its future Node support is not for users.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
-register();
-const { main } = await import('../local/cli/main.ts');
+
+async function loadMain() {
+  const fresh = freshBundle();
+  if (fresh) return import(fresh);
+  let entry;
+  try {
+    entry = await buildCli({ quiet: true });
+  } catch (err) {
+    // A source that does not compile (say, mid-edit): say so, and run the sources themselves, so commands whose
+    // code is intact still work and the broken one fails with its own error.
+    console.error(`callsheet: could not compile the CLI, running its TypeScript sources instead: ${err.message}`);
+    const { register } = await import('tsx/esm/api');
+    register();
+    return import('../local/cli/main.ts');
+  }
+  return import(entry);
+}
+
+const { main } = await loadMain();
 process.exitCode = await main(process.argv.slice(2));

@@ -1,19 +1,51 @@
 import { type Command, helpText, runCommand, UsageError } from './command.ts';
-import { campaignCommand } from './commands/campaign.ts';
-import { demoCommand } from './commands/demo.ts';
-import { emulatorCommand } from './commands/emulator.ts';
-import { runCommand as runPipelineCommand } from './commands/run.ts';
-import { suppressCommand } from './commands/suppress.ts';
-import { validateCommand } from './commands/validate.ts';
 
-const COMMANDS: Command[] = [
-  runPipelineCommand,
-  campaignCommand,
-  demoCommand,
-  emulatorCommand,
-  suppressCommand,
-  validateCommand,
+interface CommandEntry {
+  name: string;
+  summary: string;
+  load(): Promise<Command>;
+}
+
+/**
+ * Each command's module is loaded only when that command runs (or shows its help): between them they load the AWS
+ * SDK, exceljs and the local stack, which `callsheet --help` does not need. The summaries are repeated here for the
+ * overview; test/cli-bundle.test.ts checks them against each command's own.
+ */
+const COMMANDS: CommandEntry[] = [
+  {
+    name: 'run',
+    summary: 'run the whole pipeline on a sheet: intake, campaign lifecycle, reports (embedded stack, simulated time)',
+    load: async () => (await import('./commands/run.ts')).runCommand,
+  },
+  {
+    name: 'campaign',
+    summary: 'pause, resume or cancel a running campaign; its workflow acts on it at its next step',
+    load: async () => (await import('./commands/campaign.ts')).campaignCommand,
+  },
+  {
+    name: 'demo',
+    summary: 'start the emulator and walk every part of the API once: agent, call with live transcript, campaign, TTS',
+    load: async () => (await import('./commands/demo.ts')).demoCommand,
+  },
+  {
+    name: 'emulator',
+    summary: 'run the Voice Agent API emulator on 127.0.0.1 until interrupted',
+    load: async () => (await import('./commands/emulator.ts')).emulatorCommand,
+  },
+  {
+    name: 'suppress',
+    summary: 'add, remove or list numbers on the do-not-call list that intake removes from every upload',
+    load: async () => (await import('./commands/suppress.ts')).suppressCommand,
+  },
+  {
+    name: 'validate',
+    summary: 'check a contact sheet as intake would: E.164 numbers, duplicates, rejected rows, parts',
+    load: async () => (await import('./commands/validate.ts')).validateCommand,
+  },
 ];
+
+/** The command table, for the test that keeps its summaries true. */
+export const COMMAND_TABLE: readonly CommandEntry[] = COMMANDS;
 
 function overview(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length));
@@ -33,14 +65,15 @@ export async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
     const target = COMMANDS.find((c) => c.name === rest[0]);
-    console.log(target ? helpText(target) : overview());
+    console.log(target ? helpText(await target.load()) : overview());
     return name === undefined ? 2 : 0;
   }
-  const cmd = COMMANDS.find((c) => c.name === name);
-  if (!cmd) {
+  const entry = COMMANDS.find((c) => c.name === name);
+  if (!entry) {
     console.error(`callsheet: unknown command ${JSON.stringify(name)}\n\n${overview()}`);
     return 2;
   }
+  const cmd = await entry.load();
   try {
     return await runCommand(cmd, rest);
   } catch (err) {

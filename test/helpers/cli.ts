@@ -1,13 +1,21 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { buildCli, freshBundle } from '../../scripts/build-cli.mjs';
 
 export const BIN = new URL('../../bin/callsheet.mjs', import.meta.url).pathname;
 
-/** Runs `callsheet <args>` as a user would and collects its exit status and output. */
+let built: Promise<unknown> | null = null;
+
+/**
+ * Runs `callsheet <args>` as a user would and collects its exit status and output. The compiled CLI is brought up to
+ * date once per test file first, so parallel spawns do not each find the sources newer and compile them again.
+ */
 export async function runCli(
   args: string[],
   env: NodeJS.ProcessEnv = {},
 ): Promise<{ code: number; stdout: string; stderr: string }> {
+  built ??= Promise.resolve(freshBundle() ?? buildCli({ quiet: true })).catch(() => undefined);
+  await built;
   const child = spawn(process.execPath, [BIN, ...args], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

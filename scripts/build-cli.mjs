@@ -1,0 +1,148 @@
+#!/usr/bin/env node
+/**
+ * Compiles the CLI (local/cli/main.ts and the project code it imports) into .build/cli/ with esbuild, so `callsheet`
+ * starts from JavaScript instead of compiling TypeScript on every run. `npm ci` runs this (`prepare`), and so does
+ * `npm test` (`pretest`); bin/callsheet.mjs runs it too whenever a source is newer than the bundle, so a stale
+ * bundle never runs.
+ *
+ * - Packages stay external: node_modules is there at run time, and native or self-locating packages keep working.
+ * - ESM with splitting: each command is its own chunk, loaded when that command runs.
+ * - `import.meta.url` in a source means that source's own location (it finds data files such as the state machine
+ *   or the sample sheet next to it), not the bundle's.
+ * - Each build goes to a folder named by its content hash and becomes current when `current.json` is renamed into
+ *   place, so processes starting while another rebuilds never see half a bundle.
+ */
+import { createHash } from 'node:crypto';
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const OUT = join(ROOT, '.build', 'cli');
+const CURRENT = join(OUT, 'current.json');
+const ENTRY = 'local/cli/main.ts';
+/** Besides the bundled sources: files whose change can change how the sources compile or resolve. */
+const CONFIG_INPUTS = ['package.json', 'tsconfig.json', 'scripts/build-cli.mjs'];
+/** Old builds are removed once they are this old (a long `callsheet run` may still be loading chunks from one). */
+const KEEP_OLD_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * The current bundle's entry as a file URL, or null when there is none or any of its inputs changed after it was
+ * built (edited, added to by an edit that imports a new file, or deleted).
+ */
+export function freshBundle() {
+  let current;
+  try {
+    current = JSON.parse(readFileSync(CURRENT, 'utf8'));
+  } catch {
+    return null;
+  }
+  for (const input of current.inputs) {
+    let mtime;
+    try {
+      mtime = statSync(join(ROOT, input)).mtimeMs;
+    } catch {
+      return null;
+    }
+    if (mtime >= current.startedAt) return null;
+  }
+  return pathToFileURL(join(OUT, current.dir, 'main.js')).href;
+}
+
+/** `import.meta.url` in a source, as the URL of that source, computed from the chunk's own location at run time. */
+function sourceUrlPlugin(chunkDir) {
+  return {
+    name: 'source-import-meta-url',
+    setup(build) {
+      build.onLoad({ filter: /\.ts$/ }, (args) => {
+        if (args.path.includes(`${join('node_modules', '')}`)) return undefined;
+        const text = readFileSync(args.path, 'utf8');
+        if (!text.includes('import.meta.url')) return undefined;
+        const fromChunk = relative(chunkDir, args.path).split('\\').join('/');
+        return {
+          contents: text.replaceAll('import.meta.url', `new URL(${JSON.stringify(fromChunk)}, import.meta.url).href`),
+          loader: 'ts',
+        };
+      });
+    },
+  };
+}
+
+/** Builds the bundle and makes it current; returns its entry as a file URL. */
+export async function buildCli({ quiet = false } = {}) {
+  let esbuild;
+  try {
+    esbuild = await import('esbuild');
+  } catch {
+    throw new Error(
+      'the compiled CLI in .build/cli is missing or older than its sources, and esbuild (a dev dependency) is not installed to rebuild it. Run `npm ci` in the callsheet folder.',
+    );
+  }
+  const startedAt = Date.now();
+  mkdirSync(OUT, { recursive: true });
+  // Every build is laid out as if in .build/cli/<hash>/; the hash is only known after building.
+  const chunkDir = join(OUT, 'pending');
+  const result = await esbuild.build({
+    absWorkingDir: ROOT,
+    entryPoints: { main: ENTRY },
+    bundle: true,
+    splitting: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    packages: 'external',
+    outdir: chunkDir,
+    chunkNames: '[name]-[hash]',
+    write: false,
+    metafile: true,
+    logLevel: quiet ? 'silent' : 'error',
+    legalComments: 'none',
+    plugins: [sourceUrlPlugin(chunkDir)],
+  });
+  const files = [...result.outputFiles].sort((a, b) => a.path.localeCompare(b.path));
+  const hash = createHash('sha256');
+  for (const f of files) hash.update(relative(chunkDir, f.path)).update(f.contents);
+  const dir = hash.digest('hex').slice(0, 16);
+  const target = join(OUT, dir);
+  try {
+    statSync(join(target, 'main.js'));
+  } catch {
+    const tmp = join(OUT, `.tmp-${process.pid}-${startedAt}`);
+    for (const f of files) {
+      const path = join(tmp, relative(chunkDir, f.path));
+      mkdirSync(dirname(path), { recursive: true });
+      writeFileSync(path, f.contents);
+    }
+    try {
+      renameSync(tmp, target);
+    } catch {
+      // Another process finished the same build first: its copy is identical.
+      rmSync(tmp, { recursive: true, force: true });
+    }
+  }
+  const inputs = [...Object.keys(result.metafile.inputs), ...CONFIG_INPUTS];
+  const tmpCurrent = `${CURRENT}.${process.pid}`;
+  writeFileSync(tmpCurrent, `${JSON.stringify({ dir, startedAt, inputs }, null, 1)}\n`);
+  renameSync(tmpCurrent, CURRENT);
+  for (const name of readdirSync(OUT)) {
+    if (name === dir || name === 'current.json' || name.startsWith('.tmp-') || name.startsWith('current.json.'))
+      continue;
+    const path = join(OUT, name);
+    if (Date.now() - statSync(path).mtimeMs > KEEP_OLD_MS) rmSync(path, { recursive: true, force: true });
+  }
+  return pathToFileURL(join(target, 'main.js')).href;
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const t = performance.now();
+  try {
+    const entry = await buildCli();
+    console.log(
+      `callsheet CLI compiled to ${relative(ROOT, fileURLToPath(entry))} in ${(performance.now() - t).toFixed(0)} ms`,
+    );
+  } catch (err) {
+    // `npm test` goes on: bin/callsheet.mjs then runs the sources and the tests of the broken code fail on their own.
+    if (!process.argv.includes('--allow-failure')) throw err;
+    console.warn(`callsheet CLI not compiled (the CLI will run its TypeScript sources): ${err.message}`);
+  }
+}

@@ -1,0 +1,113 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { cp, mkdir, mkdtemp, readFile, rm, symlink, utimes, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { COMMAND_TABLE } from '../local/cli/main.ts';
+import { runCli } from './helpers/cli.ts';
+
+const REPO = fileURLToPath(new URL('..', import.meta.url));
+
+async function run(bin: string, args: string[] = []): Promise<{ code: number; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [bin, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d) => {
+    stdout += d;
+  });
+  child.stderr.on('data', (d) => {
+    stderr += d;
+  });
+  const [code] = await once(child, 'close');
+  return { code: code as number, stdout, stderr };
+}
+
+/**
+ * A tiny project laid out like this one (the real bin and build script, a main.ts of its own), so the test can edit
+ * and break sources without touching the real ones.
+ */
+describe('the CLI runs compiled JavaScript, never an out-of-date build', () => {
+  let dir: string;
+  let bin: string;
+  const main = (version: string) => `import { readFileSync } from 'node:fs';
+import { greeting } from './greeting.ts';
+export async function main(argv: string[]): Promise<number> {
+  const frame = new Error().stack?.split('\\n')[1] ?? '';
+  console.log(JSON.stringify({
+    version: '${version}',
+    greeting,
+    data: readFileSync(new URL('./data.txt', import.meta.url), 'utf8').trim(),
+    compiled: frame.includes('/.build/cli/'),
+    argv,
+  }));
+  return 0;
+}
+`;
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'callsheet-bundle-'));
+    await mkdir(join(dir, 'local/cli'), { recursive: true });
+    await cp(join(REPO, 'bin'), join(dir, 'bin'), { recursive: true });
+    await cp(join(REPO, 'scripts'), join(dir, 'scripts'), { recursive: true });
+    await cp(join(REPO, 'tsconfig.json'), join(dir, 'tsconfig.json'));
+    await writeFile(join(dir, 'package.json'), '{ "type": "module" }\n');
+    await symlink(join(REPO, 'node_modules'), join(dir, 'node_modules'));
+    await writeFile(join(dir, 'local/cli/main.ts'), main('1'));
+    await writeFile(join(dir, 'local/cli/greeting.ts'), "export const greeting = 'hello';\n");
+    await writeFile(join(dir, 'local/cli/data.txt'), 'found next to its source\n');
+    bin = join(dir, 'bin/callsheet.mjs');
+  });
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('compiles on first use, then runs the bundle, which finds data files next to their sources', async () => {
+    const first = await run(bin, ['--x']);
+    expect(first.stderr).toBe('');
+    expect(JSON.parse(first.stdout)).toEqual({
+      version: '1',
+      greeting: 'hello',
+      data: 'found next to its source',
+      compiled: true,
+      argv: ['--x'],
+    });
+    const current = JSON.parse(await readFile(join(dir, '.build/cli/current.json'), 'utf8'));
+    expect(current.inputs).toEqual(expect.arrayContaining(['local/cli/main.ts', 'local/cli/greeting.ts']));
+    expect(JSON.parse((await run(bin)).stdout).compiled).toBe(true);
+  });
+
+  it('compiles again when any source is newer than the bundle, including one imported by another', async () => {
+    await writeFile(join(dir, 'local/cli/main.ts'), main('2'));
+    expect(JSON.parse((await run(bin)).stdout)).toMatchObject({ version: '2', greeting: 'hello', compiled: true });
+    await writeFile(join(dir, 'local/cli/greeting.ts'), "export const greeting = 'bonjour';\n");
+    // A timestamp clearly after the last build, whatever the file system's clock resolution.
+    const future = new Date(Date.now() + 5_000);
+    await utimes(join(dir, 'local/cli/greeting.ts'), future, future);
+    expect(JSON.parse((await run(bin)).stdout)).toMatchObject({ version: '2', greeting: 'bonjour', compiled: true });
+  });
+
+  it('when a source does not compile, says so and runs the sources instead of the old bundle', async () => {
+    await writeFile(join(dir, 'local/cli/greeting.ts'), "export const greeting = 'broken\n");
+    const broken = await run(bin);
+    expect(broken.stderr).toContain('callsheet: could not compile the CLI, running its TypeScript sources instead');
+    expect(broken.stdout).not.toContain('bonjour');
+    expect(broken.code).not.toBe(0);
+  });
+
+  it('summaries in the command table are each command’s own', async () => {
+    for (const entry of COMMAND_TABLE) {
+      const command = await entry.load();
+      expect([command.name, command.summary]).toEqual([entry.name, entry.summary]);
+    }
+  });
+
+  it('the real CLI runs from its bundle', async () => {
+    const help = await runCli(['--help']);
+    expect(help.code).toBe(0);
+    expect(help.stderr).toBe('');
+    const current = JSON.parse(await readFile(join(REPO, '.build/cli/current.json'), 'utf8'));
+    expect(current.inputs).toEqual(expect.arrayContaining(['local/cli/main.ts', 'local/cli/commands/validate.ts']));
+  });
+});
