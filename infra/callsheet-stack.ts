@@ -1,6 +1,5 @@
 import { Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
-import { CampaignGuard } from './campaign-guard.ts';
 import { CampaignLifecycle } from './campaign-lifecycle.ts';
 import { DataTables } from './data-tables.ts';
 import { Intake } from './intake.ts';
@@ -10,24 +9,7 @@ import { VoiceApiCredentials } from './voice-api-credentials.ts';
 import { Webhooks } from './webhooks.ts';
 
 /** Deployment settings from CDK context (`cdk deploy -c callsheet:DEFAULT_COUNTRY=IN`), passed to the functions. */
-const SETTING_NAMES = [
-  'VOICE_API_URL',
-  'DEFAULT_COUNTRY',
-  'DEFAULT_RETRIES',
-  'LEGAL_HOURS',
-  'CLOSING_MARGIN_MINUTES',
-  'BRAKE_LEAD_SECONDS',
-  'SECURE_RETRY_SECONDS',
-  'HOLD_HORIZON_DAYS',
-  'LIFECYCLE_TIMEOUT_SECONDS',
-  'SWEEP_INTERVAL_MINUTES',
-  'OVERDUE_GRACE_MINUTES',
-  'VOICE_API_TIMEOUT_SECONDS',
-  'POLL_MIN_SECONDS',
-  'POLL_MAX_SECONDS',
-  'CONTINUE_AFTER_STEPS',
-  'RECONCILE_MINUTES',
-];
+const SETTING_NAMES = ['VOICE_API_URL', 'DEFAULT_COUNTRY', 'DEFAULT_TIME_ZONE', 'DEFAULT_RETRIES', 'DEFAULT_WINDOWS'];
 
 /** Everything callsheet deploys. */
 export class CallsheetStack extends Stack {
@@ -35,7 +17,6 @@ export class CallsheetStack extends Stack {
   public readonly uploads: UploadBucket;
   public readonly data: DataTables;
   public readonly lifecycle: CampaignLifecycle;
-  public readonly guard: CampaignGuard;
   public readonly intake: Intake;
   public readonly webhooks: Webhooks;
 
@@ -54,12 +35,6 @@ export class CallsheetStack extends Stack {
     this.data = new DataTables(this, 'Data');
     this.lifecycle = new CampaignLifecycle(this, 'Lifecycle', {
       bucket: this.uploads.bucket,
-      campaigns: this.data.tables.campaigns,
-      credentials: this.credentials,
-      settings,
-    });
-    this.guard = new CampaignGuard(this, 'Guard', {
-      stateMachine: this.lifecycle.stateMachine,
       campaigns: this.data.tables.campaigns,
       credentials: this.credentials,
       settings,
