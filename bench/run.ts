@@ -5,10 +5,16 @@
 import { clientOverhead } from './client-overhead.ts';
 import { intakeBench } from './intake.ts';
 import { lifecycleBench } from './lifecycle.ts';
+import { webhooksBench } from './webhooks.ts';
 
 // Node 20 runs the benchmarks here; Lambda runs Node 22. The SDK's notice about its future Node support is noise.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
-const results = [await clientOverhead(), ...(await intakeBench()), ...(await lifecycleBench())];
+const results = [
+  await clientOverhead(),
+  ...(await intakeBench()),
+  ...(await lifecycleBench()),
+  ...(await webhooksBench()),
+];
 for (const r of results) {
   console.log(`${r.name}: ${r.ratio.toFixed(2)}× ${r.baseline} (${r.detail})${r.target ? `; target ${r.target}` : ''}`);
 }
