@@ -1,6 +1,7 @@
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { apiBudget } from '../commons/api-budget/config.ts';
-import { documentClient } from '../commons/aws/clients.ts';
+import { documentClient, s3Client } from '../commons/aws/clients.ts';
+import { ObjectStore } from '../commons/aws/object-store.ts';
 import { VoiceApiClient } from '../commons/voice-api/client.ts';
 import type { VoiceApiOptions } from '../commons/voice-api/http.ts';
 import { resolveVoiceApiAccess } from '../commons/voice-api-access.ts';
@@ -8,12 +9,15 @@ import type { ContactsConfig } from './config.ts';
 import { ContactPusher } from './contact-pusher.ts';
 import { ContactStore } from './contact-store.ts';
 import { ContactSync, type DeadLetterSink } from './contact-sync.ts';
-import { SqsDeadLetters } from './dead-letters.ts';
+import { SqsDeadLetters, SqsEventSink } from './dead-letters.ts';
+import { ContactSheetIntake, type EventSink } from './sheet-intake.ts';
 
 export interface BuildSyncOptions {
   now?: () => Date;
   /** Dead letters somewhere else than SQS (the local stack keeps them in memory). */
   deadLetters?: DeadLetterSink;
+  /** Where a contact sheet's events go, if not the SQS queue. */
+  events?: EventSink;
   /** Client options (the local stack hands over the simulated clock). */
   api?: Partial<VoiceApiOptions>;
 }
@@ -31,20 +35,24 @@ export async function buildContactSync(config: ContactsConfig, options: BuildSyn
     budget: apiBudget(db, config.budget, 'shared', { clock: options.api?.clock, maxWaitMs: config.budgetWaitMs }),
     ...options.api,
   });
-  const deadLetters =
-    options.deadLetters ??
-    new SqsDeadLetters(
-      new SQSClient({
-        region: config.aws.region,
-        ...(config.sqsEndpoint ? { endpoint: config.sqsEndpoint } : {}),
-        ...(config.aws.credentials ? { credentials: config.aws.credentials } : {}),
-      }),
-      config.deadLetterQueueUrl,
-    );
+  const sqs = () =>
+    new SQSClient({
+      region: config.aws.region,
+      ...(config.sqsEndpoint ? { endpoint: config.sqsEndpoint } : {}),
+      ...(config.aws.credentials ? { credentials: config.aws.credentials } : {}),
+    });
+  const deadLetters = options.deadLetters ?? new SqsDeadLetters(sqs(), config.deadLetterQueueUrl);
+  const events = options.events ?? new SqsEventSink(sqs(), config.queueUrl);
+  const sheets = new ContactSheetIntake({
+    objects: new ObjectStore(s3Client(config.aws)),
+    events,
+    defaultCountry: config.defaultCountry,
+  });
   return {
     store,
     sync: new ContactSync({
       store,
+      sheets,
       pusher: new ContactPusher({ store, api: api.contacts, now }),
       deadLetters,
       now,

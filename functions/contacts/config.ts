@@ -15,6 +15,8 @@ export interface ContactsConfig {
   voiceApi: VoiceApiSource;
   apiTimeoutMs: number;
   defaultCountry?: CountryCode;
+  /** The contact queue itself: a contact sheet's rows are sent there as events. */
+  queueUrl: string;
   /** The dead-letter queue poison and invalid events go to, with their reason. */
   deadLetterQueueUrl: string;
   /** The delivery on which a still-failing message is dead-lettered with its reason. */
@@ -27,7 +29,8 @@ const whole = (min: number) => (v: string) =>
   /^\d+$/.test(v) && Number(v) >= min ? Number(v) : { problem: `a whole number ≥ ${min}` };
 
 /** Every contact-sync setting, checked at start-up; all problems are reported together. */
-export function readContactsConfig(source: Env, options: { deadLetters?: 'local' } = {}): ContactsConfig {
+/** `queues: 'local'`: the local stack's in-process queue stands in for the contact queue and its dead letters. */
+export function readContactsConfig(source: Env, options: { queues?: 'local' } = {}): ContactsConfig {
   const env = new EnvReader(source);
   const config: ContactsConfig = {
     aws: readAwsSettings(env),
@@ -39,7 +42,8 @@ export function readContactsConfig(source: Env, options: { deadLetters?: 'local'
     defaultCountry: env.checked<CountryCode>('DEFAULT_COUNTRY', (v) =>
       isCountryCode(v.toUpperCase()) ? (v.toUpperCase() as CountryCode) : { problem: 'not an ISO country code' },
     ),
-    deadLetterQueueUrl: options.deadLetters === 'local' ? '' : env.required('CONTACTS_DLQ_URL'),
+    queueUrl: options.queues === 'local' ? '' : env.required('CONTACTS_QUEUE_URL'),
+    deadLetterQueueUrl: options.queues === 'local' ? '' : env.required('CONTACTS_DLQ_URL'),
     maxReceives: env.checked('CONTACTS_MAX_RECEIVES', whole(1)) ?? 5,
     budgetWaitMs: (env.checked('API_BUDGET_MAX_WAIT_SECONDS', whole(0)) ?? 30) * 1000,
   };

@@ -1,4 +1,5 @@
 import type { CountryCode } from 'libphonenumber-js/max';
+import { type UploadRef, uploadsInS3Event } from '../intake/upload-ref.ts';
 import { type ContactChange, checkContactMessage } from './contact-event.ts';
 import type { PushOutcome } from './contact-pusher.ts';
 import type { ApplyStatus, ContactStore } from './contact-store.ts';
@@ -28,11 +29,18 @@ export interface Pusher {
 
 export type MessageResult =
   | { messageId: string; status: 'done'; applied: ApplyStatus; push: PushOutcome['status'] }
+  | { messageId: string; status: 'sheet'; sheets: number }
   | { messageId: string; status: 'rejected' | 'dead-lettered'; reason: string }
   | { messageId: string; status: 'retry'; reason: string };
 
+/** Contact sheets dropped in the bucket: their S3 notifications come on the same queue. */
+export interface SheetSource {
+  process(ref: UploadRef): Promise<unknown>;
+}
+
 export interface SyncDeps {
   store: ContactStore;
+  sheets?: SheetSource;
   pusher: Pusher;
   deadLetters: DeadLetterSink;
   now: () => Date;
@@ -59,6 +67,11 @@ export class ContactSync {
     const byPhone = new Map<string, { message: QueuedEvent; change: ContactChange }[]>();
     const letters: DeadLetter[] = [];
     for (const message of messages) {
+      const uploads = s3Uploads(message.body);
+      if (uploads) {
+        results.set(message.messageId, await this.sheets(message.messageId, uploads));
+        continue;
+      }
       const check = checkContactMessage(message.body, this.deps.defaultCountry);
       if (!check.ok) {
         letters.push({ messageId: message.messageId, body: message.body, reason: `invalid event: ${check.reason}` });
@@ -133,5 +146,30 @@ export class ContactSync {
     // If the dead letters cannot be written, those messages stay on the queue (thrown: the batch is retried).
     if (letters.length > 0) await this.deps.deadLetters.put(letters);
     return messages.map((m) => results.get(m.messageId) as MessageResult);
+  }
+
+  private async sheets(messageId: string, uploads: UploadRef[]): Promise<MessageResult> {
+    try {
+      for (const upload of uploads) {
+        if (!this.deps.sheets) throw new Error('contact sheets are not read here');
+        await this.deps.sheets.process(upload);
+      }
+      return { messageId, status: 'sheet', sheets: uploads.length };
+    } catch (err) {
+      return { messageId, status: 'retry', reason: `sheet not read: ${describe(err)}` };
+    }
+  }
+}
+
+/** The uploads of an S3 notification (empty for S3's test event); null when the body is something else. */
+function s3Uploads(body: string): UploadRef[] | null {
+  if (!body.includes('aws:s3') && !body.includes('s3:TestEvent')) return null;
+  try {
+    const parsed = JSON.parse(body) as { Records?: { eventSource?: string }[]; Event?: string };
+    if (parsed.Event === 's3:TestEvent') return [];
+    if (!Array.isArray(parsed.Records) || parsed.Records[0]?.eventSource !== 'aws:s3') return null;
+    return uploadsInS3Event(parsed as Parameters<typeof uploadsInS3Event>[0]);
+  } catch {
+    return null;
   }
 }

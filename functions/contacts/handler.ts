@@ -31,7 +31,7 @@ export function makeContactsHandler(sync: ContactSync, log: Log) {
     for (const r of results) counts[r.status] = (counts[r.status] ?? 0) + 1;
     log.info('contact events handled', { messages: results.length, ...counts });
     for (const r of results)
-      if (r.status !== 'done')
+      if ('reason' in r)
         log.warn('contact event not synced', { messageId: r.messageId, status: r.status, reason: r.reason });
     return processPartialResponse(
       event,

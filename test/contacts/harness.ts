@@ -35,7 +35,7 @@ export interface SyncRig {
  */
 export function useSyncRig(
   f: EmulatorFixture,
-  settings: Record<string, string> = {},
+  settings: Record<string, string> | (() => Record<string, string>) = {},
   queueOptions: { batchSize?: number; visibilityMs?: number } = {},
 ): SyncRig {
   const rig = {} as SyncRig;
@@ -57,7 +57,7 @@ export function useSyncRig(
       VOICE_API_URL: f.emu.url,
       VOICE_API_KEY: TEST_KEY,
       CONTACTS_MAX_RECEIVES: '4',
-      ...settings,
+      ...(typeof settings === 'function' ? settings() : settings),
     };
     const queue = new LocalBatchQueue('contacts', {
       batchSize: queueOptions.batchSize ?? 100,
@@ -66,14 +66,15 @@ export function useSyncRig(
       now: clock.now,
     });
     const build = () =>
-      buildContactSync(readContactsConfig(env, { deadLetters: 'local' }), {
+      buildContactSync(readContactsConfig(env, { queues: 'local' }), {
         now: () => new Date(clock.now()),
         deadLetters: queue,
+        events: { send: async (events) => events.forEach((e) => queue.send(JSON.stringify(e))) },
         api: { clock, baseDelayMs: 1, maxDelayMs: 5 },
       });
     const { store, sync } = await build();
     queue.attach(makeContactsHandler(sync, silentLog));
-    const config = readContactsConfig(env, { deadLetters: 'local' });
+    const config = readContactsConfig(env, { queues: 'local' });
     Object.assign(rig, {
       dynamo,
       env,

@@ -1,0 +1,89 @@
+import type { CountryCode } from 'libphonenumber-js/max';
+import type { ObjectStore } from '../commons/aws/object-store.ts';
+import { type UploadRef, uploadId } from '../intake/upload-ref.ts';
+import type { ContactUpsertedV1 } from './contact-event.ts';
+import { ContactSheetProblem, readContactSheet, type SheetRejection } from './contact-sheet.ts';
+
+/** Contact sheets are dropped here; their reports go to reports/contacts/. */
+export const CONTACT_SHEETS = 'contacts/';
+export const contactReportKey = (id: string) => `reports/contacts/${id}.json`;
+
+/** Where a sheet's events go: the contact queue (SQS in AWS). */
+export interface EventSink {
+  send(events: ContactUpsertedV1[]): Promise<void>;
+}
+
+export interface ContactSheetReport {
+  uploadId: string;
+  upload: { bucket: string; key: string; versionId: string | null; eTag: string };
+  status: 'queued' | 'rejected';
+  error: { code: string; message: string } | null;
+  format: string | null;
+  sheet: string | null;
+  rows: { total: number; accepted: number; rejected: number };
+  /** Every row that did not become an event, with the reason. */
+  rejected: SheetRejection[];
+}
+
+/**
+ * One contact sheet: every row becomes a `Contact Upserted` event on the contact queue (ids from the file's
+ * content and the row, so a redelivery or the same file again changes nothing), and a report says what happened
+ * to each row. The sheet itself is left as it was.
+ */
+export class ContactSheetIntake {
+  constructor(private readonly deps: { objects: ObjectStore; events: EventSink; defaultCountry?: CountryCode }) {}
+
+  async process(ref: UploadRef): Promise<ContactSheetReport | null> {
+    if (!ref.key.startsWith(CONTACT_SHEETS) || ref.key.endsWith('/')) return null;
+    const id = uploadId(ref);
+    const upload = { bucket: ref.bucket, key: ref.key, versionId: ref.versionId, eTag: ref.eTag };
+    const base = {
+      uploadId: id,
+      upload,
+      format: null,
+      sheet: null,
+      rows: { total: 0, accepted: 0, rejected: 0 },
+      rejected: [],
+    };
+    let report: ContactSheetReport;
+    const object = await this.deps.objects.get(ref.bucket, ref.key, { versionId: ref.versionId, eTag: ref.eTag });
+    if (!object) {
+      report = {
+        ...base,
+        status: 'rejected',
+        error: {
+          code: 'upload_missing',
+          message: 'The sheet was deleted or replaced before it could be read. Upload it again.',
+        },
+      };
+    } else {
+      try {
+        const sheet = await readContactSheet(
+          object.bytes,
+          ref.key.split('/').pop() ?? ref.key,
+          this.deps.defaultCountry,
+        );
+        await this.deps.events.send(sheet.events);
+        report = {
+          ...base,
+          status: 'queued',
+          error: null,
+          format: sheet.format,
+          sheet: sheet.sheet,
+          rows: sheet.rows,
+          rejected: sheet.rejected,
+        };
+      } catch (err) {
+        if (!(err instanceof ContactSheetProblem)) throw err;
+        report = { ...base, status: 'rejected', error: { code: err.code, message: err.message } };
+      }
+    }
+    await this.deps.objects.put(
+      ref.bucket,
+      contactReportKey(id),
+      `${JSON.stringify(report, null, 2)}\n`,
+      'application/json',
+    );
+    return report;
+  }
+}
