@@ -1,3 +1,5 @@
+import type { EnvReader } from './config.ts';
+
 /**
  * How often one number may be called across every campaign. A campaign that includes a number reserves the calls
  * it may place to it (1 + its retries) when the number is admitted; the reservation counts in the rolling day
@@ -75,7 +77,12 @@ export function capDecision(entries: readonly CapEntry[], request: CapRequest, l
 export const liveEntries = (entries: readonly CapEntry[], now: Date): CapEntry[] =>
   entries.filter((e) => now.getTime() - Date.parse(e.at) < WEEK_MS);
 
-/** Reads CALL_CAP_PER_DAY / CALL_CAP_PER_WEEK (whole numbers ≥ 1); defaults above. */
-export function parseCapLimit(raw: string): number | { problem: string } {
-  return /^\d+$/.test(raw) && Number(raw) >= 1 ? Number(raw) : { problem: 'a whole number of calls, at least 1' };
+const parseCapLimit = (raw: string): number | { problem: string } =>
+  /^\d+$/.test(raw) && Number(raw) >= 1 ? Number(raw) : { problem: 'a whole number of calls, at least 1' };
+
+/** CALL_CAP_PER_DAY / CALL_CAP_PER_WEEK (whole numbers ≥ 1), the defaults above when unset. */
+export function readCapLimits(env: EnvReader): CapLimits {
+  const perDay = env.checked('CALL_CAP_PER_DAY', parseCapLimit) ?? DEFAULT_CAP_LIMITS.perDay;
+  const perWeek = env.checked('CALL_CAP_PER_WEEK', parseCapLimit) ?? DEFAULT_CAP_LIMITS.perWeek;
+  return { perDay, perWeek };
 }

@@ -1,6 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { documentClient } from '../../functions/commons/aws/clients.ts';
-import { type CapEntry, capDecision, DEFAULT_CAP_LIMITS, liveEntries } from '../../functions/commons/frequency-cap.ts';
+import { EnvReader } from '../../functions/commons/config.ts';
+import {
+  type CapEntry,
+  capDecision,
+  DEFAULT_CAP_LIMITS,
+  liveEntries,
+  readCapLimits,
+} from '../../functions/commons/frequency-cap.ts';
 import { FrequencyCapStore } from '../../functions/commons/frequency-cap-store.ts';
 import { type LocalDynamo, startDynamo } from '../../local/stack/dynamo.ts';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../local/stack/local-aws.ts';
@@ -44,8 +51,17 @@ describe('capDecision', () => {
     expect(liveEntries([entry('old', 169), entry('new', 1)], new Date(T)).map((e) => e.key)).toEqual(['new']);
   });
 
-  it('has documented defaults', () => {
+  it('has documented defaults and reads both caps from the environment, naming a bad one', () => {
     expect(DEFAULT_CAP_LIMITS).toEqual({ perDay: 3, perWeek: 7 });
+    const read = (env: Record<string, string>) => {
+      const r = new EnvReader(env);
+      const limits = readCapLimits(r);
+      r.done();
+      return limits;
+    };
+    expect(read({})).toEqual({ perDay: 3, perWeek: 7 });
+    expect(read({ CALL_CAP_PER_DAY: '1', CALL_CAP_PER_WEEK: '4' })).toEqual({ perDay: 1, perWeek: 4 });
+    expect(() => read({ CALL_CAP_PER_DAY: '0' })).toThrow(/CALL_CAP_PER_DAY="0": a whole number of calls, at least 1/);
   });
 });
 
