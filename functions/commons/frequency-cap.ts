@@ -54,22 +54,19 @@ export function capDecision(entries: readonly CapEntry[], request: CapRequest, l
   const day = countWithin(entries, now, DAY_MS);
   const week = countWithin(entries, now, WEEK_MS);
   if (entries.some((e) => e.key === request.key)) return { admitted: true, alreadyCounted: true, day, week };
-  if (day + request.calls > limits.perDay)
-    return {
-      admitted: false,
-      reason: 'daily-cap',
-      message: `already ${day} call(s) in the last 24 hours; ${request.calls} more would pass the cap of ${limits.perDay} a day`,
-      day,
-      week,
-    };
-  if (week + request.calls > limits.perWeek)
-    return {
-      admitted: false,
-      reason: 'weekly-cap',
-      message: `already ${week} call(s) in the last 7 days; ${request.calls} more would pass the cap of ${limits.perWeek} a week`,
-      day,
-      week,
-    };
+  const windows = [
+    { reason: 'daily-cap', counted: day, cap: limits.perDay, span: '24 hours', per: 'day' },
+    { reason: 'weekly-cap', counted: week, cap: limits.perWeek, span: '7 days', per: 'week' },
+  ] as const;
+  for (const w of windows)
+    if (w.counted + request.calls > w.cap)
+      return {
+        admitted: false,
+        reason: w.reason,
+        message: `already ${w.counted} call(s) in the last ${w.span}; ${request.calls} more would pass the cap of ${w.cap} a ${w.per}`,
+        day,
+        week,
+      };
   return { admitted: true, alreadyCounted: false, day: day + request.calls, week: week + request.calls };
 }
 

@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { documentClient } from '../../functions/commons/aws/clients.ts';
 import { EnvReader } from '../../functions/commons/config.ts';
 import {
   type CapEntry,
@@ -10,7 +9,7 @@ import {
 } from '../../functions/commons/frequency-cap.ts';
 import { FrequencyCapStore } from '../../functions/commons/frequency-cap-store.ts';
 import { type LocalDynamo, startDynamo } from '../../local/stack/dynamo.ts';
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../local/stack/local-aws.ts';
+import { dynaliteClient } from './webhook-run.ts';
 
 const T = Date.parse('2026-03-02T12:00:00Z');
 const hoursAgo = (h: number) => new Date(T - h * 3600_000).toISOString();
@@ -70,11 +69,7 @@ describe('FrequencyCapStore on DynamoDB (dynalite)', () => {
   let store: FrequencyCapStore;
   beforeAll(async () => {
     dynamo = await startDynamo({ prefix: 'caps' });
-    const db = documentClient({
-      region: LOCAL_REGION,
-      endpoints: { dynamodb: dynamo.endpoint },
-      credentials: LOCAL_CREDENTIALS,
-    });
+    const db = dynaliteClient(dynamo.endpoint);
     store = new FrequencyCapStore(db, dynamo.tables.outcomes, { perDay: 2, perWeek: 3 });
   });
   afterAll(async () => {

@@ -3,13 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { documentClient } from '../../functions/commons/aws/clients.ts';
 import type { CallOutcome } from '../../functions/outcomes/call-outcome.ts';
 import { OutcomeStore } from '../../functions/outcomes/outcome-store.ts';
 import { localDynamoPath } from '../../local/stack/data-dir.ts';
 import { startDynamo } from '../../local/stack/dynamo.ts';
 import { LOCAL_CREDENTIALS } from '../../local/stack/local-aws.ts';
 import { runCli } from '../helpers/cli.ts';
+import { dynaliteClient } from './webhook-run.ts';
 
 const base = (callId: string, phone: string, at: string, more: Partial<CallOutcome> = {}): CallOutcome => ({
   callId,
@@ -46,11 +46,7 @@ beforeAll(async () => {
   dataDir = await mkdtemp(join(tmpdir(), 'callsheet-outcomes-'));
   const dynamo = await startDynamo({ path: localDynamoPath({ CALLSHEET_DATA_DIR: dataDir }) });
   try {
-    const db = documentClient({
-      region: 'us-east-1',
-      endpoints: { dynamodb: dynamo.endpoint },
-      credentials: LOCAL_CREDENTIALS,
-    });
+    const db = dynaliteClient(dynamo.endpoint);
     const store = new OutcomeStore(db, dynamo.tables.outcomes);
     for (const o of OUTCOMES) await store.record(o);
     db.destroy();
@@ -105,11 +101,7 @@ describe('callsheet campaign outcomes', () => {
   it('reads a deployed table when OUTCOMES_TABLE is set', async () => {
     const dynamo = await startDynamo({ prefix: 'deployed' });
     try {
-      const db = documentClient({
-        region: 'us-east-1',
-        endpoints: { dynamodb: dynamo.endpoint },
-        credentials: LOCAL_CREDENTIALS,
-      });
+      const db = dynaliteClient(dynamo.endpoint);
       await new OutcomeStore(db, dynamo.tables.outcomes).record(base('d1', '+14155550009', '2026-03-02T10:00:00Z'));
       db.destroy();
       const res = await runCli(['campaign', 'outcomes', 'cmp_cli', '--csv'], {

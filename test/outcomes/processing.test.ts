@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { documentClient } from '../../functions/commons/aws/clients.ts';
 import { silentLog } from '../../functions/commons/log.ts';
 import { SuppressionList } from '../../functions/commons/suppression-list.ts';
 import type { WebhookEvent } from '../../functions/commons/voice-api/types.ts';
@@ -8,9 +7,9 @@ import { makeOutcomesHandler } from '../../functions/outcomes/handler.ts';
 import { CallNotFinishedError, OutcomeService } from '../../functions/outcomes/outcome-service.ts';
 import { OutcomeStore } from '../../functions/outcomes/outcome-store.ts';
 import { type LocalDynamo, startDynamo } from '../../local/stack/dynamo.ts';
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../local/stack/local-aws.ts';
 import { LocalQueue } from '../../local/stack/upload-queue.ts';
 import { advanceUntil, useEmulator } from '../helpers/emulator.ts';
+import { dynaliteClient } from './webhook-run.ts';
 
 const f = useEmulator();
 let dynamo: LocalDynamo;
@@ -22,11 +21,7 @@ afterAll(async () => {
 });
 
 function setup() {
-  const db = documentClient({
-    region: LOCAL_REGION,
-    endpoints: { dynamodb: dynamo.endpoint },
-    credentials: LOCAL_CREDENTIALS,
-  });
+  const db = dynaliteClient(dynamo.endpoint);
   const resolver = new CallResolver(f.api.calls);
   const store = new OutcomeStore(db, dynamo.tables.outcomes);
   const suppression = new SuppressionList(db, dynamo.tables.suppression);

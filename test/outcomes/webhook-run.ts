@@ -5,14 +5,12 @@ import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../local/stack/local-aws.ts'
 import { type PipelineFixture, uploadAndRun } from '../helpers/pipeline.ts';
 import { xlsx } from '../helpers/sheets.ts';
 
+/** A document client on a dynalite started by a test. */
+export const dynaliteClient = (endpoint: string) =>
+  documentClient({ region: LOCAL_REGION, endpoints: { dynamodb: endpoint }, credentials: LOCAL_CREDENTIALS });
+
 /** A document client on the stack's dynalite. */
-export function stackDb(p: PipelineFixture) {
-  return documentClient({
-    region: LOCAL_REGION,
-    endpoints: { dynamodb: p.stack.dynamo.endpoint },
-    credentials: LOCAL_CREDENTIALS,
-  });
-}
+export const stackDb = (p: PipelineFixture) => dynaliteClient(p.stack.dynamo.endpoint);
 
 /**
  * Runs one upload through the whole pipeline with the emulator's webhooks pointed at the stack's receiver, waits

@@ -1,6 +1,5 @@
 import type { LambdaFunctionURLEvent, LambdaFunctionURLResult } from 'aws-lambda';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { documentClient } from '../../functions/commons/aws/clients.ts';
 import { silentLog } from '../../functions/commons/log.ts';
 import { signWebhook } from '../../functions/commons/voice-api/webhooks.ts';
 import { makeWebhookHandler } from '../../functions/webhooks/handler.ts';
@@ -9,7 +8,7 @@ import { DynamoReplayGuard } from '../../functions/webhooks/replay-guard.ts';
 import { CachedSecret } from '../../functions/webhooks/webhook-secret.ts';
 import { type LocalDynamo, startDynamo } from '../../local/stack/dynamo.ts';
 import { localContext } from '../../local/stack/lambda-context.ts';
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../local/stack/local-aws.ts';
+import { dynaliteClient } from '../outcomes/webhook-run.ts';
 
 let dynamo: LocalDynamo;
 beforeAll(async () => {
@@ -29,11 +28,7 @@ function setup(options: { maxBodyBytes?: number; failQueue?: boolean } = {}) {
     },
     { ttlMs: 300_000, minRefreshMs: 10_000, now: () => state.clock },
   );
-  const db = documentClient({
-    region: LOCAL_REGION,
-    endpoints: { dynamodb: dynamo.endpoint },
-    credentials: LOCAL_CREDENTIALS,
-  });
+  const db = dynaliteClient(dynamo.endpoint);
   const receiver = new WebhookReceiver({
     secret,
     guard: new DynamoReplayGuard(db, dynamo.tables.outcomes),
