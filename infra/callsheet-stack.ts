@@ -1,15 +1,15 @@
-import { Stack, type StackProps } from 'aws-cdk-lib';
+import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
+import { CampaignGuard } from './campaign-guard.ts';
 import { CampaignLifecycle } from './campaign-lifecycle.ts';
 import { DataTables } from './data-tables.ts';
 import { Intake } from './intake.ts';
+import { Monitoring } from './monitoring.ts';
 import { acknowledge, BASIC_EXECUTION_ROLE } from './nag.ts';
+import { attachSettings, Settings } from './settings.ts';
 import { UploadBucket } from './upload-bucket.ts';
 import { VoiceApiCredentials } from './voice-api-credentials.ts';
 import { Webhooks } from './webhooks.ts';
-
-/** Deployment settings from CDK context (`cdk deploy -c callsheet:DEFAULT_COUNTRY=IN`), passed to the functions. */
-const SETTING_NAMES = ['VOICE_API_URL', 'DEFAULT_COUNTRY', 'DEFAULT_TIME_ZONE', 'DEFAULT_RETRIES', 'DEFAULT_WINDOWS'];
 
 /** Everything callsheet deploys. */
 export class CallsheetStack extends Stack {
@@ -17,27 +17,38 @@ export class CallsheetStack extends Stack {
   public readonly uploads: UploadBucket;
   public readonly data: DataTables;
   public readonly lifecycle: CampaignLifecycle;
+  public readonly guard: CampaignGuard;
   public readonly intake: Intake;
   public readonly webhooks: Webhooks;
+  public readonly settings: Settings;
+  public readonly monitoring: Monitoring;
 
   constructor(scope: Construct, id: string, props?: StackProps) {
     super(scope, id, props);
-    const settings: Record<string, string> = {};
-    for (const name of SETTING_NAMES) {
-      const value = this.node.tryGetContext(`callsheet:${name}`);
-      if (typeof value === 'string' && value !== '') settings[name] = value;
-    }
-    // No default: a stack pointed at a made-up URL would deploy fine and fail on every upload.
-    if (!settings.VOICE_API_URL)
-      throw new Error('Set the Voice API URL: cdk synth|deploy -c callsheet:VOICE_API_URL=https://… (README, Deploy)');
-    this.credentials = new VoiceApiCredentials(this, 'VoiceApiCredentials');
-    this.uploads = new UploadBucket(this, 'Uploads');
+    // callsheet.config.json and -c callsheet:NAME=… (infra/settings.ts), checked here; every function gets the
+    // settings its folder reads. VOICE_API_URL has no default: a made-up URL would fail on every upload.
+    const settings = Settings.load(this, new URL('..', import.meta.url).pathname);
+    this.settings = settings;
+    attachSettings(this, settings);
+    this.credentials = new VoiceApiCredentials(this, 'VoiceApiCredentials', {
+      secretName: String(settings.get('VOICE_API_SECRET_NAME')),
+    });
+    this.uploads = new UploadBucket(this, 'Uploads', {
+      uploadRetentionDays: settings.integer('UPLOAD_RETENTION_DAYS'),
+      reportRetentionDays: settings.integer('REPORT_RETENTION_DAYS'),
+    });
     this.data = new DataTables(this, 'Data');
     this.lifecycle = new CampaignLifecycle(this, 'Lifecycle', {
       bucket: this.uploads.bucket,
       campaigns: this.data.tables.campaigns,
       credentials: this.credentials,
-      settings,
+      settings: settings.propsFor('lifecycle'),
+    });
+    this.guard = new CampaignGuard(this, 'Guard', {
+      stateMachine: this.lifecycle.stateMachine,
+      campaigns: this.data.tables.campaigns,
+      credentials: this.credentials,
+      settings: settings.propsFor('guard', 'sweeper'),
     });
     this.intake = new Intake(this, 'Intake', {
       uploads: this.uploads,
@@ -45,19 +56,60 @@ export class CallsheetStack extends Stack {
       suppressionTable: this.data.tables.suppression,
       lifecycle: this.lifecycle.stateMachine,
       credentials: this.credentials,
-      settings,
+      concurrency: settings.concurrency().intake,
     });
     this.webhooks = new Webhooks(this, 'Webhooks', {
       outcomesTable: this.data.tables.outcomes,
       suppressionTable: this.data.tables.suppression,
       credentials: this.credentials,
-      settings,
+      settings: settings.propsFor('outcomes'),
     });
+    this.monitoring = new Monitoring(this, 'Monitoring', {
+      events: this.lifecycle.events,
+      lifecycle: this.lifecycle.stateMachine,
+      alarmEmail: settings.get('ALARM_EMAIL') as string | undefined,
+    });
+    this.monitoring.watchFunction('Intake', this.intake.function.fn);
+    this.monitoring.watchFunction('Lifecycle', this.lifecycle.steps.fn);
+    this.monitoring.watchFunction('Guard', this.guard.guard.fn);
+    this.monitoring.watchFunction('Sweeper', this.guard.sweeper.fn);
+    this.monitoring.watchFunction('WebhookReceiver', this.webhooks.receiver.fn);
+    this.monitoring.watchFunction('OutcomeProcessor', this.webhooks.processor.fn);
+    this.monitoring.watchQueue('Intake', this.uploads.deadLetters);
+    this.monitoring.watchQueue('Outcomes', this.webhooks.deadLetters);
+    this.outputs();
+
     // CDK's own singleton that configures bucket notifications.
     const notifications = this.node.tryFindChild('BucketNotificationsHandler050a0587b7544547bf325f094a3db834');
     if (notifications)
-      acknowledge(notifications, 'CDK’s bucket-notification helper only writes its own logs with this policy.', [
-        BASIC_EXECUTION_ROLE,
-      ]);
+      acknowledge(
+        notifications,
+        'CDK’s bucket-notification handler is a singleton CDK creates with AWSLambdaBasicExecutionRole (log writes to any log group, no data access); it runs only while a deploy configures the bucket.',
+        [BASIC_EXECUTION_ROLE],
+      );
+  }
+
+  /** What an operator needs after a deploy (`cdk deploy` prints them). WebhookUrl comes from infra/webhooks.ts. */
+  private outputs(): void {
+    new CfnOutput(this, 'UploadBucketName', {
+      description: 'The bucket: sheets go under UploadPrefix, reports appear under reports/',
+      value: this.uploads.bucket.bucketName,
+    });
+    new CfnOutput(this, 'UploadPrefix', {
+      description: 'Where a sheet goes: incoming/<agent id or unique agent name>/<file>',
+      value: 'incoming/',
+    });
+    new CfnOutput(this, 'AlarmTopicArn', {
+      description: 'Alarms and campaign completed/failed events (subscribe, or set ALARM_EMAIL)',
+      value: this.monitoring.topic.topicArn,
+    });
+    new CfnOutput(this, 'DashboardUrl', {
+      description: 'The CloudWatch dashboard',
+      value: `https://console.aws.amazon.com/cloudwatch/home?region=${this.region}#dashboards:name=${this.monitoring.dashboard.dashboardName}`,
+    });
+    new CfnOutput(this, 'VoiceApiSecretName', {
+      description: 'The secret to fill and rotate: {"apiKey": …, "webhookSecret": …} (README, Operations)',
+      value: this.credentials.secret.secretName,
+    });
   }
 }

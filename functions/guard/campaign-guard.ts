@@ -42,6 +42,9 @@ export interface GuardAction {
 
 const ENDED_OK = new Set(['completed', 'cancelled', 'held']);
 
+/** How long a look that is due may take before the sweeper steps in for the closing window. */
+const WORKFLOW_SLACK_MS = 60_000;
+
 /**
  * The safety net outside the workflow. The guard acts when an execution fails, times out or is stopped; the
  * sweeper checks every part the store holds as unfinished. Both leave the vendor campaign paused (or its agent
@@ -66,19 +69,37 @@ export class CampaignGuard {
     return action;
   }
 
-  /** Every unfinished part: window closed but not quiet, workflow gone, or its look overdue. */
-  async sweep(): Promise<GuardAction[]> {
+  /**
+   * Every unfinished part: window closed but not quiet, workflow gone, or its look overdue. Also answers until
+   * when no sweep can find anything new without some workflow acting first (`quietUntil`): the simulated clock of
+   * the embedded stack skips the sweeps in between; AWS runs them all.
+   */
+  async sweep(): Promise<{ actions: GuardAction[]; quietUntil: number | null }> {
     const now = this.deps.now().getTime();
     const { settings } = this.deps;
     const actions: GuardAction[] = [];
+    let quietUntil = Number.POSITIVE_INFINITY;
     for (const record of await this.deps.campaigns.unfinished()) {
       const watch = record.watch;
-      if (!watch) continue;
+      if (!watch) {
+        quietUntil = now;
+        continue;
+      }
+      // Nothing new before the look is overdue, or (while not quiet) before the window changes.
+      const change = watch.quiet ? null : windowStateAt(watch.window, now, settings.closingMarginMs).changesAt;
+      quietUntil = Math.min(
+        quietUntil,
+        Date.parse(watch.nextLookAt) + settings.overdueGraceMs,
+        change ?? Number.POSITIVE_INFINITY,
+      );
       const reasons: string[] = [];
       const window = windowStateAt(watch.window, now, settings.closingMarginMs);
       const closesBeforeNextSweep =
         !window.open || (window.changesAt !== null && window.changesAt - now <= settings.sweepIntervalMs);
-      if (!window.open && !watch.quiet)
+      // The workflow looks at the close itself; act only when it will not (its next look is later) or is late.
+      const nextLook = Date.parse(watch.nextLookAt);
+      const workflowAboutToLook = nextLook <= now && now < nextLook + WORKFLOW_SLACK_MS;
+      if (!window.open && !watch.quiet && !workflowAboutToLook)
         reasons.push('the calling window is closed and the campaign was not confirmed paused');
       const running = await this.runningExecution(watch.execution);
       if (!running) reasons.push('its workflow is not running');
@@ -92,8 +113,9 @@ export class CampaignGuard {
           message: `the workflow stopped without finishing; the sweeper left the campaign ${action.outcome}`,
         });
       actions.push(action);
+      quietUntil = now;
     }
-    return actions;
+    return { actions, quietUntil: Number.isFinite(quietUntil) ? quietUntil : null };
   }
 
   private async secure(

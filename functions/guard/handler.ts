@@ -16,8 +16,8 @@ export function makeGuardHandler(guard: CampaignGuard, log: Log) {
 /** Schedule → sweeper: check every unfinished part. */
 export function makeSweeperHandler(guard: CampaignGuard, log: Log) {
   return middy(async () => {
-    const actions = await guard.sweep();
+    const { actions, quietUntil } = await guard.sweep();
     for (const action of actions) log.warn('sweeper: secured a campaign', { ...action });
-    return { actions: actions.length };
+    return { actions: actions.length, quietUntil };
   });
 }

@@ -230,6 +230,13 @@ export class CampaignStore implements BrakeRegister {
     return (out.Attributes?.holders as Set<string> | undefined)?.size ?? 0;
   }
 
+  async isHeldBy(agentId: string, holder: string): Promise<boolean> {
+    const out = await this.db.send(
+      new GetCommand({ TableName: this.table, Key: { pk: brakePk(agentId) }, ConsistentRead: true }),
+    );
+    return (out.Item?.holders as Set<string> | undefined)?.has(holder) ?? false;
+  }
+
   async holders(agentId: string): Promise<number> {
     const out = await this.db.send(
       new GetCommand({ TableName: this.table, Key: { pk: brakePk(agentId) }, ConsistentRead: true }),

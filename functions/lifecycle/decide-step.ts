@@ -6,8 +6,13 @@ import { windowStateAt } from './window-plan.ts';
 
 /** The knobs of the decisions below (all from the lifecycle's configuration). */
 export interface DecideSettings {
-  /** No call may start this close to a window's close: the campaign is paused this long before it. */
+  /** No call may start this close to a window's close. */
   closingMarginMs: number;
+  /**
+   * The pause goes out this long before the margin begins, so it is confirmed before then: a call the dialer
+   * starts in the instant of the pause is still outside the margin.
+   */
+  pauseLeadMs: number;
   /** A pause still unconfirmed this long before the legal close pulls the emergency brake. */
   brakeLeadMs: number;
   /** How soon an unconfirmed pause or a failed resume is tried again. */
@@ -72,7 +77,7 @@ export function decideStep(state: RunningCarry, seen: Observation, now: number, 
     };
   if (stats.kind === 'ok' && isFinished(stats.stats)) return { kind: 'finish', outcome: 'completed' };
   const status = stats.kind === 'ok' ? String(stats.stats.status ?? '') : null;
-  const window = windowStateAt(state.window, now, s.closingMarginMs);
+  const window = windowStateAt(state.window, now, quietFrom(s));
   const brakeOnFailure = closingSoon(state, now, s);
 
   if (seen.control === 'cancel') {
@@ -93,6 +98,9 @@ export function decideStep(state: RunningCarry, seen: Observation, now: number, 
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
+
+/** How long before each close the campaign must be quiet, as the workflow plans it: the margin and the lead. */
+export const quietFrom = (s: DecideSettings) => s.closingMarginMs + s.pauseLeadMs;
 
 /** The carry after the step acted: when to look again, or that the part is over. */
 export function afterStep(
@@ -132,7 +140,7 @@ export function afterStep(
     else if (status === ACTIVE) next = { ...next, paused: null, securingSince: null };
   }
 
-  const window = windowStateAt(state.window, now, s.closingMarginMs);
+  const window = windowStateAt(state.window, now, quietFrom(s));
   const quiet = next.paused !== null || !window.open;
   if (!window.open && window.changesAt === null)
     return {
@@ -205,7 +213,7 @@ export function decideReconcile(
   s: DecideSettings,
 ): ReconcileDecision {
   if (found) return { kind: 'found', campaignId: found };
-  const window = windowStateAt(state.window, now, s.closingMarginMs);
+  const window = windowStateAt(state.window, now, quietFrom(s));
   // A campaign that may exist cannot be paused by id: near or after the close, only the agent can be stopped.
   if (!window.open && !state.brake) return { kind: 'brake' };
   if (window.open && state.brake) return { kind: 'release' };

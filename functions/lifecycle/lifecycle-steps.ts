@@ -17,6 +17,7 @@ import {
   decideStep,
   type EffectResult,
   type Observation,
+  quietFrom,
   type StatsSeen,
   type StepDecision,
 } from './decide-step.ts';
@@ -111,7 +112,7 @@ export class LifecycleSteps {
     const { settings } = this.deps;
     const now = this.deps.now();
     const requested = this.requestedStart(plan, now.getTime());
-    const opening = nextOpening(carry.window, requested, settings.closingMarginMs, settings.holdHorizonMs);
+    const opening = nextOpening(carry.window, requested, quietFrom(settings), settings.holdHorizonMs);
     if (!opening) {
       const days = Math.round(settings.holdHorizonMs / 86_400_000);
       return {
@@ -174,6 +175,9 @@ export class LifecycleSteps {
     const key = partKeyOf(input.plan);
     const record = await this.deps.campaigns.get(key);
     const seen: Observation = { control: record?.control?.wanted ?? null, stats: await this.stats(carry.campaignId) };
+    // The guard or the sweeper may have pulled the brake for this part: then it is this part's to release.
+    if (!carry.brake && (await this.deps.campaigns.isHeldBy(carry.agentId, key)))
+      carry.brake = { since: record?.secured?.at ?? iso(now) };
     const decision = decideStep(carry, seen, now, this.deps.settings);
     const effect = await this.act(key, carry, decision, seen, now);
     return afterStep(carry, seen, decision, effect, now, this.deps.settings);
@@ -251,7 +255,11 @@ export class LifecycleSteps {
       window: next.window,
       observedAt: iso(now),
       nextLookAt: next.wakeAt ?? iso(now),
-      quiet: next.phase === 'running' ? next.paused !== null && next.securingSince === null : next.brake !== null,
+      // Confirmed not dialling: paused, or scheduled for an opening chosen at create time.
+      quiet:
+        next.phase === 'running'
+          ? (next.paused !== null && next.securingSince === null) || next.stats?.status === 'scheduled'
+          : next.brake !== null,
     });
   }
 
@@ -397,7 +405,7 @@ export class LifecycleSteps {
 
   private afterCreate(carry: ReadyCarry, campaignId: string, startsAt: number, now: number): RunningCarry {
     const { settings } = this.deps;
-    const window = windowStateAt(carry.window, Math.max(startsAt, now), settings.closingMarginMs);
+    const window = windowStateAt(carry.window, Math.max(startsAt, now), quietFrom(settings));
     // A first look soon after dialling starts (at the schedule when there is one), and never after the close.
     const firstLook = Math.min(
       Math.max(startsAt, now) + settings.poll.minSeconds * 1000,

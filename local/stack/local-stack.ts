@@ -152,8 +152,11 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   const sweepEveryMs = readGuardConfig(env).guard.sweepIntervalMs;
   const runSweep = () =>
     sweep({} as never, context).then(
-      () => undefined,
-      (err: Error) => log.error('sweeper failed', { error: err.message }),
+      (out) => out.quietUntil,
+      (err: Error) => {
+        log.error('sweeper failed', { error: err.message });
+        return null;
+      },
     );
   let stopSweeper = scheduler ? scheduler.every(sweepEveryMs, runSweep) : () => {};
   if (!scheduler) {

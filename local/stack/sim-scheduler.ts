@@ -21,7 +21,8 @@ interface Actor {
  */
 interface Timer {
   at: number;
-  action: () => Promise<void> | void;
+  /** May answer an instant before which a repeating timer has nothing to do: the ticks until then are skipped. */
+  action: () => Promise<number | null | undefined | void> | number | null | undefined | void;
   /** Fires again this long after each run (the sweeper); once when absent. */
   everyMs?: number;
 }
@@ -74,7 +75,7 @@ export class SimScheduler {
   }
 
   /** Runs `action` at simulated time `at` if anyone is still waiting then; answers a cancel function. */
-  timer(at: number, action: () => Promise<void> | void, everyMs?: number): () => void {
+  timer(at: number, action: Timer['action'], everyMs?: number): () => void {
     const t: Timer = { at, action, ...(everyMs ? { everyMs } : {}) };
     this.timers.add(t);
     return () => {
@@ -83,7 +84,7 @@ export class SimScheduler {
   }
 
   /** While anyone waits, runs `action` every `everyMs` of simulated time (the sweeper's schedule). */
-  every(everyMs: number, action: () => Promise<void> | void): () => void {
+  every(everyMs: number, action: Timer['action']): () => void {
     return this.timer(this.clock.now() + everyMs, action, everyMs);
   }
 
@@ -119,6 +120,9 @@ export class SimScheduler {
     this.firing = true;
     void Promise.resolve()
       .then(t.action)
+      .then((idleUntil) => {
+        if (t.everyMs && typeof idleUntil === 'number') while (t.at < idleUntil) t.at += t.everyMs;
+      })
       .catch(() => undefined)
       .finally(() => {
         this.firing = false;

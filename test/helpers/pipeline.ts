@@ -66,3 +66,36 @@ export async function readJson<T>(p: PipelineFixture, key: string): Promise<T> {
   if (!obj) throw new Error(`s3://${p.stack.bucket}/${key} does not exist`);
   return JSON.parse(obj.bytes.toString('utf8')) as T;
 }
+
+/**
+ * Moves the simulated clock forward to the next weekday at 10:00 in Los Angeles (18:00Z in winter, 17:00Z in
+ * summer), so a run of +1 415 numbers starts inside US legal calling hours whatever the real time is.
+ */
+export async function toLegalMorning(p: PipelineFixture): Promise<number> {
+  const now = p.f.emu.core.clock.now();
+  const hourIn = (t: number) =>
+    Number(
+      new Intl.DateTimeFormat('en-US', { timeZone: 'America/Los_Angeles', hour: '2-digit', hourCycle: 'h23' }).format(
+        t,
+      ),
+    );
+  const dayIn = (t: number) =>
+    new Intl.DateTimeFormat('en-US', { timeZone: 'America/Los_Angeles', weekday: 'short' }).format(t);
+  let t = Math.ceil(now / 3_600_000) * 3_600_000 + 3_600_000;
+  while (hourIn(t) !== 10 || dayIn(t) === 'Sat' || dayIn(t) === 'Sun') t += 3_600_000;
+  await p.f.admin.setClock(new Date(t));
+  return t;
+}
+
+/** Every call the emulator placed for an agent, from its own records (the raw truth the auditor checks). */
+export function placedCalls(p: PipelineFixture, agentId: string) {
+  const iso = (t: number | null) => (t === null ? null : new Date(t).toISOString());
+  return [...p.f.emu.core.account.calls.values()]
+    .filter((c) => c.agent_id === agentId)
+    .map((c) => ({
+      phone_number: c.phone_number,
+      started_at: iso(c.started_at),
+      ended_at: iso(c.ended_at),
+      status: c.status,
+    }));
+}

@@ -22,6 +22,7 @@ import { type PartWindow, partWindow } from '../../functions/lifecycle/window-pl
 const MIN = 60_000;
 const settings: DecideSettings = {
   closingMarginMs: 5 * MIN,
+  pauseLeadMs: 0,
   brakeLeadMs: 2 * MIN,
   secureRetryMs: 20_000,
   poll: { minSeconds: 30, maxSeconds: 900 },
