@@ -11,12 +11,15 @@ import { isCountryCode } from '../../../functions/intake/phone.ts';
 import type { IntakeReport } from '../../../functions/intake/report.ts';
 import { CampaignStore } from '../../../functions/lifecycle/campaign-store.ts';
 import { DEFAULT_WINDOWS, partWindow } from '../../../functions/lifecycle/window-plan.ts';
+import { EmulatorAdmin } from '../../emulator/admin-client.ts';
+import type { FaultInput } from '../../emulator/fault-plan.ts';
 import { startEmulator } from '../../emulator/server.ts';
 import { localDataDir, localDynamoPath } from '../../stack/data-dir.ts';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../stack/local-aws.ts';
 import { startLocalStack } from '../../stack/local-stack.ts';
 import type { LocalExecution } from '../../stack/step-functions.ts';
 import { type Command, numberOption, UsageError } from '../command.ts';
+import { loadFaultPlan, placedCalls } from '../fault-plan-file.ts';
 
 interface PartReport {
   part: number;
@@ -61,13 +64,18 @@ function checkOptions(values: Record<string, string | boolean | undefined>) {
       throw err;
     }
   }
-  return { country, start, zone, retries, window };
+  const nowText = values.now as string | undefined;
+  const now = nowText === undefined ? undefined : Date.parse(nowText);
+  if (nowText !== undefined && (!/(Z|[+-]\d{2}:\d{2})$/.test(nowText) || Number.isNaN(now)))
+    throw new UsageError(`--now ${nowText}: give an ISO 8601 instant with an offset, e.g. 2026-12-07T08:00:00-05:00`);
+  return { country, start, zone, retries, window, now };
 }
 
 export const runCommand: Command = {
   name: 'run',
   summary: 'run the whole pipeline on a sheet: intake, campaign lifecycle, reports (embedded stack, simulated time)',
-  usage: 'run <file> [--agent ID] [--country CC] [--start ISO --time-zone TZ] [--retries N] [--window SPEC] [--json]',
+  usage:
+    'run <file> [--agent ID] [--country CC] [--start ISO --time-zone TZ] [--retries N] [--window SPEC] [--faults FILE] [--now ISO] [--json]',
   allowPositionals: true,
   options: {
     agent: { type: 'string' },
@@ -76,6 +84,8 @@ export const runCommand: Command = {
     'time-zone': { type: 'string' },
     retries: { type: 'string' },
     window: { type: 'string' },
+    faults: { type: 'string' },
+    now: { type: 'string' },
     json: { type: 'boolean' },
   },
   help: [
@@ -88,7 +98,10 @@ export const runCommand: Command = {
     '  --time-zone TZ    … in this IANA zone',
     '  --retries N       retries per contact, 0-3',
     '  --window SPEC     calling window, e.g. "Mon-Fri 09:00-12:00,13:00-17:00; Sat 10:00-14:00"',
-    '  --json            print the result as one JSON object at the end',
+    '  --faults FILE     rehearse failures: arm this fault plan on the emulator before the upload',
+    '                    (JSON; see examples/faults/ and docs/emulator.md)',
+    '  --now ISO         simulated start instant with an offset, e.g. 2026-12-07T08:00:00-05:00 (default: now)',
+    '  --json            print the result as one JSON object at the end, with every call the emulator placed',
     '',
     'Runs s3rver, dynalite, the local Step Functions and the emulator on 127.0.0.1 with simulated time: Wait',
     'states move the clock, so days of calling take seconds. With VOICE_API_URL and VOICE_API_KEY set it uses',
@@ -99,6 +112,7 @@ export const runCommand: Command = {
     const [file, ...extra] = positionals;
     if (!file || extra.length > 0) throw new UsageError('give exactly one sheet to run');
     const opts = checkOptions(values);
+    const faults = values.faults === undefined ? null : await loadFaultPlan(values.faults as string);
     let body: Buffer;
     try {
       body = await readFile(file);
@@ -111,6 +125,8 @@ export const runCommand: Command = {
     };
 
     const realApi = process.env.VOICE_API_URL && process.env.VOICE_API_KEY;
+    if (realApi && (faults || opts.now !== undefined))
+      throw new UsageError('--faults and --now need the emulator: unset VOICE_API_URL / VOICE_API_KEY');
     const apiKey = realApi ? (process.env.VOICE_API_KEY as string) : `local-${randomBytes(12).toString('hex')}`;
     const emulator = realApi
       ? null
@@ -118,7 +134,7 @@ export const runCommand: Command = {
           apiKey,
           speed: 0,
           seed: 'run',
-          startTime: Date.now(),
+          startTime: opts.now ?? Date.now(),
           settings: { rateLimitPerMinute: 0 },
         });
     const apiUrl = realApi ? (process.env.VOICE_API_URL as string) : (emulator?.url as string);
@@ -148,6 +164,13 @@ export const runCommand: Command = {
         ...(opts.retries !== undefined ? { retries: String(opts.retries) } : {}),
         ...(opts.window ? { 'calling-window': opts.window } : {}),
       };
+      const admin = emulator ? new EmulatorAdmin(emulator.url) : null;
+      if (faults && admin) {
+        const armed = await admin.faultPlan(faults.plan as FaultInput[]);
+        say(
+          `${faults.file}: ${armed.faults.length} fault(s) armed${faults.description ? ` — ${faults.description}` : ''}`,
+        );
+      }
       const before = new Set(stack.sfn.executions.keys());
       await stack.s3Client.send(
         new PutObjectCommand({ Bucket: stack.bucket, Key: key, Body: body, Metadata: metadata }),
@@ -202,12 +225,20 @@ export const runCommand: Command = {
           ...(r?.failure ? { failure: r.failure } : {}),
         });
       }
-      const result = { upload: `s3://${stack.bucket}/${key}`, parts };
+      // The emulator's own records, so anyone can check from the raw data that no call started outside its window.
+      const records = admin ? await rehearsalRecords(admin) : null;
+      const result = { upload: `s3://${stack.bucket}/${key}`, parts, ...records };
       if (json) console.log(JSON.stringify(result, null, 2));
       else {
         for (const p of parts) {
           say(
             `part ${p.index}: ${p.status}, ${p.stats ? `${p.stats.completed ?? 0} completed, ${p.stats.failed ?? 0} failed, ${p.stats.pending ?? 0} not called` : 'no stats'}; ${p.pauses.length} pause(s); ${p.stateTransitions} state transitions; ${p.simulatedDuration}${'failure' in p && p.failure ? ` — ${p.failure.message}` : ''}`,
+          );
+        }
+        if (records) {
+          const hits = records.faulted_requests;
+          say(
+            `calls placed: ${records.calls.length}${faults ? `; faulted requests: ${hits.length} (${hits.filter((h) => h.dropped).length} answers dropped)` : ''}`,
           );
         }
         say(`reports: ${join(dataDir, 's3', stack.bucket, plan.reportPrefix)}`);
@@ -219,6 +250,34 @@ export const runCommand: Command = {
     }
   },
 };
+
+interface FaultedRequest {
+  at: string;
+  method: string;
+  path: string;
+  status: number;
+  fault_id?: number;
+  dropped?: boolean;
+}
+
+/** Every call the emulator placed and every request a fault hit, from its admin API. */
+async function rehearsalRecords(admin: EmulatorAdmin) {
+  const state = await admin.state<{ calls: Parameters<typeof placedCalls>[0] }>();
+  const log = await admin.requests<(FaultedRequest & { fault: boolean })[]>();
+  return {
+    calls: placedCalls(state.calls),
+    faulted_requests: log
+      .filter((r) => r.fault)
+      .map(({ at, method, path, status, fault_id, dropped }) => ({
+        at,
+        method,
+        path,
+        status,
+        fault_id,
+        ...(dropped ? { dropped } : {}),
+      })),
+  };
+}
 
 async function readJson<T>(stack: Awaited<ReturnType<typeof startLocalStack>>, key: string): Promise<T | null> {
   const obj = await stack.objects.get(stack.bucket, key);

@@ -1,0 +1,137 @@
+import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { UsageError } from '../local/cli/command.ts';
+import { loadFaultPlan, type PlacedCall, placedCalls } from '../local/cli/fault-plan-file.ts';
+import { main } from '../local/cli/main.ts';
+import { auditCalls } from './helpers/call-audit.ts';
+import { runCli } from './helpers/cli.ts';
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'callsheet-faults-'));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+const planFile = async (name: string, plan: unknown) => {
+  const file = join(dir, name);
+  await writeFile(file, typeof plan === 'string' ? plan : JSON.stringify(plan));
+  return file;
+};
+
+describe('callsheet run --faults: the plan file', () => {
+  it.each([
+    ['not JSON', '{"faults": [', 'is not JSON'],
+    ['not a plan', '"pause"', 'plan: a fault plan is a JSON array of faults'],
+    [
+      'a bad entry',
+      [
+        { method: 'PATCH', path: '/campaigns/*/pause', status: 500, minutes: 5 },
+        { method: 'PATCH', path: '/campaigns/*/pause', status: 500, from: 'tomorrow' },
+      ],
+      'entry 2 (from): must be an ISO 8601 date-time with an offset',
+    ],
+    ['a status that is no error', [{ path: '/campaigns', status: 200 }], 'entry 1 (status): must be an error status'],
+    ['a misspelt field', { faults: [{ path: '/calls', status: 500, cuont: 2 }] }, 'entry 1 (cuont): unknown field'],
+  ])('refuses %s with the entry and the reason', async (_case, plan, reason) => {
+    const file = await planFile('bad.json', plan);
+    const err = await loadFaultPlan(file).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(UsageError);
+    expect((err as Error).message).toContain(reason);
+  });
+
+  it('exits 2 with the reason before starting anything', async () => {
+    const file = await planFile('bad-run.json', [{ path: '/calls', status: 500, drop: true }]);
+    const errors = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    try {
+      expect(await main(['run', 'examples/contacts.xlsx', '--faults', file])).toBe(2);
+      const printed = errors.mock.calls.map((c) => String(c[0])).join('\n');
+      expect(printed).toContain(`--faults: ${file} has 1 problem(s)`);
+      expect(printed).toContain('entry 1 (drop): give status (answer an error, do nothing) or drop');
+      expect(await main(['run', 'examples/contacts.xlsx', '--now', '2026-12-07T08:00'])).toBe(2);
+      expect(errors.mock.calls.at(-1)?.[0]).toContain('give an ISO 8601 instant with an offset');
+    } finally {
+      errors.mockRestore();
+    }
+  });
+
+  it('accepts every rehearsal plan in examples/faults, each with a description', async () => {
+    const files = (await readdir('examples/faults')).filter((f) => f.endsWith('.json'));
+    expect(files.length).toBeGreaterThanOrEqual(4);
+    for (const f of files) {
+      const plan = await loadFaultPlan(join('examples/faults', f));
+      expect(plan.faults).toBeGreaterThan(0);
+      expect(plan.description).toMatch(/--faults examples\/faults\//);
+    }
+  });
+
+  it('lists placed calls only, in dialling order', () => {
+    const rec = (phone: string, started: string | null) => ({
+      phone_number: phone,
+      started_at: started,
+      ended_at: null,
+      status: started ? 'in_progress' : 'queued',
+    });
+    expect(
+      placedCalls([rec('+1', '2026-12-07T18:00:05.000Z'), rec('+2', null), rec('+3', '2026-12-07T18:00:00.000Z')]),
+    ).toEqual([
+      { phone_number: '+3', started_at: '2026-12-07T18:00:00.000Z', ended_at: null, status: 'in_progress' },
+      { phone_number: '+1', started_at: '2026-12-07T18:00:05.000Z', ended_at: null, status: 'in_progress' },
+    ]);
+  });
+});
+
+describe('callsheet run --faults --json (process)', () => {
+  it('arms the plan, shows its faulted requests and lists every call placed', async () => {
+    const file = await planFile('good.json', {
+      description: 'intake sees the agent lookup fail twice; stats answers are slow twice',
+      faults: [
+        { method: 'GET', path: '/agents/*', status: 503, count: 2 },
+        { method: 'GET', path: '/campaigns/*/stats', delayMs: 20, count: 2 },
+        { method: 'DELETE', path: '/campaigns/*', status: 500, from: '2027-01-01T00:00:00Z' }, // never in force
+      ],
+    });
+    const out = await runCli(
+      [
+        'run',
+        'examples/contacts.xlsx',
+        '--window',
+        'Mon-Fri 10:00-11:00',
+        '--now',
+        '2026-12-07T08:00:00-08:00',
+        '--faults',
+        file,
+        '--json',
+      ],
+      { CALLSHEET_DATA_DIR: dir, VOICE_API_URL: '', VOICE_API_KEY: '' },
+    );
+    expect(out.stderr).toBe('');
+    expect(out.code).toBe(0);
+    const result = JSON.parse(out.stdout) as {
+      faulted_requests: { method: string; path: string; status: number; fault_id: number; at: string }[];
+      calls: PlacedCall[];
+    };
+    const hits = result.faulted_requests.map((r) => [r.method, r.path.replace(/\/(agent|cmp)_\w+/, '/ID'), r.fault_id]);
+    expect(hits.filter((h) => h[2] === 1)).toEqual([
+      ['GET', '/api/developer/v1/agents/ID', 1],
+      ['GET', '/api/developer/v1/agents/ID', 1],
+    ]);
+    expect(result.faulted_requests.filter((r) => r.fault_id === 1).map((r) => r.status)).toEqual([503, 503]);
+    expect(hits.filter((h) => h[2] === 2)).toEqual([
+      ['GET', '/api/developer/v1/campaigns/ID/stats', 2],
+      ['GET', '/api/developer/v1/campaigns/ID/stats', 2],
+    ]);
+    expect(hits.filter((h) => h[2] === 3)).toEqual([]);
+    // Every contact was called (40 rows, some retried), each record in simulated time from the --now start on.
+    expect(new Set(result.calls.map((c) => c.phone_number)).size).toBe(40);
+    for (const c of result.calls) {
+      expect(Object.keys(c).sort()).toEqual(['ended_at', 'phone_number', 'started_at', 'status']);
+      expect(c.started_at).toMatch(/^2026-12-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    }
+    // … and the raw records are enough to check the invariant independently.
+    expect(await auditCalls(result.calls, { hours: 'Mon-Fri 10:00-11:00' })).toEqual([]);
+  });
+});
