@@ -1,9 +1,9 @@
-import { cellText } from '../commons/spreadsheet/cell.ts';
+import { type Cell, cellText } from '../commons/spreadsheet/cell.ts';
 import type { RawRow } from '../commons/spreadsheet/sources.ts';
 import { REASON_TEXT } from './contacts.ts';
 import type { Part } from './parts.ts';
 import type { ValidationOutcome } from './validate-upload.ts';
-import { columnName, escapedCell, MAX_COLUMNS, textCell, textRow, XlsxWriter, xmlText } from './xlsx-writer.ts';
+import { columnName, MAX_COLUMNS, textCell, textRow, XlsxWriter } from './xlsx-writer.ts';
 
 /** The columns the Voice API reads from a campaign file, in its spelling. */
 export const API_COLUMNS = ['Phone Number', 'Name', 'Custom Instruction'] as const;
@@ -30,48 +30,35 @@ export const FATE_COLUMNS = ['callsheet result', 'normalized phone', 'part', 'ti
 /** Original columns the annotated sheet has room for beside the fate columns. */
 const ORIGINAL_COLUMNS = MAX_COLUMNS - FATE_COLUMNS.length;
 
-/** Rows are held in blocks of about this many characters, not as one object per row. */
-const BLOCK_CHARS = 1 << 20;
-/** Between a row's cells and between rows in a block: both are always escaped by `xmlText`, so never in the text. */
-const CELL_SEP = '\x01';
-const ROW_SEP = '\0';
-
 /**
  * The contact sheet's data rows as they stream past the rules, kept for the annotated copy so the upload is read
- * once (a second read cost as much as the first). Each row is its cells' escaped text joined by a separator that
- * escaping removes from the text, and rows are joined into large strings: a few large strings weigh far less than
- * 100,000 small arrays of small strings.
+ * once (a second read cost as much as the first). The cells are kept as read: their text already lives in memory
+ * (a workbook's shared strings are held for the whole read), so keeping them costs the small arrays and nothing is
+ * converted until the annotated sheet is written.
  */
 export class OriginalRows {
-  private readonly blocks: string[] = [];
-  private current: string[] = [];
-  private currentChars = 0;
+  private readonly cells: Cell[][] = [];
   /** The sheet row number of each held row, in order. */
   private readonly sheetRows: number[] = [];
 
   add(r: RawRow): void {
-    const n = Math.min(r.cells.length, ORIGINAL_COLUMNS);
-    let row = '';
-    for (let i = 0; i < n; i++) row += (i > 0 ? CELL_SEP : '') + xmlText(cellText(r.cells[i]));
-    this.current.push(row);
+    // A copy, so a reader that reused its row array could not change what was kept.
+    this.cells.push(r.cells.slice(0, ORIGINAL_COLUMNS));
     this.sheetRows.push(r.row);
-    this.currentChars += row.length + 1;
-    if (this.currentChars >= BLOCK_CHARS) this.seal();
   }
 
-  private seal(): void {
-    if (this.current.length === 0) return;
-    this.blocks.push(this.current.join(ROW_SEP));
-    this.current = [];
-    this.currentChars = 0;
-  }
-
-  /** Each held row as its sheet row number and its cells' escaped text, in order. */
-  *rows(): Generator<[sheetRow: number, cells: string[]]> {
-    this.seal();
-    let i = 0;
-    for (const block of this.blocks)
-      for (const row of block.split(ROW_SEP)) yield [this.sheetRows[i++] as number, row.split(CELL_SEP)];
+  /** Each held row's cells as worksheet XML for row `outRow` (the header is row 1), with its sheet row number. */
+  *rows(): Generator<[sheetRow: number, outRow: number, xml: string]> {
+    for (let i = 0; i < this.cells.length; i++) {
+      const outRow = i + 2;
+      const cells = this.cells[i] as Cell[];
+      let xml = '';
+      for (let column = 0; column < cells.length; column++) {
+        const c = cells[column];
+        if (c !== null && c !== undefined) xml += textCell(column, outRow, cellText(c));
+      }
+      yield [this.sheetRows[i] as number, outRow, xml];
+    }
   }
 }
 
@@ -96,11 +83,7 @@ export async function annotatedWorkbook(outcome: ValidationOutcome): Promise<Buf
   for (let i = 0; i < width; i++) head += textCell(i, 1, scanned.header[i] ?? '');
   for (let i = 0; i < FATE_COLUMNS.length; i++) head += textCell(width + i, 1, FATE_COLUMNS[i] as string);
   sheet.write(`${head}</row>`);
-  let outRow = 1;
-  for (const [sheetRow, cells] of originals.rows()) {
-    outRow++;
-    let xml = '';
-    for (let i = 0; i < cells.length; i++) xml += escapedCell(i, outRow, cells[i] as string);
+  for (const [sheetRow, outRow, xml] of originals.rows()) {
     const ok = accepted.get(sheetRow);
     let fate: string;
     if (ok)

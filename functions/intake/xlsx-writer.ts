@@ -1,5 +1,5 @@
 import { once } from 'node:events';
-import { crc32, createDeflateRaw, type DeflateRaw } from 'node:zlib';
+import { crc32, createDeflateRaw, type DeflateRaw, deflateRawSync } from 'node:zlib';
 
 /** The widest sheet a spreadsheet program opens (column XFD). */
 export const MAX_COLUMNS = 16_384;
@@ -81,23 +81,28 @@ interface ZipEntry {
   compressedSize: number;
 }
 
-/** Sheet XML is handed to zlib in pieces of about this many characters, so it never exists whole. */
-const CHUNK_CHARS = 1 << 20;
+/**
+ * Sheet XML is handed to zlib in pieces of about this many characters: it never exists whole, and the text of a
+ * piece dies young (1 MB pieces were slower: their strings outlived minor GCs).
+ */
+const CHUNK_CHARS = 64 << 10;
+/** Deflated in the background until this much waits for zlib; then the writer waits. */
+const MAX_QUEUED_BYTES = 16 << 20;
+const LEVEL = 1;
 
 /**
- * Worksheet XML on its way into the zip: rows are appended as text and deflated in the background (zlib's thread
- * pool) while the caller builds the next ones.
+ * Worksheet XML on its way into the zip: rows are appended as text, and once a sheet outgrows one piece it is
+ * deflated in zlib's thread pool while the caller builds the next rows. A small sheet (a campaign part) is
+ * deflated in one call: a background stream costs more than it saves there.
  */
 export class SheetStream {
   private pending = '';
   private crc = 0;
   private size = 0;
   private readonly out: Buffer[] = [];
-  private readonly deflate: DeflateRaw;
+  private deflate: DeflateRaw | null = null;
 
   constructor(readonly name: string) {
-    this.deflate = createDeflateRaw({ level: 1 });
-    this.deflate.on('data', (c: Buffer) => this.out.push(c));
     this.pending = `${XML_HEAD}<worksheet xmlns="${MAIN_NS}"><sheetData>`;
   }
 
@@ -111,21 +116,34 @@ export class SheetStream {
     return this.pending.length >= CHUNK_CHARS;
   }
 
-  async flush(): Promise<void> {
-    if (this.pending === '') return;
+  private take(): Buffer {
     const buf = Buffer.from(this.pending, 'utf8');
     this.pending = '';
     this.crc = crc32(buf, this.crc);
     this.size += buf.length;
-    if (!this.deflate.write(buf)) await once(this.deflate, 'drain');
+    return buf;
+  }
+
+  async flush(): Promise<void> {
+    if (this.pending === '') return;
+    if (!this.deflate) {
+      const deflate = createDeflateRaw({ level: LEVEL, chunkSize: 256 << 10 });
+      deflate.on('data', (c: Buffer) => this.out.push(c));
+      this.deflate = deflate;
+    }
+    this.deflate.write(this.take());
+    if (this.deflate.writableLength > MAX_QUEUED_BYTES) await once(this.deflate, 'drain');
   }
 
   async end(): Promise<ZipEntry> {
     this.pending += '</sheetData></worksheet>';
-    await this.flush();
-    const done = once(this.deflate, 'end');
-    this.deflate.end();
-    await done;
+    const deflate = this.deflate;
+    if (deflate) {
+      await this.flush();
+      const done = once(deflate, 'end');
+      deflate.end();
+      await done;
+    } else this.out.push(deflateRawSync(this.take(), { level: LEVEL }));
     const compressedSize = this.out.reduce((n, b) => n + b.length, 0);
     return { name: '', method: 8, crc: this.crc, size: this.size, data: this.out, compressedSize };
   }
