@@ -1,6 +1,7 @@
 import middy from '@middy/core';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import type { Log } from '../commons/log.ts';
+import { asLog, clearTags, type Observability, observabilityFor, observe, tagLogs } from '../commons/observability.ts';
 import type { WebhookEvent } from '../commons/voice-api/types.ts';
 import type { OutcomeService } from './outcome-service.ts';
 
@@ -9,17 +10,25 @@ import type { OutcomeService } from './outcome-service.ts';
  * reported back alone; SQS delivers it again and, after the queue's limit, moves it to the dead letters, where
  * it stays for inspection rather than being dropped.
  */
-export function makeOutcomesHandler(service: OutcomeService, log: Log) {
-  return middy(async (event: SQSEvent): Promise<SQSBatchResponse> => {
+export function makeOutcomesHandler(
+  service: OutcomeService,
+  log?: Log,
+  obs: Observability = observabilityFor('outcomes'),
+) {
+  const out: Log = log ?? asLog(obs.logger);
+  const handler = middy(async (event: SQSEvent): Promise<SQSBatchResponse> => {
     const batchItemFailures: SQSBatchResponse['batchItemFailures'] = [];
     for (const message of event.Records) {
+      clearTags(obs);
       try {
         const parsed = JSON.parse(message.body) as WebhookEvent;
         if (typeof parsed?.data?.call_id !== 'string') throw new TypeError('message is not a call event');
+        const campaignId = parsed.data.metadata?.campaign_id;
+        if (typeof campaignId === 'string') tagLogs(obs, { campaignId });
         const result = await service.handleEvent(parsed);
-        log.info('call event handled', { event: parsed.event, callId: parsed.data.call_id, result });
+        out.info('call event handled', { event: parsed.event, callId: parsed.data.call_id, result });
       } catch (err) {
-        log.warn('call event not handled; SQS will deliver it again', {
+        out.warn('call event not handled; SQS will deliver it again', {
           messageId: message.messageId,
           receiveCount: message.attributes?.ApproximateReceiveCount,
           error: (err as Error).name,
@@ -30,4 +39,5 @@ export function makeOutcomesHandler(service: OutcomeService, log: Log) {
     }
     return { batchItemFailures };
   });
+  return observe(handler, obs);
 }

@@ -1,9 +1,11 @@
 // Lambda entry for the outcomes queue: configuration is read and the API key resolved once, at cold start.
-import { jsonLog } from '../commons/log.ts';
+import { asLog, observabilityFor } from '../commons/observability.ts';
 import { buildOutcomeService } from './build-service.ts';
 import { readOutcomesConfig } from './config.ts';
 import { makeOutcomesHandler } from './handler.ts';
 
-const log = jsonLog('outcomes');
+const obs = observabilityFor('outcomes');
+const service = await buildOutcomeService(readOutcomesConfig(process.env), { log: asLog(obs.logger) });
 
-export const handler = makeOutcomesHandler(await buildOutcomeService(readOutcomesConfig(process.env), { log }), log);
+// Logs, metrics and traces through Powertools (functions/commons/observability.ts).
+export const handler = makeOutcomesHandler(service, undefined, obs);

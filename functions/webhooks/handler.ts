@@ -1,6 +1,7 @@
 import middy from '@middy/core';
 import type { LambdaFunctionURLEvent, LambdaFunctionURLResult } from 'aws-lambda';
 import type { Log } from '../commons/log.ts';
+import { asLog, type Observability, observabilityFor, observe } from '../commons/observability.ts';
 import type { WebhookReceiver } from './receiver.ts';
 
 /**
@@ -8,24 +9,30 @@ import type { WebhookReceiver } from './receiver.ts';
  * encoded it) so the signature is checked on exactly what was sent. Nothing about a request that failed its
  * checks is logged beyond the status: its body is untrusted.
  */
-export function makeWebhookHandler(receiver: WebhookReceiver, log: Log) {
-  return middy(async (event: LambdaFunctionURLEvent): Promise<LambdaFunctionURLResult> => {
+export function makeWebhookHandler(
+  receiver: WebhookReceiver,
+  log?: Log,
+  obs: Observability = observabilityFor('webhooks'),
+) {
+  // Without a log of its own (in Lambda) the handler logs through Powertools.
+  const out: Log = log ?? asLog(obs.logger);
+  const handler = middy(async (event: LambdaFunctionURLEvent): Promise<LambdaFunctionURLResult> => {
     if (event.requestContext?.http?.method && event.requestContext.http.method !== 'POST')
       return { statusCode: 405, headers: { allow: 'POST' }, body: '' };
     const raw = event.body ?? '';
     const body = event.isBase64Encoded ? Buffer.from(raw, 'base64') : Buffer.from(raw, 'utf8');
     const result = await receiver.receive({ headers: event.headers ?? {}, body });
-    if (result.status >= 500) log.warn('webhook not queued', { status: result.status });
-    else if (result.status >= 400) log.info('webhook refused', { status: result.status });
+    if (result.status >= 500) out.warn('webhook not queued', { status: result.status });
+    else if (result.status >= 400) out.info('webhook refused', { status: result.status });
     return {
       statusCode: result.status,
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify(result.body),
     };
   }).use({
-    // The error boundary: a store or queue that failed is a 503, so the sender delivers again later.
+    // A store or queue that failed is a 503, so the sender delivers again later (after observe's error boundary).
     onError: async (request) => {
-      log.error('webhook receiver failed', { error: (request.error as Error | undefined)?.name });
+      out.error('webhook receiver failed', { error: (request.error as Error | undefined)?.name });
       request.response = {
         statusCode: 503,
         headers: { 'content-type': 'application/json' },
@@ -33,4 +40,5 @@ export function makeWebhookHandler(receiver: WebhookReceiver, log: Log) {
       };
     },
   });
+  return observe(handler, obs);
 }

@@ -19,7 +19,7 @@ afterAll(async () => {
 });
 
 /** The receiver on dynalite with a queue that keeps what it gets and a secret the test can rotate. */
-function setup(options: { maxBodyBytes?: number; failQueue?: boolean } = {}) {
+function setup(options: { maxBodyBytes?: number; failQueue?: boolean; table?: string } = {}) {
   const state = { secret: 'whsec_one', reads: 0, clock: 0, queued: [] as string[], failQueue: options.failQueue };
   const secret = new CachedSecret(
     async () => {
@@ -31,7 +31,7 @@ function setup(options: { maxBodyBytes?: number; failQueue?: boolean } = {}) {
   const db = dynaliteClient(dynamo.endpoint);
   const receiver = new WebhookReceiver({
     secret,
-    guard: new DynamoReplayGuard(db, dynamo.tables.outcomes),
+    guard: new DynamoReplayGuard(db, options.table ?? dynamo.tables.outcomes),
     queue: {
       async send(body) {
         if (state.failQueue) throw Object.assign(new Error('queue down'), { name: 'QueueDoesNotExist' });
@@ -156,6 +156,13 @@ describe('webhook receiver: signatures on the raw body', () => {
     state.failQueue = false;
     expect((await post(body, { 'X-VoiceAgent-Signature': sig })).statusCode).toBe(202);
     expect(state.queued).toEqual([body]);
+  });
+
+  it('answers 503 (deliver again) when the replay store fails, and queues nothing', async () => {
+    const { state, post } = setup({ table: 'no-such-table' });
+    const res = await post(body, { 'X-VoiceAgent-Signature': signWebhook(body, 'whsec_one') });
+    expect(res.statusCode).toBe(503);
+    expect(state.queued).toEqual([]);
   });
 
   it('re-reads a rotated secret once when verification fails, and not again within the refresh interval', async () => {
