@@ -1,20 +1,5 @@
 import type { FaultInput } from './fault-plan.ts';
-
-/** An armed fault as `GET /_emulator/faults` shows it (times in simulated ISO, UTC). */
-export interface ArmedFaultView {
-  id: number;
-  method: string | null;
-  path: string;
-  match: 'exact' | 'prefix';
-  status: number | null;
-  drop: boolean;
-  delayMs: number;
-  from: string;
-  until: string | null;
-  remaining: number | null;
-  hits: number;
-  description?: string;
-}
+import type { ArmedFaultView } from './traffic.ts';
 
 /** Typed access to the emulator's `/_emulator/…` admin API (no key needed). */
 export class EmulatorAdmin {

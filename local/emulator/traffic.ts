@@ -95,8 +95,17 @@ export class Traffic {
   }
 }
 
-/** An armed fault as the admin API shows it. */
-export function armedFaultView(f: ArmedFault): Record<string, unknown> {
+/** An armed fault as `GET /_emulator/faults` shows it (times as simulated ISO instants, UTC). */
+export type ArmedFaultView = Pick<FaultSpec, 'method' | 'path' | 'match' | 'status' | 'drop' | 'delayMs'> & {
+  id: number;
+  from: string;
+  until: string | null;
+  remaining: number | null;
+  hits: number;
+  description?: string;
+};
+
+export function armedFaultView(f: ArmedFault): ArmedFaultView {
   const { spec } = f;
   return {
     id: f.id,
