@@ -7,6 +7,8 @@ export interface BenchResult {
   baseline: string;
   detail: string;
   target?: string;
+  /** Whether the target was met; `npm run bench` prints MISS beside a result where it was not. */
+  met?: boolean;
 }
 
 const ROUNDS = 5;

@@ -1,19 +1,23 @@
 /**
- * One measurement in a fresh process, so its peak RSS is its own: `baseline` (a plain exceljs streaming read of
- * every row) or `intake` (validateUpload: read, normalize, dedupe, zone, split).
+ * One measurement in a fresh process, so its peak RSS is its own:
+ * - `baseline`: a plain exceljs streaming read of every row;
+ * - `intake`: validateUpload (read, normalize, dedupe, zone, split);
+ * - `full`: the whole path as the intake Lambda takes it, minus the network: validateUpload with a suppression
+ *   check, the report as JSON, every part file and annotated.xlsx, each as the bytes it would put to S3.
  */
 import { readFile } from 'node:fs/promises';
 import ExcelJS from 'exceljs';
 import { validateUpload } from '../functions/intake/validate-upload.ts';
+import { annotatedWorkbook, partWorkbook } from '../functions/intake/writers.ts';
 
 const [mode, fileArg, warmth] = process.argv.slice(2);
-if (!fileArg || (mode !== 'baseline' && mode !== 'intake'))
-  throw new Error('usage: intake-worker baseline|intake FILE [warm]');
+if (!fileArg || (mode !== 'baseline' && mode !== 'intake' && mode !== 'full'))
+  throw new Error('usage: intake-worker baseline|intake|full FILE [warm]');
 const file: string = fileArg;
 
 async function once(): Promise<number> {
-  let rows = 0;
   if (mode === 'baseline') {
+    let rows = 0;
     const reader = new ExcelJS.stream.xlsx.WorkbookReader(file, {
       sharedStrings: 'cache',
       hyperlinks: 'ignore',
@@ -22,12 +26,20 @@ async function once(): Promise<number> {
       entries: 'emit',
     });
     for await (const sheet of reader) for await (const _row of sheet as unknown as AsyncIterable<unknown>) rows++;
-  } else {
-    const outcome = await validateUpload(await readFile(file), 'bench.xlsx', { defaultCountry: 'US' });
-    rows = outcome.report.rows.total;
-    if (!outcome.report.ok) throw new Error(JSON.stringify(outcome.report.error));
+    return rows;
   }
-  return rows;
+  const outcome = await validateUpload(await readFile(file), 'bench.xlsx', {
+    defaultCountry: 'US',
+    ...(mode === 'full' ? { suppressed: async () => new Set<string>() } : {}),
+  });
+  if (!outcome.report.ok) throw new Error(JSON.stringify(outcome.report.error));
+  if (mode === 'full') {
+    let bytes = Buffer.byteLength(JSON.stringify(outcome.report, null, 2));
+    for (const part of outcome.parts) bytes += (await partWorkbook(part)).length;
+    bytes += (await annotatedWorkbook(outcome)).length;
+    if (bytes === 0) throw new Error('nothing written');
+  }
+  return outcome.report.rows.total;
 }
 
 // "warm": one untimed pass first, as a Lambda that has already handled an upload (data loaded, code compiled).

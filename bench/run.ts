@@ -16,6 +16,7 @@ const results = [
   ...(await webhooksBench()),
 ];
 for (const r of results) {
-  console.log(`${r.name}: ${r.ratio.toFixed(2)}× ${r.baseline} (${r.detail})${r.target ? `; target ${r.target}` : ''}`);
+  const target = r.target ? `; target ${r.target}${r.met === false ? ' MISS' : ''}` : '';
+  console.log(`${r.name}: ${r.ratio.toFixed(2)}× ${r.baseline} (${r.detail})${target}`);
 }
 if (process.argv.includes('--json')) console.log(JSON.stringify(results, null, 2));
