@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { ServerError } from '../../functions/commons/voice-api/index.ts';
 import { raw, useEmulator } from '../helpers/emulator.ts';
 import { contactSheet, phones, xlsx } from '../helpers/sheets.ts';
@@ -127,6 +127,13 @@ describe('fault plans', () => {
     const api = f.client({ maxRetries: 0, timeoutMs: 100 });
     await expect(api.campaigns.pause(id)).rejects.toMatchObject({ name: expect.stringMatching(/Error$/) });
     expect(await statusOf(id)).toBe('paused');
+    // The held answer is logged when it is finally sent (so it cannot spill into the next test's log).
+    const held = await vi.waitFor(async () => {
+      const entry = (await log()).find((r) => r.path.endsWith('/pause'));
+      if (!entry) throw new Error('the held answer is not sent yet');
+      return entry;
+    }, 5000);
+    expect(held).toMatchObject({ status: 200, fault: true });
   });
 
   it('refuses a bad plan with a reason per entry and arms none of it', async () => {
