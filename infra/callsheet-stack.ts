@@ -61,6 +61,7 @@ export class CallsheetStack extends Stack {
     this.webhooks = new Webhooks(this, 'Webhooks', {
       outcomesTable: this.data.tables.outcomes,
       suppressionTable: this.data.tables.suppression,
+      apiBudgetTable: this.data.tables.apiBudget,
       credentials: this.credentials,
       settings: settings.propsFor('outcomes'),
     });

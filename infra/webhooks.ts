@@ -11,6 +11,8 @@ import type { VoiceApiCredentials } from './voice-api-credentials.ts';
 export interface WebhooksProps {
   outcomesTable: TableV2;
   suppressionTable: TableV2;
+  /** The account-wide Voice API budget the processor takes its reads from. */
+  apiBudgetTable: TableV2;
   credentials: VoiceApiCredentials;
   settings: Record<string, string>;
 }
@@ -79,6 +81,8 @@ export class Webhooks extends Construct {
     processor.addEnvironment(TABLES.suppression.env, props.suppressionTable.tableName);
     props.suppressionTable.grant(processor, 'dynamodb:BatchWriteItem', 'dynamodb:PutItem');
     props.credentials.bindTo(processor);
+    processor.addEnvironment(TABLES.apiBudget.env, props.apiBudgetTable.tableName);
+    props.apiBudgetTable.grant(processor, 'dynamodb:GetItem', 'dynamodb:UpdateItem');
     processor.addEventSource(
       new SqsEventSource(this.queue, {
         batchSize: 10,

@@ -1,3 +1,4 @@
+import { apiBudget } from '../commons/api-budget/config.ts';
 import { documentClient } from '../commons/aws/clients.ts';
 import { type Log, silentLog } from '../commons/log.ts';
 import { SuppressionList } from '../commons/suppression-list.ts';
@@ -15,8 +16,18 @@ export async function buildOutcomeService(
   options: { now?: () => Date; log?: Log; api?: Partial<VoiceApiOptions> } = {},
 ): Promise<OutcomeService> {
   const access = await resolveVoiceApiAccess(config.voiceApi, config.aws);
-  const api = new VoiceApiClient({ baseUrl: access.baseUrl, apiKey: access.apiKey, ...options.api });
   const db = documentClient(config.aws);
+  const api = new VoiceApiClient({
+    baseUrl: access.baseUrl,
+    apiKey: access.apiKey,
+    // Reads of finished calls share the account's per-minute budget with contact sync (never the lifecycle's share).
+    ...(config.budget
+      ? {
+          budget: apiBudget(db, config.budget, 'shared', { clock: options.api?.clock, maxWaitMs: config.budgetWaitMs }),
+        }
+      : {}),
+    ...options.api,
+  });
   return new OutcomeService({
     resolver: new CallResolver(api.calls),
     calls: api.calls,

@@ -1,3 +1,4 @@
+import { type BudgetConfig, readBudgetConfig } from '../commons/api-budget/config.ts';
 import { type AwsSettings, readAwsSettings } from '../commons/aws/clients.ts';
 import { type Env, EnvReader } from '../commons/config.ts';
 import { TABLES } from '../commons/tables.ts';
@@ -8,6 +9,9 @@ export interface OutcomesConfig {
   outcomesTable: string;
   suppressionTable: string;
   voiceApi: VoiceApiSource;
+  /** The account-wide API budget (AWS; set by CDK); without it a per-process limiter paces the reads. */
+  budget: BudgetConfig | null;
+  budgetWaitMs: number;
 }
 
 /** Settings of the outcome processor (and of reconcile), checked at start-up. */
@@ -18,6 +22,11 @@ export function readOutcomesConfig(source: Env): OutcomesConfig {
     outcomesTable: env.required(TABLES.outcomes.env),
     suppressionTable: env.required(TABLES.suppression.env),
     voiceApi: readVoiceApiSource(env),
+    budget: env.optional(TABLES.apiBudget.env) ? readBudgetConfig(env) : null,
+    budgetWaitMs:
+      (env.checked('API_BUDGET_MAX_WAIT_SECONDS', (v) =>
+        /^\d+$/.test(v) ? Number(v) : { problem: 'whole seconds' },
+      ) ?? 30) * 1000,
   };
   env.done();
   return config;
