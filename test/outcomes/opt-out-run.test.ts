@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { SuppressionList } from '../../functions/commons/suppression-list.ts';
+import { writeOutcomeReport } from '../../functions/outcomes/campaign-report.ts';
 import { usePipeline } from '../helpers/pipeline.ts';
 import { phones } from '../helpers/sheets.ts';
 import { runWithWebhooks, stackDb } from './webhook-run.ts';
@@ -27,5 +28,21 @@ describe('opt-outs spoken on a call', () => {
     expect(contacts.find((c) => c.phone === english)?.optOutPhrase).toBe('do not call me');
     expect(contacts.find((c) => c.phone === hindi)?.optOutPhrase).toBe('दोबारा कॉल मत करना');
     expect(contacts.find((c) => c.phone === plain)?.optOutPhrase).toBeNull();
+
+    // At campaign end the per-contact table lands under reports/ and says who was suppressed mid-campaign.
+    const report = await writeOutcomeReport(p.stack.webhooks.outcomes, p.stack.objects, {
+      bucket: p.stack.bucket,
+      reportPrefix: 'reports/test-upload/',
+      part: 1,
+      campaignId,
+      since: new Date(0),
+    });
+    expect(report.suppressedMidCampaign.sort()).toEqual([english, hindi].sort());
+    const csv = (await p.stack.objects.get(p.stack.bucket, report.keys.csv))?.bytes.toString('utf8') ?? '';
+    const lines = csv.trimEnd().split('\r\n');
+    expect(lines).toHaveLength(4);
+    expect(lines.find((l) => l.startsWith(english))).toContain('suppressed mid-campaign');
+    expect(lines.find((l) => l.startsWith(plain))).not.toContain('suppressed');
+    expect((await p.stack.objects.head(p.stack.bucket, report.keys.xlsx))?.eTag).toBeTruthy();
   });
 });
