@@ -3,7 +3,7 @@ import type { RawRow } from '../commons/spreadsheet/sources.ts';
 import { REASON_TEXT } from './contacts.ts';
 import type { Part } from './parts.ts';
 import type { ValidationOutcome } from './validate-upload.ts';
-import { columnName, MAX_COLUMNS, textCell, textRow, XlsxWriter } from './xlsx-writer.ts';
+import { columnName, escapedCell, MAX_COLUMNS, textCell, textRow, XlsxWriter, xmlText } from './xlsx-writer.ts';
 
 /** The columns the Voice API reads from a campaign file, in its spelling. */
 export const API_COLUMNS = ['Phone Number', 'Name', 'Custom Instruction'] as const;
@@ -70,11 +70,15 @@ export class OriginalRows {
 export async function annotatedWorkbook(outcome: ValidationOutcome): Promise<Buffer> {
   const { scanned, originals, parts, rejections } = outcome;
   if (!scanned || !originals) throw new Error('annotatedWorkbook needs an upload whose contact sheet was read');
-  const accepted = new Map<number, { phone: string; part: Part }>();
-  for (const p of parts) for (const c of p.contacts) accepted.set(c.row, { phone: c.phone, part: p });
+  // Each part's cells once, escaped; each row then only looks its fate up.
+  const accepted = new Map<number, { phone: string; part: { index: string; zone: string } }>();
+  for (const p of parts) {
+    const part = { index: String(p.index), zone: xmlText(p.timeZone ?? '') };
+    for (const c of p.contacts) accepted.set(c.row, { phone: xmlText(c.phone), part });
+  }
   const rejected = new Map<number, string>();
   for (const r of rejections)
-    rejected.set(r.row, `${r.reason}: ${REASON_TEXT[r.reason]}${r.firstRow ? ` (row ${r.firstRow})` : ''}`);
+    rejected.set(r.row, xmlText(`${r.reason}: ${REASON_TEXT[r.reason]}${r.firstRow ? ` (row ${r.firstRow})` : ''}`));
   const width = Math.min(scanned.width, ORIGINAL_COLUMNS);
 
   const xlsx = new XlsxWriter();
@@ -88,11 +92,11 @@ export async function annotatedWorkbook(outcome: ValidationOutcome): Promise<Buf
     let fate: string;
     if (ok)
       fate =
-        textCell(width, outRow, 'accepted') +
-        textCell(width + 1, outRow, ok.phone) +
-        textCell(width + 2, outRow, String(ok.part.index)) +
-        textCell(width + 3, outRow, ok.part.timeZone ?? '');
-    else fate = textCell(width, outRow, 'rejected') + textCell(width + 4, outRow, rejected.get(sheetRow) ?? '');
+        escapedCell(width, outRow, 'accepted') +
+        escapedCell(width + 1, outRow, ok.phone) +
+        escapedCell(width + 2, outRow, ok.part.index) +
+        escapedCell(width + 3, outRow, ok.part.zone);
+    else fate = escapedCell(width, outRow, 'rejected') + escapedCell(width + 4, outRow, rejected.get(sheetRow) ?? '');
     sheet.write(`<row r="${outRow}">${xml}${fate}</row>`);
     if (sheet.full) await sheet.flush();
   }

@@ -22,9 +22,12 @@ function escapeOne(ch: string): string {
   return `_x${(ch.charCodeAt(0) as number).toString(16).toUpperCase().padStart(4, '0')}_`;
 }
 
+/** Printable ASCII other than & < > _, plus tab and line feed: the usual cell, which needs no look at all. */
+const PLAIN = /^[\t\n\x20-\x25\x27-\x3B\x3D\x3F-\x5E\x60-\x7E]*$/;
+
 /** Text as the content of a `<t>` element: markup escaped, characters XML cannot carry as `_xHHHH_`. */
 export function xmlText(text: string): string {
-  return NEEDS_ESCAPE.test(text) ? text.replace(ESCAPES, escapeOne) : text;
+  return PLAIN.test(text) || !NEEDS_ESCAPE.test(text) ? text : text.replace(ESCAPES, escapeOne);
 }
 
 const columnNames: string[] = [];
@@ -86,8 +89,8 @@ interface ZipEntry {
  * piece dies young (1 MB pieces were slower: their strings outlived minor GCs).
  */
 const CHUNK_CHARS = 64 << 10;
-/** Deflated in the background until this much waits for zlib; then the writer waits. */
-const MAX_QUEUED_BYTES = 16 << 20;
+/** Deflated in the background until this much waits for zlib; then the writer waits (more only adds to peak RSS). */
+const MAX_QUEUED_BYTES = 2 << 20;
 const LEVEL = 1;
 
 /**
