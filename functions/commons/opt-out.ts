@@ -26,10 +26,13 @@ export interface SpokenLine {
   text: string;
 }
 
+/** Speaker names of the calling side (the API names only `agent`; the others are seen in similar APIs). */
+const AGENT_SPEAKERS = new Set(['agent', 'assistant', 'bot', 'ai']);
+
 /** An opt-out spoken by the contact in a transcript: the agent's own lines never count. */
 export function optOutInTranscript(lines: readonly SpokenLine[] | null | undefined): string | null {
   for (const line of lines ?? []) {
-    if (line.speaker === 'agent' || line.speaker === 'assistant') continue;
+    if (AGENT_SPEAKERS.has(line.speaker.toLowerCase())) continue;
     const phrase = optOutPhraseIn(line.text);
     if (phrase) return phrase;
   }

@@ -40,6 +40,7 @@ describe('opt-out phrases', () => {
     expect(
       optOutInTranscript([
         { speaker: 'agent', text: 'If you say stop calling me, we never call again.' },
+        { speaker: 'Bot', text: 'Say "remove my number" at any time.' },
         { speaker: 'user', text: 'Okay, sounds good.' },
       ]),
     ).toBeNull();
