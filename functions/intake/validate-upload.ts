@@ -8,6 +8,7 @@ import { type Part, splitIntoParts } from './parts.ts';
 import { readSettings, type UploadSettings } from './settings.ts';
 import { type ScannedUpload, scanUpload } from './sheet/scan.ts';
 import { type ZoneChoice, zoneForNumber } from './time-zones.ts';
+import { OriginalRows } from './writers.ts';
 
 export interface ValidateOptions {
   /** For numbers without a country code, unless the upload's settings name another country. */
@@ -37,9 +38,11 @@ export interface ValidationReport {
 
 export interface ValidationOutcome {
   report: ValidationReport;
-  /** The file that was read, for the annotated copy (a second pass, so rows need not be kept in memory). */
+  /** The file that was read. */
   upload: UploadFile;
   scanned: ScannedUpload | null;
+  /** The contact sheet's rows as read, for the annotated copy (so the upload is read once); null when unread. */
+  originals: OriginalRows | null;
   /** What the upload itself asked for; empty when the file could not be read. */
   settings: UploadSettings;
   parts: Part[];
@@ -67,6 +70,7 @@ function failed(upload: UploadFile, code: string, message: string, format: Sheet
       parts: [],
     },
     scanned: null,
+    originals: null,
     settings: {},
     parts: [],
     rejections: [],
@@ -86,11 +90,13 @@ function countryBeforeReading(options: ValidateOptions): CountryCode | undefined
 async function readContacts(
   upload: UploadFile,
   country: CountryCode | undefined,
-): Promise<{ scanned: ScannedUpload; rules: ContactRules }> {
+): Promise<{ scanned: ScannedUpload; rules: ContactRules; originals: OriginalRows }> {
   const rules = new ContactRules(country);
+  const originals = new OriginalRows();
   const workbook = await openWorkbook(upload.bytes, upload.fileName, upload.limits);
   const scanned = await scanUpload(workbook, upload.limits, (r, columns) => {
     const phone = r.cells[columns.phone];
+    originals.add(r);
     rules.add({
       row: r.row,
       phone: typeof phone === 'number' ? phone : cellText(phone),
@@ -99,7 +105,7 @@ async function readContacts(
         columns.customInstruction === null ? null : textOrNull(cellText(r.cells[columns.customInstruction])),
     });
   });
-  return { scanned, rules };
+  return { scanned, rules, originals };
 }
 
 /**
@@ -116,15 +122,16 @@ export async function validateUpload(
   let scanned: ScannedUpload;
   let settings: UploadSettings;
   let rules: ContactRules;
+  let originals: OriginalRows;
   try {
     // Rows are normalized as they stream past, in the country known before reading; only a Settings sheet that
     // names another country costs a second read.
     let country = countryBeforeReading(options);
-    ({ scanned, rules } = await readContacts(upload, country));
+    ({ scanned, rules, originals } = await readContacts(upload, country));
     settings = readSettings(scanned.settings, options.metadata);
     if ((settings.defaultCountry ?? options.defaultCountry) !== country) {
       country = settings.defaultCountry ?? options.defaultCountry;
-      ({ scanned, rules } = await readContacts(upload, country));
+      ({ scanned, rules, originals } = await readContacts(upload, country));
     }
   } catch (err) {
     if (err instanceof FileProblem) return failed(upload, err.code, err.message, null);
@@ -170,5 +177,5 @@ export async function validateUpload(
       zoneSource: p.zoneSource,
     })),
   };
-  return { report, upload, scanned, settings, parts, rejections: rules.rejected };
+  return { report, upload, scanned, originals, settings, parts, rejections: rules.rejected };
 }
