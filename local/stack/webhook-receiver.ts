@@ -24,6 +24,24 @@ export interface LocalWebhooks {
   close(): Promise<void>;
 }
 
+/**
+ * Points an emulator's webhooks at this receiver (`POST /_emulator/config`). An emulator reset forgets it, as it
+ * forgets every setting changed after start-up.
+ */
+export async function deliverEmulatorWebhooks(
+  emulatorUrl: string,
+  webhooks: Pick<LocalWebhooks, 'url' | 'secret'>,
+  settings: Record<string, unknown> = {},
+): Promise<void> {
+  const res = await fetch(`${emulatorUrl}/_emulator/config`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ ...settings, webhookUrl: webhooks.url, webhookSecret: webhooks.secret }),
+  });
+  await res.arrayBuffer();
+  if (!res.ok) throw new Error(`the emulator at ${emulatorUrl} refused the webhook settings (${res.status})`);
+}
+
 /** A fresh signing secret for one local stack. */
 export const localWebhookSecret = () => `whsec_${randomBytes(24).toString('hex')}`;
 

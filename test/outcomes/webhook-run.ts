@@ -2,6 +2,7 @@ import { expect } from 'vitest';
 import { documentClient } from '../../functions/commons/aws/clients.ts';
 import type { Call } from '../../functions/commons/voice-api/types.ts';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../local/stack/local-aws.ts';
+import { deliverEmulatorWebhooks } from '../../local/stack/webhook-receiver.ts';
 import { type PipelineFixture, uploadAndRun } from '../helpers/pipeline.ts';
 import { xlsx } from '../helpers/sheets.ts';
 
@@ -23,7 +24,7 @@ export async function runWithWebhooks(
   name: string,
   settings: Record<string, unknown>,
 ): Promise<{ campaignId: string; calls: Call[] }> {
-  await p.f.admin.configure({ webhookUrl: p.stack.webhooks.url, webhookSecret: p.stack.webhooks.secret, ...settings });
+  await deliverEmulatorWebhooks(p.f.emu.url, p.stack.webhooks, settings);
   const agent = await p.f.api.agents.create({ name, greeting_line: 'Hello from callsheet.' });
   const body = await xlsx([['Phone Number', 'Name', 'Custom Instruction'], ...rows]);
   const executions = await uploadAndRun(p, `incoming/${agent.id}/${name}.xlsx`, body, {
