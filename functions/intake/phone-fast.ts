@@ -22,8 +22,14 @@ const TYPES = [
   'SHARED_COST',
 ] as const;
 
+/** Number types that cost the caller more than an ordinary call, or reach no person (see phone.ts). */
+export const COSTLY_TYPES = ['PREMIUM_RATE', 'SHARED_COST', 'PERSONAL_NUMBER', 'UAN', 'PAGER', 'VOICEMAIL'] as const;
+export type CostlyType = (typeof COSTLY_TYPES)[number];
+
 interface Plan {
   country: string;
+  /** The costly types' patterns: a number matching none of them is not costly, without asking the library. */
+  costly: { pattern: RegExp; lengths: number[] | undefined }[];
   callingCode: string;
   general: RegExp;
   hasTypes: boolean;
@@ -57,10 +63,12 @@ function plan(country: string): Plan {
       type(t: string): { pattern(): string; possibleLengths(): number[] | undefined } | undefined;
     };
     const types = TYPES.map((t) => np.type(t)).filter((t) => t !== undefined && t.pattern() !== undefined);
+    const costly = COSTLY_TYPES.map((t) => np.type(t)).filter((t) => t !== undefined && !!t.pattern());
     const forParsing = np.nationalPrefixForParsing();
     const idd = np.IDDPrefix();
     p = {
       country,
+      costly: costly.map((t) => ({ pattern: whole(t?.pattern() as string), lengths: t?.possibleLengths() })),
       callingCode: np.callingCode(),
       general: whole(np.nationalNumberPattern()),
       hasTypes: (metadata as unknown as { hasTypes(): boolean }).hasTypes(),
@@ -188,4 +196,11 @@ export function fastParse(
   // A number that has a type in its country is valid there (the type check includes the general pattern).
   if (!found?.typed && !isValidIn(plan(country), parts.national)) return undefined;
   return { e164: `+${parts.callingCode}${parts.national}`, country };
+}
+
+/** Whether a valid number may be of a costly type in its country (the library then says which type it is). */
+export function mayBeCostly(country: string, national: string): boolean {
+  return plan(country).costly.some(
+    (t) => (!t.lengths || t.lengths.includes(national.length)) && t.pattern.test(national),
+  );
 }

@@ -1,5 +1,12 @@
-import { type CountryCode, isSupportedCountry, parsePhoneNumberWithError } from 'libphonenumber-js/max';
-import { fastParse } from './phone-fast.ts';
+import {
+  type CountryCode,
+  getCountryCallingCode,
+  isSupportedCountry,
+  parsePhoneNumberWithError,
+} from 'libphonenumber-js/max';
+import { COSTLY_TYPES, type CostlyType, fastParse, mayBeCostly } from './phone-fast.ts';
+
+export { COSTLY_TYPES, type CostlyType };
 
 export type PhoneRejection = 'missing_phone' | 'invalid_phone';
 
@@ -31,6 +38,40 @@ function numberDigits(n: number): string | null {
 }
 
 /**
+ * Invisible format characters (Unicode Cf: zero-width space and joiners, word joiner, byte order mark, soft hyphen,
+ * bidirectional marks and isolates) are dropped, as a person reading the cell never sees them; any other kind of
+ * space or line separator reads as a space.
+ */
+export const cleanPhoneText = (cell: string): string =>
+  cell
+    .replace(/\p{Cf}+/gu, '')
+    .replace(/[\p{Zs}\p{Zl}\p{Zp}]/gu, ' ')
+    .trim();
+
+/**
+ * The costly type of a valid E.164 number, or null for an ordinary one (fixed line, mobile, toll free, VoIP). These
+ * cost the caller a premium or shared rate, or reach no person: premium rate, shared cost, personal numbers (UK
+ * 070, often used to pass on premium charges), UAN (universal access numbers, charged at special rates in many
+ * countries), pagers and voicemail access.
+ */
+export function costlyNumberType(e164: string, country: string | null): CostlyType | null {
+  if (country && isCountryCode(country)) {
+    const national = e164.slice(1 + getCountryCallingCode(country).length);
+    if (!mayBeCostly(country, national)) return null;
+  }
+  try {
+    const type = parsePhoneNumberWithError(e164).getType();
+    return (COSTLY_TYPES as readonly string[]).includes(type ?? '') ? (type as CostlyType) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Why a costly number's row was rejected, for the person reading the report. */
+export const COSTLY_TEXT =
+  'a premium-rate, shared-cost or other costly number (or one that reaches no person); add the setting "allow costly numbers: yes" to call it';
+
+/**
  * Normalizes one `Phone Number` cell to E.164 with the full (`max`) metadata. Numbers without a country code are
  * read in `defaultCountry`; spaces, dashes, dots, brackets and national trunk prefixes are handled by the library.
  * Invalid numbers are rejected, never guessed, with one exception: a number cell whose digits are invalid in the
@@ -44,7 +85,7 @@ export function normalizePhone(cell: PhoneCell, defaultCountry: CountryCode | un
     if (digits === null) return { ok: false, reason: 'invalid_phone' };
     return parse(digits, defaultCountry) ?? parse(`+${digits}`, undefined) ?? { ok: false, reason: 'invalid_phone' };
   }
-  const text = cell.replace(/[\u00a0\u2000-\u200b\u202f\ufeff]/g, ' ').trim();
+  const text = cleanPhoneText(cell);
   if (text === '') return { ok: false, reason: 'missing_phone' };
   if (!/\d/.test(text)) return { ok: false, reason: 'invalid_phone' };
   return parse(text, defaultCountry) ?? { ok: false, reason: 'invalid_phone' };

@@ -17,6 +17,8 @@ export interface UploadSettings {
   defaultCountry?: CountryCode;
   /** Launch even if the same content was uploaded before. */
   repeatUpload?: boolean;
+  /** Call premium-rate, shared-cost and other costly numbers too (they are rejected unless this is yes). */
+  allowCostlyNumbers?: boolean;
 }
 
 type Name = keyof typeof SETTINGS;
@@ -31,6 +33,7 @@ const SETTINGS = {
   holidays: ['holidays', 'blackout dates'],
   defaultCountry: ['default country', 'country'],
   repeatUpload: ['repeat upload', 'allow repeat'],
+  allowCostlyNumbers: ['allow costly numbers', 'allow premium numbers', 'allow premium'],
 } as const;
 
 const settingKey = (s: string) => s.replace(/[_-]+/g, ' ').replace(/\s+/g, ' ').trim().toLowerCase();
@@ -100,11 +103,46 @@ function fromSheet(rows: Cell[][], into: Map<Name, RawSetting>): void {
   });
 }
 
-function fromMetadata(metadata: Record<string, string>, into: Map<Name, RawSetting>): void {
+/** Where a setting given outside the sheet was written, for messages; S3 object metadata unless told otherwise. */
+export type SettingSource = (key: string) => string;
+export const S3_METADATA: SettingSource = (key) => `S3 metadata x-amz-meta-${key}`;
+
+function fromMetadata(metadata: Record<string, string>, into: Map<Name, RawSetting>, source: SettingSource): void {
   for (const [key, value] of Object.entries(metadata)) {
     if (value.trim() === '') continue;
-    collect(into, key, value.trim(), `S3 metadata x-amz-meta-${key}`);
+    collect(into, key, value.trim(), source(key));
   }
+}
+
+const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?$/;
+const MONTHS = 'January February March April May June July August September October November December'.split(' ');
+
+/**
+ * Why a start date-time is not a real moment, or null when it is. Dates and times are never rolled over: February
+ * 30th is not March 2nd, and hour 25 is not the next morning.
+ */
+export function startProblem(value: string): string | null {
+  const m = DATE_TIME.exec(value.trim());
+  if (!m) return `"${value}" is not a date and time (use e.g. 2026-12-01T09:30:00)`;
+  const [y, mo, d, h, mi, sec] = m.slice(1, 7).map((x) => Number(x ?? 0)) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
+  const bad = (why: string) => `"${value}" is not a real date and time: ${why}`;
+  if (mo < 1 || mo > 12) return bad(`there is no month ${mo}`);
+  const days = new Date(Date.UTC(y, mo, 0)).getUTCDate();
+  if (d < 1 || d > days) return bad(`${MONTHS[mo - 1]} ${y} has ${days} days`);
+  if (h > 23) return bad(`there is no hour ${h} (hours run from 00 to 23)`);
+  if (mi > 59) return bad(`there is no minute ${mi} (minutes run from 00 to 59)`);
+  if (sec > 59) return bad(`there is no second ${sec} (seconds run from 00 to 59)`);
+  const offset = m[7];
+  if (offset && offset !== 'Z' && (Number(offset.slice(1, 3)) > 23 || Number(offset.slice(-2)) > 59))
+    return bad(`${offset} is not a UTC offset`);
+  return null;
 }
 
 function windowPart<T>(s: RawSetting, parse: (text: string) => T): T {
@@ -127,10 +165,14 @@ function yesNo(s: RawSetting): boolean {
  * Reads the settings an upload gives, from its Settings worksheet and its S3 object metadata. A setting given in
  * both places must agree. Any bad value is a file-level problem naming the setting, where it was written and why.
  */
-export function readSettings(sheetRows: Cell[][] | null, metadata: Record<string, string> = {}): UploadSettings {
+export function readSettings(
+  sheetRows: Cell[][] | null,
+  metadata: Record<string, string> = {},
+  source: SettingSource = S3_METADATA,
+): UploadSettings {
   const raw = new Map<Name, RawSetting>();
   if (sheetRows) fromSheet(sheetRows, raw);
-  fromMetadata(metadata, raw);
+  fromMetadata(metadata, raw, source);
   const out: UploadSettings = {};
 
   const name = raw.get('campaignName');
@@ -146,6 +188,8 @@ export function readSettings(sheetRows: Cell[][] | null, metadata: Record<string
   if (start && !zone)
     throw problem(start.where, 'a start date-time needs a time zone setting too (e.g. time zone: America/New_York)');
   if (start && zone) {
+    const why = startProblem(start.value);
+    if (why) throw problem(start.where, why);
     if (Number.isNaN(parseDateTimeIn(start.value, zone.value)))
       throw problem(start.where, `"${start.value}" is not a date and time (use e.g. 2026-12-01T09:30:00)`);
     out.start = { dateTime: start.value.replace(' ', 'T'), timeZone: zone.value };
@@ -174,5 +218,7 @@ export function readSettings(sheetRows: Cell[][] | null, metadata: Record<string
 
   const repeat = raw.get('repeatUpload');
   if (repeat) out.repeatUpload = yesNo(repeat);
+  const costly = raw.get('allowCostlyNumbers');
+  if (costly) out.allowCostlyNumbers = yesNo(costly);
   return out;
 }

@@ -9,6 +9,8 @@ export interface ZipEntrySpec {
   encrypted?: boolean;
   /** Zip compression method: 8 (deflate, the default), 0 (stored), or anything else to test refusal. */
   method?: number;
+  /** A CRC-32 to write instead of the true one (a damaged entry). */
+  crc32?: number;
 }
 
 /** A minimal deflate zip writer, for crafting hostile archives that no library would produce. */
@@ -20,7 +22,7 @@ export function zip(entries: ZipEntrySpec[]): Buffer {
     const name = Buffer.from(e.name);
     const method = e.method ?? 8;
     const compressed = method === 8 ? deflateRawSync(e.data) : e.data;
-    const crc = crc32(e.data);
+    const crc = e.crc32 ?? crc32(e.data);
     const size = e.declaredSize ?? e.data.length;
     const flags = e.encrypted ? 0x1 : 0;
     const local = Buffer.alloc(30);

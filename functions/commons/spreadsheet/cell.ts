@@ -33,3 +33,8 @@ export function cellText(c: Cell | undefined): string {
 
 /** A header cell as a name to compare: no case, no surrounding spaces, inner runs of spaces as one. */
 export const headerKey = (c: Cell | undefined): string => cellText(c).replace(/\s+/g, ' ').toLowerCase();
+
+/** The header every contact sheet names its phone column with (compared as `headerKey`), and where it may be. */
+export const PHONE_HEADER = 'phone number';
+/** Title rows may come above the header: it is looked for in this many first rows. */
+export const HEADER_SEARCH_ROWS = 20;

@@ -9,7 +9,10 @@ export type FileProblemCode =
   | 'no_phone_column'
   | 'too_many_rows'
   | 'invalid_settings'
-  | 'not_utf8';
+  | 'not_utf8'
+  | 'xml_entities'
+  | 'unterminated_quote'
+  | 'unreadable';
 
 export class FileProblem extends Error {
   constructor(

@@ -1,13 +1,8 @@
-import { createInflateRaw, inflateRawSync } from 'node:zlib';
+import { crc32, createInflateRaw, inflateRawSync } from 'node:zlib';
 import yauzl from 'yauzl';
 import { FileProblem } from './file-problem.ts';
 import type { ReadLimits } from './limits.ts';
-
-export interface WorkbookSheet {
-  name: string;
-  /** Zip path of the sheet's XML, e.g. `xl/worksheets/sheet2.xml`. */
-  path: string;
-}
+import { entityProblem } from './xml-part.ts';
 
 /** One checked zip entry: its header facts and its compressed bytes (a view into the upload, not a copy). */
 export interface CheckedEntry {
@@ -20,13 +15,9 @@ export interface CheckedEntry {
 }
 
 export interface XlsxInspection {
-  /** Worksheets in tab order. */
-  sheets: WorkbookSheet[];
-  /** Every entry, in archive order, after its real size was checked. */
+  /** Every entry, in archive order, after its real size and checksum were checked. */
   entries: CheckedEntry[];
 }
-
-const SMALL_PARTS = new Set(['xl/workbook.xml', 'xl/_rels/workbook.xml.rels', 'mimetype']);
 
 const bomb = (msg: string) =>
   new FileProblem('zip_bomb', `This file inflates far beyond a contact sheet (${msg}); it was not opened.`);
@@ -75,51 +66,115 @@ function compressedData(bytes: Buffer, entry: yauzl.Entry): Buffer {
  */
 const SYNC_INFLATE_BOUND = 4 * 1024 * 1024;
 
-function inflateSmall(data: Buffer, name: string, limit: number, keep: boolean): Buffer | number {
+/** Parts read as XML, where a document type declaration (and so an entity declaration) is refused. */
+const XML_PART = /\.(xml|rels|vml)$/i;
+const DTD_MARKS = [Buffer.from('<!DOCTYPE'), Buffer.from('<!ENTITY')];
+const MARK_OVERLAP = 16;
+
+/** What is learnt from an entry while inflating it once: its real size, checksum and whether it declares a DTD. */
+class EntryCheck {
+  size = 0;
+  crc = 0;
+  dtd = false;
+  private tail: Buffer = Buffer.alloc(0);
+
+  constructor(private readonly xml: boolean) {}
+
+  add(chunk: Buffer): void {
+    this.size += chunk.length;
+    this.crc = crc32(chunk, this.crc);
+    if (!this.xml || this.dtd) return;
+    // A mark may straddle two chunks: look at the end of the previous one too.
+    const view = this.tail.length > 0 ? Buffer.concat([this.tail, chunk.subarray(0, MARK_OVERLAP)]) : null;
+    this.dtd = DTD_MARKS.some((m) => chunk.includes(m) || (view?.includes(m) ?? false));
+    this.tail = Buffer.from(chunk.subarray(Math.max(0, chunk.length - MARK_OVERLAP)));
+  }
+}
+
+function inflateSmall(data: Buffer, name: string, limit: number, check: EntryCheck): void {
+  let out: Buffer;
   try {
-    const out = inflateRawSync(data, { maxOutputLength: Math.max(1, limit) });
-    return keep ? out : out.length;
+    out = inflateRawSync(data, { maxOutputLength: Math.max(1, limit) });
   } catch (e) {
     if ((e as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE')
       throw bomb(`${name} inflates past what its size allows`);
     throw new FileProblem('corrupt', `The file is damaged: ${(e as Error).message}.`);
   }
+  check.add(out);
 }
 
 /**
- * Inflates one entry only to count it (keeping it when asked), and gives up the moment it passes `limit`: a crafted
- * file's headers can lie, so the real size is the only one trusted. Memory stays at one output chunk.
+ * Inflates one entry only to check it, and gives up the moment it passes `limit`: a crafted file's headers can lie,
+ * so the real size is the only one trusted. Memory stays at one output chunk.
  */
-function inflateCounted(data: Buffer, name: string, limit: number, keep: boolean): Promise<Buffer | number> {
+function inflateCounted(data: Buffer, name: string, limit: number, check: EntryCheck): Promise<void> {
   return new Promise((resolve, reject) => {
     const inflate = createInflateRaw({ chunkSize: INFLATE_CHUNK });
-    const chunks: Buffer[] = [];
-    let inflated = 0;
     inflate.on('data', (chunk: Buffer) => {
-      inflated += chunk.length;
-      if (inflated > limit) {
+      if (check.size + chunk.length > limit) {
         inflate.destroy();
         reject(bomb(`${name} inflates past what its size allows`));
         return;
       }
-      if (keep) chunks.push(chunk);
+      check.add(chunk);
     });
     inflate.on('error', (e: Error) => reject(new FileProblem('corrupt', `The file is damaged: ${e.message}.`)));
-    inflate.on('end', () => resolve(keep ? Buffer.concat(chunks) : inflated));
+    inflate.on('end', () => resolve());
     inflate.end(data);
   });
+}
+
+/** The inflated content of an entry that `inspectXlsx` has already checked (so its size is known to be bounded). */
+export function partBytes(e: CheckedEntry): Buffer {
+  return e.compressionMethod === STORED ? e.data : inflateRawSync(e.data);
+}
+
+/** The inflated content of a checked entry, a chunk at a time. */
+export async function* partChunks(e: CheckedEntry): AsyncIterable<Buffer> {
+  if (e.compressionMethod === STORED) {
+    for (let at = 0; at < e.data.length; at += INFLATE_CHUNK) yield e.data.subarray(at, at + INFLATE_CHUNK);
+    return;
+  }
+  if (e.uncompressedSize <= SYNC_INFLATE_BOUND) {
+    yield inflateRawSync(e.data);
+    return;
+  }
+  const inflate = createInflateRaw({ chunkSize: INFLATE_CHUNK });
+  inflate.end(e.data);
+  for await (const chunk of inflate) yield chunk as Buffer;
+}
+
+/** What a zip that is not a workbook holds, told by its parts. */
+export function notAWorkbook(names: string[], mimetype: string | undefined): FileProblem {
+  const has = (prefix: string) => names.some((n) => n.toLowerCase().startsWith(prefix));
+  const unsupported = (what: string) =>
+    new FileProblem('unsupported_format', `${what} Save the contact sheet as .xlsx or .csv and upload it again.`);
+  if (mimetype?.includes('opendocument.spreadsheet'))
+    return new FileProblem(
+      'unsupported_format',
+      'This is an OpenDocument spreadsheet (.ods). Save it as .xlsx (Excel) or .csv and upload it again.',
+    );
+  if (mimetype?.includes('opendocument'))
+    return unsupported('This is an OpenDocument text or presentation file, not a spreadsheet.');
+  if (has('word/')) return unsupported('This is a Word document (.docx), not a spreadsheet.');
+  if (has('ppt/')) return unsupported('This is a PowerPoint presentation (.pptx), not a spreadsheet.');
+  if (has('index/') && names.some((n) => n.endsWith('.iwa')))
+    return unsupported('This is an Apple Numbers or Pages file; export it from Numbers as Excel (.xlsx).');
+  if (has('xl/')) return new FileProblem('corrupt', 'The file is damaged: it has Excel parts but no workbook part.');
+  return unsupported('This zip file is not an Excel workbook (.xlsx).');
 }
 
 /**
  * Checks an .xlsx before any parser sees it: declared and actual inflated sizes, per-entry inflate ratio (the
  * headers of a crafted file can lie, so every entry is inflated here with a running count and abandoned the moment
- * it passes a bound), and reads the workbook's sheet list.
+ * it passes a bound), each entry's CRC-32 (a damaged entry is a damaged file, never a different phone number), and
+ * that no XML part declares a document type (entities are never expanded: such a file is refused).
  */
 export async function inspectXlsx(bytes: Buffer, limits: ReadLimits): Promise<XlsxInspection> {
   const entries = await listEntries(bytes);
-  const small = new Map<string, string>();
   const checked: CheckedEntry[] = [];
   let total = 0;
+  let dtd = false;
   for (const entry of entries) {
     if ((entry.generalPurposeBitFlag & 0x1) !== 0) {
       throw new FileProblem(
@@ -136,76 +191,40 @@ export async function inspectXlsx(bytes: Buffer, limits: ReadLimits): Promise<Xl
       );
     }
     const data = compressedData(bytes, entry);
-    const keep = SMALL_PARTS.has(entry.fileName);
-    let content: Buffer | number;
-    if (entry.compressionMethod === STORED) content = keep ? data : data.length;
+    const check = new EntryCheck(XML_PART.test(entry.fileName));
+    if (entry.compressionMethod === STORED) check.add(data);
     else if (entry.compressionMethod === DEFLATED) {
       const limit = Math.min(ratioLimit, limits.maxUncompressedBytes - total);
-      content =
-        limit <= SYNC_INFLATE_BOUND
-          ? inflateSmall(data, entry.fileName, limit, keep)
-          : await inflateCounted(data, entry.fileName, limit, keep);
+      if (limit <= SYNC_INFLATE_BOUND) inflateSmall(data, entry.fileName, limit, check);
+      else await inflateCounted(data, entry.fileName, limit, check);
     } else
       throw new FileProblem(
         'corrupt',
         `The file is damaged: ${entry.fileName} uses a compression method spreadsheet programs do not write.`,
       );
-    const size = typeof content === 'number' ? content : content.length;
-    if (size > entry.uncompressedSize) throw bomb(`${entry.fileName} is larger than its header says`);
-    if (size < entry.uncompressedSize)
+    if (check.size > entry.uncompressedSize) throw bomb(`${entry.fileName} is larger than its header says`);
+    if (check.size < entry.uncompressedSize)
       throw new FileProblem('corrupt', `The file is damaged: ${entry.fileName} is shorter than its header says.`);
-    total += size;
-    if (typeof content !== 'number') small.set(entry.fileName, content.toString('utf8'));
-    checked.push({
-      fileName: entry.fileName,
-      compressionMethod: entry.compressionMethod,
-      crc32: entry.crc32,
-      compressedSize: entry.compressedSize,
-      uncompressedSize: entry.uncompressedSize,
-      data,
-    });
+    if (check.crc >>> 0 !== entry.crc32 >>> 0)
+      throw new FileProblem(
+        'corrupt',
+        `The file is damaged: ${entry.fileName} fails its checksum (CRC-32), so nothing in it can be trusted. Save the sheet again and upload the new copy.`,
+      );
+    dtd ||= check.dtd;
+    total += check.size;
+    checked.push(toChecked(entry, data));
   }
-
-  if (small.get('mimetype')?.includes('opendocument')) {
-    throw new FileProblem(
-      'unsupported_format',
-      'This is an OpenDocument spreadsheet (.ods). Save it as .xlsx (Excel) or .csv and upload it again.',
-    );
-  }
-  const workbook = small.get('xl/workbook.xml');
-  const rels = small.get('xl/_rels/workbook.xml.rels');
-  if (!workbook || !rels) {
-    throw new FileProblem(
-      'unsupported_format',
-      'This zip file is not an Excel workbook (.xlsx). Save the sheet as .xlsx or .csv and upload it again.',
-    );
-  }
-  return { sheets: sheetList(workbook, rels), entries: checked };
+  if (dtd) throw entityProblem();
+  return { entries: checked };
 }
 
-const attr = (tag: string, name: string): string | undefined =>
-  new RegExp(`\\b${name}="([^"]*)"`)
-    .exec(tag)?.[1]
-    ?.replace(/&amp;/g, '&')
-    .replace(/&lt;/g, '<')
-    .replace(/&gt;/g, '>')
-    .replace(/&quot;/g, '"')
-    .replace(/&apos;/g, "'");
-
-/** Sheet names in tab order with the zip path of each, from workbook.xml and its relationships. */
-function sheetList(workbookXml: string, relsXml: string): WorkbookSheet[] {
-  const targets = new Map<string, string>();
-  for (const m of relsXml.matchAll(/<Relationship\b[^>]*>/g)) {
-    const id = attr(m[0], 'Id');
-    const target = attr(m[0], 'Target');
-    if (id && target) targets.set(id, target.startsWith('/') ? target.slice(1) : `xl/${target}`);
-  }
-  const sheets: WorkbookSheet[] = [];
-  for (const m of workbookXml.matchAll(/<(?:\w+:)?sheet\b[^>]*>/g)) {
-    const name = attr(m[0], 'name');
-    const rid = attr(m[0], 'r:id') ?? attr(m[0], 'id');
-    const path = rid ? targets.get(rid) : undefined;
-    if (name !== undefined && path) sheets.push({ name, path });
-  }
-  return sheets;
+function toChecked(entry: yauzl.Entry, data: Buffer): CheckedEntry {
+  return {
+    fileName: entry.fileName,
+    compressionMethod: entry.compressionMethod,
+    crc32: entry.crc32,
+    compressedSize: entry.compressedSize,
+    uncompressedSize: entry.uncompressedSize,
+    data,
+  };
 }

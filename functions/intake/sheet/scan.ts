@@ -1,9 +1,15 @@
-import { type Cell, cellText, headerKey } from '../../commons/spreadsheet/cell.ts';
+import { type Cell, cellText, HEADER_SEARCH_ROWS, headerKey, PHONE_HEADER } from '../../commons/spreadsheet/cell.ts';
 import { FileProblem } from '../../commons/spreadsheet/file-problem.ts';
 import type { ReadLimits } from '../../commons/spreadsheet/limits.ts';
-import type { OpenedWorkbook, RawRow, SheetFormat } from '../../commons/spreadsheet/sources.ts';
+import {
+  type OpenedWorkbook,
+  type RawRow,
+  SEPARATOR_NAME,
+  type SheetFormat,
+  type SheetSource,
+} from '../../commons/spreadsheet/sources.ts';
 
-export const HEADER_SEARCH_ROWS = 20;
+export { HEADER_SEARCH_ROWS };
 export const SETTINGS_SHEET = 'settings';
 
 export interface ContactColumns {
@@ -28,7 +34,7 @@ export interface ScannedUpload {
 
 function columnsOf(cells: Cell[]): ContactColumns | null {
   const keys = cells.map(headerKey);
-  const phone = keys.indexOf('phone number');
+  const phone = keys.indexOf(PHONE_HEADER);
   if (phone < 0) return null;
   const idx = (k: string) => {
     const i = keys.indexOf(k);
@@ -44,11 +50,44 @@ const blankCell = (c: Cell | undefined): boolean =>
   c === null || c === undefined || (typeof c === 'string' && c.trim() === '');
 const blank = (cells: Cell[]) => cells.every(blankCell);
 
+async function settingsRows(sheet: SheetSource, limits: ReadLimits): Promise<Cell[][]> {
+  const rows: Cell[][] = [];
+  for await (const batch of sheet.batches)
+    for (const r of batch) {
+      if (blank(r.cells)) continue;
+      if (rows.length >= limits.maxSettingsRows)
+        throw new FileProblem(
+          'invalid_settings',
+          `The Settings sheet has more than ${limits.maxSettingsRows} filled rows (row ${r.row} is one too many); callsheet reads at most ${limits.maxSettingsRows}. Keep one setting per row and delete the rest.`,
+        );
+      rows.push(r.cells);
+    }
+  return rows;
+}
+
+function noPhoneColumn(workbook: OpenedWorkbook, hiddenWithHeader: string | null): FileProblem {
+  const expected = `Add a header cell reading exactly "Phone Number" above the numbers, in one of the first ${HEADER_SEARCH_ROWS} rows.`;
+  if (hiddenWithHeader !== null)
+    return new FileProblem(
+      'no_phone_column',
+      `The only sheet with a "Phone Number" column, "${hiddenWithHeader}", is hidden; callsheet reads contacts only from sheets you can see. Unhide it (or move the contacts to a visible sheet) and upload again.`,
+    );
+  if (workbook.format === 'csv' && workbook.separator && workbook.separator !== ',')
+    return new FileProblem(
+      'no_phone_column',
+      `This file looks ${SEPARATOR_NAME[workbook.separator]}-separated and was read that way, but none of its first ${HEADER_SEARCH_ROWS} rows has a "Phone Number" column. ${expected}`,
+    );
+  return new FileProblem(
+    'no_phone_column',
+    `No visible worksheet has a "Phone Number" column header in its first ${HEADER_SEARCH_ROWS} rows. ${expected}`,
+  );
+}
+
 /**
- * Reads the contacts from the first worksheet whose header row (the first of its first 20 rows with a
- * `Phone Number` column; title rows above it are ignored) names the phone column, and the Settings worksheet.
- * Contact rows go to `visit` as they stream past and are not kept, so memory does not grow with the sheet.
- * Every sheet is read to its end, because streamed sheets must be consumed in order.
+ * Reads the contacts from the first visible worksheet, in tab order, whose header row (the first of its first 20
+ * rows with a `Phone Number` column; title rows above it are ignored) names the phone column, and the Settings
+ * worksheet (which may be hidden). Hidden and very hidden sheets never supply contacts. Contact rows go to `visit`
+ * as they stream past and are not kept, so memory does not grow with the sheet. Other sheets are not read at all.
  */
 export async function scanUpload(
   workbook: OpenedWorkbook,
@@ -57,19 +96,14 @@ export async function scanUpload(
 ): Promise<ScannedUpload> {
   let found: Omit<ScannedUpload, 'format' | 'settings'> | null = null;
   let settings: Cell[][] | null = null;
+  let hiddenWithHeader: string | null = null;
   for await (const sheet of workbook.sheets()) {
     if (sheet.name.trim().toLowerCase() === SETTINGS_SHEET) {
-      settings = [];
-      for await (const batch of sheet.batches)
-        for (const r of batch) if (settings.length < 200 && !blank(r.cells)) settings.push(r.cells);
+      settings = await settingsRows(sheet, limits);
       continue;
     }
-    if (found) {
-      for await (const _ of sheet.batches) {
-        // drain: a later sheet is not read for contacts
-      }
-      continue;
-    }
+    if (found) continue;
+    const visible = sheet.state === 'visible';
     let columns: ContactColumns | null = null;
     let headerRow = 0;
     let header: string[] = [];
@@ -78,12 +112,14 @@ export async function scanUpload(
     for await (const batch of sheet.batches) {
       for (const r of batch) {
         if (!columns) {
-          if (r.row > HEADER_SEARCH_ROWS) continue;
+          if (r.row > HEADER_SEARCH_ROWS) break;
           columns = columnsOf(r.cells);
           if (columns) {
             headerRow = r.row;
             header = r.cells.map((c) => cellText(c));
             width = header.length;
+            // A hidden sheet is only looked at for its header, to say why nothing was read.
+            if (!visible) break;
           }
           continue;
         }
@@ -98,14 +134,11 @@ export async function scanUpload(
         if (r.cells.length > width) width = r.cells.length;
         visit(r, columns);
       }
+      if ((columns && !visible) || (!columns && batch.some((r) => r.row > HEADER_SEARCH_ROWS))) break;
     }
-    if (columns) found = { sheetName: sheet.name, headerRow, header, columns, rowCount, width };
+    if (columns && !visible) hiddenWithHeader ??= sheet.name;
+    else if (columns) found = { sheetName: sheet.name, headerRow, header, columns, rowCount, width };
   }
-  if (!found) {
-    throw new FileProblem(
-      'no_phone_column',
-      `No worksheet has a "Phone Number" column header in its first ${HEADER_SEARCH_ROWS} rows. Add a header cell reading exactly "Phone Number" above the numbers.`,
-    );
-  }
+  if (!found) throw noPhoneColumn(workbook, hiddenWithHeader);
   return { format: workbook.format, settings, ...found };
 }

@@ -1,0 +1,187 @@
+import type { Cell } from './cell.ts';
+import { FileProblem } from './file-problem.ts';
+import type { RawRow } from './sources.ts';
+import type { SharedStrings } from './xlsx-shared-strings.ts';
+import { decodeXstring, XmlPart } from './xml-part.ts';
+import { type CheckedEntry, partChunks } from './zip-guard.ts';
+
+/** Excel's grid: XFD1048576. */
+export const MAX_COLUMNS = 16_384;
+export const MAX_ROWS = 1_048_576;
+
+const CELL_REF = /^\$?([A-Za-z]{1,3})\$?(\d{1,7})$/;
+
+function columnNumber(letters: string): number {
+  let n = 0;
+  for (let i = 0; i < letters.length; i++) n = n * 26 + ((letters.charCodeAt(i) | 0x20) - 96);
+  return n;
+}
+
+/**
+ * The rows of one worksheet part, streamed a chunk of XML at a time. Positions come from the `r` attributes when
+ * they are there and are implied when not (both are optional in OOXML): a row without `r` follows the previous row
+ * (or takes the row of its first addressed cell), a cell without `r` follows the previous cell of its row.
+ * A cell shows its cached value: shared strings by index, inline strings without phonetic runs, `_xHHHH_` escapes
+ * decoded, booleans, error codes as text, numbers as numbers, `t="d"` ISO dates as dates.
+ */
+export async function* worksheetRows(entry: CheckedEntry, strings: SharedStrings): AsyncIterable<RawRow[]> {
+  const part = entry.fileName;
+  const damaged = (what: string) => new FileProblem('corrupt', `The file is damaged: ${part} ${what}.`);
+  let rows: RawRow[] = [];
+  let inData = false;
+  let lastRow = 0;
+  let row: RawRow | null = null;
+  /** The row's number came from an attribute (its own `r` or its first addressed cell). */
+  let rowFixed = false;
+  let col = 0;
+  let type = 'n';
+  let capture: 'v' | 'is' | null = null;
+  let inIs = false;
+  let phonetic = 0;
+  let v: string | null = null;
+  let inline: string | null = null;
+  let piece = '';
+
+  const setRow = (n: number) => {
+    if (!(n > lastRow && n <= MAX_ROWS)) throw damaged(`has row ${n} after row ${lastRow} (rows must come in order)`);
+    if (row) row.row = n;
+  };
+
+  function cellValue(): Cell {
+    switch (type) {
+      case 's': {
+        if (v === null) return null;
+        const s = strings.get(Number(v));
+        if (s === undefined || v.trim() === '') throw damaged(`refers to shared text ${v}, which does not exist`);
+        return s;
+      }
+      case 'inlineStr':
+        return inline ?? (v === null ? null : decodeXstring(v));
+      case 'str':
+        return v === null ? null : decodeXstring(v);
+      case 'b':
+        return v === null ? null : v.trim() === '1' || v.trim() === 'true';
+      case 'e':
+        return v;
+      case 'd': {
+        if (v === null) return null;
+        const iso = v.trim();
+        const d = new Date(/[zZ]|[+-]\d\d:?\d\d$/.test(iso) || !iso.includes('T') ? iso : `${iso}Z`);
+        return Number.isNaN(d.getTime()) ? iso : d;
+      }
+      default: {
+        if (v === null || v.trim() === '') return null;
+        const n = Number(v);
+        return Number.isNaN(n) ? v : n;
+      }
+    }
+  }
+
+  const xml = new XmlPart(part, {
+    open(name, a) {
+      if (!inData) {
+        if (name === 'sheetData') inData = true;
+        return;
+      }
+      switch (name) {
+        case 'row': {
+          row = { row: lastRow + 1, cells: [] };
+          rowFixed = a.r !== undefined;
+          if (rowFixed) {
+            const n = Number(a.r);
+            if (!Number.isInteger(n)) throw damaged(`has a row numbered "${a.r}"`);
+            setRow(n);
+          }
+          col = 0;
+          break;
+        }
+        case 'c': {
+          if (!row) return;
+          type = a.t ?? 'n';
+          v = null;
+          inline = null;
+          const ref = a.r;
+          if (ref === undefined) col++;
+          else {
+            const m = CELL_REF.exec(ref);
+            if (!m) throw damaged(`has a cell addressed "${ref}"`);
+            col = columnNumber(m[1] as string);
+            if (!rowFixed) {
+              setRow(Number(m[2]));
+              rowFixed = true;
+            }
+          }
+          if (col > MAX_COLUMNS) throw damaged(`has a cell beyond Excel's last column (XFD)`);
+          break;
+        }
+        case 'v':
+          capture = 'v';
+          piece = '';
+          break;
+        case 'is':
+          inIs = true;
+          inline = '';
+          break;
+        case 'rPh':
+          phonetic++;
+          break;
+        case 't':
+          if (inIs && phonetic === 0) {
+            capture = 'is';
+            piece = '';
+          }
+          break;
+      }
+    },
+    text(text) {
+      if (capture) piece += text;
+    },
+    close(name) {
+      if (!inData) return;
+      switch (name) {
+        case 'v':
+          if (capture === 'v') v = (v ?? '') + piece;
+          capture = null;
+          break;
+        case 't':
+          if (capture === 'is') inline = (inline ?? '') + decodeXstring(piece);
+          capture = null;
+          break;
+        case 'rPh':
+          phonetic--;
+          break;
+        case 'is':
+          inIs = false;
+          break;
+        case 'c': {
+          if (!row) return;
+          const value = cellValue();
+          const cells = row.cells;
+          while (cells.length < col - 1) cells.push(null);
+          cells[col - 1] = value;
+          break;
+        }
+        case 'row':
+          if (row) {
+            lastRow = row.row;
+            rows.push(row);
+            row = null;
+          }
+          break;
+        case 'sheetData':
+          inData = false;
+          break;
+      }
+    },
+  });
+  for await (const chunk of partChunks(entry)) {
+    xml.write(chunk);
+    if (rows.length > 0) {
+      const out = rows;
+      rows = [];
+      yield out;
+    }
+  }
+  xml.end();
+  if (rows.length > 0) yield rows;
+}

@@ -1,0 +1,110 @@
+import { TextDecoder } from 'node:util';
+import { SaxesParser } from 'saxes';
+import { FileProblem } from './file-problem.ts';
+
+/** What a part's parser is told, element by element. Names are local: a namespace prefix (`x:row`) is dropped. */
+export interface XmlHandlers {
+  open(name: string, attributes: Record<string, string>): void;
+  text(text: string): void;
+  close(name: string): void;
+}
+
+export const ENTITY_MESSAGE =
+  'This workbook contains XML entity declarations, which callsheet refuses. Spreadsheet programs never write them: save the sheet again as .xlsx from Excel, LibreOffice or Google Sheets and upload that copy.';
+
+export const entityProblem = () => new FileProblem('xml_entities', ENTITY_MESSAGE);
+
+const localName = (qname: string): string => {
+  const colon = qname.indexOf(':');
+  return colon < 0 ? qname : qname.slice(colon + 1);
+};
+
+function decoderFor(first: Buffer): TextDecoder {
+  // OPC allows UTF-16 parts (with a byte order mark); spreadsheet programs write UTF-8.
+  if (first[0] === 0xff && first[1] === 0xfe) return new TextDecoder('utf-16le', { fatal: true });
+  if (first[0] === 0xfe && first[1] === 0xff) return new TextDecoder('utf-16be', { fatal: true });
+  return new TextDecoder('utf-8', { fatal: true });
+}
+
+/**
+ * One XML part parsed incrementally by a conforming parser. A document type declaration is refused outright (so no
+ * entity is ever declared, let alone expanded); any other malformation is a damaged file naming the part.
+ */
+export class XmlPart {
+  private readonly parser = new SaxesParser({ position: false });
+  private decoder: TextDecoder | null = null;
+  private failure: unknown = null;
+
+  constructor(
+    private readonly part: string,
+    handlers: XmlHandlers,
+  ) {
+    const p = this.parser;
+    p.on('doctype', () => {
+      throw entityProblem();
+    });
+    p.on('opentag', (tag) => handlers.open(localName(tag.name), tag.attributes as Record<string, string>));
+    p.on('closetag', (tag) => handlers.close(localName(tag.name)));
+    p.on('text', handlers.text);
+    p.on('cdata', handlers.text);
+    p.on('error', (err) => {
+      this.failure ??= err;
+    });
+  }
+
+  private check(): void {
+    const err = this.failure;
+    if (err === null) return;
+    if (err instanceof FileProblem) throw err;
+    throw new FileProblem(
+      'corrupt',
+      `The file is damaged: ${this.part} is not well-formed XML (${(err as Error).message.split('\n')[0]}).`,
+    );
+  }
+
+  private guarded(step: () => void): void {
+    try {
+      step();
+    } catch (err) {
+      this.failure ??= err;
+    }
+    this.check();
+  }
+
+  write(bytes: Buffer): void {
+    if (bytes.length === 0) return;
+    this.decoder ??= decoderFor(bytes);
+    const decoder = this.decoder;
+    let text: string;
+    try {
+      text = decoder.decode(bytes, { stream: true });
+    } catch {
+      throw new FileProblem('corrupt', `The file is damaged: ${this.part} is not valid UTF-8 or UTF-16 text.`);
+    }
+    this.guarded(() => this.parser.write(text));
+  }
+
+  end(): void {
+    this.guarded(() => {
+      const rest = this.decoder?.decode() ?? '';
+      if (rest) this.parser.write(rest);
+      this.parser.close();
+    });
+  }
+}
+
+/** Parses a whole part held in memory. */
+export function parseXml(part: string, bytes: Buffer, handlers: XmlHandlers): void {
+  const x = new XmlPart(part, handlers);
+  x.write(bytes);
+  x.end();
+}
+
+/**
+ * Excel's escape for characters XML cannot hold (ECMA-376 ST_Xstring): `_xHHHH_` is the UTF-16 code unit HHHH, and
+ * `_x005F_` escapes the underscore of what would otherwise read as an escape.
+ */
+export const decodeXstring = (s: string): string =>
+  s.includes('_x')
+    ? s.replace(/_x([0-9A-Fa-f]{4})_/g, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)))
+    : s;

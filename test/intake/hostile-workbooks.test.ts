@@ -1,0 +1,313 @@
+import { crc32 } from 'node:zlib';
+import { describe, expect, it } from 'vitest';
+import { cellText } from '../../functions/commons/spreadsheet/cell.ts';
+import { FileProblem } from '../../functions/commons/spreadsheet/file-problem.ts';
+import { DEFAULT_LIMITS, type ReadLimits } from '../../functions/commons/spreadsheet/limits.ts';
+import { openWorkbook } from '../../functions/commons/spreadsheet/sources.ts';
+import { SharedStrings } from '../../functions/commons/spreadsheet/xlsx-shared-strings.ts';
+import { ENTITY_MESSAGE } from '../../functions/commons/spreadsheet/xml-part.ts';
+import { scanUpload } from '../../functions/intake/sheet/scan.ts';
+import { esc, inlineRow, workbookParts } from '../helpers/ooxml.ts';
+import { zip } from '../helpers/zip.ts';
+
+/** The contact sheet as intake reads it: its name and each data row's cells as text. */
+async function contacts(bytes: Buffer, name = 'upload.xlsx', limits: ReadLimits = DEFAULT_LIMITS) {
+  const workbook = await openWorkbook(bytes, name, limits);
+  const rows: [number, ...string[]][] = [];
+  const scanned = await scanUpload(workbook, limits, (r) => rows.push([r.row, ...r.cells.map((c) => cellText(c))]));
+  return { sheet: scanned.sheetName, rows, settings: scanned.settings };
+}
+
+async function refusal(bytes: Buffer, name = 'upload.xlsx', limits: ReadLimits = DEFAULT_LIMITS) {
+  try {
+    await contacts(bytes, name, limits);
+  } catch (err) {
+    if (err instanceof FileProblem) return { code: err.code, message: err.message };
+    throw err;
+  }
+  throw new Error('the file was read; a refusal was expected');
+}
+
+const header = (r = 1) => inlineRow(r, ['Phone Number', 'Name']);
+const list = (...rows: [string, string][]) => header() + rows.map((row, i) => inlineRow(i + 2, row)).join('');
+
+describe('which sheet supplies the contacts', () => {
+  it('is the first visible tab in workbook order, whatever the order and names of the parts', async () => {
+    const bytes = zip(
+      workbookParts({
+        sheets: [
+          { name: 'Front', path: 'xl/worksheets/sheet2.xml', data: list(['+14155550101', 'Front tab']) },
+          { name: 'Back', path: 'xl/worksheets/sheet1.xml', data: list(['+14155550202', 'Back tab']) },
+        ],
+        partOrder: [1, 0],
+      }),
+    );
+    expect(await contacts(bytes)).toMatchObject({ sheet: 'Front', rows: [[2, '+14155550101', 'Front tab']] });
+  });
+
+  it('never takes a hidden or very hidden tab, and says so when only a hidden one has the column', async () => {
+    const bytes = zip(
+      workbookParts({
+        sheets: [
+          { name: 'Old list', state: 'hidden', data: list(['+14155550101', 'Hidden']) },
+          { name: 'Older list', state: 'veryHidden', data: list(['+14155550202', 'Very hidden']) },
+          { name: 'Contacts', data: list(['+14155550303', 'Visible']) },
+        ],
+      }),
+    );
+    expect(await contacts(bytes)).toMatchObject({ sheet: 'Contacts', rows: [[2, '+14155550303', 'Visible']] });
+
+    const onlyHidden = zip(
+      workbookParts({
+        sheets: [
+          { name: 'Readme', data: inlineRow(1, ['Nothing to see']) },
+          { name: 'Secret', state: 'veryHidden', data: list(['+14155550101', 'Hidden']) },
+        ],
+      }),
+    );
+    expect(await refusal(onlyHidden)).toEqual({
+      code: 'no_phone_column',
+      message: expect.stringContaining('"Secret", is hidden'),
+    });
+  });
+
+  it('reads a sheet stored under an unusual part name, relative or absolute, and names a missing one', async () => {
+    const bytes = zip(
+      workbookParts({
+        sheets: [
+          { name: 'Elsewhere', path: 'data/My List.xml', data: list(['+14155550101', 'Absolute']) },
+          { name: 'Custom', path: 'xl/custom/contacts.xml', data: list(['+14155550202', 'Relative']) },
+        ],
+      }),
+    );
+    expect(await contacts(bytes)).toMatchObject({ sheet: 'Elsewhere', rows: [[2, '+14155550101', 'Absolute']] });
+
+    const parts = workbookParts({ sheets: [{ name: 'Gone', path: 'xl/custom/gone.xml', data: list(['1', 'x']) }] });
+    expect(await refusal(zip(parts.filter((p) => p.name !== 'xl/custom/gone.xml')))).toEqual({
+      code: 'corrupt',
+      message: 'The file is damaged: the sheet "Gone" should be stored in xl/custom/gone.xml, which is missing.',
+    });
+  });
+});
+
+describe('damaged and hostile parts', () => {
+  const sheet = list(['+14155550101', 'Ada']);
+
+  it('refuses an entry whose content fails its CRC-32, stored or deflated, instead of reading another number', async () => {
+    for (const method of [0, 8]) {
+      const parts = workbookParts({ sheets: [{ name: 'Contacts', data: sheet }] }).map((p) => ({ ...p, method }));
+      const good = zip(parts);
+      expect((await contacts(good)).rows).toEqual([[2, '+14155550101', 'Ada']]);
+      // One digit of the number changed, the checksum left as it was: what a flipped bit on a disk looks like.
+      const damaged = parts.map((p) =>
+        p.name === 'xl/worksheets/sheet1.xml'
+          ? { ...p, data: Buffer.from(p.data.toString().replace('+14155550101', '+14155550109')), crc32: crc32(p.data) }
+          : p,
+      );
+      expect(await refusal(zip(damaged))).toEqual({
+        code: 'corrupt',
+        message: expect.stringContaining('xl/worksheets/sheet1.xml fails its checksum (CRC-32)'),
+      });
+    }
+  });
+
+  it('refuses a DTD or entity declaration in any XML part without expanding it', async () => {
+    const dtd = '<!DOCTYPE lol [<!ENTITY lol "lol"><!ENTITY lol2 "&lol;&lol;&lol;">]>';
+    const inWorkbook = zip(workbookParts({ sheets: [{ name: 'Contacts', data: sheet }], prolog: dtd }));
+    expect(await refusal(inWorkbook)).toEqual({ code: 'xml_entities', message: ENTITY_MESSAGE });
+    expect(ENTITY_MESSAGE).toContain(
+      'this workbook contains XML entity declarations, which callsheet refuses'.slice(1),
+    );
+
+    const parts = workbookParts({ sheets: [{ name: 'Contacts', data: sheet }] });
+    const withProps = [...parts, { name: 'docProps/core.xml', data: Buffer.from(`<?xml version="1.0"?>${dtd}<x/>`) }];
+    expect((await refusal(zip(withProps))).code).toBe('xml_entities');
+  });
+
+  it('reads rows and cells that carry no r attribute at the positions they imply', async () => {
+    const data =
+      '<row><c t="inlineStr"><is><t>Phone Number</t></is></c><c t="inlineStr"><is><t>Name</t></is></c></row>' +
+      '<row><c><v>14155550101</v></c><c t="inlineStr"><is><t>Second row</t></is></c></row>' +
+      '<row r="5"><c r="B5" t="inlineStr"><is><t>B then C</t></is></c><c t="inlineStr"><is><t>+14155550505</t></is></c></row>' +
+      '<row><c r="A6" t="inlineStr"><is><t>+14155550606</t></is></c><c><v>7</v></c></row>';
+    // Column C of row 5 is beyond the Name column but is read where it stands; the phone column is A.
+    expect((await contacts(zip(workbookParts({ sheets: [{ name: 'Contacts', data }] })))).rows).toEqual([
+      [2, '14155550101', 'Second row'],
+      [5, '', 'B then C', '+14155550505'],
+      [6, '+14155550606', '7'],
+    ]);
+    const backwards = inlineRow(3, ['Phone Number']) + inlineRow(2, ['+14155550101']);
+    expect(await refusal(zip(workbookParts({ sheets: [{ name: 'Contacts', data: backwards }] })))).toMatchObject({
+      code: 'corrupt',
+      message: expect.stringContaining('rows must come in order'),
+    });
+  });
+});
+
+describe('text as Excel shows it', () => {
+  it('leaves phonetic runs out, joins rich runs and decodes _xHHHH_ escapes, shared and inline', async () => {
+    const sst = [
+      '<t>Phone Number</t>',
+      '<t>Name</t>',
+      '<t>山田太郎</t><rPh sb="0" eb="2"><t>ヤマダ</t></rPh><rPh sb="2" eb="4"><t>タロウ</t></rPh><phoneticPr fontId="1"/>',
+      '<r><rPr><b/></rPr><t>Ada_x000D_</t></r><r><t xml:space="preserve"> Love_x005F_x0041_lace</t></r>',
+      `<t>${esc('+1 415 555 0103')}</t>`,
+    ];
+    const data =
+      '<row r="1"><c r="A1" t="s"><v>0</v></c><c r="B1" t="s"><v>1</v></c></row>' +
+      '<row r="2"><c r="A2" t="str"><f>"x"</f><v>+1_x0020_415 555 0101</v></c><c r="B2" t="s"><v>2</v></c></row>' +
+      '<row r="3"><c r="A3" t="inlineStr"><is><r><t>+1 415 </t></r><r><t>555 0102</t></r><rPh><t>ignored</t></rPh></is></c><c r="B3" t="s"><v>3</v></c></row>' +
+      '<row r="4"><c r="A4" t="s"><v>4</v></c><c r="B4" t="inlineStr"><is><t><![CDATA[<CDATA & co>]]></t></is></c></row>';
+    expect((await contacts(zip(workbookParts({ sheets: [{ name: 'Contacts', data }], sst })))).rows).toEqual([
+      [2, '+1 415 555 0101', '山田太郎'],
+      [3, '+1 415 555 0102', 'Ada\r Love_x0041_lace'],
+      [4, '+1 415 555 0103', '<CDATA & co>'],
+    ]);
+  });
+
+  it('refuses a shared-string index that does not exist', async () => {
+    const data = `${header()}<row r="2"><c r="A2" t="s"><v>7</v></c></row>`;
+    expect(await refusal(zip(workbookParts({ sheets: [{ name: 'Contacts', data }], sst: ['<t>a</t>'] })))).toEqual({
+      code: 'corrupt',
+      message: 'The file is damaged: xl/worksheets/sheet1.xml refers to shared text 7, which does not exist.',
+    });
+  });
+
+  it('bounds the memory of rich shared strings: over the limit the file is refused, under it nothing is lost', async () => {
+    // 20,000 strings of 50 one-character runs each, every run with its own font: 1,000,000 characters of text in
+    // ~60 MB of markup. exceljs kept an object per run; here only the text is kept.
+    let seed = 7;
+    const colour = () => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
+      return seed.toString(16).padStart(8, '0').slice(-6);
+    };
+    // Fonts vary from run to run, as in a pasted document, so the markup does not compress past the bomb guard.
+    const rich = () =>
+      Array.from(
+        { length: 50 },
+        () => `<r><rPr><b/><sz val="11"/><color rgb="FF${colour()}"/><rFont val="Calibri"/></rPr><t>x</t></r>`,
+      ).join('');
+    const sst = ['<t>Phone Number</t>', ...Array.from({ length: 20_000 }, rich)];
+    const data = `${header()}<row r="2"><c r="A2" t="inlineStr"><is><t>+14155550101</t></is></c><c r="B2" t="s"><v>20000</v></c></row>`;
+    const bytes = zip(workbookParts({ sheets: [{ name: 'Contacts', data }], sst }));
+    expect((await contacts(bytes)).rows).toEqual([[2, '+14155550101', 'x'.repeat(50)]]);
+
+    const tight = { ...DEFAULT_LIMITS, maxSharedStringChars: 500_000 };
+    expect(await refusal(bytes, 'upload.xlsx', tight)).toEqual({
+      code: 'too_large',
+      message: expect.stringContaining('more than 500000 characters of text'),
+    });
+    const few = { ...DEFAULT_LIMITS, maxSharedStrings: 10_000 };
+    expect((await refusal(bytes, 'upload.xlsx', few)).message).toContain('more than 10000 different texts');
+  });
+
+  it('keeps every shared string intact across its packed pages', () => {
+    const strings = new SharedStrings(DEFAULT_LIMITS);
+    const expected: string[] = [];
+    for (let i = 0; i < 30_000; i++) {
+      const s = i % 97 === 0 ? '' : `${i}:${'é'.repeat(i % 300)}`;
+      expected.push(s);
+      strings.push(s);
+    }
+    strings.flush();
+    expect(strings.count).toBe(30_000);
+    for (let i = 0; i < 30_000; i += 7) expect(strings.get(i)).toBe(expected[i]);
+    expect(strings.get(29_999)).toBe(expected[29_999]);
+    expect(strings.get(30_000)).toBeUndefined();
+    expect(strings.get(-1)).toBeUndefined();
+  });
+});
+
+describe('CSV', () => {
+  it('refuses an unterminated quote, naming its line, instead of swallowing the rows after it', async () => {
+    const csv = Buffer.from('Phone Number,Name\n+14155550101,"Ada\n+14155550102,Grace\n+14155550103,Linus\n');
+    expect(await refusal(csv, 'list.csv')).toEqual({
+      code: 'unterminated_quote',
+      message: expect.stringContaining('a quote (") opened on line 2 that is never closed'),
+    });
+    // A closed quote may hold line breaks and separators.
+    const quoted = Buffer.from('Phone Number,Name\n+14155550101,"Ada, Countess\nof Lovelace"\n+14155550102,Grace\n');
+    expect((await contacts(quoted, 'list.csv')).rows).toEqual([
+      [2, '+14155550101', 'Ada, Countess\nof Lovelace'],
+      [3, '+14155550102', 'Grace'],
+    ]);
+  });
+
+  it('reads semicolon- and tab-separated files with title rows, and says how it read one without the column', async () => {
+    for (const sep of [';', '\t']) {
+      const text = `Export, March 2026\n\nPhone Number${sep}Name\n+14155550101${sep}Ada, Countess\n`;
+      expect((await contacts(Buffer.from(text), 'list.csv')).rows).toEqual([[4, '+14155550101', 'Ada, Countess']]);
+    }
+    expect(await refusal(Buffer.from('Telefon;Name\n+14155550101;Ada\n'), 'list.csv')).toEqual({
+      code: 'no_phone_column',
+      message: expect.stringMatching(/^This file looks semicolon-separated and was read that way, but none/),
+    });
+    expect((await refusal(Buffer.from('Telefon\tName\n+14155550101\tAda\n'), 'list.txt')).message).toMatch(
+      /^This file looks tab-separated/,
+    );
+    const utf16 = Buffer.concat([
+      Buffer.from([0xff, 0xfe]),
+      Buffer.from('Phone Number\tName\r\n+14155550101\tAda\r\n', 'utf16le'),
+    ]);
+    expect((await contacts(utf16, 'unicode.txt')).rows).toEqual([[2, '+14155550101', 'Ada']]);
+  });
+});
+
+describe('files that are not spreadsheets', () => {
+  it('says what a PDF, an image, a Word document or an Excel 2003 XML file is, and never to rename it to .csv', async () => {
+    const cases: [Buffer, string, string][] = [
+      [Buffer.from('%PDF-1.7\n%âãÏÓ\n1 0 obj\n'), 'contacts.xlsx', 'This is a PDF document, not a spreadsheet.'],
+      [
+        Buffer.from('89504e470d0a1a0a0000000d49484452', 'hex'),
+        'contacts.csv',
+        'This is a PNG image, not a spreadsheet.',
+      ],
+      [
+        Buffer.from('<?xml version="1.0"?>\n<Workbook xmlns="urn:schemas-microsoft-com:office:spreadsheet">'),
+        'contacts.xls',
+        'This is an Excel 2003 XML spreadsheet, not a spreadsheet. Open it in Excel and save it as .xlsx.',
+      ],
+      [
+        zip([
+          { name: '[Content_Types].xml', data: Buffer.from('<Types/>') },
+          {
+            name: '_rels/.rels',
+            data: Buffer.from(
+              '<Relationships><Relationship Id="r1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="word/document.xml"/></Relationships>',
+            ),
+          },
+          { name: 'word/document.xml', data: Buffer.from('<document/>') },
+        ]),
+        'contacts.xlsx',
+        'This is a Word document (.docx), not a spreadsheet.',
+      ],
+    ];
+    for (const [bytes, name, start] of cases) {
+      const r = await refusal(bytes, name);
+      expect(r.code, name).toBe('unsupported_format');
+      expect(r.message.startsWith(start), r.message).toBe(true);
+      expect(r.message).not.toContain('.csv if');
+    }
+  });
+});
+
+describe('the Settings sheet', () => {
+  it('reads up to the limit of rows and refuses more, naming the first row too many', async () => {
+    const rows = (n: number) =>
+      Array.from({ length: n }, (_, i) => inlineRow(i + 1, [i === 0 ? 'Setting' : 'campaign name', `v${i}`])).join('');
+    const book = (n: number) =>
+      zip(
+        workbookParts({
+          sheets: [
+            { name: 'Contacts', data: list(['+14155550101', 'Ada']) },
+            { name: 'Settings', state: 'hidden', data: rows(n) },
+          ],
+        }),
+      );
+    expect((await contacts(book(200))).settings).toHaveLength(200);
+    expect(await refusal(book(201))).toEqual({
+      code: 'invalid_settings',
+      message: expect.stringContaining('more than 200 filled rows (row 201 is one too many)'),
+    });
+  });
+});
