@@ -23,6 +23,11 @@ const COMMANDS: CommandEntry[] = [
     load: async () => (await import('./commands/campaign.ts')).campaignCommand,
   },
   {
+    name: 'contacts',
+    summary: 'push contact changes (a sheet or JSON lines) to the API, show one contact, list contacts',
+    load: async () => (await import('./commands/contacts.ts')).contactsCommand,
+  },
+  {
     name: 'demo',
     summary: 'start the emulator and walk every part of the API once: agent, call with live transcript, campaign, TTS',
     load: async () => (await import('./commands/demo.ts')).demoCommand,

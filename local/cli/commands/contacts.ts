@@ -1,0 +1,290 @@
+import { readFile } from 'node:fs/promises';
+import { basename } from 'node:path';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { CountryCode } from 'libphonenumber-js/max';
+import { readBudgetConfig } from '../../../functions/commons/api-budget/config.ts';
+import { SharedApiBudget } from '../../../functions/commons/api-budget/shared-budget.ts';
+import { documentClient, readAwsSettings } from '../../../functions/commons/aws/clients.ts';
+import { EnvReader } from '../../../functions/commons/config.ts';
+import { TABLES } from '../../../functions/commons/tables.ts';
+import { VoiceApiClient } from '../../../functions/commons/voice-api/index.ts';
+import { readVoiceApiSource, resolveVoiceApiAccess } from '../../../functions/commons/voice-api-access.ts';
+import { checkContactEvent } from '../../../functions/contacts/contact-event.ts';
+import { ContactPusher } from '../../../functions/contacts/contact-pusher.ts';
+import { ContactSheetProblem, readContactSheet } from '../../../functions/contacts/contact-sheet.ts';
+import type { ContactState } from '../../../functions/contacts/contact-state.ts';
+import { ContactStore } from '../../../functions/contacts/contact-store.ts';
+import {
+  ContactSync,
+  type DeadLetter,
+  type MessageResult,
+  type Pusher,
+} from '../../../functions/contacts/contact-sync.ts';
+import { planContactPush } from '../../../functions/contacts/push-plan.ts';
+import { isCountryCode, normalizePhone } from '../../../functions/intake/phone.ts';
+import { localDynamoPath } from '../../stack/data-dir.ts';
+import { startDynamo } from '../../stack/dynamo.ts';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../stack/local-aws.ts';
+import { type Command, UsageError } from '../command.ts';
+
+const ACTIONS = ['push', 'show', 'list'] as const;
+
+interface ContactTables {
+  db: DynamoDBDocumentClient;
+  contacts: string;
+  budget: string;
+  where: string;
+  close(): Promise<void>;
+}
+
+/** The deployed tables when CONTACTS_TABLE is set, else the local stack's in $CALLSHEET_DATA_DIR (one dynalite). */
+async function openContactTables(): Promise<ContactTables> {
+  const deployed = process.env[TABLES.contacts.env];
+  if (deployed) {
+    const env = new EnvReader(process.env);
+    const aws = readAwsSettings(env);
+    env.done();
+    const db = documentClient(aws);
+    return {
+      db,
+      contacts: deployed,
+      budget: process.env[TABLES.apiBudget.env] ?? '',
+      where: `DynamoDB table ${deployed}`,
+      close: async () => db.destroy(),
+    };
+  }
+  const path = localDynamoPath();
+  const dynamo = await startDynamo({ path });
+  const db = documentClient({
+    region: LOCAL_REGION,
+    endpoints: { dynamodb: dynamo.endpoint },
+    credentials: LOCAL_CREDENTIALS,
+  });
+  return {
+    db,
+    contacts: dynamo.tables.contacts,
+    budget: dynamo.tables.apiBudget,
+    where: `the local stack (${path})`,
+    close: async () => {
+      db.destroy();
+      await dynamo.close();
+    },
+  };
+}
+
+/** Pushes through the account's budget when an API is configured (VOICE_API_URL and a key); else nothing is sent. */
+async function pusherFor(tables: ContactTables, store: ContactStore): Promise<{ pusher: Pusher; to: string | null }> {
+  if (!process.env.VOICE_API_URL) {
+    const reason =
+      'not pushed: no API configured (set VOICE_API_URL and VOICE_API_KEY, e.g. of a running `callsheet emulator`)';
+    return {
+      to: null,
+      pusher: { push: async (phones) => new Map(phones.map((p) => [p, { status: 'retry', reason, requests: 0 }])) },
+    };
+  }
+  const env = new EnvReader({ ...process.env, [TABLES.apiBudget.env]: tables.budget });
+  const source = readVoiceApiSource(env);
+  const budget = readBudgetConfig(env);
+  const aws = readAwsSettings(env);
+  env.done();
+  const access = await resolveVoiceApiAccess(source, aws);
+  const api = new VoiceApiClient({
+    baseUrl: access.baseUrl,
+    apiKey: access.apiKey,
+    budget: new SharedApiBudget(tables.db, budget.table, budget.limits).for('shared', { maxWaitMs: 10 * 60_000 }),
+  });
+  return { to: access.baseUrl, pusher: new ContactPusher({ store, api: api.contacts, now: () => new Date() }) };
+}
+
+const isSheet = (bytes: Buffer, name: string) =>
+  /\.(xlsx|xls|csv)$/i.test(name) || bytes.subarray(0, 2).toString('latin1') === 'PK' || bytes[0] === 0xd0;
+
+/** The events in a sheet, or in JSON lines (one event per line); what cannot be an event, with where and why. */
+async function readEvents(
+  input: string,
+  country: CountryCode | undefined,
+): Promise<{ events: unknown[]; rejected: string[] }> {
+  const bytes = input === '-' ? await readStdin() : await readFile(input);
+  const name = input === '-' ? 'stdin' : basename(input);
+  if (isSheet(bytes, name)) {
+    try {
+      const sheet = await readContactSheet(bytes, name, country);
+      return { events: sheet.events, rejected: sheet.rejected.map((r) => `row ${r.row}: ${r.reason}`) };
+    } catch (err) {
+      if (err instanceof ContactSheetProblem) throw new UsageError(`${name}: ${err.message}`);
+      throw err;
+    }
+  }
+  const events: unknown[] = [];
+  const rejected: string[] = [];
+  bytes
+    .toString('utf8')
+    .split(/\r?\n/)
+    .forEach((line, i) => {
+      if (line.trim() === '') return;
+      let event: unknown;
+      try {
+        event = JSON.parse(line);
+      } catch {
+        rejected.push(`line ${i + 1}: not JSON`);
+        return;
+      }
+      const check = checkContactEvent(event, country);
+      if (check.ok) events.push(event);
+      else rejected.push(`line ${i + 1}: ${check.reason}`);
+    });
+  return { events, rejected };
+}
+
+async function readStdin(): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const c of process.stdin) chunks.push(c as Buffer);
+  return Buffer.concat(chunks);
+}
+
+function pendingOf(state: ContactState) {
+  return planContactPush(state, [], new Date().toISOString());
+}
+
+function describeContact(state: ContactState, notes: { seq: number; text: string; at: string }[]): string[] {
+  const lines = [`${state.phone}  (changed ${state.changedAt}, created ${state.createdAt})`];
+  for (const [k, v] of Object.entries(state.fields)) lines.push(`  ${k}: ${v}`);
+  lines.push(`  tags: ${state.tags.length ? state.tags.join(', ') : '(none)'}`);
+  lines.push(`  notes: ${notes.length === 0 ? '(none)' : ''}`);
+  for (const n of notes)
+    lines.push(
+      `    ${n.seq}. ${n.text}  (${n.at}${n.seq <= state.pushed.noteCount ? ', pushed' : ', not pushed yet'})`,
+    );
+  const p = state.pushed;
+  lines.push(
+    p.at === null
+      ? '  pushed: never'
+      : `  pushed: ${p.at}: ${Object.keys(p.fields).length} field(s), ${p.tagCount} tag(s), ${p.noteCount} note(s)`,
+  );
+  const pending = pendingOf(state);
+  if (pending || state.noteCount > p.noteCount) lines.push('  waiting to be pushed: yes');
+  if (state.lastPush && !state.lastPush.ok) lines.push(`  last push failed: ${state.lastPush.error ?? ''}`);
+  return lines;
+}
+
+export const contactsCommand: Command = {
+  name: 'contacts',
+  summary: 'push contact changes (a sheet or JSON lines) to the API, show one contact, list contacts',
+  usage:
+    'contacts push <file|-> [--country CC] [--json] | contacts show <phone> [--country CC] [--json] | contacts list [--changed-since TIME] [--json]',
+  allowPositionals: true,
+  options: { country: { type: 'string' }, json: { type: 'boolean' }, 'changed-since': { type: 'string' } },
+  help: [
+    'actions:',
+    '  push <file|->   apply contact events and push the changes: a sheet (.xlsx, .xls, .csv with a "Phone',
+    '                  Number" column and Name, Email, City, Location, Source, Lead Status, Custom Instruction,',
+    '                  Tags, Note) or JSON lines, one `Contact Upserted` event per line (schemas/contact-upserted.v1.json);',
+    '                  - reads standard input',
+    '  show <phone>    the stored fields, tags and notes, and what was last pushed',
+    '  list            every contact (or those changed since --changed-since)',
+    'options:',
+    '  --country CC          country for numbers written without a country code',
+    '  --changed-since TIME  list: only contacts changed at or after this ISO 8601 time',
+    '  --json                print JSON',
+    '',
+    'Works on the deployed tables when CONTACTS_TABLE is set (with API_BUDGET_TABLE and the usual AWS credentials),',
+    'otherwise on the local stack in $CALLSHEET_DATA_DIR (default .callsheet/) that `callsheet run` uses. push sends',
+    'changes to VOICE_API_URL with VOICE_API_KEY (or VOICE_API_SECRET_ARN), within the account-wide API budget.',
+  ],
+  async run(values, positionals) {
+    const [action, ...args] = positionals;
+    if (!ACTIONS.includes(action as (typeof ACTIONS)[number]))
+      throw new UsageError(`say what to do: ${ACTIONS.join(', ')}`);
+    const country = (values.country as string | undefined)?.toUpperCase();
+    if (country !== undefined && !isCountryCode(country))
+      throw new UsageError(`--country ${values.country} is not an ISO 3166 country code`);
+    const since = values['changed-since'] as string | undefined;
+    if (since !== undefined && (action !== 'list' || Number.isNaN(Date.parse(since))))
+      throw new UsageError('--changed-since goes with list and takes an ISO 8601 time, e.g. 2026-03-01T00:00:00Z');
+    if (action === 'list' && args.length > 0) throw new UsageError('list takes no arguments');
+    if (action !== 'list' && args.length !== 1)
+      throw new UsageError(`${action} takes one ${action === 'push' ? 'file (or -)' : 'phone number'}`);
+
+    let phone = '';
+    if (action === 'show') {
+      const result = normalizePhone(args[0] as string, country as CountryCode | undefined);
+      if (!result.ok)
+        throw new UsageError(
+          `${JSON.stringify(args[0])} is not a valid phone number${country ? ` for ${country}` : ' (write it as +<country code><number>, or give --country)'}`,
+        );
+      phone = result.e164;
+    }
+    const input = action === 'push' ? await readEvents(args[0] as string, country as CountryCode | undefined) : null;
+
+    const tables = await openContactTables();
+    const store = new ContactStore(tables.db, tables.contacts);
+    try {
+      if (action === 'show') {
+        const state = await store.read(phone);
+        if (!state) {
+          console.error(`No contact ${phone} in ${tables.where}.`);
+          return 1;
+        }
+        const notes = await store.notes(state);
+        if (values.json)
+          console.log(JSON.stringify({ contact: state, notes, waitingToBePushed: pendingOf(state) !== null }, null, 2));
+        else console.log(describeContact(state, notes).join('\n'));
+        return 0;
+      }
+      if (action === 'list') {
+        const all = await store.list(since ? new Date(since).toISOString() : undefined);
+        if (values.json) console.log(JSON.stringify(all, null, 2));
+        else if (all.length === 0)
+          console.log(`No contacts${since ? ` changed since ${since}` : ''} in ${tables.where}.`);
+        else
+          for (const c of all)
+            console.log(
+              `${c.phone}  ${c.fields.contact_name ?? ''}  changed ${c.changedAt}  ${pendingOf(c) ? 'waiting to be pushed' : 'pushed'}`,
+            );
+        return 0;
+      }
+      const { events, rejected } = input as { events: unknown[]; rejected: string[] };
+      const { pusher, to } = await pusherFor(tables, store);
+      const letters: DeadLetter[] = [];
+      const sync = new ContactSync({
+        store,
+        pusher,
+        deadLetters: { put: async (l) => void letters.push(...l) },
+        now: () => new Date(),
+        defaultCountry: country as CountryCode | undefined,
+        maxReceives: Number.POSITIVE_INFINITY,
+      });
+      const results: MessageResult[] = [];
+      for (let i = 0; i < events.length; i += 500) {
+        const chunk = events
+          .slice(i, i + 500)
+          .map((e, j) => ({ messageId: String(i + j), body: JSON.stringify(e), receiveCount: 1 }));
+        results.push(...(await sync.handle(chunk)));
+      }
+      const count = (pred: (r: MessageResult) => boolean) => results.filter(pred).length;
+      const summary = {
+        where: tables.where,
+        api: to,
+        events: events.length + rejected.length,
+        rejected,
+        created: count((r) => r.status === 'done' && r.applied === 'created'),
+        updated: count((r) => r.status === 'done' && r.applied === 'updated'),
+        unchanged: count((r) => r.status === 'done' && r.applied === 'unchanged'),
+        duplicates: count((r) => r.status === 'done' && r.applied === 'duplicate'),
+        notPushed: [...new Set(results.flatMap((r) => ('reason' in r ? [r.reason] : [])))],
+      };
+      if (values.json) console.log(JSON.stringify(summary, null, 2));
+      else {
+        console.log(
+          `${summary.events} event(s) in ${tables.where}: ${summary.created} created, ${summary.updated} updated, ${summary.unchanged} unchanged, ${summary.duplicates} seen before, ${rejected.length} rejected`,
+        );
+        for (const r of rejected) console.log(`  rejected ${r}`);
+        if (to && summary.notPushed.length === 0) console.log(`Every change is at ${to}.`);
+        for (const reason of summary.notPushed) console.log(`  ${reason}`);
+      }
+      return rejected.length > 0 || summary.notPushed.length > 0 ? 1 : 0;
+    } finally {
+      await tables.close();
+    }
+  },
+};

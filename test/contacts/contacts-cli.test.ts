@@ -1,0 +1,95 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/cli.ts';
+import { TEST_KEY, useEmulator } from '../helpers/emulator.ts';
+import { xlsx } from '../helpers/sheets.ts';
+import { emulatorContact } from './harness.ts';
+
+const f = useEmulator();
+let dataDir: string;
+beforeAll(async () => {
+  dataDir = await mkdtemp(join(tmpdir(), 'callsheet-contacts-'));
+});
+afterAll(async () => {
+  await rm(dataDir, { recursive: true, force: true });
+});
+
+const env = (api = true) => ({
+  CALLSHEET_DATA_DIR: dataDir,
+  CONTACTS_TABLE: '',
+  API_BUDGET_TABLE: '',
+  VOICE_API_URL: api ? f.emu.url : '',
+  VOICE_API_KEY: api ? TEST_KEY : '',
+});
+
+describe('callsheet contacts', () => {
+  it('push (JSON lines and a sheet), show and list on the local stack, pushing to the API once', async () => {
+    const lines = join(dataDir, 'events.jsonl');
+    await writeFile(
+      lines,
+      [
+        JSON.stringify({
+          event_id: 'cli-1',
+          phone_number: '(415) 555-0161',
+          name: 'Ana',
+          tags: ['vip'],
+          note: 'hello',
+        }),
+        '{oops',
+        JSON.stringify({ event_id: 'cli-2', phone_number: '+14155550162', lead_status: 'Cold Lead' }),
+        JSON.stringify({ event_id: 'cli-3', phone_number: '+14155550162', email: 'nope' }),
+      ].join('\n'),
+    );
+    const push = await runCli(['contacts', 'push', lines, '--country', 'US'], env());
+    expect(push.stdout).toContain('2 created');
+    expect(push.stdout).toContain('line 2: not JSON');
+    expect(push.stdout).toContain('line 4: email: not a valid email address');
+    expect(push.code).toBe(1); // some lines were rejected
+    expect(await emulatorContact(f, '+14155550161')).toMatchObject({ contact_name: 'Ana', notes: ['hello'] });
+
+    // Again: every event was seen; nothing is sent.
+    const apiRequests = async () =>
+      (await f.admin.requests<{ path: string }[]>()).filter((r) => r.path.startsWith('/api/')).length;
+    const before = await apiRequests();
+    const again = await runCli(['contacts', 'push', lines, '--country', 'US', '--json'], env());
+    expect(JSON.parse(again.stdout)).toMatchObject({ duplicates: 2, created: 0, notPushed: [] });
+    expect(await apiRequests()).toBe(before);
+
+    const sheet = join(dataDir, 'more.xlsx');
+    await writeFile(
+      sheet,
+      await xlsx([
+        ['Phone Number', 'City'],
+        ['+14155550161', 'Pune'],
+      ]),
+    );
+    expect((await runCli(['contacts', 'push', sheet], env())).code).toBe(0);
+    expect((await emulatorContact(f, '+14155550161'))?.city).toBe('Pune');
+
+    const show = await runCli(['contacts', 'show', '4155550161', '--country', 'US', '--json'], env(false));
+    expect(show.code).toBe(0);
+    const shown = JSON.parse(show.stdout);
+    expect(shown.contact).toMatchObject({ fields: { contact_name: 'Ana', city: 'Pune' }, tags: ['vip'] });
+    expect(shown.notes.map((n: { text: string }) => n.text)).toEqual(['hello']);
+    expect(shown.waitingToBePushed).toBe(false);
+
+    const list = await runCli(['contacts', 'list', '--json'], env(false));
+    expect(JSON.parse(list.stdout).map((c: { phone: string }) => c.phone)).toEqual(['+14155550161', '+14155550162']);
+    const future = await runCli(['contacts', 'list', '--changed-since', '2999-01-01T00:00:00Z'], env(false));
+    expect(future.stdout).toContain('No contacts changed since');
+  });
+
+  it('stores without an API and says so; refuses bad usage', async () => {
+    const lines = join(dataDir, 'offline.jsonl');
+    await writeFile(lines, `${JSON.stringify({ event_id: 'off-1', phone_number: '+14155550163', name: 'Off' })}\n`);
+    const push = await runCli(['contacts', 'push', lines], env(false));
+    expect(push.code).toBe(1);
+    expect(push.stdout).toContain('not pushed: no API configured');
+    const show = await runCli(['contacts', 'show', '+14155550163'], env(false));
+    expect(show.stdout).toContain('waiting to be pushed: yes');
+    expect((await runCli(['contacts', 'show', 'nonsense'], env(false))).code).toBe(2);
+    expect((await runCli(['contacts', 'list', '--changed-since', 'yesterday'], env(false))).code).toBe(2);
+  });
+});
