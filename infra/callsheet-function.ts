@@ -1,35 +1,56 @@
 import { Duration } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import type { CfnRole } from 'aws-cdk-lib/aws-iam';
 import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, type NodejsFunctionProps, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import type { TableName } from '../functions/commons/tables.ts';
 import { TABLES } from '../functions/commons/tables.ts';
-import { acknowledge, BASIC_EXECUTION_ROLE } from './nag.ts';
+import { BUNDLE_TARGET, REQUIRE_BANNER } from './bundling.ts';
+import { acknowledge } from './nag.ts';
+import { settingsOf } from './settings.ts';
 
 export interface CallsheetFunctionProps {
-  /** The folder under functions/ whose index.ts is the handler. */
+  /** The folder under functions/ whose index.ts is the handler; its settings are forwarded by this name. */
   folder: string;
   description: string;
   timeout?: Duration;
   memorySize?: number;
   environment?: Record<string, string>;
+  /** Instances at most (reserved concurrency), sized to the Voice API budget by the settings. */
+  reservedConcurrency?: number;
   /** Files copied next to the bundle, e.g. data a dependency reads at run time. */
   copyFiles?: { from: string; to: string }[];
 }
 
+/** CloudWatch Logs offers these retentions only; a setting is rounded up to the next. */
+const RETENTIONS = Object.values(RetentionDays)
+  .filter((v): v is RetentionDays => typeof v === 'number' && v > 0)
+  .sort((a, b) => a - b);
+
+export function retentionOf(days: number): RetentionDays {
+  return RETENTIONS.find((r) => r >= days) ?? RetentionDays.INFINITE;
+}
+
 /**
- * One Lambda function with callsheet's defaults: Node 22 on ARM, an ESM bundle (top-level await reads config at
- * cold start), X-Ray tracing, a log group kept for a month.
+ * One Lambda function with callsheet's defaults: Node 22 on ARM, an ESM bundle with the AWS SDK inside
+ * (infra/bundling.ts), X-Ray tracing, its own log group, a role that may write only that log group, and the
+ * settings its folder reads (infra/settings.ts) in its environment.
  */
 export class CallsheetFunction extends Construct {
   public readonly fn: NodejsFunction;
+  public readonly logGroup: LogGroup;
 
   constructor(scope: Construct, id: string, props: CallsheetFunctionProps) {
     super(scope, id);
     const root = new URL('..', import.meta.url).pathname;
     const copies = props.copyFiles ?? [];
+    const settings = settingsOf(this);
+    const sourceMaps = settings?.get('SOURCE_MAPS') === true;
+    this.logGroup = new LogGroup(this, 'Logs', {
+      retention: retentionOf(settings?.integer('LOG_RETENTION_DAYS') ?? 30),
+    });
     const fnProps: NodejsFunctionProps = {
       entry: `${root}functions/${props.folder}/index.ts`,
       projectRoot: root,
@@ -40,16 +61,22 @@ export class CallsheetFunction extends Construct {
       timeout: props.timeout ?? Duration.seconds(60),
       memorySize: props.memorySize ?? 1024,
       tracing: Tracing.ACTIVE,
-      environment: { NODE_OPTIONS: '--enable-source-maps', ...props.environment },
-      logGroup: new LogGroup(this, 'Logs', { retention: RetentionDays.ONE_MONTH }),
+      reservedConcurrentExecutions: props.reservedConcurrency ?? settings?.concurrencyFor(props.folder),
+      environment: {
+        ...(sourceMaps ? { NODE_OPTIONS: '--enable-source-maps' } : {}),
+        ...settings?.environmentFor(props.folder),
+        ...props.environment,
+      },
+      logGroup: this.logGroup,
       bundling: {
         format: OutputFormat.ESM,
-        target: 'node22',
-        sourceMap: true,
+        target: BUNDLE_TARGET,
+        minify: true,
+        sourceMap: sourceMaps,
         mainFields: ['module', 'main'],
-        // CommonJS dependencies in an ESM bundle still call require().
-        banner: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
-        externalModules: ['@aws-sdk/*'],
+        banner: REQUIRE_BANNER,
+        // Nothing external: the AWS SDK is bundled rather than taken from the runtime.
+        externalModules: [],
         commandHooks: {
           beforeBundling: () => [],
           beforeInstall: () => [],
@@ -59,13 +86,20 @@ export class CallsheetFunction extends Construct {
       },
     };
     this.fn = new NodejsFunction(this, 'Function', fnProps);
-    acknowledge(this.fn, 'AWSLambdaBasicExecutionRole only allows writing this function’s own logs.', [
-      BASIC_EXECUTION_ROLE,
-    ]);
-    acknowledge(this.fn, 'X-Ray tracing needs xray:PutTraceSegments on *; AWS offers no narrower resource.', [
-      'IAM5[Resource::*]',
-    ]);
-    acknowledge(this.fn, 'Node.js 22 is the runtime callsheet is built and tested for (middy 6, AWS SDK v3).', ['L1']);
+    // Instead of AWSLambdaBasicExecutionRole (logs on every log group): write access to this function's group only.
+    // The role stays the function's own child, so acknowledgements made on the function cover it.
+    (this.fn.role?.node.defaultChild as CfnRole).managedPolicyArns = undefined;
+    this.logGroup.grantWrite(this.fn);
+    acknowledge(
+      this.fn,
+      'X-Ray has no resource-level permissions: xray:PutTraceSegments and PutTelemetryRecords take only *.',
+      ['IAM5[Resource::*]'],
+    );
+    acknowledge(
+      this.fn,
+      'callsheet pins nodejs22.x: its bundles target node22 and it is tested on Node 20/22; a newer runtime is adopted deliberately, not by a redeploy.',
+      ['L1'],
+    );
   }
 
   /** Names the table in the function's environment and grants exactly the access asked for. */

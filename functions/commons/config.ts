@@ -1,6 +1,6 @@
 /** A deployment setting that is missing or unusable; thrown at start-up so a bad deploy fails at once, loudly. */
 export class ConfigError extends Error {
-  constructor(problems: string[]) {
+  constructor(readonly problems: string[]) {
     super(`callsheet configuration: ${problems.join('; ')}`);
     this.name = 'ConfigError';
   }

@@ -18,7 +18,7 @@ import type { Log } from './log.ts';
  */
 
 /** CloudWatch namespace of callsheet's own metrics; the stack's alarms and dashboard read the same names. */
-export const METRICS_NAMESPACE = 'Callsheet';
+export const METRICS_NAMESPACE = 'callsheet';
 /** Every function publishes under one `service` dimension value, so an alarm sums across functions. */
 export const METRICS_SERVICE = 'callsheet';
 /** The dimension of `METRIC.campaigns` that says which state a campaign reached. */
@@ -41,9 +41,11 @@ export const METRIC = {
   apiServerErrors: 'ApiServerErrors',
   /** Voice API answers 429 (rate limited). */
   apiThrottled: 'ApiThrottled',
-  /** The campaign guard paused or stopped a campaign it found unsafe. */
+  /**
+   * The guard / the sweeper secured a campaign. Emitted by functions/lifecycle/safety-signals.ts with the dimension
+   * `outcome` (not through `count`); the stack's alarms sum over the outcomes.
+   */
   guardActions: 'GuardActions',
-  /** The sweeper repaired a stranded upload or campaign. */
   sweeperActions: 'SweeperActions',
 } as const;
 export type MetricName = (typeof METRIC)[keyof typeof METRIC];
