@@ -1,8 +1,9 @@
 import type { CountryCode } from 'libphonenumber-js/max';
 import { type AwsSettings, readAwsSettings } from '../commons/aws/clients.ts';
 import { type Env, EnvReader } from '../commons/config.ts';
+import { DEFAULT_LEGAL_HOURS, readLegalHours } from '../commons/legal-hours.ts';
 import { TABLES } from '../commons/tables.ts';
-import { isValidTimeZone, LIMITS } from '../commons/voice-api/contract.ts';
+import { LIMITS } from '../commons/voice-api/contract.ts';
 import { readVoiceApiSource, type VoiceApiSource } from '../commons/voice-api-access.ts';
 import type { IntakeDefaults } from './intake-service.ts';
 import { isCountryCode } from './phone.ts';
@@ -30,15 +31,13 @@ export function readIntakeConfig(source: Env): IntakeConfig {
       country: env.checked<CountryCode>('DEFAULT_COUNTRY', (v) =>
         isCountryCode(v.toUpperCase()) ? (v.toUpperCase() as CountryCode) : { problem: 'not an ISO country code' },
       ),
-      timeZone: env.checked('DEFAULT_TIME_ZONE', (v) =>
-        isValidTimeZone(v) ? v : { problem: 'not an IANA time zone' },
-      ),
       retries:
         env.checked('DEFAULT_RETRIES', (v) =>
           /^\d+$/.test(v) && Number(v) <= LIMITS.campaignRetriesMax
             ? Number(v)
             : { problem: `a whole number from 0 to ${LIMITS.campaignRetriesMax}` },
         ) ?? 1,
+      legalHours: env.checked('LEGAL_HOURS', readLegalHours) ?? DEFAULT_LEGAL_HOURS,
     },
     leaseMs:
       env.checked('INTAKE_LEASE_SECONDS', (v) =>

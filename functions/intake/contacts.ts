@@ -1,7 +1,15 @@
 import type { CountryCode } from 'libphonenumber-js/max';
 import { normalizePhone, type PhoneCell } from './phone.ts';
 
-export type RejectReason = 'missing_phone' | 'invalid_phone' | 'duplicate_phone' | 'suppressed';
+export type RejectReason =
+  | 'missing_phone'
+  | 'invalid_phone'
+  | 'duplicate_phone'
+  | 'suppressed'
+  // A valid number nobody can say is legal to call now: no zone data, or no legal hours and no window.
+  | 'no_time_zone'
+  | 'no_legal_hours'
+  | 'outside_legal_hours';
 
 /** One data row of the sheet, with the three columns the API knows, as read. */
 export interface SheetRow {
@@ -35,6 +43,12 @@ export const REASON_TEXT: Record<RejectReason, string> = {
   invalid_phone: 'not a valid phone number for the country it names (or the default country)',
   duplicate_phone: 'the same number appears on an earlier row, which was kept',
   suppressed: 'this number is on the do-not-call (suppression) list',
+  no_time_zone:
+    'callsheet has no time-zone data for this number, so it cannot tell when calling it is legal; it is not called',
+  no_legal_hours:
+    'callsheet has no default legal calling hours for this number\'s country: set a calling window (Settings sheet "calling window" or x-amz-meta-calling-window) to call it',
+  outside_legal_hours:
+    "the upload's calling window has no hour within the legal calling hours of this number's country: set a window inside them",
 };
 
 const cellText = (c: PhoneCell): string => (c === null || c === undefined ? '' : typeof c === 'number' ? String(c) : c);

@@ -1,43 +1,51 @@
 import type { Contact } from './contacts.ts';
-import type { ZoneChoice } from './time-zones.ts';
+import { type ZoneChoice, zoneGroupKey } from './time-zones.ts';
 
 export const MAX_PART_ROWS = 1000;
 
 export interface Part {
   /** 1-based, in the order parts are written and launched. */
   index: number;
-  timeZone: string | null;
-  zoneSource: ZoneChoice['source'] | null;
+  /** Every zone the part's numbers may ring in (one per clock); it is called only when open in all of them. */
+  zones: string[];
+  /** zones[0], for display. */
+  timeZone: string;
+  zoneSource: ZoneChoice['source'];
+  /** The one country of the part's numbers, whose legal calling hours apply. */
+  country: string | null;
   contacts: Contact[];
 }
 
 /**
- * Splits contacts into campaign parts of at most `maxRows`, in row order. Contacts are first grouped by the time
- * zone they will be called in (groups in order of first appearance), so each part can keep its own local hours.
+ * Splits contacts into campaign parts of at most `maxRows`, in row order. Contacts are first grouped by their country
+ * and the set of zones they may ring in (groups in order of first appearance), so each part keeps one set of local
+ * and legal hours. Every contact has zones here: intake rejects a number without any before splitting.
  */
 export function splitIntoParts(
   contacts: readonly Contact[],
-  zoneOf: (c: Contact) => ZoneChoice | null,
+  zoneOf: (c: Contact) => ZoneChoice,
   maxRows = MAX_PART_ROWS,
 ): Part[] {
-  const groups = new Map<string, { zone: ZoneChoice | null; contacts: Contact[] }>();
+  const groups = new Map<string, { zone: ZoneChoice; country: string | null; contacts: Contact[] }>();
   for (const c of contacts) {
     const zone = zoneOf(c);
-    const key = zone?.timeZone ?? '';
+    const key = zoneGroupKey(zone, c.country);
     let group = groups.get(key);
     if (!group) {
-      group = { zone, contacts: [] };
+      group = { zone, country: c.country, contacts: [] };
       groups.set(key, group);
     }
     group.contacts.push(c);
   }
   const parts: Part[] = [];
-  for (const { zone, contacts: members } of groups.values()) {
+  for (const { zone, country, contacts: members } of groups.values()) {
     for (let i = 0; i < members.length; i += maxRows) {
       parts.push({
         index: parts.length + 1,
-        timeZone: zone?.timeZone ?? null,
-        zoneSource: zone?.source ?? null,
+        zones: zone.zones,
+        timeZone: zone.zones[0] as string,
+        zoneSource: zone.source,
+        country,
         contacts: members.slice(i, i + maxRows),
       });
     }

@@ -1,25 +1,31 @@
 import type { CampaignPlan } from '../commons/campaign-plan.ts';
+import { DEFAULT_LEGAL_HOURS, type LegalHoursTable } from '../commons/legal-hours.ts';
 import type { Agent } from '../commons/voice-api/types.ts';
+import { partWindow } from '../lifecycle/window-plan.ts';
 import type { IntakeDefaults } from './intake-service.ts';
-import type { Part } from './parts.ts';
 import { partKey, reportPrefix } from './report.ts';
 import type { ZoneSource } from './time-zones.ts';
 import { executionName, type UploadRef } from './upload-ref.ts';
 import type { ValidationOutcome } from './validate-upload.ts';
 
-const ZONE_WORDS: Record<ZoneSource, string> = {
-  number: "the numbers' own area (phone-number time-zone data)",
-  country: "the numbers' country, which keeps one clock",
-  setting: "the upload's time zone setting (the numbers span several zones)",
-  default: "the deployment's default time zone (the numbers span several zones)",
+const ZONE_WORDS: Record<ZoneSource, (zones: string[]) => string> = {
+  number: () => "the numbers' own area (phone-number time-zone data)",
+  country: () => "the numbers' area, whose time zones all keep the same clock",
+  several: (zones) =>
+    `the numbers' range spans ${zones.length} time zones (${zones.join(', ')}) and no data narrows it: called only when the window is open in all of them`,
 };
 
-function mostCommonCountry(part: Part): string | null {
-  const counts = new Map<string, number>();
-  for (const c of part.contacts) if (c.country) counts.set(c.country, (counts.get(c.country) ?? 0) + 1);
-  let best: string | null = null;
-  for (const [country, n] of counts) if (best === null || n > (counts.get(best) ?? 0)) best = country;
-  return best;
+/** What the intake report says of a part's hours: the window it will be called in, and whether legal hours cut it. */
+export interface PartHours {
+  window: string;
+  clippedToLegalHours: boolean;
+}
+
+function hoursOf(plan: CampaignPlan, legal: LegalHoursTable): PartHours {
+  const w = partWindow(plan, legal);
+  return w.ok
+    ? { window: w.window.description, clippedToLegalHours: w.window.clipped }
+    : { window: `not callable: ${w.message}`, clippedToLegalHours: false };
 }
 
 /** One execution input per part; derived only from the upload, so every retry builds the same plans. */
@@ -29,13 +35,12 @@ export function planParts(
   validation: ValidationOutcome,
   agent: Agent,
   defaults: IntakeDefaults,
-): { executionName: string; zoneDecidedBy: string; plan: CampaignPlan }[] {
+  legal: LegalHoursTable = DEFAULT_LEGAL_HOURS,
+): { executionName: string; zoneDecidedBy: string; hours: PartHours; plan: CampaignPlan }[] {
   const { settings, parts } = validation;
   const baseName = settings.campaignName ?? (ref.key.split('/').pop() ?? id).replace(/\.[^.]*$/, '');
-  return parts.map((part) => ({
-    executionName: executionName(id, part.index),
-    zoneDecidedBy: part.zoneSource ? ZONE_WORDS[part.zoneSource] : 'not decided: no zone data and no default',
-    plan: {
+  return parts.map((part) => {
+    const plan: CampaignPlan = {
       uploadId: id,
       bucket: ref.bucket,
       part: {
@@ -43,9 +48,9 @@ export function planParts(
         of: parts.length,
         key: partKey(id, part.index),
         rows: part.contacts.length,
-        zones: part.timeZone ? [part.timeZone] : [],
+        zones: part.zones,
         timeZone: part.timeZone,
-        country: mostCommonCountry(part),
+        country: part.country,
       },
       agentId: agent.id,
       campaign: {
@@ -56,6 +61,12 @@ export function planParts(
       },
       window: { rules: settings.window ?? null, holidays: settings.holidays ?? [] },
       reportPrefix: reportPrefix(id),
-    },
-  }));
+    };
+    return {
+      executionName: executionName(id, part.index),
+      zoneDecidedBy: ZONE_WORDS[part.zoneSource](part.zones),
+      hours: hoursOf(plan, legal),
+      plan,
+    };
+  });
 }

@@ -17,11 +17,19 @@ export interface IntakeReport {
   format: ValidationReport['format'];
   rows: ValidationReport['rows'];
   rejected: ValidationReport['rejected'];
+  /** Per country, why rows could not be placed (e.g. no legal hours and no window), in words to act on. */
+  notes: string[];
   parts: {
     index: number;
     rows: number;
+    /** Every zone the part may ring in: it is called only when its window is open in all of them. */
+    zones: string[];
     timeZone: string | null;
+    /** How the zones were found; says when a number range spans zones and all of them are kept. */
     zoneDecidedBy: string;
+    /** The hours the part is called in (upload window ∩ the country's legal hours) and whether legal hours cut it. */
+    window: string;
+    clippedToLegalHours: boolean;
     campaignName: string;
     file: string;
     executionName: string;

@@ -1,33 +1,43 @@
+import { offsetSegments, zoneOffsetMs } from '../commons/zoned-time.ts';
 import { RENAMED_ZONES, readZoneTable } from './phone-zone-data.ts';
 
-/** How a contact's time zone was decided; the report says it per part. */
-export type ZoneSource = 'number' | 'country' | 'setting' | 'default';
+/**
+ * How a number's zones were found; the report says it per part. `number`: its prefix names one zone. `country`:
+ * its prefix names several zones that all keep the same clock (a UK mobile: London, Guernsey or the Isle of Man).
+ * `several`: its prefix spans zones of different clocks and no longer prefix narrows it (an Alaska number may be
+ * Anchorage or Adak time): every one is kept, and the part is called only when its window is open in all of them.
+ * No zone is ever guessed: not UTC, not the upload's zone.
+ */
+export type ZoneSource = 'number' | 'country' | 'several';
 
 export interface ZoneChoice {
-  timeZone: string;
+  /** One zone per distinct clock, the zone people know first; never empty. */
+  zones: string[];
   source: ZoneSource;
 }
 
-/**
- * Where a country's people mostly are, for numbers the metadata places in several zones that all keep the same
- * time (a UK mobile is London, Guernsey or the Isle of Man). Countries that span offsets (US, CA, AU, BR, RU…)
- * are deliberately absent: for them an ambiguous number falls back to the upload's or the deployment's zone.
- */
-const SINGLE_TIME_COUNTRIES: Record<string, string> = {
-  GB: 'Europe/London',
-  IN: 'Asia/Kolkata',
-  FR: 'Europe/Paris',
-  DE: 'Europe/Berlin',
-  ES: 'Europe/Madrid',
-  IT: 'Europe/Rome',
-  NL: 'Europe/Amsterdam',
-  IE: 'Europe/Dublin',
-  SG: 'Asia/Singapore',
-  AE: 'Asia/Dubai',
-  ZA: 'Africa/Johannesburg',
-  JP: 'Asia/Tokyo',
-  NZ: 'Pacific/Auckland',
-};
+/** The zone people know for a country whose zones keep one clock, named when a prefix lists several of them. */
+const PRIMARY_ZONES = new Set([
+  'Europe/London',
+  'Asia/Kolkata',
+  'Europe/Paris',
+  'Europe/Berlin',
+  'Europe/Madrid',
+  'Europe/Rome',
+  'Europe/Amsterdam',
+  'Europe/Dublin',
+  'Asia/Singapore',
+  'Asia/Dubai',
+  'Africa/Johannesburg',
+  'Asia/Tokyo',
+  'Pacific/Auckland',
+  'America/New_York',
+  'America/Chicago',
+  'America/Denver',
+  'America/Los_Angeles',
+  'America/Toronto',
+  'Australia/Sydney',
+]);
 
 /** A digit trie over the number prefixes: a lookup walks the number's digits once, allocating nothing. */
 interface PrefixNode {
@@ -35,8 +45,8 @@ interface PrefixNode {
   /** The zones of the prefix ending here, as the table names them, and as current IANA names once asked for. */
   raw?: string[];
   zones?: string[];
-  /** The zone decided for this prefix, per country of the number; null when its zones keep different clocks. */
-  decided?: Map<string, ZoneChoice | null>;
+  /** The zones decided for this prefix, for the UTC day (as a number of days since the epoch) they were decided on. */
+  decided?: Map<number, ZoneChoice | null>;
 }
 
 let prefixTrie: PrefixNode | null = null;
@@ -98,71 +108,88 @@ export function zonesOf(e164: string): readonly string[] {
   return node ? zonesAt(node) : NO_ZONES;
 }
 
-const PRIMARY_ZONES = new Set(Object.values(SINGLE_TIME_COUNTRIES));
-
-const clockFormats = new Map<string, Intl.DateTimeFormat>();
-const sameClockAnswers = new Map<string, boolean>();
-
-function clockIn(zone: string, t: number): string {
-  let f = clockFormats.get(zone);
-  if (!f) {
-    f = new Intl.DateTimeFormat('en-US', { timeZone: zone, hour: '2-digit', minute: '2-digit', hourCycle: 'h23' });
-    clockFormats.set(zone, f);
-  }
-  return f.format(t);
-}
+/** How far ahead two zones must keep the same clock to be treated as one: longer than any campaign runs. */
+const SAME_CLOCK_DAYS = 400;
+const DAY_MS = 86_400_000;
+const clockSignatures = new Map<string, string>();
 
 /**
- * Two zones keep the same time if their clocks agree once a month over the coming year. Many prefixes ask about
- * the same pair, so the answer is kept per pair: zone rules do not change within a process's life.
+ * A zone's clock over the coming `SAME_CLOCK_DAYS`: its offset, and the exact instant and offset of every change.
+ * Zones with equal signatures show the same wall time at every instant of that stretch, so a window open in one is
+ * open in the other. Sampled daily, each day whose samples differ worked out exactly (a zone that changed its offset
+ * and back within one day would escape; none does). Once per zone and UTC day, per process.
  */
-function sameClock(a: string, b: string, from: number): boolean {
-  if (a === b) return true;
-  const key = a < b ? `${a}|${b}` : `${b}|${a}`;
-  let same = sameClockAnswers.get(key);
-  if (same === undefined) {
-    same = true;
-    for (let i = 0; i < 12 && same; i++) {
-      const t = from + i * 30 * 86_400_000;
-      same = clockIn(a, t) === clockIn(b, t);
+function clockSignature(zone: string, now: number): string {
+  const from = Math.floor(now / DAY_MS) * DAY_MS;
+  const key = `${zone}|${from}`;
+  let sig = clockSignatures.get(key);
+  if (sig === undefined) {
+    let before = zoneOffsetMs(from, zone);
+    const parts = [String(before)];
+    for (let t = from + DAY_MS; t <= from + SAME_CLOCK_DAYS * DAY_MS; t += DAY_MS) {
+      const after = zoneOffsetMs(t, zone);
+      if (after === before) continue;
+      for (const seg of offsetSegments(zone, t - DAY_MS, t + 1).slice(1)) parts.push(`${seg.from}:${seg.offsetMs}`);
+      before = after;
     }
-    sameClockAnswers.set(key, same);
+    sig = parts.join(',');
+    clockSignatures.set(key, sig);
   }
-  return same;
+  return sig;
 }
 
 /**
- * The zone to call a number in: the one zone its number range belongs to, or the country's when every candidate
- * keeps the same time, or `fallback` (the upload's setting or the deployment default) when the number spans zones.
- * `country` is the ISO country the number belongs to, as normalization found it.
+ * The zones a number may ring in: those of the longest prefix the table knows (the most specific data there is),
+ * one per distinct clock. Null when the table knows nothing of the number: then nobody can say when calling it is
+ * legal, and intake rejects it.
  */
-export function zoneForNumber(
-  e164: string,
-  country: string | null,
-  fallback: ZoneChoice,
-  now = Date.now(),
-): ZoneChoice {
+export function zonesForNumber(e164: string, now = Date.now()): ZoneChoice | null {
   const node = prefixNode(e164);
-  if (!node) return fallback;
-  // Every number under one prefix gets the same answer, so it is worked out once per prefix and country.
+  if (!node) return null;
+  // Every number under one prefix gets the same answer, so it is worked out once per prefix and UTC day.
+  const day = Math.floor(now / DAY_MS);
   node.decided ??= new Map();
-  let decided = node.decided.get(country ?? '');
+  let decided = node.decided.get(day);
   if (decided === undefined) {
-    decided = decide(zonesAt(node), country, now);
-    node.decided.set(country ?? '', decided);
+    decided = decide(zonesAt(node), now);
+    node.decided.clear();
+    node.decided.set(day, decided);
   }
-  return decided ?? fallback;
+  return decided;
 }
 
-function decide(zones: readonly string[], country: string | null, now: number): ZoneChoice | null {
-  const [first] = zones;
-  if (first === undefined) return null;
-  if (zones.length === 1) return { timeZone: first, source: 'number' };
-  const home = country ? SINGLE_TIME_COUNTRIES[country] : undefined;
-  if (home && zones.every((z) => sameClock(z, home, now))) return { timeZone: home, source: 'country' };
-  if (zones.every((z) => sameClock(z, first, now))) {
-    // Same clock everywhere (a Guernsey-range UK mobile): name the zone people know.
-    return { timeZone: zones.find((z) => PRIMARY_ZONES.has(z)) ?? first, source: 'country' };
+function decide(zones: readonly string[], now: number): ZoneChoice | null {
+  const known = zones.filter(isKnownZone);
+  if (known.length === 0) return null;
+  if (known.length === 1) return { zones: [...known], source: 'number' };
+  // One zone per clock, preferring the name people know.
+  const byClock = new Map<string, string>();
+  for (const zone of known) {
+    const sig = clockSignature(zone, now);
+    const held = byClock.get(sig);
+    if (held === undefined || (PRIMARY_ZONES.has(zone) && !PRIMARY_ZONES.has(held))) byClock.set(sig, zone);
   }
-  return null;
+  const distinct = [...byClock.values()].sort();
+  return { zones: distinct, source: distinct.length === 1 ? 'country' : 'several' };
 }
+
+const knownZones = new Map<string, boolean>();
+
+/** Whether this runtime's zone data knows the zone (a table name it does not know cannot be called safely). */
+function isKnownZone(zone: string): boolean {
+  let known = knownZones.get(zone);
+  if (known === undefined) {
+    try {
+      new Intl.DateTimeFormat('en-US', { timeZone: zone });
+      known = true;
+    } catch {
+      known = false;
+    }
+    knownZones.set(zone, known);
+  }
+  return known;
+}
+
+/** The key a part is grouped by: numbers of one country with the same candidate zones share a part. */
+export const zoneGroupKey = (choice: ZoneChoice, country: string | null): string =>
+  `${country ?? ''}|${choice.zones.join(' ')}`;

@@ -57,7 +57,11 @@ describe('upload settings', () => {
 
   it('reads numbers in the country named by a Settings sheet before the contacts, or by S3 metadata', async () => {
     const wb = new ExcelJS.Workbook();
-    wb.addWorksheet('Settings').addRow(['default country', 'GB']);
+    // GB has no default legal hours, so these uploads name a calling window.
+    wb.addWorksheet('Settings').addRows([
+      ['default country', 'GB'],
+      ['calling window', 'Mon-Fri 09:00-17:00'],
+    ]);
     const contacts = wb.addWorksheet('Contacts');
     for (const r of [['Phone Number'], ['020 7946 0018'], ['4155552671']]) contacts.addRow(r);
     const first = await validateUpload(Buffer.from(await wb.xlsx.writeBuffer()), 'gb.xlsx', { defaultCountry: 'US' });
@@ -67,12 +71,12 @@ describe('upload settings', () => {
     const plain = await xlsx([['Phone Number'], ['020 7946 0018'], ['4155552671']]);
     const viaMetadata = await validateUpload(plain, 'gb.xlsx', {
       defaultCountry: 'US',
-      metadata: { 'default-country': 'GB' },
+      metadata: { 'default-country': 'GB', 'calling-window': 'Mon-Fri 09:00-17:00' },
     });
     expect(viaMetadata.report.contacts.map((c) => c.phone)).toEqual(['+442079460018']);
   });
 
-  it('the upload time zone decides ambiguous numbers, and the report says it came from a setting', async () => {
+  it('the upload time zone never decides a number that spans zones: all its candidate zones are kept', async () => {
     const bytes = await withSettings(
       [
         ['start date time', '2026-04-01 09:00'],
@@ -80,11 +84,13 @@ describe('upload settings', () => {
       ],
       ['+12015550123', '+18005550100'],
     );
-    const out = await validateUpload(bytes, 'zones.xlsx', { fallbackZone: { timeZone: 'UTC', source: 'default' } });
+    const out = await validateUpload(bytes, 'zones.xlsx');
     expect(out.report.parts.map((p) => [p.timeZone, p.zoneSource])).toEqual([
       ['America/New_York', 'number'],
-      ['America/Denver', 'setting'],
+      ['America/Adak', 'several'], // toll-free: anywhere the +1 plan rings, Denver among them
     ]);
+    expect(out.report.parts[1]?.zones).toContain('America/Denver');
+    expect(out.report.parts[1]?.zones).toContain('Pacific/Guam');
   });
 
   it('reads settings from S3 object metadata too', () => {

@@ -24,7 +24,16 @@ describe('callsheet validate', () => {
     const res = await validate([file, '--country', 'us', '--json', '--out', out]);
     expect(res.code).toBe(0);
     const json = JSON.parse(res.stdout);
-    expect(Object.keys(json).sort()).toEqual(['contacts', 'error', 'format', 'ok', 'parts', 'rejected', 'rows']);
+    expect(Object.keys(json).sort()).toEqual([
+      'contacts',
+      'error',
+      'format',
+      'notes',
+      'ok',
+      'parts',
+      'rejected',
+      'rows',
+    ]);
     expect(json).toEqual({
       ok: true,
       error: null,
@@ -36,6 +45,7 @@ describe('callsheet validate', () => {
         { row: 4, reason: 'invalid_phone', input: '98200 12345' },
       ],
       parts: [{ index: 1, rows: 1, timeZone: 'America/Los_Angeles' }],
+      notes: [],
     });
     expect((await readdir(out)).sort()).toEqual(['annotated.xlsx', 'part-1.xlsx']);
 

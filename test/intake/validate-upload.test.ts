@@ -49,7 +49,11 @@ describe('intake: reading a sheet', () => {
       { text: '+61 412 345 678', hyperlink: 'tel:+61412345678' },
       { formula: 'UPPER("x")', result: 'X' },
     ]);
-    const out = await validateUpload(Buffer.from(await wb.xlsx.writeBuffer()), 'c.xlsx', us);
+    // GB has no default legal hours: a window lets its row be called (without one it is refused, see below).
+    const out = await validateUpload(Buffer.from(await wb.xlsx.writeBuffer()), 'c.xlsx', {
+      ...us,
+      metadata: { 'calling-window': 'Mon-Fri 09:00-17:00' },
+    });
     expect(out.report.contacts.map((c) => [c.row, c.phone, c.name])).toEqual([
       [2, '+14155552671', 'number cell'],
       [3, '+919820012345', 'scientific in Excel'],
@@ -130,18 +134,27 @@ describe('intake: row rules', () => {
       'zones.xlsx',
       us,
     );
-    expect(out.report.parts).toEqual([
-      { index: 1, rows: 2, timeZone: 'America/Los_Angeles', zoneSource: 'number' },
-      { index: 2, rows: 1, timeZone: 'Asia/Kolkata', zoneSource: 'number' },
-      { index: 3, rows: 1, timeZone: 'America/New_York', zoneSource: 'number' },
-      { index: 4, rows: 1, timeZone: 'Europe/London', zoneSource: 'country' },
-      { index: 5, rows: 1, timeZone: null, zoneSource: null }, // toll-free: no zone from the number
+    const one = (zone: string) => ({ zones: [zone], timeZone: zone });
+    expect(out.report.parts.map(({ zones, ...p }) => ({ ...p, zones: zones.length }))).toEqual([
+      { index: 1, rows: 2, ...one('America/Los_Angeles'), zones: 1, zoneSource: 'number', country: 'US' },
+      { index: 2, rows: 1, ...one('Asia/Kolkata'), zones: 1, zoneSource: 'number', country: 'IN' },
+      { index: 3, rows: 1, ...one('America/New_York'), zones: 1, zoneSource: 'number', country: 'US' },
+      // Toll-free: the number says only "+1", so every clock of the plan is kept, never a guess.
+      { index: 4, rows: 1, timeZone: 'America/Adak', zones: 15, zoneSource: 'several', country: 'US' },
     ]);
-    const withFallback = await validateUpload(await xlsx([['Phone Number'], ['+18005551234']]), 'tf.xlsx', {
+    // No legal hours for GB and no window: the row is refused with what to do.
+    expect(out.report.rejected).toEqual([{ row: 5, reason: 'no_legal_hours', input: '+447911123456' }]);
+    // libphonenumber places this mobile range in Guernsey (GG); its zones all keep London's clock.
+    expect(out.report.notes).toEqual([
+      'set a calling window for GG numbers: callsheet has no default legal hours for GG',
+    ]);
+    const withWindow = await validateUpload(await xlsx([['Phone Number'], ['+447911123456']]), 'gb.xlsx', {
       ...us,
-      fallbackZone: { timeZone: 'America/Chicago', source: 'default' },
+      metadata: { 'calling-window': 'Mon-Fri 09:00-17:00' },
     });
-    expect(withFallback.report.parts[0]).toMatchObject({ timeZone: 'America/Chicago', zoneSource: 'default' });
+    expect(withWindow.report.parts).toEqual([
+      { index: 1, rows: 1, ...one('Europe/London'), zoneSource: 'country', country: 'GG' },
+    ]);
   });
 });
 
@@ -175,13 +188,17 @@ describe('intake: files it refuses, with a reason', () => {
       ok: false,
       error: { code: 'no_phone_column', message: expect.stringContaining('"Phone Number"') },
     });
-    expect((await refuse(Buffer.from([0xff, 0xfe, 0x00, 0x41]), 'bad.csv')).error?.code).toBe('not_utf8');
+    // Latin-1 text saved as .csv: not UTF-8 (UTF-16 with a byte order mark, as Excel's "Unicode text", is read).
+    expect((await refuse(Buffer.from('Phone Number\nJos\xe9\n', 'latin1'), 'bad.csv')).error?.code).toBe('not_utf8');
   });
 
   it('reads parts stored without compression, every time, Settings sheet included, and refuses sizes or compression a spreadsheet program never writes', async () => {
     const wb = new ExcelJS.Workbook();
     wb.addWorksheet('Contacts').addRows([['Phone Number'], ['020 7946 0018']]);
-    wb.addWorksheet('Settings').addRow(['default country', 'GB']);
+    wb.addWorksheet('Settings').addRows([
+      ['default country', 'GB'],
+      ['calling window', 'Mon-Fri 09:00-17:00'],
+    ]);
     // Spreadsheet programs write no folder entries.
     const real = (await unzip(Buffer.from(await wb.xlsx.writeBuffer()))).filter((e) => !e.name.endsWith('/'));
     const storedFile = zip(real.map((e) => ({ ...e, method: 0 })));
