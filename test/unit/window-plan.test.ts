@@ -1,0 +1,174 @@
+import { describe, expect, it } from 'vitest';
+import { parseHolidays, parseWindowRules } from '../../functions/commons/calling-window.ts';
+import type { CampaignPlan } from '../../functions/commons/campaign-plan.ts';
+import { DEFAULT_LEGAL_HOURS, type LegalHoursTable, readLegalHours } from '../../functions/commons/legal-hours.ts';
+import {
+  nextOpening,
+  type PartWindow,
+  partWindow,
+  STATE_HORIZON_MS,
+  windowStateAt,
+} from '../../functions/lifecycle/window-plan.ts';
+
+const MIN = 60_000;
+const DAY = 86_400_000;
+const iso = (t: number | null) => (t === null ? null : new Date(t).toISOString().slice(0, 16));
+const at = (s: string) => Date.parse(s);
+
+function plan(zones: string[], country: string | null, spec: string | null, holidays = ''): CampaignPlan {
+  return {
+    uploadId: 'u',
+    bucket: 'b',
+    part: { index: 1, of: 1, key: 'k', rows: 1, zones, timeZone: zones[0] ?? null, country },
+    agentId: 'a',
+    campaign: { name: 'n', startDateTime: null, timeZone: null, retries: 0 },
+    window: { rules: spec ? parseWindowRules(spec) : null, holidays: parseHolidays(holidays) },
+    reportPrefix: 'reports/u/',
+  };
+}
+
+function windowOf(p: CampaignPlan, legal: LegalHoursTable = DEFAULT_LEGAL_HOURS): PartWindow {
+  const r = partWindow(p, legal);
+  if (!r.ok) throw new Error(`${r.code}: ${r.message}`);
+  return JSON.parse(JSON.stringify(r.window)); // the workflow carries it as JSON
+}
+
+const state = (w: PartWindow, now: string, marginMin = 5) => {
+  const s = windowStateAt(w, at(now), marginMin * MIN);
+  return { open: s.open, changesAt: iso(s.changesAt) };
+};
+
+describe('part window: upload hours ∩ legal hours, in every candidate zone', () => {
+  it('clips an upload window to the legal hours and says so (a 20-hour "09:00-5:00" becomes 09:00-21:00)', () => {
+    const w = windowOf(plan(['America/New_York'], 'US', 'Mon-Fri 09:00-5:00'));
+    expect(w).toMatchObject({ source: 'upload', clipped: true, zones: ['America/New_York'] });
+    expect(w.description).toContain('Mon,Tue,Wed,Thu,Fri 09:00-21:00');
+    expect(w.description).toContain('cut to US legal hours daily 08:00-21:00');
+    expect(w.legal?.source).toMatch(/47 CFR 64\.1200\(c\)\(1\)/);
+    // Tuesday 02:00 in New York was inside the upload's window; it is not legal, so it is closed.
+    expect(state(w, '2026-03-03T07:00Z')).toEqual({ open: false, changesAt: '2026-03-03T14:00' });
+    expect(state(w, '2026-03-03T20:00Z')).toEqual({ open: true, changesAt: '2026-03-04T01:55' });
+  });
+
+  it('keeps an upload window inside legal hours as it is', () => {
+    const w = windowOf(plan(['America/Los_Angeles'], 'US', 'Mon-Fri 09:00-09:20'));
+    expect(w).toMatchObject({ source: 'upload', clipped: false, timeZone: 'America/Los_Angeles' });
+  });
+
+  it("applies the country's legal hours when the upload sets none (Canada: the CRTC's stricter hours)", () => {
+    const w = windowOf(plan(['America/Toronto'], 'CA', null));
+    expect(w).toMatchObject({ source: 'legal hours', clipped: false });
+    // Saturday 2026-03-07: 10:00-18:00 EST; Monday 09:00-21:30.
+    expect(state(w, '2026-03-07T14:30Z')).toEqual({ open: false, changesAt: '2026-03-07T15:00' });
+    expect(state(w, '2026-03-07T20:00Z')).toEqual({ open: true, changesAt: '2026-03-07T22:55' });
+    expect(state(w, '2026-03-09T12:00Z')).toEqual({ open: false, changesAt: '2026-03-09T13:00' }); // 09:00 EDT
+  });
+
+  it.each([
+    ['GB', null, 'no_legal_hours', 'set a calling window for GB numbers: callsheet has no default legal hours for GB'],
+    [null, null, 'no_legal_hours', 'set a calling window'],
+    ['US', 'Mon-Fri 22:00-07:00', 'window_outside_legal_hours', 'has no hour within the legal hours for US'],
+  ])('refuses a part of country %s with window %s: %s', (country, spec, code, message) => {
+    const r = partWindow(plan(['Europe/London'], country, spec), DEFAULT_LEGAL_HOURS);
+    expect(r).toMatchObject({ ok: false, code, message: expect.stringContaining(message) });
+  });
+
+  it('refuses a part without zones, or with a zone the runtime does not know, instead of guessing one', () => {
+    expect(partWindow(plan([], 'US', null), DEFAULT_LEGAL_HOURS)).toMatchObject({ ok: false, code: 'no_time_zone' });
+    expect(partWindow(plan(['Mars/Olympus'], 'US', null), DEFAULT_LEGAL_HOURS)).toMatchObject({
+      ok: false,
+      code: 'unknown_time_zone',
+    });
+  });
+
+  it('accepts a country without an entry once an override or the upload gives hours', () => {
+    const legal = readLegalHours('{"GB": "Mon-Fri 09:00-20:00"}');
+    if ('problem' in legal) throw new Error(legal.problem);
+    const w = windowOf(plan(['Europe/London'], 'GB', 'daily 08:00-22:00'), legal);
+    expect(w).toMatchObject({ clipped: true, legal: { source: 'deployment setting LEGAL_HOURS' } });
+    expect(windowOf(plan(['Europe/London'], 'GB', 'Mon 10:00-11:00'))).toMatchObject({ legal: null, clipped: false });
+  });
+
+  it('reads a plan from before parts carried zones by its one time zone', () => {
+    const old = plan([], 'US', null);
+    const { zones: _gone, ...part } = old.part;
+    const w = windowOf({ ...old, part: { ...part, timeZone: 'America/Chicago' } as CampaignPlan['part'] });
+    expect(w.zones).toEqual(['America/Chicago']);
+  });
+});
+
+describe('zone-spanning parts are open only where every candidate zone is', () => {
+  it.each([
+    // +1605 (South Dakota) spans Central and Mountain: 08:00 Mountain opens, 21:00 Central closes.
+    [['America/Chicago', 'America/Denver'], '2026-03-03T14:30Z', false, '2026-03-03T15:00'],
+    [['America/Chicago', 'America/Denver'], '2026-03-04T02:00Z', true, '2026-03-04T02:55'],
+    // +1907 (Alaska) spans Anchorage and Adak (an hour apart): Adak opens at 08:00 HST = 18:00Z.
+    [['America/Adak', 'America/Anchorage'], '2026-01-13T17:30Z', false, '2026-01-13T18:00'],
+    [['America/Adak', 'America/Anchorage'], '2026-01-14T05:30Z', true, '2026-01-14T05:55'],
+    [['America/Adak', 'America/Anchorage'], '2026-01-14T06:00Z', false, '2026-01-14T18:00'],
+  ])('%j at %s: open %s, changes %s', (zones, now, open, changesAt) => {
+    const w = windowOf(plan(zones, 'US', null));
+    expect(state(w, now)).toEqual({ open, changesAt });
+  });
+
+  it('gives a part whose zones never share an hour no opening (held, not dialled)', () => {
+    // 09:00-10:00 in London and in Tokyo never overlap.
+    const w = windowOf(plan(['Europe/London', 'Asia/Tokyo'], 'GB', 'daily 09:00-10:00'));
+    expect(state(w, '2026-03-03T00:00Z')).toEqual({ open: false, changesAt: null });
+    expect(nextOpening(w, at('2026-03-03T00:00Z'), 5 * MIN, 14 * DAY)).toBeNull();
+  });
+});
+
+describe('window state and next opening, with a closing margin', () => {
+  it('does not let a call start within the margin, nor in a stretch shorter than it', () => {
+    const w = windowOf(plan(['UTC'], 'GB', 'Mon 09:00-10:00; Tue 09:00-09:04'));
+    expect(state(w, '2026-03-02T09:54Z')).toEqual({ open: true, changesAt: '2026-03-02T09:55' });
+    expect(state(w, '2026-03-02T09:55Z')).toEqual({ open: false, changesAt: '2026-03-09T09:00' });
+    expect(state(w, '2026-03-02T09:55Z', 0)).toEqual({ open: true, changesAt: '2026-03-02T10:00' });
+    const next = nextOpening(w, at('2026-03-02T12:00Z'), 5 * MIN, 14 * DAY);
+    expect([iso(next?.opensAt ?? null), iso(next?.closesAt ?? null)]).toEqual(['2026-03-09T09:00', '2026-03-09T09:55']);
+    const withoutMargin = nextOpening(w, at('2026-03-02T12:00Z'), 0, 14 * DAY);
+    expect(iso(withoutMargin?.opensAt ?? null)).toBe('2026-03-03T09:00');
+  });
+
+  it('opens now when open now, and holds when the next opening is past the horizon', () => {
+    const w = windowOf(plan(['America/New_York'], 'US', 'Mon 09:00-17:00', '2026-03-09, 2026-03-16'));
+    const now = at('2026-03-02T15:00Z');
+    expect(nextOpening(w, now, 5 * MIN, 14 * DAY)).toEqual({ opensAt: now, closesAt: at('2026-03-02T21:55Z') });
+    // Next Mondays are holidays: the one after is 21 days away.
+    expect(nextOpening(w, at('2026-03-02T22:00Z'), 5 * MIN, 14 * DAY)).toBeNull();
+    expect(iso(nextOpening(w, at('2026-03-02T22:00Z'), 5 * MIN, 30 * DAY)?.opensAt ?? null)).toBe('2026-03-23T13:00');
+  });
+
+  it('reports no change for a window open around the clock, and none for a window that never opens', () => {
+    const legal = readLegalHours('{"GB": "daily 00:00-24:00"}');
+    if ('problem' in legal) throw new Error(legal.problem);
+    const always = windowOf(plan(['Pacific/Kiritimati', 'Pacific/Chatham'], 'GB', null), legal);
+    expect(state(always, '2026-03-03T12:00Z')).toEqual({ open: true, changesAt: null });
+    const next = nextOpening(always, at('2026-03-03T12:00Z'), 5 * MIN, 14 * DAY);
+    expect(next?.opensAt).toBe(at('2026-03-03T12:00Z'));
+    expect(next?.closesAt).toBeGreaterThanOrEqual(at('2026-03-03T12:00Z') + 14 * DAY);
+    const holidays = Array.from({ length: 60 }, (_, i) =>
+      new Date(at('2026-03-01T00:00Z') + i * DAY).toISOString().slice(0, 10),
+    );
+    const never = windowOf(plan(['UTC'], 'GB', 'daily 09:00-17:00', holidays.join(' ')));
+    expect(state(never, '2026-03-03T12:00Z')).toEqual({ open: false, changesAt: null });
+    expect(STATE_HORIZON_MS).toBeGreaterThanOrEqual(14 * DAY);
+  });
+
+  it.each([
+    // Zones beyond ±12 h and half-hour DST, under Australian legal hours or an upload window.
+    ['Pacific/Chatham', 'NZ', 'Mon-Fri 09:00-17:00', '2026-01-04T19:00Z', false, '2026-01-04T19:15'],
+    ['Pacific/Chatham', 'NZ', 'Mon-Fri 09:00-17:00', '2026-01-05T03:00Z', true, '2026-01-05T03:10'],
+    ['Pacific/Kiritimati', 'KI', 'Mon-Fri 09:00-17:00', '2026-06-07T18:00Z', false, '2026-06-07T19:00'],
+    ['Pacific/Auckland', 'NZ', 'Mon-Fri 09:00-17:00', '2026-01-04T20:30Z', true, '2026-01-05T03:55'],
+    // Lord Howe, Saturday after DST ends (Sunday 2026-04-05 02:00 → 01:30): AU hours 09:00-17:00 at +10:30.
+    ['Australia/Lord_Howe', 'AU', null, '2026-04-11T00:00Z', true, '2026-04-11T06:25'],
+    ['Australia/Lord_Howe', 'AU', null, '2026-04-03T22:00Z', true, '2026-04-04T05:55'],
+    // Sydney on the fall-back Sunday: no Sunday calls in Australia; Monday 09:00 AEST.
+    ['Australia/Sydney', 'AU', null, '2026-04-05T00:00Z', false, '2026-04-05T23:00'],
+  ])('%s (%s, %s) at %s: open %s, changes %s', (zone, country, spec, now, open, changesAt) => {
+    const w = windowOf(plan([zone], country, spec));
+    expect(state(w, now)).toEqual({ open, changesAt });
+  });
+});
