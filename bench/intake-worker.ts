@@ -34,7 +34,9 @@ async function once(): Promise<number> {
   });
   if (!outcome.report.ok) throw new Error(JSON.stringify(outcome.report.error));
   if (mode === 'full') {
-    let bytes = Buffer.byteLength(JSON.stringify(outcome.report, null, 2));
+    // report.json holds what IntakeReport holds: counts, rejected rows and parts, not the accepted contacts.
+    const { rows: counts, rejected, parts } = outcome.report;
+    let bytes = Buffer.byteLength(JSON.stringify({ rows: counts, rejected, parts }, null, 2));
     for (const part of outcome.parts) bytes += (await partWorkbook(part)).length;
     bytes += (await annotatedWorkbook(outcome)).length;
     if (bytes === 0) throw new Error('nothing written');

@@ -15,7 +15,7 @@ export const API_COLUMNS = ['Phone Number', 'Name', 'Custom Instruction'] as con
 const asText = (v: string | null): string => v ?? '';
 
 /** One campaign part as an .xlsx with exactly the API's columns. */
-export async function partWorkbook(part: Part): Promise<Buffer> {
+export async function partWorkbook(part: Pick<Part, 'contacts'>): Promise<Buffer> {
   const xlsx = new XlsxWriter();
   const sheet = xlsx.sheet('Contacts');
   sheet.write(textRow(1, API_COLUMNS));

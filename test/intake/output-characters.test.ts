@@ -1,9 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { Contact } from '../../functions/intake/contacts.ts';
-import type { Part } from '../../functions/intake/parts.ts';
 import { validateUpload } from '../../functions/intake/validate-upload.ts';
 import { annotatedWorkbook, FATE_COLUMNS, OriginalRows, partWorkbook } from '../../functions/intake/writers.ts';
-import { xmlText } from '../../functions/intake/xlsx-writer.ts';
+import { MAX_CELL_CHARS, xmlText } from '../../functions/intake/xlsx-writer.ts';
 import { unzip } from '../helpers/zip.ts';
 import { readAllWays } from './output-readers.ts';
 
@@ -47,18 +46,20 @@ describe('written workbooks carry any text and open everywhere', () => {
   });
 
   it('a part file with every awkward character opens in a strict XML parser, exceljs and SheetJS, text intact', async () => {
-    const part: Part = {
-      index: 1,
-      timeZone: 'America/Los_Angeles',
-      zoneSource: 'number',
-      contacts: AWKWARD.map((name, i) => contact(i, name)),
-    };
+    const part = { contacts: AWKWARD.map((name, i) => contact(i, name)) };
     const read = await readAllWays(await partWorkbook(part));
     expect(read.strict.rows).toEqual([AWKWARD.length + 1]);
     expect(read.sheetjs[0]).toEqual(['Phone Number', 'Name', 'Custom Instruction']);
     // SheetJS decodes Excel's escapes, so it sees exactly what was written.
     expect(read.sheetjs.slice(1)).toEqual(part.contacts.map((c) => [c.phone, c.name, c.customInstruction]));
     expect(read.exceljs.map((r) => r[0])).toEqual(['Phone Number', ...part.contacts.map((c) => c.phone)]);
+  });
+
+  it('cuts a cell longer than Excel allows (a CSV field can be) instead of writing a file Excel repairs', async () => {
+    const long = 'x'.repeat(MAX_CELL_CHARS + 100);
+    const part = { contacts: [contact(0, long)] };
+    const read = await readAllWays(await partWorkbook(part));
+    expect(read.sheetjs[1]?.[1]).toBe('x'.repeat(MAX_CELL_CHARS));
   });
 
   it('the annotated copy keeps every awkward original cell, and opens everywhere', async () => {
