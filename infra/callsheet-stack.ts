@@ -2,6 +2,7 @@ import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
 import { CampaignGuard } from './campaign-guard.ts';
 import { CampaignLifecycle } from './campaign-lifecycle.ts';
+import { Contacts } from './contacts.ts';
 import { DataTables } from './data-tables.ts';
 import { Intake } from './intake.ts';
 import { Monitoring } from './monitoring.ts';
@@ -20,6 +21,7 @@ export class CallsheetStack extends Stack {
   public readonly guard: CampaignGuard;
   public readonly intake: Intake;
   public readonly webhooks: Webhooks;
+  public readonly contacts: Contacts;
   public readonly settings: Settings;
   public readonly monitoring: Monitoring;
 
@@ -65,6 +67,14 @@ export class CallsheetStack extends Stack {
       credentials: this.credentials,
       settings: settings.propsFor('outcomes'),
     });
+    this.contacts = new Contacts(this, 'Contacts', {
+      bucket: this.uploads.bucket,
+      contactsTable: this.data.tables.contacts,
+      apiBudgetTable: this.data.tables.apiBudget,
+      events: this.lifecycle.events,
+      credentials: this.credentials,
+      settings: settings.propsFor('contacts'),
+    });
     this.monitoring = new Monitoring(this, 'Monitoring', {
       events: this.lifecycle.events,
       lifecycle: this.lifecycle.stateMachine,
@@ -78,6 +88,8 @@ export class CallsheetStack extends Stack {
     this.monitoring.watchFunction('OutcomeProcessor', this.webhooks.processor.fn);
     this.monitoring.watchQueue('Intake', this.uploads.deadLetters);
     this.monitoring.watchQueue('Outcomes', this.webhooks.deadLetters);
+    this.monitoring.watchFunction('Contacts', this.contacts.function.fn);
+    this.monitoring.watchQueue('Contacts', this.contacts.deadLetters);
     this.outputs();
 
     // CDK's own singleton that configures bucket notifications.

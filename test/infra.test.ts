@@ -40,14 +40,15 @@ describe('CDK app', () => {
 
   it('sends only incoming/ uploads of a versioned bucket through a queue with a dead-letter queue', () => {
     template.hasResourceProperties('AWS::S3::Bucket', { VersioningConfiguration: { Status: 'Enabled' } });
+    // incoming/ to intake's queue, contacts/ to the contact queue (infra/contacts.ts); nothing else.
+    const queueConfigurations = (prefix: string) =>
+      Match.objectLike({
+        Events: ['s3:ObjectCreated:*'],
+        Filter: { Key: { FilterRules: [{ Name: 'prefix', Value: prefix }] } },
+      });
     template.hasResourceProperties('Custom::S3BucketNotifications', {
       NotificationConfiguration: {
-        QueueConfigurations: [
-          Match.objectLike({
-            Events: ['s3:ObjectCreated:*'],
-            Filter: { Key: { FilterRules: [{ Name: 'prefix', Value: 'incoming/' }] } },
-          }),
-        ],
+        QueueConfigurations: [queueConfigurations('incoming/'), queueConfigurations('contacts/')],
       },
     });
     template.hasResourceProperties('AWS::SQS::Queue', { RedrivePolicy: Match.objectLike({ maxReceiveCount: 5 }) });
@@ -77,5 +78,16 @@ describe('CDK app', () => {
     expect(env.flat()).toEqual(
       expect.arrayContaining(['UPLOADS_TABLE', 'SUPPRESSION_TABLE', 'CAMPAIGNS_TABLE', 'VOICE_API_SECRET_ARN']),
     );
+  });
+});
+
+describe('CDK app: contacts', () => {
+  it('routes Contact Upserted events from the bus to the contact queue and syncs it in batches', () => {
+    template.hasResourceProperties('AWS::Events::Rule', { EventPattern: { 'detail-type': ['Contact Upserted'] } });
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      BatchSize: 500,
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+    });
+    template.hasResourceProperties('AWS::SQS::Queue', { RedrivePolicy: Match.objectLike({ maxReceiveCount: 7 }) });
   });
 });

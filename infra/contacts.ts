@@ -1,0 +1,119 @@
+import { Duration } from 'aws-cdk-lib';
+import type { TableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import { type IEventBus, Rule } from 'aws-cdk-lib/aws-events';
+import { SqsQueue } from 'aws-cdk-lib/aws-events-targets';
+import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import { type Bucket, EventType } from 'aws-cdk-lib/aws-s3';
+import { SqsDestination } from 'aws-cdk-lib/aws-s3-notifications';
+import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import { TABLES } from '../functions/commons/tables.ts';
+import { CONTACT_UPSERTED } from '../functions/contacts/contact-event.ts';
+import { CONTACT_SHEETS } from '../functions/contacts/sheet-intake.ts';
+import { CallsheetFunction } from './callsheet-function.ts';
+import { acknowledge } from './nag.ts';
+import type { VoiceApiCredentials } from './voice-api-credentials.ts';
+
+export interface ContactsProps {
+  bucket: Bucket;
+  contactsTable: TableV2;
+  apiBudgetTable: TableV2;
+  /** callsheet's bus: `Contact Upserted` events published there are synced. */
+  events: IEventBus;
+  credentials: VoiceApiCredentials;
+  settings: Record<string, string>;
+}
+
+const SYNC_TIMEOUT = Duration.minutes(3);
+
+/**
+ * Contact sync: one queue fed by the bus's `Contact Upserted` events and by contact sheets dropped under contacts/,
+ * its dead-letter queue (where the function puts poison and invalid events with their reason), and the function
+ * that stores each change once and pushes changed contacts in bulk within the account's API budget.
+ */
+export class Contacts extends Construct {
+  public readonly function: CallsheetFunction;
+  public readonly queue: Queue;
+  public readonly deadLetters: Queue;
+
+  constructor(scope: Construct, id: string, props: ContactsProps) {
+    super(scope, id);
+    const maxReceives = Number(props.settings.CONTACTS_MAX_RECEIVES ?? 5);
+    this.deadLetters = new Queue(this, 'ContactDeadLetters', {
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      retentionPeriod: Duration.days(14),
+    });
+    this.queue = new Queue(this, 'ContactQueue', {
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      // Six times the function's timeout, as Lambda's SQS guidance asks; a push's claim is the timeout.
+      visibilityTimeout: Duration.seconds(SYNC_TIMEOUT.toSeconds() * 6),
+      // Event ids are remembered 15 days: a message can never outlive its event's memory.
+      retentionPeriod: Duration.days(14),
+      // The function dead-letters with the reason on delivery CONTACTS_MAX_RECEIVES; this is the safety net.
+      deadLetterQueue: { queue: this.deadLetters, maxReceiveCount: maxReceives + 2 },
+    });
+
+    this.function = new CallsheetFunction(this, 'Function', {
+      folder: 'contacts',
+      description: 'callsheet: store contact changes once and push them to the Voice API in bulk, within the budget',
+      timeout: SYNC_TIMEOUT,
+      memorySize: 1024,
+      environment: {
+        ...props.settings,
+        CONTACTS_QUEUE_URL: this.queue.queueUrl,
+        CONTACTS_DLQ_URL: this.deadLetters.queueUrl,
+      },
+    });
+    const fn = this.function.fn;
+    // Gets, conditional puts and updates of contacts, notes and event ids; no scans, no deletes.
+    fn.addEnvironment(TABLES.contacts.env, props.contactsTable.tableName);
+    props.contactsTable.grant(
+      fn,
+      'dynamodb:GetItem',
+      'dynamodb:BatchGetItem',
+      'dynamodb:PutItem',
+      'dynamodb:UpdateItem',
+    );
+    fn.addEnvironment(TABLES.apiBudget.env, props.apiBudgetTable.tableName);
+    props.apiBudgetTable.grant(fn, 'dynamodb:GetItem', 'dynamodb:UpdateItem');
+    props.credentials.bindTo(fn);
+    props.bucket.grantRead(fn, `${CONTACT_SHEETS}*`);
+    props.bucket.grantPut(fn, 'reports/contacts/*');
+    this.queue.grantSendMessages(fn);
+    this.deadLetters.grantSendMessages(fn);
+    fn.addEventSource(
+      new SqsEventSource(this.queue, {
+        // Many events per invocation, so contacts go 100 to a request; two at a time, as the budget is shared.
+        batchSize: 500,
+        maxBatchingWindow: Duration.seconds(5),
+        reportBatchItemFailures: true,
+        maxConcurrency: 2,
+      }),
+    );
+
+    new Rule(this, 'ContactUpserted', {
+      eventBus: props.events,
+      description: 'Contact Upserted events to the contact queue',
+      eventPattern: { detailType: [CONTACT_UPSERTED] },
+      targets: [new SqsQueue(this.queue, { deadLetterQueue: this.deadLetters, retryAttempts: 185 })],
+    });
+    props.bucket.addEventNotification(EventType.OBJECT_CREATED, new SqsDestination(this.queue), {
+      prefix: CONTACT_SHEETS,
+    });
+
+    acknowledge(
+      fn,
+      'The contact function reads only contact sheets under contacts/ and writes only reports/contacts/ of the upload bucket (the S3 action groups CDK grants).',
+      [
+        'IAM5[Action::s3:GetObject*]',
+        'IAM5[Action::s3:GetBucket*]',
+        'IAM5[Action::s3:List*]',
+        'IAM5[Action::s3:Abort*]',
+        'IAM5[Resource::<Uploads81B643AD.Arn>/contacts/*]',
+        'IAM5[Resource::<Uploads81B643AD.Arn>/reports/contacts/*]',
+      ],
+    );
+  }
+}
