@@ -33,7 +33,7 @@ beforeAll(async () => {
   stack = await startLocalStack({
     voiceApi: { url: f.emu.url, apiKey: TEST_KEY },
     lifecycle: recordOnly,
-    settings: { DEFAULT_COUNTRY: 'US', DEFAULT_TIME_ZONE: 'America/Chicago' },
+    settings: { DEFAULT_COUNTRY: 'US' },
   });
 });
 afterAll(async () => {
