@@ -103,7 +103,8 @@ export class CampaignGuard {
         reasons.push('the calling window is closed and the campaign was not confirmed paused');
       const running = await this.runningExecution(watch.execution);
       if (!running) reasons.push('its workflow is not running');
-      if (now > Date.parse(watch.nextLookAt) + settings.overdueGraceMs)
+      // An overdue look matters while the campaign may be dialling; a quiet one waits for its workflow.
+      if (!watch.quiet && now > Date.parse(watch.nextLookAt) + settings.overdueGraceMs)
         reasons.push(`its workflow has not looked at it since ${watch.observedAt} (due ${watch.nextLookAt})`);
       if (reasons.length === 0) continue;
       const action = await this.secure(record, reasons, closesBeforeNextSweep || !running, 'sweeper', watch.execution);
@@ -136,12 +137,12 @@ export class CampaignGuard {
       brakeOnFailure,
       reason: reasons.join('; '),
     });
-    await this.deps.campaigns.markSecured(record.partKey, {
-      at: this.deps.now().toISOString(),
-      by,
-      outcome,
-      reason: reasons.join('; '),
-    });
+    await this.deps.campaigns.markSecured(
+      record.partKey,
+      { at: this.deps.now().toISOString(), by, outcome, reason: reasons.join('; ') },
+      // Secured: the next sweeps need not act again until the workflow looks and says otherwise.
+      outcome !== 'unconfirmed',
+    );
     return { partKey: record.partKey, campaignId, reasons, outcome, message };
   }
 

@@ -180,8 +180,16 @@ export class CampaignStore implements BrakeRegister {
     await this.set(partKey, { '#watch': watch }, { '#watch': 'watch' });
   }
 
-  async markSecured(partKey: string, secured: Secured): Promise<void> {
-    await this.set(partKey, { '#secured': secured }, { '#secured': 'secured' });
+  /** Records a safety action; `quiet` also marks the last look's campaign as confirmed not dialling. */
+  async markSecured(partKey: string, secured: Secured, quiet = false): Promise<void> {
+    const record = quiet ? await this.get(partKey) : null;
+    if (record?.watch)
+      await this.set(
+        partKey,
+        { '#secured': secured, '#watch.#quiet': true },
+        { '#secured': 'secured', '#watch': 'watch', '#quiet': 'quiet' },
+      );
+    else await this.set(partKey, { '#secured': secured }, { '#secured': 'secured' });
   }
 
   /** Parts whose workflow has not ended, for the sweeper (a scan: the table holds one item per part). */

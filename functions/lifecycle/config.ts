@@ -43,8 +43,8 @@ export function readLifecycleConfig(source: Env): LifecycleConfig {
     settings: {
       legalHours: env.checked('LEGAL_HOURS', readLegalHours) ?? DEFAULT_LEGAL_HOURS,
       closingMarginMs: minutes('CLOSING_MARGIN_MINUTES', 5, 120),
-      pauseLeadMs: (env.checked('PAUSE_LEAD_SECONDS', whole(0, 600)) ?? 60) * 1000,
-      brakeLeadMs: (env.checked('BRAKE_LEAD_SECONDS', whole(0, 3600)) ?? 120) * 1000,
+      pauseLeadMs: (env.checked('PAUSE_LEAD_SECONDS', whole(0, 900)) ?? 120) * 1000,
+      brakeLeadMs: (env.checked('BRAKE_LEAD_SECONDS', whole(0, 900)) ?? 30) * 1000,
       secureRetryMs: (env.checked('SECURE_RETRY_SECONDS', whole(5, 600)) ?? 20) * 1000,
       holdHorizonMs: (env.checked('HOLD_HORIZON_DAYS', whole(1, 60)) ?? 14) * 86_400_000,
       poll: {

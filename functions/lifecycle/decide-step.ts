@@ -13,7 +13,7 @@ export interface DecideSettings {
    * starts in the instant of the pause is still outside the margin.
    */
   pauseLeadMs: number;
-  /** A pause still unconfirmed this long before the legal close pulls the emergency brake. */
+  /** A pause still unconfirmed this long before the closing margin begins pulls the emergency brake. */
   brakeLeadMs: number;
   /** How soon an unconfirmed pause or a failed resume is tried again. */
   secureRetryMs: number;
@@ -58,10 +58,13 @@ function isFinished(stats: CampaignStats): boolean {
   return status === 'completed' || (stats.pending + stats.in_progress === 0 && status !== 'scheduled');
 }
 
-/** Whether the window is closed or closes within the brake lead: a failed pause must then pull the brake. */
+/**
+ * Whether a failed pause must pull the brake now: the margin before the close has begun, or begins within the
+ * brake lead. No call may start in the margin, so the brake must hold by then.
+ */
 export function closingSoon(state: { window: RunningCarry['window'] }, now: number, s: DecideSettings): boolean {
-  const legal = windowStateAt(state.window, now, 0);
-  return !legal.open || (legal.changesAt !== null && legal.changesAt - now <= s.brakeLeadMs);
+  const margin = windowStateAt(state.window, now, s.closingMarginMs);
+  return !margin.open || (margin.changesAt !== null && margin.changesAt - now <= s.brakeLeadMs);
 }
 
 /**

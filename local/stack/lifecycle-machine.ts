@@ -43,7 +43,11 @@ export function localLifecycleMachine(
     definition: definition as StateMachineDefinition,
     timeoutSeconds: TimeoutSeconds,
     armTimeout: (_execution, at, fire) => {
-      if (scheduler) return scheduler.timer(at, fire);
+      if (scheduler)
+        return scheduler.timer(at, () => {
+          fire();
+          return null;
+        });
       const timer = setTimeout(fire, Math.max(0, at - Date.now()));
       timer.unref();
       return () => clearTimeout(timer);

@@ -22,7 +22,7 @@ interface Actor {
 interface Timer {
   at: number;
   /** May answer an instant before which a repeating timer has nothing to do: the ticks until then are skipped. */
-  action: () => Promise<number | null | undefined | void> | number | null | undefined | void;
+  action: () => Promise<number | null | undefined> | number | null | undefined;
   /** Fires again this long after each run (the sweeper); once when absent. */
   everyMs?: number;
 }

@@ -1,7 +1,7 @@
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll } from 'vitest';
 import { jsonLog } from '../../functions/commons/log.ts';
-import { type LocalStack, startLocalStack } from '../../local/stack/local-stack.ts';
+import { type LocalStack, type LocalStackOptions, startLocalStack } from '../../local/stack/local-stack.ts';
 import type { LocalExecution } from '../../local/stack/step-functions.ts';
 import { type EmulatorFixture, TEST_KEY, useEmulator } from './emulator.ts';
 
@@ -14,13 +14,17 @@ export interface PipelineFixture {
  * The whole local pipeline per test file: the emulator on simulated time, the embedded stack following that
  * clock, intake fed by real S3 events, and the lifecycle document run by the local Step Functions.
  */
-export function usePipeline(settings: Record<string, string> = {}): PipelineFixture {
+export function usePipeline(
+  settings: Record<string, string> = {},
+  options: Pick<LocalStackOptions, 'wrapLifecycle'> = {},
+): PipelineFixture {
   const fixture = { f: useEmulator() } as PipelineFixture;
   beforeAll(async () => {
     fixture.stack = await startLocalStack({
       voiceApi: { url: fixture.f.emu.url, apiKey: TEST_KEY },
       clock: fixture.f.emu.core.clock,
       settings: { DEFAULT_COUNTRY: 'US', ...settings },
+      ...options,
       // CALLSHEET_TEST_LOG=1 prints the handlers' log lines, for finding out why a run went wrong.
       ...(process.env.CALLSHEET_TEST_LOG ? { log: jsonLog('test', (l) => console.log(l)) } : {}),
     });

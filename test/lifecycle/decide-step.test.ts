@@ -22,8 +22,8 @@ import { type PartWindow, partWindow } from '../../functions/lifecycle/window-pl
 const MIN = 60_000;
 const settings: DecideSettings = {
   closingMarginMs: 5 * MIN,
-  pauseLeadMs: 0,
-  brakeLeadMs: 2 * MIN,
+  pauseLeadMs: 2 * MIN,
+  brakeLeadMs: 30_000,
   secureRetryMs: 20_000,
   poll: { minSeconds: 30, maxSeconds: 900 },
   continueAfterSteps: 1000,
@@ -86,14 +86,14 @@ describe('decideStep: what a look at a running campaign does', () => {
       expected: { kind: 'watch' },
     },
     {
-      name: 'at the closing margin, dialling: secure, no brake yet (5 min to the close)',
-      now: at('2026-12-07T16:55'),
+      name: 'two minutes before the closing margin, dialling: secure, no brake yet',
+      now: at('2026-12-07T16:53'),
       seen: { control: null, stats: ok('active') },
       expected: { kind: 'secure', reason: 'window', brakeOnFailure: false },
     },
     {
-      name: 'inside the brake lead, still dialling: secure, and brake if the pause fails',
-      now: at('2026-12-07T16:58:30'),
+      name: 'within the brake lead of the margin, still dialling: secure, and brake if the pause fails',
+      now: at('2026-12-07T16:54:40'),
       seen: { control: null, stats: ok('active') },
       expected: { kind: 'secure', reason: 'window', brakeOnFailure: true },
     },
@@ -194,25 +194,25 @@ describe('afterStep: when to look again', () => {
     expect: (next: ReturnType<typeof afterStep>) => void;
   }[] = [
     {
-      name: 'dialling: the next look is never after the margin close',
-      now: at('2026-12-07T16:54:30'),
+      name: 'dialling: the next look is never after the pause lead before the margin',
+      now: at('2026-12-07T16:52:30'),
       seen: { control: null, stats: ok('active') },
       effect: { kind: 'none' },
-      expect: (next) => expect(next.wakeAt).toBe(iso(at('2026-12-07T16:55'))),
+      expect: (next) => expect(next.wakeAt).toBe(iso(at('2026-12-07T16:53'))),
     },
     {
       name: 'an unconfirmed pause is tried again in seconds and remembered',
-      now: at('2026-12-07T16:55'),
+      now: at('2026-12-07T16:53'),
       seen: { control: null, stats: ok('active') },
       effect: { kind: 'unconfirmed', message: '500' },
       expect: (next) => {
-        expect(next).toMatchObject({ phase: 'running', paused: null, securingSince: iso(at('2026-12-07T16:55')) });
-        expect(next.wakeAt).toBe(iso(at('2026-12-07T16:55') + 20_000));
+        expect(next).toMatchObject({ phase: 'running', paused: null, securingSince: iso(at('2026-12-07T16:53')) });
+        expect(next.wakeAt).toBe(iso(at('2026-12-07T16:53') + 20_000));
       },
     },
     {
       name: 'a confirmed pause sleeps until the next opening',
-      now: at('2026-12-07T16:55'),
+      now: at('2026-12-07T16:53'),
       seen: { control: null, stats: ok('active') },
       effect: { kind: 'secured', how: 'paused' },
       expect: (next) => {
@@ -232,10 +232,10 @@ describe('afterStep: when to look again', () => {
     },
     {
       name: 'stats unavailable in an open window: look again soon, before the close',
-      now: at('2026-12-07T16:54'),
+      now: at('2026-12-07T16:52'),
       seen: { control: null, stats: unavailable },
       effect: { kind: 'none' },
-      expect: (next) => expect(next.wakeAt).toBe(iso(at('2026-12-07T16:55'))),
+      expect: (next) => expect(next.wakeAt).toBe(iso(at('2026-12-07T16:53'))),
     },
     {
       name: 'a paused campaign seen paused confirms an unanswered pause',
@@ -270,7 +270,7 @@ describe('afterStep: when to look again', () => {
       ...Array.from({ length: 60 }, (_, i) => new Date(Date.UTC(2026, 11, 8 + i)).toISOString().slice(0, 10)),
     ]);
     const state = running({ window: w });
-    const now = at('2026-12-07T16:55');
+    const now = at('2026-12-07T16:53');
     const seen: Observation = { control: null, stats: ok('active') };
     const next = afterStep(
       state,
@@ -326,14 +326,14 @@ describe('decideReconcile: a create whose answer was lost', () => {
     expect(decideReconcile(reconciling(over), found, now, settings)).toEqual(expected);
   });
 
-  it('looks again within two minutes, never after the margin close', () => {
+  it('looks again within two minutes, never after the pause lead before the margin', () => {
     const d = decideReconcile(
       reconciling({ reconcileUntil: '2026-12-08T00:00:00Z' }),
       null,
-      at('2026-12-07T16:54'),
+      at('2026-12-07T16:52'),
       settings,
     );
-    expect(d).toEqual({ kind: 'look_again', wakeAt: at('2026-12-07T16:55') });
+    expect(d).toEqual({ kind: 'look_again', wakeAt: at('2026-12-07T16:53') });
   });
 });
 

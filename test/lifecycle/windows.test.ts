@@ -37,9 +37,9 @@ describe('calling windows', () => {
     expect(report.window).toMatchObject({ timeZone: 'America/Los_Angeles', source: 'upload', clipped: false });
     expect(report.pauses.length).toBeGreaterThan(0);
     expect(report.pauses.every((x) => x.reason === 'window')).toBe(true);
-    // The first pause goes out a minute before the closing margin (5 min) before Friday 09:20 PST (17:20Z); the
+    // The first pause goes out two minutes (the pause lead) before the closing margin (5 min) before Friday 09:20 PST (17:20Z); the
     // next resume is Monday 09:00 PDT (16:00Z), after the DST change.
-    expect(report.pauses[0]?.at.slice(0, 16)).toBe('2026-03-06T17:14');
+    expect(report.pauses[0]?.at.slice(0, 16)).toBe('2026-03-06T17:13');
     expect(report.resumes[0]?.at.slice(0, 16)).toBe('2026-03-09T16:00');
     expect(calls.length).toBeGreaterThanOrEqual(200);
     expect(await auditCalls(calls, { hours: spec, closingMarginMinutes: 5 })).toEqual([]);
@@ -58,8 +58,8 @@ describe('calling windows', () => {
     expect(report.window.timeZone).toBe('Europe/London');
     const rule = { hours: 'Mon-Sun 22:00-00:30', holidays: ['2026-03-18'], closingMarginMinutes: 5 };
     expect(await auditCalls(calls, rule)).toEqual([]);
-    // Tuesday's stretch stops 6 minutes before midnight (margin and lead), where the holiday begins…
-    expect(report.pauses.map((x) => x.at.slice(0, 16))).toContain('2026-03-17T23:54');
+    // Tuesday's stretch stops 7 minutes before midnight (margin and lead), where the holiday begins…
+    expect(report.pauses.map((x) => x.at.slice(0, 16))).toContain('2026-03-17T23:53');
     // …and Wednesday's stretch, though it starts on the holiday, resumes for its half hour past midnight.
     expect(report.resumes.map((x) => x.at.slice(0, 16))).toContain('2026-03-19T00:00');
     expect(calls.some((c) => (c.started_at ?? '').startsWith('2026-03-19T00:'))).toBe(true);

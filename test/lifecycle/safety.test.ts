@@ -1,0 +1,364 @@
+import { describe, expect, it } from 'vitest';
+import { documentClient } from '../../functions/commons/aws/clients.ts';
+import { partKeyOfExecution } from '../../functions/commons/campaign-plan.ts';
+import { CampaignStore } from '../../functions/lifecycle/campaign-store.ts';
+import type { FaultInput } from '../../local/emulator/fault-plan.ts';
+import type { LambdaInvoke } from '../../local/stack/lifecycle-machine.ts';
+import { LOCAL_CREDENTIALS } from '../../local/stack/local-aws.ts';
+import type { LocalExecution } from '../../local/stack/step-functions.ts';
+import { auditCalls, type CallRule } from '../helpers/call-audit.ts';
+import { placedCalls, readJson, uploadOnly, usePipeline } from '../helpers/pipeline.ts';
+import { contactSheet, phones, xlsx } from '../helpers/sheets.ts';
+
+/**
+ * The first rule, rehearsed: whatever fails, no call starts outside the legal window of the number it dials. Each
+ * scenario breaks something on the embedded stack (the emulator's fault plans on simulated time, a Lambda error,
+ * a stopped or wedged workflow) and then checks every call the emulator placed with the independent auditor.
+ */
+
+/** Rehearsal of Lambda-level failures: the wrapper makes chosen lifecycle actions fail or misbehave. */
+const lambda: {
+  throwOn: { action: string; times: number; name: string } | null;
+  wedgeAfter: number | null;
+  now: () => number;
+} = { throwOn: null, wedgeAfter: null, now: () => 0 };
+
+const wrap =
+  (invoke: LambdaInvoke): LambdaInvoke =>
+  async (event, context) => {
+    const action = (event as { action?: string }).action;
+    const t = lambda.throwOn;
+    if (t && t.action === action && t.times > 0) {
+      t.times--;
+      const err = new Error('Lambda was unable to run the function (rehearsal)');
+      err.name = t.name;
+      throw err;
+    }
+    const out = (await invoke(event, context)) as { wakeAt?: string; next?: string };
+    // A wedged workflow: the first look after a given instant plans its next one three days later.
+    if (action === 'step' && lambda.wedgeAfter !== null && lambda.now() >= lambda.wedgeAfter && out?.next === 'wait') {
+      lambda.wedgeAfter = null;
+      return { ...out, wakeAt: new Date(lambda.now() + 3 * 86_400_000).toISOString() };
+    }
+    return out;
+  };
+
+const p = usePipeline({}, { wrapLifecycle: wrap });
+lambda.now = () => p.f.emu.core.clock.now();
+
+const campaignStore = () =>
+  new CampaignStore(
+    documentClient({
+      region: 'us-east-1',
+      endpoints: { dynamodb: p.stack.dynamo.endpoint },
+      credentials: LOCAL_CREDENTIALS,
+    }),
+    p.stack.dynamo.tables.campaigns,
+  );
+const WINDOW = 'Mon-Fri 09:00-17:00';
+const RULE: CallRule = { hours: WINDOW, closingMarginMinutes: 5 };
+
+interface PartReport {
+  status: string;
+  campaignId: string | null;
+  failure: { code: string } | null;
+  window: { zones: string[]; clipped: boolean } | null;
+  pauses: { at: string; reason: string }[];
+  brakes: { at: string; event: string }[];
+}
+
+interface Scenario {
+  name: string;
+  /** Simulated start (ISO with offset). */
+  at: string;
+  count?: number;
+  prefix?: string;
+  metadata?: Record<string, string>;
+  faults?: FaultInput[];
+  /** Something to do at a simulated instant while the run plays out (stop the execution…). */
+  during?: { at: string; action: (executions: () => LocalExecution[]) => Promise<void> };
+  rule?: CallRule;
+}
+
+async function rehearse(s: Scenario) {
+  await p.f.admin.setClock(s.at);
+  await p.f.admin.faultPlan(s.faults ?? []);
+  const agent = await p.f.api.agents.create({ name: s.name });
+  const started = await uploadOnly(
+    p,
+    `incoming/${agent.id}/${s.name}.xlsx`,
+    await xlsx(contactSheet(phones(s.count ?? 400, s.prefix ?? '+1415579'))),
+    { 'calling-window': WINDOW, ...s.metadata },
+  );
+  const scheduler = p.stack.scheduler;
+  if (!scheduler) throw new Error('simulated run expected');
+  const during = s.during
+    ? scheduler.at(Date.parse(s.during.at), () => s.during?.action(started) ?? Promise.resolve())
+    : null;
+  await p.stack.sfn.settled();
+  await during;
+  await p.stack.guardIdle();
+  await p.f.admin.faultPlan([]);
+  const executions = started();
+  const plan = JSON.parse(executions[0]?.input ?? '{}').plan;
+  const report = plan ? await readJson<PartReport>(p, `${plan.reportPrefix}part-1.json`).catch(() => null) : null;
+  const calls = placedCalls(p, agent.id);
+  const violations = await auditCalls(calls, s.rule ?? RULE);
+  const faulted = (await p.f.admin.requests<{ fault: boolean; method: string; path: string }[]>()).filter(
+    (r) => r.fault,
+  );
+  const campaign = [...p.f.emu.core.account.campaigns.values()].find((c) => c.agent_id === agent.id);
+  return { agent, executions, report, calls, violations, faulted, campaign };
+}
+
+/**
+ * The emulator's clock only moves forward, so each scenario runs in a week of its own, in file order: `day(n)` is
+ * the date of the Monday n weeks after 2027-01-04 (Los Angeles is on PST, UTC-8, all January and February).
+ */
+const day = (n: number, plusDays = 0) => new Date(Date.UTC(2027, 0, 4 + 7 * n + plusDays)).toISOString().slice(0, 10);
+/** The first week whose Sunday is still ahead of the clock (a scenario may have run for days). */
+const nextWeek = () => {
+  let n = 0;
+  while (Date.parse(`${day(n, -1)}T00:00:00Z`) <= p.f.emu.core.clock.now()) n++;
+  return n;
+};
+/** A wall time in Los Angeles as an ISO instant (PST or PDT, whichever holds that day). */
+function la(date: string, time: string): string {
+  const guess = Date.parse(`${date}T${time}Z`);
+  const shown = new Intl.DateTimeFormat('sv-SE', {
+    timeZone: 'America/Los_Angeles',
+    dateStyle: 'short',
+    timeStyle: 'medium',
+  }).format(guess);
+  const offset = Date.parse(`${shown.replace(' ', 'T')}Z`) - guess;
+  return new Date(guess - offset).toISOString();
+}
+/** An hour before Monday's 17:00 close in Los Angeles: 400 numbers do not finish by then. */
+const beforeClose = (w: number) => la(day(w), '16:00:00');
+const faultAcrossClose = (
+  w: number,
+  f: Omit<FaultInput, 'from' | 'minutes'>,
+  from = '16:40',
+  minutes = 60,
+): FaultInput => ({ ...f, from: la(day(w), `${from}:00`), minutes });
+
+describe('DST gaps and overlaps', () => {
+  // In date order (the clock only moves forward); each runs across a change of offset.
+  it.each([
+    // New York springs forward on 2026-03-08 (and falls back on 2026-11-01, below); 08:00-08:20 each morning.
+    ['new-york-spring', '+1212734', '2026-03-06T07:00:00-05:00', 'daily 08:00-08:20'],
+    // London has no legal-hours entry: the upload's own window around 01:00-02:00, skipped on 2026-03-29.
+    ['london-spring', '+44794602', '2026-03-27T23:00:00Z', 'daily 00:30-02:30'],
+    // Sydney: AU legal hours (no Sunday) across the 2026-04-05 and 2026-10-04 changes.
+    ['sydney-autumn', '+6129250', '2026-04-03T08:30:00+11:00', 'Mon-Sat 09:00-09:30'],
+    ['sydney-spring', '+6129251', '2026-10-02T08:30:00+10:00', 'Mon-Sat 09:00-09:30'],
+    // London repeats 01:00-02:00 on 2026-10-25.
+    ['london-fall', '+44794603', '2026-10-23T23:00:00+01:00', 'daily 00:30-02:30'],
+    ['new-york-fall', '+1212735', '2026-10-30T07:00:00-04:00', 'daily 08:00-08:20'],
+  ])(
+    '%s',
+    async (name, prefix, at, window) => {
+      const r = await rehearse({
+        name,
+        at,
+        count: 400,
+        prefix,
+        metadata: { 'calling-window': window },
+        rule: { hours: window.replace('daily', 'Mon-Sun'), closingMarginMinutes: 5 },
+      });
+      expect(r.calls.length).toBeGreaterThanOrEqual(400);
+      expect(r.report?.status).toBe('completed');
+      expect(r.violations).toEqual([]);
+    },
+    90_000,
+  );
+});
+
+describe('no call outside the window, whatever fails', () => {
+  it('stats answer 500 for two hours across the close', async () => {
+    const w = nextWeek();
+    const r = await rehearse({
+      name: 'stats-500',
+      at: beforeClose(w),
+      faults: [faultAcrossClose(w, { method: 'GET', path: '/campaigns/*/stats', status: 500 }, '16:30', 120)],
+    });
+    expect(r.faulted.length).toBeGreaterThan(0);
+    expect(r.violations).toEqual([]);
+    expect(r.report?.status).toBe('completed');
+    expect(r.calls.length).toBeGreaterThanOrEqual(400);
+  }, 90_000);
+
+  it('pause answers 500 for an hour across the close: the agent is braked, then released at the opening', async () => {
+    const w = nextWeek();
+    const r = await rehearse({
+      name: 'pause-500',
+      at: beforeClose(w),
+      faults: [faultAcrossClose(w, { method: 'PATCH', path: '/campaigns/*/pause', status: 500 })],
+    });
+    expect(r.faulted.some((f) => f.path.endsWith('/pause'))).toBe(true);
+    expect(r.violations).toEqual([]);
+    expect(r.report?.brakes.map((b) => b.event)).toEqual(['brake', 'brake released']);
+    expect(p.f.emu.core.account.agents.get(r.agent.id)?.is_active).toBe(true);
+    expect(r.report?.status).toBe('completed');
+  }, 90_000);
+
+  it('pause answers 409 though the campaign is active: checked against the stats, then braked', async () => {
+    const w = nextWeek();
+    const r = await rehearse({
+      name: 'pause-409',
+      at: beforeClose(w),
+      faults: [faultAcrossClose(w, { method: 'PATCH', path: '/campaigns/*/pause', status: 409 })],
+    });
+    expect(r.violations).toEqual([]);
+    expect(r.report?.brakes.map((b) => b.event)).toContain('brake');
+    expect(r.report?.status).toBe('completed');
+  }, 90_000);
+
+  it('pause and resume answers are lost (the API acted, the connection dropped)', async () => {
+    const w = nextWeek();
+    const r = await rehearse({
+      name: 'lost-answers',
+      at: beforeClose(w),
+      faults: [
+        faultAcrossClose(w, { method: 'PATCH', path: '/campaigns/*/pause', drop: true }),
+        { method: 'PATCH', path: '/campaigns/*/resume', drop: true, from: la(day(w, 1), '08:55:00'), minutes: 30 },
+      ],
+    });
+    expect(r.faulted.some((f) => f.path.endsWith('/pause'))).toBe(true);
+    expect(r.faulted.some((f) => f.path.endsWith('/resume'))).toBe(true);
+    expect(r.violations).toEqual([]);
+    // The stats confirmed the lost pause: no brake was needed.
+    expect(r.report?.brakes).toEqual([]);
+    expect(r.report?.status).toBe('completed');
+  }, 90_000);
+
+  it('a step throws Lambda.Unknown: the document retries it', async () => {
+    const w = nextWeek();
+    lambda.throwOn = { action: 'step', times: 3, name: 'Lambda.Unknown' };
+    const r = await rehearse({ name: 'lambda-unknown', at: beforeClose(w) });
+    lambda.throwOn = null;
+    expect(r.executions[0]?.history.some((h) => h.type === 'StateRetried')).toBe(true);
+    expect(r.violations).toEqual([]);
+    expect(r.report?.status).toBe('completed');
+  }, 90_000);
+
+  it('a step keeps failing: SecureCampaign pauses the campaign before the execution fails', async () => {
+    const w = nextWeek();
+    lambda.throwOn = { action: 'step', times: 1000, name: 'Lambda.AWSLambdaException' };
+    const r = await rehearse({ name: 'lambda-down', at: la(day(w), '11:00:00') });
+    lambda.throwOn = null;
+    expect(r.executions[0]?.status).toBe('FAILED');
+    expect(r.executions[0]?.history.some((h) => h.stateName === 'SecureCampaign')).toBe(true);
+    expect(r.campaign?.status).toBe('paused');
+    expect(r.violations).toEqual([]);
+  }, 90_000);
+
+  it('the execution is stopped by hand mid-window: the guard pauses the campaign', async () => {
+    const w = nextWeek();
+    const stopAt = la(day(w), '10:20:00');
+    const r = await rehearse({
+      name: 'stopped',
+      at: la(day(w), '10:00:00'),
+      count: 1000,
+      during: {
+        at: stopAt,
+        action: async (executions) => {
+          const e = executions()[0];
+          if (e) p.stack.sfn.stop(e.executionArn, 'Operator', 'stopped from the console');
+        },
+      },
+    });
+    expect(r.executions[0]?.status).toBe('ABORTED');
+    expect(r.campaign?.status).toBe('paused');
+    expect(r.calls.filter((c) => Date.parse(c.started_at ?? '') > Date.parse(stopAt))).toEqual([]);
+    expect(r.violations).toEqual([]);
+  }, 90_000);
+
+  it('a wedged workflow that sleeps through the close is caught by the sweeper', async () => {
+    const w = nextWeek();
+    lambda.wedgeAfter = Date.parse(la(day(w), '16:00:00'));
+    const r = await rehearse({ name: 'wedged', at: beforeClose(w) });
+    lambda.wedgeAfter = null;
+    expect(r.violations).toEqual([]);
+    const record = await campaignStore().get(partKeyOfExecution(r.executions[0]?.name ?? ''));
+    // The sweeper, not the workflow, paused the campaign: its look was overdue, well before the margin began.
+    expect(record?.secured).toMatchObject({ by: 'sweeper', outcome: 'paused' });
+    expect(record?.secured?.reason).toContain('has not looked at it since');
+    expect(Date.parse(record?.secured?.at ?? '')).toBeLessThan(Date.parse(la(day(w), '16:55:00')));
+    expect(r.report?.status).toBe('completed');
+  }, 90_000);
+});
+
+describe('windows that are easy to get wrong', () => {
+  it('numbers whose prefix spans zones are called only when legal in all of them (Kiribati: +12, +13, +14)', async () => {
+    const w = nextWeek();
+    const r = await rehearse({ name: 'kiribati', at: `${day(w)}T08:00:00+14:00`, count: 300, prefix: '+6867300' });
+    expect(r.report?.window?.zones.sort()).toEqual(['Pacific/Kanton', 'Pacific/Kiritimati', 'Pacific/Tarawa']);
+    expect(r.calls.length).toBeGreaterThanOrEqual(300);
+    expect(r.violations).toEqual([]);
+  }, 90_000);
+
+  it('Chatham (+13:45 in summer) and Auckland (+13) numbers', async () => {
+    for (const [name, prefix] of [
+      ['chatham', '+643305'],
+      ['auckland', '+649307'],
+    ] as const) {
+      const w = nextWeek();
+      const r = await rehearse({ name, at: `${day(w)}T08:30:00+13:00`, count: 300, prefix });
+      expect(r.calls.length).toBeGreaterThanOrEqual(300);
+      expect(r.violations).toEqual([]);
+    }
+  }, 90_000);
+
+  it('a declared holiday: nobody is called on it', async () => {
+    const w = nextWeek();
+    const holiday = day(w, 1);
+    const r = await rehearse({
+      name: 'holiday',
+      at: beforeClose(w),
+      count: 1000,
+      metadata: { holidays: holiday },
+      rule: { ...RULE, holidays: [holiday] },
+    });
+    expect(r.violations).toEqual([]);
+    expect(r.calls.some((c) => (c.started_at ?? '').startsWith(day(w, 2)))).toBe(true);
+  }, 90_000);
+
+  it('a window that never opens in the next 14 days: held, no campaign, nobody called', async () => {
+    const w = nextWeek();
+    const saturdays = [day(w, 5), day(w, 12), day(w, 19)];
+    const r = await rehearse({
+      name: 'never',
+      at: beforeClose(w),
+      metadata: { 'calling-window': 'Sat 10:00-12:00', holidays: saturdays.join(',') },
+    });
+    expect(r.report?.status).toBe('held');
+    expect(r.report?.failure?.code).toBe('window_never_opens');
+    expect(r.report?.campaignId).toBeNull();
+    expect(r.calls).toEqual([]);
+  }, 90_000);
+
+  it('a window that opens 30 seconds after the upload: scheduled, nobody called before it', async () => {
+    const w = nextWeek();
+    const r = await rehearse({ name: 'first-minute', at: la(day(w), '08:59:30'), count: 50 });
+    const campaign = r.campaign as { start_date_time: number | null } | undefined;
+    expect(campaign?.start_date_time).toBeTruthy();
+    expect(r.violations).toEqual([]);
+    expect(Math.min(...r.calls.map((c) => Date.parse(c.started_at ?? '')))).toBeGreaterThanOrEqual(
+      Date.parse(la(day(w), '09:00:00')),
+    );
+  }, 90_000);
+
+  it('an upload window beyond the legal hours is clipped to them', async () => {
+    const w = nextWeek();
+    const r = await rehearse({
+      name: 'clipped',
+      at: la(day(w), '06:00:00'),
+      count: 200,
+      metadata: { 'calling-window': 'Mon-Fri 05:00-23:00' },
+      rule: { hours: 'Mon-Fri 08:00-21:00', closingMarginMinutes: 5 },
+    });
+    expect(r.report?.window?.clipped).toBe(true);
+    expect(r.violations).toEqual([]);
+  }, 90_000);
+});
