@@ -141,7 +141,8 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
       `callsheet CLI compiled to ${relative(ROOT, fileURLToPath(entry))} in ${(performance.now() - t).toFixed(0)} ms`,
     );
   } catch (err) {
-    // `npm test` goes on: bin/callsheet.mjs then runs the sources and the tests of the broken code fail on their own.
+    // `npm ci` and `npm test` go on: bin/callsheet.mjs then says so and runs the sources, and whatever uses the
+    // broken code fails with its own error.
     if (!process.argv.includes('--allow-failure')) throw err;
     console.warn(`callsheet CLI not compiled (the CLI will run its TypeScript sources): ${err.message}`);
   }
