@@ -73,7 +73,8 @@ export async function annotatedWorkbook(outcome: ValidationOutcome): Promise<Buf
   // Each part's cells once, escaped; each row then only looks its fate up.
   const accepted = new Map<number, { phone: string; part: { index: string; zone: string } }>();
   for (const p of parts) {
-    const part = { index: String(p.index), zone: xmlText(p.timeZone ?? '') };
+    // Every candidate zone: a row whose number spans zones is called only when all of them are open.
+    const part = { index: String(p.index), zone: xmlText(p.zones.join(', ')) };
     for (const c of p.contacts) accepted.set(c.row, { phone: xmlText(c.phone), part });
   }
   const rejected = new Map<number, string>();

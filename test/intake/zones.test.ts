@@ -1,3 +1,4 @@
+import ExcelJS from 'exceljs';
 import { describe, expect, it } from 'vitest';
 import { parseWindowRules } from '../../functions/commons/calling-window.ts';
 import type { Contact } from '../../functions/intake/contacts.ts';
@@ -5,6 +6,7 @@ import { placeContacts } from '../../functions/intake/placement.ts';
 import { planParts } from '../../functions/intake/plan-parts.ts';
 import { zonesForNumber } from '../../functions/intake/time-zones.ts';
 import { validateUpload } from '../../functions/intake/validate-upload.ts';
+import { annotatedWorkbook } from '../../functions/intake/writers.ts';
 import { xlsx } from '../helpers/sheets.ts';
 
 const NOW = Date.parse('2026-03-02T12:00:00Z');
@@ -119,5 +121,13 @@ describe('plans and the intake report', () => {
       clippedToLegalHours: true,
     });
     expect(plans[0]?.hours.window).toContain('in each of America/Adak, America/Anchorage');
+
+    // The annotated copy names every zone of each row, and why a row was refused.
+    const wb = new ExcelJS.Workbook();
+    await wb.xlsx.load((await annotatedWorkbook(validation)) as unknown as ArrayBuffer);
+    const rows: unknown[][] = [];
+    wb.worksheets[0]?.eachRow((r) => rows.push((r.values as unknown[]).slice(1)));
+    expect(rows[1]).toEqual(['+19075551234', 'accepted', '+19075551234', '1', 'America/Adak, America/Anchorage']);
+    expect(String(rows[3]?.at(-1))).toMatch(/^no_time_zone: callsheet has no time-zone data for this number/);
   });
 });
