@@ -1,23 +1,33 @@
 import middy from '@middy/core';
 import type { Log } from '../commons/log.ts';
+import { asLog, type Observability, observabilityFor, observe, tagLogs } from '../commons/observability.ts';
 import type { CampaignGuard } from './campaign-guard.ts';
 import type { ExecutionStatusEvent } from './event-pattern.ts';
 
 /** EventBridge → guard: an execution failed, timed out or was stopped; secure the campaign it watched. */
-export function makeGuardHandler(guard: CampaignGuard, log: Log) {
-  return middy(async (event: ExecutionStatusEvent) => {
-    const { executionArn, name, status } = event.detail;
-    const action = await guard.executionEnded({ executionArn, name, status });
-    log.warn('guard: execution ended without finishing', { execution: executionArn, status, ...action });
-    return action;
-  });
+export function makeGuardHandler(guard: CampaignGuard, log?: Log, obs: Observability = observabilityFor('guard')) {
+  const out = log ?? asLog(obs.logger);
+  return observe(
+    middy(async (event: ExecutionStatusEvent) => {
+      const { executionArn, name, status } = event.detail;
+      tagLogs(obs, { executionId: executionArn });
+      const action = await guard.executionEnded({ executionArn, name, status });
+      out.warn('guard: execution ended without finishing', { execution: executionArn, status, ...action });
+      return action;
+    }),
+    obs,
+  );
 }
 
 /** Schedule → sweeper: check every unfinished part. */
-export function makeSweeperHandler(guard: CampaignGuard, log: Log) {
-  return middy(async () => {
-    const { actions, quietUntil } = await guard.sweep();
-    for (const action of actions) log.warn('sweeper: secured a campaign', { ...action });
-    return { actions: actions.length, quietUntil };
-  });
+export function makeSweeperHandler(guard: CampaignGuard, log?: Log, obs: Observability = observabilityFor('sweeper')) {
+  const out = log ?? asLog(obs.logger);
+  return observe(
+    middy(async () => {
+      const { actions, quietUntil } = await guard.sweep();
+      for (const action of actions) out.warn('sweeper: secured a campaign', { ...action });
+      return { actions: actions.length, quietUntil };
+    }),
+    obs,
+  );
 }
