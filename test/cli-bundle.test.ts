@@ -1,28 +1,14 @@
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { cp, mkdir, mkdtemp, readFile, rm, symlink, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { COMMAND_TABLE } from '../local/cli/main.ts';
-import { runCli } from './helpers/cli.ts';
+import { runCli, runScript } from './helpers/cli.ts';
 
 const REPO = fileURLToPath(new URL('..', import.meta.url));
 
-async function run(bin: string, args: string[] = []): Promise<{ code: number; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [bin, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d) => {
-    stdout += d;
-  });
-  child.stderr.on('data', (d) => {
-    stderr += d;
-  });
-  const [code] = await once(child, 'close');
-  return { code: code as number, stdout, stderr };
-}
+const run = (bin: string, args: string[] = []) => runScript(bin, args);
 
 /**
  * A tiny project laid out like this one (the real bin and build script, a main.ts of its own), so the test can edit

@@ -16,7 +16,16 @@ export async function runCli(
 ): Promise<{ code: number; stdout: string; stderr: string }> {
   built ??= Promise.resolve(freshBundle() ?? buildCli({ quiet: true })).catch(() => undefined);
   await built;
-  const child = spawn(process.execPath, [BIN, ...args], {
+  return runScript(BIN, args, env);
+}
+
+/** Runs a Node script in a new process and collects its exit status and output. */
+export async function runScript(
+  script: string,
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [script, ...args], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
