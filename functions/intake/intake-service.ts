@@ -2,9 +2,11 @@ import { createHash } from 'node:crypto';
 import type { CountryCode } from 'libphonenumber-js/max';
 import { lookUpAgent } from '../commons/agent-lookup.ts';
 import type { ObjectStore, StoredObject } from '../commons/aws/object-store.ts';
+import type { LegalHoursTable } from '../commons/legal-hours.ts';
 import type { SuppressionList } from '../commons/suppression-list.ts';
 import type { AgentsApi } from '../commons/voice-api/agents.ts';
 import type { Agent } from '../commons/voice-api/types.ts';
+import type { Contact } from './contacts.ts';
 import type { LifecycleStarter } from './lifecycle-starter.ts';
 import { planParts } from './plan-parts.ts';
 import { type IntakeReport, originalDestination, reportKeys, XLSX_TYPE } from './report.ts';
@@ -15,9 +17,9 @@ import { annotatedWorkbook, partWorkbook } from './writers.ts';
 
 export interface IntakeDefaults {
   country?: CountryCode;
-  /** Zone for numbers that span zones, and for windows when an upload names none. */
-  timeZone?: string;
   retries: number;
+  /** Legal calling hours by country (`LEGAL_HOURS` over the built-in table); the built-in table when absent. */
+  legalHours?: LegalHoursTable;
 }
 
 export interface IntakeDeps {
@@ -30,6 +32,8 @@ export interface IntakeDeps {
   /** How long one attempt may hold an upload before another delivery may take it over. */
   leaseMs: number;
   now: () => Date;
+  /** The contact store learns everyone a launched sheet calls (functions/contacts/campaign-contacts.ts). */
+  contacts?: { upsertAccepted(uploadId: string, contacts: Contact[]): Promise<void> };
 }
 
 export type IntakeResult =
@@ -102,7 +106,7 @@ export class IntakeService {
     const destination = originalDestination(ref.key, id, decision.status === 'launched' ? 'processed' : 'rejected');
     const parts =
       decision.status === 'launched' && decision.validation && decision.agent
-        ? planParts(id, ref, decision.validation, decision.agent, this.deps.defaults)
+        ? planParts(id, ref, decision.validation, decision.agent, this.deps.defaults, this.deps.defaults.legalHours)
         : [];
 
     for (const p of parts) {
@@ -111,6 +115,9 @@ export class IntakeService {
     }
     await this.writeReport(id, ref, decision, parts, destination);
     for (const p of parts) await this.deps.starter.start(p.executionName, p.plan);
+    // Events with ids from the upload and the number: a redelivery of this upload changes no contact twice.
+    if (this.deps.contacts && parts.length > 0)
+      await this.deps.contacts.upsertAccepted(id, decision.validation?.parts.flatMap((p) => p.contacts) ?? []);
     if (!found.moved) await this.moveOriginal(ref, destination);
 
     return {
@@ -150,9 +157,7 @@ export class IntakeService {
     const validation = await validateUpload(object.bytes, fileName, {
       defaultCountry: this.deps.defaults.country,
       metadata: object.metadata,
-      fallbackZone: this.deps.defaults.timeZone
-        ? { timeZone: this.deps.defaults.timeZone, source: 'default' }
-        : undefined,
+      legalHours: this.deps.defaults.legalHours,
       suppressed: (phones) => this.deps.suppression.matching(phones),
     });
     const { report } = validation;
@@ -202,11 +207,15 @@ export class IntakeService {
       format: v?.report.format ?? null,
       rows: v?.report.rows ?? { total: 0, valid: 0, rejected: 0 },
       rejected: v?.report.rejected ?? [],
+      notes: v?.report.notes ?? [],
       parts: parts.map((p) => ({
         index: p.plan.part.index,
         rows: p.plan.part.rows,
+        zones: p.plan.part.zones,
         timeZone: p.plan.part.timeZone,
         zoneDecidedBy: p.zoneDecidedBy,
+        window: p.hours.window,
+        clippedToLegalHours: p.hours.clippedToLegalHours,
         campaignName: p.plan.campaign.name,
         file: `s3://${ref.bucket}/${p.plan.part.key}`,
         executionName: p.executionName,

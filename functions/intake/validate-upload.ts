@@ -1,13 +1,16 @@
 import type { CountryCode } from 'libphonenumber-js/max';
+import type { LegalHoursTable } from '../commons/legal-hours.ts';
 import { cellText } from '../commons/spreadsheet/cell.ts';
 import { FileProblem } from '../commons/spreadsheet/file-problem.ts';
 import { DEFAULT_LIMITS, type ReadLimits } from '../commons/spreadsheet/limits.ts';
 import { openWorkbook, type SheetFormat } from '../commons/spreadsheet/sources.ts';
 import { type Contact, ContactRules, type Rejection } from './contacts.ts';
-import { type Part, splitIntoParts } from './parts.ts';
-import { readSettings, type UploadSettings } from './settings.ts';
+import type { Part } from './parts.ts';
+import { type CostlyType, costlyNumberType } from './phone.ts';
+import { placeContacts } from './placement.ts';
+import { readSettings, S3_METADATA, type SettingSource, type UploadSettings } from './settings.ts';
 import { type ScannedUpload, scanUpload } from './sheet/scan.ts';
-import { type ZoneChoice, zoneForNumber } from './time-zones.ts';
+import type { ZoneChoice } from './time-zones.ts';
 import { OriginalRows } from './writers.ts';
 
 export interface ValidateOptions {
@@ -15,11 +18,10 @@ export interface ValidateOptions {
   defaultCountry?: CountryCode;
   /** The upload's S3 object metadata, read for settings alongside its Settings worksheet. */
   metadata?: Record<string, string>;
-  /**
-   * Zone for numbers whose own range spans zones of different clocks (a US mobile can be anywhere in the US): the
-   * upload's `time_zone` setting, else the deployment default.
-   */
-  fallbackZone?: ZoneChoice;
+  /** Where `metadata` came from, for messages (S3 object metadata unless told otherwise, e.g. command-line flags). */
+  metadataSource?: SettingSource;
+  /** Legal calling hours by country (deployment setting `LEGAL_HOURS`); the built-in table when absent. */
+  legalHours?: LegalHoursTable;
   /** Answers which of these numbers are on the suppression list. */
   suppressed?: (phones: string[]) => Promise<ReadonlySet<string>>;
   limits?: ReadLimits;
@@ -32,8 +34,17 @@ export interface ValidationReport {
   format: SheetFormat | null;
   rows: { total: number; valid: number; rejected: number };
   contacts: { row: number; phone: string; name: string | null; customInstruction: string | null }[];
-  rejected: { row: number; reason: Rejection['reason']; input: string }[];
-  parts: { index: number; rows: number; timeZone: string | null; zoneSource: ZoneChoice['source'] | null }[];
+  rejected: { row: number; reason: Rejection['reason'] | 'costly_number'; input: string }[];
+  parts: {
+    index: number;
+    rows: number;
+    zones: string[];
+    timeZone: string;
+    zoneSource: ZoneChoice['source'];
+    country: string | null;
+  }[];
+  /** Per country, why its rows could not be placed (no legal hours and no window…), in words to act on. */
+  notes: string[];
 }
 
 export interface ValidationOutcome {
@@ -68,6 +79,7 @@ function failed(upload: UploadFile, code: string, message: string, format: Sheet
       contacts: [],
       rejected: [],
       parts: [],
+      notes: [],
     },
     scanned: null,
     originals: null,
@@ -80,7 +92,7 @@ function failed(upload: UploadFile, code: string, message: string, format: Sheet
 /** The default country as far as it is known before the file is read: the upload's metadata, else the option. */
 function countryBeforeReading(options: ValidateOptions): CountryCode | undefined {
   try {
-    return readSettings(null, options.metadata).defaultCountry ?? options.defaultCountry;
+    return readSettings(null, options.metadata, options.metadataSource).defaultCountry ?? options.defaultCountry;
   } catch {
     // Bad metadata is reported once the Settings sheet has been read with it.
     return options.defaultCountry;
@@ -128,29 +140,39 @@ export async function validateUpload(
     // names another country costs a second read.
     let country = countryBeforeReading(options);
     ({ scanned, rules, originals } = await readContacts(upload, country));
-    settings = readSettings(scanned.settings, options.metadata);
+    settings = readSettings(scanned.settings, options.metadata, options.metadataSource ?? S3_METADATA);
     if ((settings.defaultCountry ?? options.defaultCountry) !== country) {
       country = settings.defaultCountry ?? options.defaultCountry;
       ({ scanned, rules, originals } = await readContacts(upload, country));
     }
   } catch (err) {
     if (err instanceof FileProblem) return failed(upload, err.code, err.message, null);
-    throw err;
+    // Reading is pure work on the bytes: an error here will recur on every retry, so the file is refused with a
+    // report rather than left to dead-letter unexplained.
+    return failed(
+      upload,
+      'unreadable',
+      `callsheet could not read this file (${(err as Error).name}: ${(err as Error).message}). Save it again from your spreadsheet program as .xlsx or .csv and upload the new copy; if that fails too, send the file to support.`,
+      null,
+    );
   }
 
   if (options.suppressed && rules.contacts.length > 0)
     rules.suppress(await options.suppressed(rules.contacts.map((c) => c.phone)));
 
-  const fallback: ZoneChoice | null = settings.start
-    ? { timeZone: settings.start.timeZone, source: 'setting' }
-    : (options.fallbackZone ?? null);
-  // Contacts are unique by number here, so each zone is worked out once.
-  const noZone: ZoneChoice = { timeZone: '', source: 'default' };
-  const zoneOf = (c: Contact): ZoneChoice | null => {
-    const z = zoneForNumber(c.phone, c.country, fallback ?? noZone);
-    return z.timeZone === '' ? null : z;
-  };
-  const parts = splitIntoParts(rules.contacts, zoneOf);
+  const costly = settings.allowCostlyNumbers ? [] : costlyContacts(rules.contacts);
+  const costlyRows = new Set(costly.map((c) => c.row));
+  const callable = costly.length === 0 ? rules.contacts : rules.contacts.filter((c) => !costlyRows.has(c.row));
+  // Parts by country and candidate zones; a number nobody can say is legal to call now is refused, never guessed.
+  const placement = placeContacts(callable, settings.window ?? null, options.legalHours);
+  const unplacedRows = new Set(placement.rejected.map((r) => r.row));
+  const placed = unplacedRows.size === 0 ? callable : callable.filter((c) => !unplacedRows.has(c.row));
+  const parts = placement.parts;
+  const rejections = mergeByRow<Rejection>(rules.rejected, placement.rejected);
+  const rejected = mergeByRow<ValidationReport['rejected'][number]>(
+    rejections.map((r) => ({ row: r.row, reason: r.reason, input: r.input })),
+    costly.map((c) => ({ row: c.row, reason: 'costly_number' as const, input: c.input })),
+  );
 
   const report: ValidationReport = {
     ok: parts.length > 0,
@@ -162,20 +184,39 @@ export async function validateUpload(
             message: 'No row has a phone number that can be called; see the rejected rows for why.',
           },
     format: scanned.format,
-    rows: { total: scanned.rowCount, valid: rules.contacts.length, rejected: rules.rejected.length },
-    contacts: rules.contacts.map((c) => ({
+    rows: { total: scanned.rowCount, valid: placed.length, rejected: rejected.length },
+    contacts: placed.map((c) => ({
       row: c.row,
       phone: c.phone,
       name: c.name,
       customInstruction: c.customInstruction,
     })),
-    rejected: rules.rejected.map((r) => ({ row: r.row, reason: r.reason, input: r.input })),
+    rejected,
     parts: parts.map((p) => ({
       index: p.index,
       rows: p.contacts.length,
+      zones: p.zones,
       timeZone: p.timeZone,
       zoneSource: p.zoneSource,
+      country: p.country,
     })),
+    notes: placement.problems,
   };
-  return { report, upload, scanned, originals, settings, parts, rejections: rules.rejected };
+  return { report, upload, scanned, originals, settings, parts, rejections };
+}
+
+/** Contacts whose numbers cost more than an ordinary call, in row order. */
+function costlyContacts(contacts: readonly Contact[]): { row: number; input: string; type: CostlyType }[] {
+  const out: { row: number; input: string; type: CostlyType }[] = [];
+  for (const c of contacts) {
+    const type = costlyNumberType(c.phone, c.country);
+    if (type) out.push({ row: c.row, input: c.phone, type });
+  }
+  return out;
+}
+
+/** Two lists each in row order, as one in row order. */
+function mergeByRow<T extends { row: number }>(a: T[], b: T[]): T[] {
+  if (b.length === 0) return a;
+  return [...a, ...b].sort((x, y) => x.row - y.row);
 }

@@ -1,3 +1,4 @@
+import { crc32 } from 'node:zlib';
 import { ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
 import type { SQSEvent } from 'aws-lambda';
 import ExcelJS from 'exceljs';
@@ -16,7 +17,12 @@ import { LOCAL_CREDENTIALS } from '../../local/stack/local-aws.ts';
 import { type LocalStack, startLocalStack } from '../../local/stack/local-stack.ts';
 import type { S3Event } from '../../local/stack/s3.ts';
 import { TEST_KEY, useEmulator } from '../helpers/emulator.ts';
+import { inlineRow, workbookParts } from '../helpers/ooxml.ts';
 import { contactSheet, phones, xlsx } from '../helpers/sheets.ts';
+import { zip } from '../helpers/zip.ts';
+
+const list = (...rows: [string, string][]) =>
+  inlineRow(1, ['Phone Number', 'Name']) + rows.map((row, i) => inlineRow(i + 2, row)).join('');
 
 const f = useEmulator();
 let stack: LocalStack;
@@ -162,12 +168,64 @@ describe('intake on the local stack (s3rver, dynalite, local Step Functions, emu
     expect(report.status).toBe('rejected');
     expect(report.error).toEqual({
       code: 'unsupported_format',
-      message: expect.stringContaining('named .xlsx but holds text, not a spreadsheet. Rename it to .csv'),
+      message: expect.stringContaining('named .xlsx but holds text, not a spreadsheet. If it is a list'),
     });
     expect(report.annotated).toBeNull();
     const kept = await stack.objects.get(stack.bucket, `rejected/${agentId}/${report.uploadId}/renamed.xlsx`);
     expect(kept?.bytes.equals(body)).toBe(true);
     expect(executionsFor(report.uploadId)).toEqual([]);
+  });
+
+  it('gives every hostile or odd file it refuses a report with the reason and moves it out of incoming/, untouched', async () => {
+    await newAgent();
+    const sheet = list(['+14155550101', 'Ada']);
+    const good = workbookParts({ sheets: [{ name: 'Contacts', data: sheet }] });
+    const damaged = good.map((p) =>
+      p.name === 'xl/worksheets/sheet1.xml'
+        ? { ...p, data: Buffer.from(p.data.toString().replace('0101', '0109')), crc32: crc32(p.data) }
+        : p,
+    );
+    const refused: [string, Buffer, string, string, Record<string, string>?][] = [
+      ['brochure.xlsx', Buffer.from('%PDF-1.7\n1 0 obj\n'), 'unsupported_format', 'This is a PDF document'],
+      [
+        'entities.xlsx',
+        zip(workbookParts({ sheets: [{ name: 'Contacts', data: sheet }], prolog: '<!DOCTYPE x [<!ENTITY a "b">]>' })),
+        'xml_entities',
+        'contains XML entity declarations, which callsheet refuses',
+      ],
+      ['damaged.xlsx', zip(damaged), 'corrupt', 'fails its checksum (CRC-32)'],
+      [
+        'hidden.xlsx',
+        zip(workbookParts({ sheets: [{ name: 'Old', state: 'hidden', data: sheet }] })),
+        'no_phone_column',
+        '"Old", is hidden',
+      ],
+      [
+        'quote.csv',
+        Buffer.from('Phone Number,Name\n+14155550101,"Ada\n+14155550102,Bo\n'),
+        'unterminated_quote',
+        'opened on line 2',
+      ],
+      ['tabs.csv', Buffer.from('Telefon\tName\n+14155550101\tAda\n'), 'no_phone_column', 'looks tab-separated'],
+      [
+        'feb30.xlsx',
+        zip(good),
+        'invalid_settings',
+        'S3 metadata x-amz-meta-start-date-time: "2026-02-30T09:00" is not a real date and time: February 2026 has 28 days',
+        { 'start-date-time': '2026-02-30T09:00', 'time-zone': 'America/New_York' },
+      ],
+    ];
+    for (const [name, body, code, reason, metadata] of refused) {
+      const key = `incoming/${agentId}/${name}`;
+      await upload(key, body, metadata);
+      const report = await reportFor(key, body);
+      expect(report.status, name).toBe('rejected');
+      expect(report.error, name).toEqual({ code, message: expect.stringContaining(reason) });
+      const kept = await stack.objects.get(stack.bucket, `rejected/${agentId}/${report.uploadId}/${name}`);
+      expect(kept?.bytes.equals(body), name).toBe(true);
+      expect(executionsFor(report.uploadId), name).toEqual([]);
+    }
+    expect(await keys(`incoming/${agentId}/`)).toEqual([]);
   });
 
   it('rejects an upload outside an agent folder, for an unknown agent, and for an inactive agent', async () => {

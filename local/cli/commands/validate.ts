@@ -1,7 +1,7 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { REASON_TEXT } from '../../../functions/intake/contacts.ts';
-import { isCountryCode } from '../../../functions/intake/phone.ts';
+import { COSTLY_TEXT, isCountryCode } from '../../../functions/intake/phone.ts';
 import { validateUpload } from '../../../functions/intake/validate-upload.ts';
 import { annotatedWorkbook, partWorkbook } from '../../../functions/intake/writers.ts';
 import { type Command, UsageError } from '../command.ts';
@@ -9,14 +9,24 @@ import { type Command, UsageError } from '../command.ts';
 export const validateCommand: Command = {
   name: 'validate',
   summary: 'check a contact sheet as intake would: E.164 numbers, duplicates, rejected rows, parts',
-  usage: 'validate <file> [--country CC] [--json] [--out DIR]',
+  usage: 'validate <file> [--country CC] [--start ISO --time-zone TZ] [--allow-costly] [--json] [--out DIR]',
   allowPositionals: true,
-  options: { country: { type: 'string' }, json: { type: 'boolean' }, out: { type: 'string' } },
+  options: {
+    country: { type: 'string' },
+    start: { type: 'string' },
+    'time-zone': { type: 'string' },
+    'allow-costly': { type: 'boolean' },
+    json: { type: 'boolean' },
+    out: { type: 'string' },
+  },
   help: [
     'arguments:',
     '  <file>          .xlsx, .xls or .csv (the format is read from the content, not the name)',
     'options:',
     '  --country CC    country for numbers written without a country code (ISO 3166 alpha-2, e.g. US, IN)',
+    '  --start ISO     check a campaign start (local wall time, e.g. 2026-12-01T09:00), read in --time-zone',
+    '  --time-zone TZ  IANA zone for --start and for numbers whose range spans zones',
+    '  --allow-costly  accept premium-rate, shared-cost and other costly numbers (rejected by default)',
     '  --json          print one JSON object: ok, error, format, rows, contacts, rejected, parts',
     '  --out DIR       also write each part (part-N.xlsx, exactly the API columns) and annotated.xlsx there',
     '',
@@ -34,7 +44,21 @@ export const validateCommand: Command = {
     } catch (err) {
       throw new UsageError(`cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
     }
-    const outcome = await validateUpload(bytes, basename(file), { defaultCountry: country });
+    // The flags are read as settings, exactly as intake reads an upload's S3 metadata, but named as flags in errors.
+    const flags: Record<string, string> = {};
+    if (values.start !== undefined) flags['start-date-time'] = values.start as string;
+    if (values['time-zone'] !== undefined) flags['time-zone'] = values['time-zone'] as string;
+    if (values['allow-costly']) flags['allow-costly-numbers'] = 'yes';
+    const flagOf: Record<string, string> = {
+      'start-date-time': '--start',
+      'time-zone': '--time-zone',
+      'allow-costly-numbers': '--allow-costly',
+    };
+    const outcome = await validateUpload(bytes, basename(file), {
+      defaultCountry: country,
+      metadata: flags,
+      metadataSource: (key) => `option ${flagOf[key] ?? key}`,
+    });
     const { report } = outcome;
 
     if (values.out && outcome.scanned) {
@@ -63,7 +87,9 @@ export const validateCommand: Command = {
       `${file} (${report.format}): ${report.rows.total} rows, ${report.rows.valid} valid, ${report.rows.rejected} rejected`,
     );
     for (const r of report.rejected)
-      console.log(`  row ${r.row}: ${r.reason} (${REASON_TEXT[r.reason]}): ${JSON.stringify(r.input)}`);
+      console.log(
+        `  row ${r.row}: ${r.reason} (${r.reason === 'costly_number' ? COSTLY_TEXT : REASON_TEXT[r.reason]}): ${JSON.stringify(r.input)}`,
+      );
     for (const p of report.parts) {
       console.log(
         `  part ${p.index}: ${p.rows} contacts${p.timeZone ? `, called in ${p.timeZone} (${p.zoneSource === 'number' ? 'from the numbers' : p.zoneSource === 'country' ? "from the numbers' country" : p.zoneSource})` : ', time zone not decided by the numbers'}`,
