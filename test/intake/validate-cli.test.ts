@@ -77,4 +77,20 @@ describe('callsheet validate', () => {
     expect((await validate([])).code).toBe(2);
     expect((await validate([join(dir, 'missing.xlsx')])).stderr).toContain('ENOENT');
   });
+
+  it('blames a bad --start on the flag, and rejects a premium-rate number unless --allow-costly', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'callsheet-validate-'));
+    const file = join(dir, 'leads.xlsx');
+    await writeFile(file, await xlsx([['Phone Number'], ['+1 415 555 2671'], ['+1 900 555 1234']]));
+    const bad = await validate([file, '--start', '2026-02-30T09:00', '--time-zone', 'America/New_York']);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain(
+      'option --start: "2026-02-30T09:00" is not a real date and time: February 2026 has 28 days',
+    );
+    expect(bad.stderr).not.toContain('S3 metadata');
+    const strict = JSON.parse((await validate([file, '--json'])).stdout);
+    expect(strict.rejected).toEqual([{ row: 3, reason: 'costly_number', input: '+19005551234' }]);
+    const allowed = JSON.parse((await validate([file, '--json', '--allow-costly'])).stdout);
+    expect(allowed.contacts.map((c: { phone: string }) => c.phone)).toEqual(['+14155552671', '+19005551234']);
+  });
 });
