@@ -101,7 +101,15 @@ export function offsetSegments(timeZone: string, from: number, to: number): Offs
   if (!(to > from)) return segments;
   let current: OffsetSegment = { from, to, offsetMs: zoneOffsetMs(from, timeZone) };
   for (let day = Math.floor(from / DAY_MS); day * DAY_MS < to; day++) {
-    for (const change of dayOffsets(timeZone, day).changes) {
+    const offsets = dayOffsets(timeZone, day);
+    // A change exactly at midnight UTC is the day's starting offset, not one of its changes.
+    const midnight = day * DAY_MS;
+    if (midnight > from && offsets.start !== current.offsetMs) {
+      current.to = midnight;
+      segments.push(current);
+      current = { from: midnight, to, offsetMs: offsets.start };
+    }
+    for (const change of offsets.changes) {
       if (change.at <= from || change.at >= to || change.offsetMs === current.offsetMs) continue;
       current.to = change.at;
       segments.push(current);

@@ -140,6 +140,8 @@ describe('open intervals in a zone, exact at DST gaps and overlaps and far from 
       '2026-11-01T12:00Z',
       ['2026-11-01T04:30/05:30', '2026-11-01T06:00/06:30'],
     ],
+    // Jerusalem's gap starts at midnight UTC: 02:00-03:00 does not exist on 2026-03-27.
+    ['daily 01:00-03:00', 'Asia/Jerusalem', '2026-03-26T12:00Z', '2026-03-27T12:00Z', ['2026-03-26T23:00/00:00']],
     ['daily 01:00-02:00', 'Europe/London', '2026-03-28T12:00Z', '2026-03-30T12:00Z', ['2026-03-30T00:00/01:00']],
     ['daily 01:00-02:00', 'Europe/London', '2026-10-25T00:00Z', '2026-10-25T12:00Z', ['2026-10-25T00:00/02:00']],
     ['daily 09:00-17:00', 'Europe/London', '2026-03-29T00:00Z', '2026-03-30T00:00Z', ['2026-03-29T08:00/16:00']],

@@ -102,6 +102,14 @@ describe('zoned time', () => {
         ['2026-09-26T14:00:00.000Z', 780],
       ],
     ],
+    // Jerusalem springs forward at 02:00 local, exactly midnight UTC.
+    [
+      'Asia/Jerusalem',
+      [
+        ['2026-03-27T00:00:00.000Z', 180],
+        ['2026-10-24T23:00:00.000Z', 120],
+      ],
+    ],
     ['Pacific/Kiritimati', []],
   ])('finds the offset changes of %s to the millisecond', (zone, changes) => {
     const segments = offsetSegments(zone, Date.parse('2026-01-01T00:00:00Z'), Date.parse('2027-01-01T00:00:00Z'));
