@@ -116,7 +116,11 @@ export async function readSharedStrings(entry: CheckedEntry | null, limits: Read
       }
     },
   });
-  for await (const chunk of partChunks(entry)) xml.write(chunk);
+  for await (const chunk of partChunks(entry)) {
+    xml.write(chunk);
+    // Texts are cut from the parser's chunk: packing them now lets the chunk go, however much markup it held.
+    strings.flush();
+  }
   xml.end();
   strings.flush();
   return strings;
