@@ -120,6 +120,10 @@ export class CallsheetStack extends Stack {
       description: 'The CloudWatch dashboard',
       value: `https://console.aws.amazon.com/cloudwatch/home?region=${this.region}#dashboards:name=${this.monitoring.dashboard.dashboardName}`,
     });
+    new CfnOutput(this, 'CampaignsTableName', {
+      description: 'For callsheet campaign pause|resume|cancel against this stack: CAMPAIGNS_TABLE=<this>',
+      value: this.data.tables.campaigns.tableName,
+    });
     new CfnOutput(this, 'VoiceApiSecretName', {
       description: 'The secret to fill and rotate: {"apiKey": …, "webhookSecret": …} (README, Operations)',
       value: this.credentials.secret.secretName,

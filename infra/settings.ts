@@ -113,9 +113,9 @@ export const SETTINGS = {
   API_BUDGET_MAX_WAIT_SECONDS: {
     type: 'integer',
     min: 0,
-    readBy: ['contacts'],
+    readBy: ['contacts', 'outcomes'],
     default: 30,
-    doc: 'Longest a contact sync waits for budget in one invocation before its messages come back later.',
+    doc: 'Longest a contact sync or outcome read waits for API budget in one invocation before its messages come back later.',
   },
   INTAKE_CONCURRENCY: {
     type: 'integer',
@@ -165,13 +165,21 @@ export const SETTINGS = {
     default: 5,
     doc: 'Campaigns are paused this long before a calling window closes.',
   },
+  PAUSE_LEAD_SECONDS: {
+    type: 'integer',
+    min: 0,
+    max: 900,
+    readBy: LIFECYCLE,
+    default: 120,
+    doc: 'The pause goes out this long before the closing margin begins, so it is confirmed before then.',
+  },
   BRAKE_LEAD_SECONDS: {
     type: 'integer',
     min: 0,
-    max: 3600,
+    max: 900,
     readBy: LIFECYCLE,
-    default: 120,
-    doc: 'How long before the window closes an unconfirmed pause pulls the brake (deactivates the agent).',
+    default: 30,
+    doc: 'A pause still unconfirmed this long before the closing margin begins pulls the brake (deactivates the agent).',
   },
   SECURE_RETRY_SECONDS: {
     type: 'integer',
@@ -392,8 +400,11 @@ export class Settings {
    */
   environmentFor(folder: string): Record<string, string> {
     const env: Record<string, string> = {};
+    const reads = folder in READERS ? namesReadBy(folder as FunctionFolder) : null;
     for (const [name, spec] of Object.entries(SETTINGS) as [SettingName, SettingSpec][]) {
-      if (!spec.readBy.includes(folder as FunctionFolder)) continue;
+      // What the function's own reader reads, and what `readBy` names (settings read outside the reader, such as
+      // the log level); test/infra/settings.test.ts keeps `readBy` complete.
+      if (!reads?.has(name) && !spec.readBy.includes(folder as FunctionFolder)) continue;
       const v = this.values[name];
       if (v !== undefined) env[name] = String(v);
     }
@@ -401,15 +412,14 @@ export class Settings {
   }
 
   /**
-   * What a construct's `settings` prop receives: the environment of its functions' folders, plus the stack
-   * settings it shapes itself with (the lifecycle's execution timeout, the sweep schedule).
+   * What a construct's `settings` prop receives: the environment of its functions' folders (the sweep schedule and
+   * the API timeout among them), plus the lifecycle's execution timeout.
    */
   propsFor(...folders: FunctionFolder[]): Record<string, string> {
     const props: Record<string, string> = Object.assign({}, ...folders.map((f) => this.environmentFor(f)));
-    for (const name of ['LIFECYCLE_TIMEOUT_SECONDS', 'SWEEP_INTERVAL_MINUTES', 'VOICE_API_TIMEOUT_SECONDS'] as const) {
-      const v = this.values[name];
-      if (v !== undefined) props[name] = String(v);
-    }
+    // The lifecycle constructs take the execution timeout from here and keep it out of their functions' env.
+    const timeout = this.values.LIFECYCLE_TIMEOUT_SECONDS;
+    if (timeout !== undefined) props.LIFECYCLE_TIMEOUT_SECONDS = String(timeout);
     return props;
   }
 
@@ -436,19 +446,10 @@ export class Settings {
   private functionProblems(): string[] {
     // Names the stack fills in (tables, ARNs, queue URLs) are not settings: their problems are not ours to report.
     const isSetting = (problem: string) => (/^[A-Z0-9_]+/.exec(problem)?.[0] ?? '') in SETTINGS;
-    const readers: [FunctionFolder, (env: Env) => unknown][] = [
-      ['intake', readIntakeConfig],
-      ['lifecycle', readLifecycleConfig],
-      ['guard', readGuardConfig],
-      ['sweeper', readGuardConfig],
-      ['contacts', (env) => readContactsConfig(env)],
-      ['outcomes', readOutcomesConfig],
-      ['webhooks', (env) => readWebhookConfig(env)],
-    ];
     const problems: string[] = [];
-    for (const [folder, read] of readers) {
+    for (const [folder, read] of Object.entries(READERS)) {
       try {
-        read(this.environmentFor(folder));
+        read({ ...stackProvidedFor(folder as FunctionFolder), ...this.environmentFor(folder) });
       } catch (err) {
         if (!(err instanceof ConfigError)) throw err;
         for (const problem of err.problems.filter(isSetting)) problems.push(`${problem} (read by ${folder})`);
@@ -493,6 +494,69 @@ function check(spec: SettingSpec, value: unknown): Value | undefined | { problem
     }
   }
 }
+
+/** Each deployed function's start-up reader (its functions/<folder>/config.ts). */
+const READERS: Record<FunctionFolder, (env: Env) => unknown> = {
+  intake: readIntakeConfig,
+  lifecycle: readLifecycleConfig,
+  guard: readGuardConfig,
+  sweeper: readGuardConfig,
+  contacts: (env) => readContactsConfig(env),
+  outcomes: readOutcomesConfig,
+  webhooks: (env) => readWebhookConfig(env),
+};
+
+/**
+ * Runs a reader on `env`, adding a stand-in for each required name it reports missing until it gets past them
+ * all (a reader that calls another stops at the inner one's check), and answers every name it read.
+ */
+function recordReads(read: (env: Env) => unknown, env: Env): { names: Set<string>; standIns: Env } {
+  const standIns: Record<string, string> = {};
+  for (let round = 0; round < 10; round++) {
+    const names = new Set<string>();
+    const source = { ...env, ...standIns };
+    const recording = new Proxy(source, {
+      get(target, key) {
+        if (typeof key === 'string') names.add(key);
+        return Reflect.get(target, key);
+      },
+    });
+    try {
+      read(recording);
+      return { names, standIns };
+    } catch (err) {
+      if (!(err instanceof ConfigError)) throw err;
+      const missing = err.problems.map((p) => /^([A-Z0-9_]+) is not set$/.exec(p)?.[1]).filter((n) => n !== undefined);
+      const fresh = missing.filter((n) => !(n in standIns) && !(n in SETTINGS));
+      if (fresh.length === 0) return { names, standIns };
+      for (const n of fresh) standIns[n] = 'synth-check';
+    }
+  }
+  throw new Error('settings: a function reader kept asking for more names');
+}
+
+const readsCache = new Map<FunctionFolder, { names: Set<string>; standIns: Env }>();
+function reads(folder: FunctionFolder) {
+  let found = readsCache.get(folder);
+  if (!found) {
+    // Every setting given a valid-looking value is not needed: names are recorded whatever their values.
+    found = recordReads(READERS[folder], { VOICE_API_URL: 'https://synth-check.invalid' });
+    readsCache.set(folder, found);
+  }
+  return found;
+}
+
+/** Every environment name the function of `folder` reads at start-up (settings and names the stack sets). */
+export function namesReadBy(folder: FunctionFolder): Set<string> {
+  return reads(folder).names;
+}
+
+/** Stand-ins for the names the stack sets (tables, ARNs, queue URLs), for checking a reader at synth. */
+function stackProvidedFor(folder: FunctionFolder): Env {
+  return reads(folder).standIns;
+}
+
+export const KNOWN_READERS = Object.keys(READERS) as FunctionFolder[];
 
 const attached = new WeakMap<Stack, Settings>();
 

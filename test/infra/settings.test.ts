@@ -1,0 +1,158 @@
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { App, Stack } from 'aws-cdk-lib';
+import { describe, expect, it } from 'vitest';
+import { ConfigError } from '../../functions/commons/config.ts';
+import { KNOWN_READERS, namesReadBy, SETTINGS, type SettingSpec, Settings } from '../../infra/settings.ts';
+
+/** A scratch directory holding `callsheet.config.json` with `file` (or none). */
+function root(file?: unknown): string {
+  const dir = mkdtempSync(join(tmpdir(), 'callsheet-settings-'));
+  if (file !== undefined)
+    writeFileSync(join(dir, 'callsheet.config.json'), typeof file === 'string' ? file : JSON.stringify(file));
+  return dir;
+}
+
+function load(dir: string, context: Record<string, unknown> = {}): Settings {
+  return Settings.load(new Stack(new App({ context }), 'S'), dir);
+}
+
+function problemsOf(run: () => unknown): string[] {
+  try {
+    run();
+  } catch (err) {
+    if (err instanceof ConfigError) return err.problems;
+    throw err;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+const URL_SETTING = { VOICE_API_URL: 'https://voice.example.test' };
+
+describe('deployment settings', () => {
+  it('fails loudly without the Voice API URL, saying where to set it', () => {
+    const problems = problemsOf(() => load(root({})));
+    expect(problems).toEqual([expect.stringMatching(/^VOICE_API_URL is required: set it in callsheet.config.json/)]);
+  });
+
+  it('reads the file, lets context override it, and forwards each setting to its readers only', () => {
+    const dir = root({ ...URL_SETTING, POLL_MIN_SECONDS: 45, DEFAULT_COUNTRY: 'GB' });
+    const settings = load(dir, { 'callsheet:POLL_MIN_SECONDS': '50' });
+    expect(settings.environmentFor('lifecycle')).toMatchObject({ POLL_MIN_SECONDS: '50' });
+    expect(settings.environmentFor('guard')).toMatchObject({ POLL_MIN_SECONDS: '50' });
+    expect(settings.environmentFor('intake')).toMatchObject({ DEFAULT_COUNTRY: 'GB' });
+    expect(settings.environmentFor('intake')).not.toHaveProperty('POLL_MIN_SECONDS');
+    expect(settings.environmentFor('lifecycle')).not.toHaveProperty('DEFAULT_COUNTRY');
+  });
+
+  it('takes another file from -c callsheet:config and refuses one that is not there', () => {
+    const other = join(root(), 'prod.json');
+    writeFileSync(other, JSON.stringify({ ...URL_SETTING, RECONCILE_MINUTES: 12 }));
+    expect(load(root({}), { 'callsheet:config': other }).environmentFor('lifecycle')).toMatchObject({
+      RECONCILE_MINUTES: '12',
+    });
+    expect(problemsOf(() => load(root(), { 'callsheet:config': '/nowhere/callsheet.json' }))).toEqual(
+      expect.arrayContaining([expect.stringContaining('no such settings file')]),
+    );
+  });
+
+  it('names every bad, unknown or out-of-range setting in one error', () => {
+    const problems = problemsOf(() =>
+      load(
+        root({
+          VOICE_API_URL: 'voice.example.test',
+          POLL_MIN_SECONDS: 'soon',
+          VOICE_API_TIMEOUT_SECONDS: 600,
+          DEFAULT_COUNTRY: 'Britain',
+          POL_MAX_SECONDS: 60,
+          SOURCE_MAPS: 'yes',
+        }),
+      ),
+    );
+    expect(problems).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^VOICE_API_URL="voice.example.test": an http\(s\) URL/),
+        expect.stringMatching(/^POLL_MIN_SECONDS="soon": a whole number/),
+        expect.stringMatching(/^VOICE_API_TIMEOUT_SECONDS=600: from 1 to 60/),
+        expect.stringMatching(/^DEFAULT_COUNTRY="Britain"/),
+        expect.stringMatching(/^POL_MAX_SECONDS: not a callsheet setting/),
+        expect.stringMatching(/^SOURCE_MAPS="yes": true or false/),
+      ]),
+    );
+    expect(problemsOf(() => load(root('{ "VOICE_API_URL": '))).join()).toMatch(/callsheet.config.json/);
+  });
+
+  it('runs the functions’ own checks at synth, naming the function', () => {
+    const problems = problemsOf(() =>
+      load(
+        root({
+          ...URL_SETTING,
+          LEGAL_HOURS: { GB: 'whenever' },
+          API_BUDGET_PER_MINUTE: 10,
+          API_BUDGET_LIFECYCLE_PER_MINUTE: 10,
+          POLL_MIN_SECONDS: 600,
+          POLL_MAX_SECONDS: 60,
+        }),
+      ),
+    );
+    expect(problems).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^LEGAL_HOURS=.*\(read by intake\)$/),
+        expect.stringMatching(/^LEGAL_HOURS=.*\(read by lifecycle\)$/),
+        expect.stringMatching(
+          /^API_BUDGET_LIFECYCLE_PER_MINUTE=.*must be below API_BUDGET_PER_MINUTE.*\(read by contacts\)$/,
+        ),
+        'POLL_MIN_SECONDS is larger than POLL_MAX_SECONDS',
+      ]),
+    );
+  });
+
+  it('sizes the concurrency caps from the API budget', () => {
+    expect(load(root(URL_SETTING)).concurrency()).toEqual({ intake: 2, lifecycle: 5 });
+    expect(load(root({ ...URL_SETTING, API_BUDGET_PER_MINUTE: 500 })).concurrency()).toEqual({
+      intake: 10,
+      lifecycle: 25,
+    });
+    expect(load(root({ ...URL_SETTING, LIFECYCLE_CONCURRENCY: 3 })).concurrencyFor('lifecycle')).toBe(3);
+  });
+
+  it('parses the committed callsheet.config.json with a URL added', () => {
+    const committed = JSON.parse(readFileSync('callsheet.config.json', 'utf8'));
+    expect(() => load(root({ ...committed, ...URL_SETTING }))).not.toThrow();
+  });
+});
+
+/** Names a function reads that the stack sets or that only local runs use: not deployment settings. */
+const NOT_SETTINGS = [
+  /^AWS_/,
+  /_TABLE$/,
+  /^(VOICE_API_KEY|VOICE_API_WEBHOOK_SECRET|VOICE_API_SECRET_ARN|LIFECYCLE_STATE_MACHINE_ARN|EVENT_BUS_NAME)$/,
+  /_QUEUE_URL$|_DLQ_URL$/,
+];
+
+describe('every setting a function reads is a documented, forwarded setting', () => {
+  it.each(KNOWN_READERS)('%s', (folder) => {
+    const reads = namesReadBy(folder);
+    expect(reads.size).toBeGreaterThan(0);
+    for (const name of reads) {
+      if (NOT_SETTINGS.some((p) => p.test(name))) continue;
+      expect(SETTINGS, `${folder} reads ${name}: add it to infra/settings.ts and README, Configuration`).toHaveProperty(
+        name,
+      );
+      expect((SETTINGS as Record<string, SettingSpec>)[name]?.readBy, `${name} readBy`).toContain(folder);
+    }
+    for (const [name, spec] of Object.entries(SETTINGS as Record<string, SettingSpec>))
+      if (spec.readBy.includes(folder) && name !== 'POWERTOOLS_LOG_LEVEL')
+        expect(reads.has(name), `${name} is documented as read by ${folder}`).toBe(true);
+  });
+
+  it('documents every setting in the README’s Configuration section', () => {
+    const readme = readFileSync('README.md', 'utf8');
+    const section = readme.slice(
+      readme.indexOf('## Configuration'),
+      readme.indexOf('\n## ', readme.indexOf('## Configuration') + 5),
+    );
+    for (const name of Object.keys(SETTINGS)) expect(section, name).toContain(`\`${name}\``);
+  });
+});

@@ -1,0 +1,297 @@
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { TABLES } from '../../functions/commons/tables.ts';
+import { buildApp } from '../../infra/build-app.ts';
+import { SETTINGS, type SettingSpec } from '../../infra/settings.ts';
+
+type Resource = { Type: string; Properties: Record<string, unknown>; DeletionPolicy?: string };
+type Statement = { Effect: string; Action: string | string[]; Resource: unknown };
+
+/**
+ * Synthesizes the stack (cdk-nag included) with the bundling skipped: these tests read the template, not the
+ * zips (bench/bundles.ts measures those; test/infra.test.ts synthesizes with bundling).
+ */
+function synth(context: Record<string, unknown> = {}): Template {
+  const { app, stack } = buildApp({
+    outdir: `${process.env.TMPDIR ?? '/tmp'}/callsheet-cdk-stack-${process.pid}-${Math.random().toString(36).slice(2)}`,
+    context: {
+      'aws:cdk:bundling-stacks': [],
+      'callsheet:VOICE_API_URL': 'https://voice.example.test',
+      ...context,
+    },
+  });
+  app.synth();
+  return Template.fromStack(stack);
+}
+
+const resources = (t: Template, type: string) =>
+  Object.entries(t.toJSON().Resources as Record<string, Resource>).filter(([, r]) => r.Type === type);
+
+/** Every IAM statement of the stack with the logical id of its policy. */
+function statements(t: Template): { policy: string; s: Statement }[] {
+  return resources(t, 'AWS::IAM::Policy').flatMap(([id, r]) =>
+    ((r.Properties.PolicyDocument as { Statement: Statement[] }).Statement ?? []).map((s) => ({ policy: id, s })),
+  );
+}
+const list = <T>(v: T | T[]): T[] => (Array.isArray(v) ? v : [v]);
+
+/** The function of a folder, found by its logical id (CallsheetFunction ids in infra/). */
+const FUNCTION_IDS: Record<string, RegExp> = {
+  intake: /^IntakeFunction[0-9A-F]{8}$/,
+  lifecycle: /^LifecycleStepsFunction[0-9A-F]{8}$/,
+  guard: /^GuardFunction[0-9A-F]{8}$/,
+  sweeper: /^GuardSweeperFunction[0-9A-F]{8}$/,
+  webhooks: /^WebhooksReceiverFunction[0-9A-F]{8}$/,
+  outcomes: /^WebhooksProcessorFunction[0-9A-F]{8}$/,
+};
+function functionOf(t: Template, folder: string): Resource {
+  const found = resources(t, 'AWS::Lambda::Function').filter(([id]) => FUNCTION_IDS[folder]?.test(id));
+  expect(found, folder).toHaveLength(1);
+  return (found[0] as [string, Resource])[1];
+}
+const envOf = (r: Resource) =>
+  ((r.Properties.Environment as { Variables?: Record<string, unknown> } | undefined)?.Variables ?? {}) as Record<
+    string,
+    unknown
+  >;
+
+let template: Template;
+beforeAll(() => {
+  template = synth();
+}, 120_000);
+
+describe('least privilege', () => {
+  it('deletes S3 objects only under incoming/, and only intake does', () => {
+    const deletes = statements(template).filter(({ s }) =>
+      list(s.Action).some((a) => /^s3:(\*|Delete)/.test(a) || a === '*'),
+    );
+    expect(deletes.length).toBeGreaterThan(0);
+    for (const { policy, s } of deletes) {
+      expect(policy).toMatch(/^IntakeFunction/);
+      expect(list(s.Action).sort()).toEqual(['s3:DeleteObject', 's3:DeleteObjectVersion']);
+      const targets = list(s.Resource).map((r) => JSON.stringify(r));
+      expect(targets).toHaveLength(1);
+      expect(targets[0]).toMatch(/"\/incoming\/\*"/);
+    }
+  });
+
+  it('gives intake exactly its prefixes: reads incoming/, writes reports/, parts/, processed/, rejected/', () => {
+    const intake = statements(template).filter(({ policy }) => /^IntakeFunction/.test(policy));
+    const prefixesFor = (action: string) =>
+      intake
+        .filter(({ s }) => list(s.Action).includes(action))
+        .flatMap(({ s }) => list(s.Resource).map((r) => /\/([a-z]+)\/\*"/.exec(JSON.stringify(r))?.[1]))
+        .sort();
+    expect(prefixesFor('s3:GetObject')).toEqual(['incoming', 'processed', 'rejected']);
+    expect(prefixesFor('s3:PutObject')).toEqual(['parts', 'processed', 'rejected', 'reports']);
+    expect(prefixesFor('s3:PutObject')).not.toContain('incoming');
+    for (const { s } of intake) for (const a of list(s.Action)) expect(a).not.toMatch(/^s3:.*\*/);
+  });
+
+  it('lets no function role use AWSLambdaBasicExecutionRole; each writes its own log group', () => {
+    const roles = resources(template, 'AWS::IAM::Role').filter(([id]) => !id.startsWith('BucketNotificationsHandler'));
+    for (const [id, r] of roles) expect(r.Properties.ManagedPolicyArns, id).toBeUndefined();
+    const logWrites = statements(template).filter(({ s }) => list(s.Action).includes('logs:PutLogEvents'));
+    expect(logWrites.length).toBeGreaterThanOrEqual(Object.keys(FUNCTION_IDS).length);
+    for (const { s } of logWrites) expect(JSON.stringify(s.Resource)).toMatch(/Logs[0-9A-F]{8}","Arn"/);
+  });
+});
+
+describe('secrets', () => {
+  it('keeps the Voice API secret out of the template: no resource, no value, only its name', () => {
+    template.resourceCountIs('AWS::SecretsManager::Secret', 0);
+    const text = JSON.stringify(template.toJSON());
+    expect(text).not.toMatch(/SecretString|GenerateSecretString|SecretObjectValue/);
+    for (const folder of ['intake', 'lifecycle', 'guard', 'sweeper', 'webhooks', 'outcomes'])
+      expect(envOf(functionOf(template, folder)).VOICE_API_SECRET_ARN).toBe('callsheet/voice-api');
+    const reads = statements(template).filter(({ s }) => list(s.Action).includes('secretsmanager:GetSecretValue'));
+    expect(reads.length).toBeGreaterThan(0);
+    for (const { s } of reads) expect(JSON.stringify(s.Resource)).toContain(':secret:callsheet/voice-api-??????');
+  });
+});
+
+describe('concurrency', () => {
+  it('caps intake (reserved and queue maximum alike) and lifecycle steps from the API budget', () => {
+    expect(functionOf(template, 'intake').Properties.ReservedConcurrentExecutions).toBe(2);
+    expect(functionOf(template, 'lifecycle').Properties.ReservedConcurrentExecutions).toBe(5);
+    const mappings = resources(template, 'AWS::Lambda::EventSourceMapping');
+    expect(mappings.length).toBeGreaterThan(0);
+    for (const [id, m] of mappings) expect(m.Properties.ScalingConfig, id).toMatchObject({ MaximumConcurrency: 2 });
+  });
+
+  it('scales the caps with API_BUDGET_PER_MINUTE and takes explicit ones', () => {
+    const bigger = synth({ 'callsheet:API_BUDGET_PER_MINUTE': '500' });
+    expect(functionOf(bigger, 'intake').Properties.ReservedConcurrentExecutions).toBe(10);
+    expect(functionOf(bigger, 'lifecycle').Properties.ReservedConcurrentExecutions).toBe(25);
+    const explicit = synth({ 'callsheet:INTAKE_CONCURRENCY': 3, 'callsheet:LIFECYCLE_CONCURRENCY': 4 });
+    expect(functionOf(explicit, 'intake').Properties.ReservedConcurrentExecutions).toBe(3);
+    expect(functionOf(explicit, 'lifecycle').Properties.ReservedConcurrentExecutions).toBe(4);
+    const [, intakeQueue] = resources(explicit, 'AWS::Lambda::EventSourceMapping').find(([id]) =>
+      id.startsWith('IntakeFunction'),
+    ) as [string, Resource];
+    expect(intakeQueue.Properties.ScalingConfig).toEqual({ MaximumConcurrency: 3 });
+  }, 120_000);
+});
+
+describe('alarms, dashboard, events, outputs', () => {
+  it('sends every alarm to the one encrypted topic', () => {
+    const [[topicId, topic]] = resources(template, 'AWS::SNS::Topic') as [[string, Resource]];
+    expect(topic.Properties.KmsMasterKeyId).toBeDefined();
+    const alarms = resources(template, 'AWS::CloudWatch::Alarm');
+    const names = alarms.map(([, a]) => String(a.Properties.AlarmName).replace(/^Callsheet-/, '')).sort();
+    expect(names).toEqual(
+      expect.arrayContaining([
+        'LifecycleExecutionsFailed',
+        'GuardActions',
+        'SweeperActions',
+        'IntakeDeadLetters',
+        'OutcomesDeadLetters',
+        'IntakeErrors',
+        'LifecycleErrors',
+        'GuardErrors',
+        'SweeperErrors',
+        'ApiClientErrorRate',
+        'ApiServerErrorRate',
+        'ApiThrottleRate',
+      ]),
+    );
+    for (const [id, a] of alarms.filter(([, a]) => String(a.Properties.AlarmName).startsWith('Callsheet-')))
+      expect(a.Properties.AlarmActions, id).toEqual([{ Ref: topicId }]);
+  });
+
+  it('counts guard actions over every outcome the guard emits, in its namespace', () => {
+    const [, guard] = resources(template, 'AWS::CloudWatch::Alarm').find(
+      ([, a]) => a.Properties.AlarmName === 'Callsheet-GuardActions',
+    ) as [string, Resource];
+    const metrics = (guard.Properties.Metrics as { MetricStat?: { Metric: Record<string, unknown> } }[])
+      .filter((m) => m.MetricStat)
+      .map((m) => m.MetricStat?.Metric);
+    expect(metrics.map((m) => m?.MetricName)).toEqual(Array(metrics.length).fill('GuardActions'));
+    expect(metrics.map((m) => (m?.Dimensions as { Value: string }[] | undefined)?.[0]?.Value)).toEqual(
+      expect.arrayContaining(['paused', 'braked', 'unconfirmed']),
+    );
+  });
+
+  it('routes Campaign Completed and Campaign Failed from callsheet’s bus to the topic', () => {
+    template.hasResourceProperties('AWS::Events::Rule', {
+      EventBusName: { Ref: Match.stringLikeRegexp('^LifecycleEvents') },
+      EventPattern: { source: ['callsheet'], 'detail-type': ['Campaign Completed', 'Campaign Failed'] },
+      Targets: [Match.objectLike({ Arn: { Ref: Match.stringLikeRegexp('^MonitoringAlarms') } })],
+    });
+    template.resourceCountIs('AWS::CloudWatch::Dashboard', 1);
+  });
+
+  it('outputs the bucket, the upload prefix, the dashboard, the topic, the secret name and the webhook URL', () => {
+    const outputs = Object.keys(template.toJSON().Outputs ?? {});
+    for (const name of [
+      'UploadBucketName',
+      'UploadPrefix',
+      'DashboardUrl',
+      'AlarmTopicArn',
+      'VoiceApiSecretName',
+      'CampaignsTableName',
+    ])
+      expect(outputs).toContain(name);
+    expect(outputs.some((o) => o.includes('WebhookUrl'))).toBe(true);
+  });
+});
+
+describe('retention', () => {
+  it('expires what the tables mark with a TTL attribute', () => {
+    const withTtl = Object.values(TABLES).filter((t) => 'ttl' in t);
+    expect(withTtl.length).toBeGreaterThan(0);
+    const tables = resources(template, 'AWS::DynamoDB::GlobalTable').map(([, r]) => r.Properties);
+    for (const t of Object.values(TABLES)) {
+      const table = tables.find(
+        (p) =>
+          (p.KeySchema as { AttributeName: string }[])[0]?.AttributeName === t.partitionKey &&
+          JSON.stringify(p.TimeToLiveSpecification ?? null).includes('ttl' in t ? String(t.ttl) : 'null'),
+      );
+      expect(table, t.env).toBeDefined();
+    }
+    for (const t of withTtl)
+      template.hasResourceProperties('AWS::DynamoDB::GlobalTable', {
+        TimeToLiveSpecification: { AttributeName: t.ttl, Enabled: true },
+      });
+  });
+
+  it('expires uploads, parts and reports by their settings, and old versions in incoming/', () => {
+    const rulesOf = (t: Template) => {
+      const [, bucket] = resources(t, 'AWS::S3::Bucket').find(
+        ([, b]) => (b.Properties.VersioningConfiguration as { Status?: string } | undefined)?.Status === 'Enabled',
+      ) as [string, Resource];
+      return (bucket.Properties.LifecycleConfiguration as { Rules: Record<string, unknown>[] }).Rules;
+    };
+    const expiry = (rules: Record<string, unknown>[], prefix: string) =>
+      rules.find((r) => r.Prefix === prefix)?.ExpirationInDays;
+    const rules = rulesOf(template);
+    expect(expiry(rules, 'processed/')).toBe(90);
+    expect(expiry(rules, 'rejected/')).toBe(90);
+    expect(expiry(rules, 'parts/')).toBe(90);
+    expect(expiry(rules, 'reports/')).toBe(365);
+    expect(rules.find((r) => r.Prefix === 'incoming/')).toMatchObject({
+      NoncurrentVersionExpiration: { NoncurrentDays: 7 },
+      ExpiredObjectDeleteMarker: true,
+    });
+    expect(expiry(rules, 'incoming/')).toBeUndefined();
+    const shorter = rulesOf(synth({ 'callsheet:UPLOAD_RETENTION_DAYS': 45, 'callsheet:REPORT_RETENTION_DAYS': 60 }));
+    expect(expiry(shorter, 'parts/')).toBe(45);
+    expect(expiry(shorter, 'reports/')).toBe(60);
+  }, 120_000);
+});
+
+describe('settings reach the functions that read them', () => {
+  /** A valid value for every function setting, so each one is set. */
+  const VALUES: Record<string, unknown> = {
+    VOICE_API_KEY_TTL_SECONDS: 120,
+    VOICE_API_TIMEOUT_SECONDS: 12,
+    API_BUDGET_PER_MINUTE: 100,
+    API_BUDGET_PER_HOUR: 1000,
+    API_BUDGET_LIFECYCLE_PER_MINUTE: 6,
+    API_BUDGET_LIFECYCLE_PER_HOUR: 60,
+    API_BUDGET_MAX_WAIT_SECONDS: 20,
+    DEFAULT_COUNTRY: 'GB',
+    DEFAULT_RETRIES: 2,
+    LEGAL_HOURS: { GB: 'Mon-Fri 09:00-20:00' },
+    INTAKE_LEASE_SECONDS: 400,
+    CLOSING_MARGIN_MINUTES: 6,
+    PAUSE_LEAD_SECONDS: 100,
+    BRAKE_LEAD_SECONDS: 20,
+    SECURE_RETRY_SECONDS: 30,
+    HOLD_HORIZON_DAYS: 10,
+    POLL_MIN_SECONDS: 40,
+    POLL_MAX_SECONDS: 800,
+    CONTINUE_AFTER_STEPS: 900,
+    RECONCILE_MINUTES: 25,
+    SWEEP_INTERVAL_MINUTES: 4,
+    OVERDUE_GRACE_MINUTES: 9,
+    CONTACTS_MAX_RECEIVES: 4,
+    WEBHOOK_SECRET_TTL_SECONDS: 200,
+    WEBHOOK_SECRET_MIN_REFRESH_SECONDS: 5,
+    WEBHOOK_MAX_BODY_BYTES: 32768,
+    POWERTOOLS_LOG_LEVEL: 'DEBUG',
+  };
+
+  it('forwards each function setting to exactly the deployed functions whose folder reads it', () => {
+    const functionSettings = Object.entries(SETTINGS as Record<string, SettingSpec>).filter(
+      ([name, spec]) => spec.readBy.length > 0 && name !== 'VOICE_API_URL',
+    );
+    expect(Object.keys(VALUES).sort()).toEqual(functionSettings.map(([n]) => n).sort());
+    const t = synth(Object.fromEntries(Object.entries(VALUES).map(([k, v]) => [`callsheet:${k}`, v])));
+    for (const folder of Object.keys(FUNCTION_IDS)) {
+      const env = envOf(functionOf(t, folder));
+      for (const [name, spec] of functionSettings) {
+        const expected = typeof VALUES[name] === 'object' ? JSON.stringify(VALUES[name]) : String(VALUES[name]);
+        if (spec.readBy.includes(folder as never)) expect(env[name], `${name} → ${folder}`).toBe(expected);
+        else expect(env[name], `${name} ↛ ${folder}`).toBeUndefined();
+      }
+    }
+  }, 120_000);
+
+  it('bundles no source maps unless SOURCE_MAPS asks', () => {
+    for (const folder of Object.keys(FUNCTION_IDS))
+      expect(envOf(functionOf(template, folder)).NODE_OPTIONS).toBeUndefined();
+    const debug = synth({ 'callsheet:SOURCE_MAPS': true });
+    expect(envOf(functionOf(debug, 'intake')).NODE_OPTIONS).toBe('--enable-source-maps');
+  }, 120_000);
+});
