@@ -72,34 +72,46 @@ export const DEFAULT_LEGAL_HOURS: LegalHoursTable = Object.freeze(
 
 const COUNTRY = /^[A-Z]{2}$/;
 
+/** An unusable `LEGAL_HOURS` value; the message says what is wrong. */
+export class LegalHoursError extends Error {}
+
 /**
  * Reads the `LEGAL_HOURS` deployment setting, JSON from country to window spec
- * (`{"GB": "Mon-Fri 09:00-20:00", "US": "daily 09:00-20:00"}`), over the built-in table. Answers `{ problem }` for
- * anything it cannot use, so configuration fails at start-up with the reason.
+ * (`{"GB": "Mon-Fri 09:00-20:00", "US": "daily 09:00-20:00"}`), over the built-in table. Throws `LegalHoursError`.
  */
-export function readLegalHours(value: string): LegalHoursTable | { problem: string } {
+export function parseLegalHours(value: string): LegalHoursTable {
   let parsed: unknown;
   try {
     parsed = JSON.parse(value);
   } catch {
-    return { problem: 'not JSON: use an object from country code to hours, e.g. {"GB": "Mon-Fri 09:00-20:00"}' };
+    throw new LegalHoursError('not JSON: use an object from country code to hours, e.g. {"GB": "Mon-Fri 09:00-20:00"}');
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
-    return { problem: 'not a JSON object from country code to hours, e.g. {"GB": "Mon-Fri 09:00-20:00"}' };
+    throw new LegalHoursError('not a JSON object from country code to hours, e.g. {"GB": "Mon-Fri 09:00-20:00"}');
   const table: Record<string, LegalHours> = { ...DEFAULT_LEGAL_HOURS };
   for (const [key, spec] of Object.entries(parsed)) {
     const country = key.toUpperCase();
-    if (!COUNTRY.test(country)) return { problem: `"${key}" is not a two-letter country code` };
+    if (!COUNTRY.test(country)) throw new LegalHoursError(`"${key}" is not a two-letter country code`);
     if (typeof spec !== 'string')
-      return { problem: `the hours for ${country} must be a text such as "Mon-Fri 09:00-20:00"` };
+      throw new LegalHoursError(`the hours for ${country} must be a text such as "Mon-Fri 09:00-20:00"`);
     try {
       table[country] = { country, spec, rules: parseWindowRules(spec), source: 'deployment setting LEGAL_HOURS' };
     } catch (err) {
-      if (err instanceof WindowSpecError) return { problem: `the hours for ${country}: ${err.message}` };
+      if (err instanceof WindowSpecError) throw new LegalHoursError(`the hours for ${country}: ${err.message}`);
       throw err;
     }
   }
   return Object.freeze(table);
+}
+
+/** `parseLegalHours` in the form `EnvReader.checked` takes: the table, or `{ problem }` so start-up fails with it. */
+export function readLegalHours(value: string): LegalHoursTable | { problem: string } {
+  try {
+    return parseLegalHours(value);
+  } catch (err) {
+    if (err instanceof LegalHoursError) return { problem: err.message };
+    throw err;
+  }
 }
 
 /** The legal hours of a country, or null when callsheet has none (an explicit window is then required). */

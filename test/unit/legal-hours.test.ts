@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { describeWindow } from '../../functions/commons/calling-window.ts';
-import { DEFAULT_LEGAL_HOURS, legalHoursOf, readLegalHours } from '../../functions/commons/legal-hours.ts';
+import {
+  DEFAULT_LEGAL_HOURS,
+  legalHoursOf,
+  parseLegalHours,
+  readLegalHours,
+} from '../../functions/commons/legal-hours.ts';
 
 describe('legal calling hours', () => {
   it.each([
@@ -23,8 +28,7 @@ describe('legal calling hours', () => {
   });
 
   it('reads the LEGAL_HOURS override over the built-in table', () => {
-    const table = readLegalHours('{"gb": "Mon-Fri 09:00-20:00", "US": "daily 09:00-20:00"}');
-    if ('problem' in table) throw new Error(table.problem);
+    const table = parseLegalHours('{"gb": "Mon-Fri 09:00-20:00", "US": "daily 09:00-20:00"}');
     expect(table.GB).toMatchObject({
       country: 'GB',
       spec: 'Mon-Fri 09:00-20:00',

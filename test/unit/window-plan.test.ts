@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseHolidays, parseWindowRules } from '../../functions/commons/calling-window.ts';
 import type { CampaignPlan } from '../../functions/commons/campaign-plan.ts';
-import { DEFAULT_LEGAL_HOURS, type LegalHoursTable, readLegalHours } from '../../functions/commons/legal-hours.ts';
+import { DEFAULT_LEGAL_HOURS, type LegalHoursTable, parseLegalHours } from '../../functions/commons/legal-hours.ts';
 import {
   nextOpening,
   type PartWindow,
@@ -82,8 +82,7 @@ describe('part window: upload hours ∩ legal hours, in every candidate zone', (
   });
 
   it('accepts a country without an entry once an override or the upload gives hours', () => {
-    const legal = readLegalHours('{"GB": "Mon-Fri 09:00-20:00"}');
-    if ('problem' in legal) throw new Error(legal.problem);
+    const legal = parseLegalHours('{"GB": "Mon-Fri 09:00-20:00"}');
     const w = windowOf(plan(['Europe/London'], 'GB', 'daily 08:00-22:00'), legal);
     expect(w).toMatchObject({ clipped: true, legal: { source: 'deployment setting LEGAL_HOURS' } });
     expect(windowOf(plan(['Europe/London'], 'GB', 'Mon 10:00-11:00'))).toMatchObject({ legal: null, clipped: false });
@@ -141,8 +140,7 @@ describe('window state and next opening, with a closing margin', () => {
   });
 
   it('reports no change for a window open around the clock, and none for a window that never opens', () => {
-    const legal = readLegalHours('{"GB": "daily 00:00-24:00"}');
-    if ('problem' in legal) throw new Error(legal.problem);
+    const legal = parseLegalHours('{"GB": "daily 00:00-24:00"}');
     const always = windowOf(plan(['Pacific/Kiritimati', 'Pacific/Chatham'], 'GB', null), legal);
     expect(state(always, '2026-03-03T12:00Z')).toEqual({ open: true, changesAt: null });
     const next = nextOpening(always, at('2026-03-03T12:00Z'), 5 * MIN, 14 * DAY);
