@@ -5,7 +5,6 @@ import {
   intersectIntervals,
   intersectRules,
   openIntervals,
-  parseWindowRules,
   sameHours,
   stateOfIntervals,
   type WindowRule,
@@ -61,19 +60,7 @@ function isZone(zone: string): boolean {
  * applied in each of the part's candidate zones. Refused (with a reason the uploader can act on) when the part has
  * no zone, when its country has no legal hours and the upload set none, or when the two share no hour.
  */
-export function partWindow(plan: CampaignPlan, legal: LegalHoursTable): PartWindowResult;
-/**
- * @deprecated The single-zone window of the old lifecycle (country default or deployment default, no legal-hours
- * clipping, fallback zone): kept only until lifecycle-steps.ts calls `partWindow(plan, legal)`. Remove then.
- */
-export function partWindow(plan: CampaignPlan, defaults: Record<string, string>, fallbackZone: string): PartWindow;
-export function partWindow(
-  plan: CampaignPlan,
-  table: LegalHoursTable | Record<string, string>,
-  fallbackZone?: string,
-): PartWindowResult | PartWindow {
-  if (fallbackZone !== undefined) return legacyPartWindow(plan, table as Record<string, string>, fallbackZone);
-  const legalTable = table as LegalHoursTable;
+export function partWindow(plan: CampaignPlan, legalTable: LegalHoursTable): PartWindowResult {
   const part = plan.part as CampaignPlan['part'] & { zones?: string[] };
   // Plans written before parts carried `zones` name one zone.
   const zones = part.zones ?? (part.timeZone ? [part.timeZone] : []);
@@ -169,32 +156,4 @@ export function nextOpening(
     if (closesAt > opensAt) return { opensAt, closesAt };
   }
   return null;
-}
-
-/** @deprecated Default calling hours of the old lifecycle; replaced by the legal-hours table (`LEGAL_HOURS`). */
-export const DEFAULT_WINDOWS: Record<string, string> = {
-  US: 'daily 08:00-21:00',
-  CA: 'daily 08:00-21:00',
-  IN: 'daily 09:00-21:00',
-  GB: 'Mon-Fri 08:00-21:00; Sat,Sun 09:00-21:00',
-  '*': 'Mon-Fri 09:00-18:00',
-};
-
-function legacyPartWindow(plan: CampaignPlan, defaults: Record<string, string>, fallbackZone: string): PartWindow {
-  const timeZone = plan.part.timeZone ?? fallbackZone;
-  const holidays = plan.window.holidays;
-  const base = { zones: [timeZone], timeZone, holidays, country: plan.part.country, clipped: false, legal: null };
-  if (plan.window.rules) {
-    const w = { rules: plan.window.rules, holidays };
-    return { ...base, ...w, source: 'upload', description: describeWindow(w) };
-  }
-  const country = plan.part.country ?? '';
-  const spec = defaults[country] ?? defaults['*'] ?? (DEFAULT_WINDOWS['*'] as string);
-  const w = { rules: parseWindowRules(spec), holidays };
-  return {
-    ...base,
-    ...w,
-    source: defaults[country] ? 'country default' : 'deployment default',
-    description: `${describeWindow(w)} (${defaults[country] ? `default for ${country}` : 'deployment default'})`,
-  };
 }

@@ -3,14 +3,15 @@ import { readFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
 import { documentClient } from '../../../functions/commons/aws/clients.ts';
-import { parseWindowRules, WindowSpecError, windowStateAt } from '../../../functions/commons/calling-window.ts';
+import { parseWindowRules, WindowSpecError } from '../../../functions/commons/calling-window.ts';
 import { type CampaignPlan, partKeyOfExecution } from '../../../functions/commons/campaign-plan.ts';
+import { DEFAULT_LEGAL_HOURS } from '../../../functions/commons/legal-hours.ts';
 import { isValidTimeZone } from '../../../functions/commons/voice-api/contract.ts';
 import { VoiceApiClient } from '../../../functions/commons/voice-api/index.ts';
 import { isCountryCode } from '../../../functions/intake/phone.ts';
 import type { IntakeReport } from '../../../functions/intake/report.ts';
 import { CampaignStore } from '../../../functions/lifecycle/campaign-store.ts';
-import { DEFAULT_WINDOWS, partWindow } from '../../../functions/lifecycle/window-plan.ts';
+import { partWindow, windowStateAt } from '../../../functions/lifecycle/window-plan.ts';
 import { EmulatorAdmin } from '../../emulator/admin-client.ts';
 import type { FaultInput } from '../../emulator/fault-plan.ts';
 import { startEmulator } from '../../emulator/server.ts';
@@ -309,8 +310,9 @@ async function show(
     const { plan } = JSON.parse(e.input) as { plan: CampaignPlan };
     const record = await store.get(partKey).catch(() => null);
     const stats = record?.campaignId ? await api.campaigns.stats(record.campaignId).catch(() => null) : null;
-    const w = partWindow(plan, DEFAULT_WINDOWS, 'UTC');
-    const change = windowStateAt(w, w.timeZone, now);
+    // The part's own window in all its zones (never a guessed zone); the progress line shows when it changes.
+    const w = partWindow(plan, DEFAULT_LEGAL_HOURS);
+    const change = w.ok ? windowStateAt(w.window, now, 0) : { open: false, changesAt: null };
     const next = change.changesAt
       ? `window ${change.open ? 'closes' : 'opens'} ${new Date(change.changesAt).toISOString().slice(0, 16)}Z`
       : '';
