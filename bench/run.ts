@@ -2,6 +2,7 @@
  * `npm run bench`: speed and memory, each reported as a ratio against a baseline measured in the same run, so
  * the numbers mean the same on any machine. Nothing here asserts; it reports.
  */
+import { bundlesBench } from './bundles.ts';
 import { clientOverhead } from './client-overhead.ts';
 import { intakeBench } from './intake.ts';
 import { lifecycleBench } from './lifecycle.ts';
@@ -14,6 +15,7 @@ const results = [
   ...(await intakeBench()),
   ...(await lifecycleBench()),
   ...(await webhooksBench()),
+  ...(await bundlesBench()),
 ];
 for (const r of results) {
   const target = r.target ? `; target ${r.target}${r.met === false ? ' MISS' : ''}` : '';

@@ -3,7 +3,6 @@ import { isAbsolute, resolve } from 'node:path';
 import { Stack } from 'aws-cdk-lib';
 import type { IConstruct } from 'constructs';
 import { ConfigError, type Env } from '../functions/commons/config.ts';
-import { TABLES } from '../functions/commons/tables.ts';
 import { readContactsConfig } from '../functions/contacts/config.ts';
 import { readGuardConfig } from '../functions/guard/config.ts';
 import { readIntakeConfig } from '../functions/intake/config.ts';

@@ -1,4 +1,5 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { TABLES } from '../functions/commons/tables.ts';
@@ -7,10 +8,11 @@ import { DEFAULT_EXECUTION_TIMEOUT_SECONDS } from '../state-machines/lifecycle-d
 
 let template: Template;
 let synth: () => void;
+const outdir = `${process.env.TMPDIR ?? '/tmp'}/callsheet-cdk-test-${process.pid}`;
 
 beforeAll(() => {
   const { app, stack } = buildApp({
-    outdir: `${process.env.TMPDIR ?? '/tmp'}/callsheet-cdk-test-${process.pid}`,
+    outdir,
     context: { 'callsheet:VOICE_API_URL': 'https://voice.example.test' },
   });
   synth = () => app.synth();
@@ -56,6 +58,23 @@ describe('CDK app', () => {
       BatchSize: 1,
       FunctionResponseTypes: ['ReportBatchItemFailures'],
     });
+  });
+
+  it('bundles every function with the AWS SDK inside and no source maps', () => {
+    const bundles = readdirSync(outdir)
+      .filter((d) => d.startsWith('asset.') && existsSync(join(outdir, d, 'index.mjs')))
+      .map((d) => join(outdir, d));
+    expect(bundles.length).toBeGreaterThanOrEqual(6);
+    for (const dir of bundles) {
+      expect(
+        readdirSync(dir).filter((f) => f.endsWith('.map')),
+        dir,
+      ).toEqual([]);
+      const code = readFileSync(join(dir, 'index.mjs'), 'utf8');
+      // Nothing left for the runtime to provide: no import of an @aws-sdk package from outside the bundle.
+      expect(code).not.toMatch(/(from|import\()\s*["']@aws-sdk\//);
+      expect(code).not.toMatch(/sourceMappingURL/);
+    }
   });
 
   it('refuses to synthesize without the Voice API URL', () => {

