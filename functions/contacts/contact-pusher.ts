@@ -10,6 +10,7 @@ import {
 import type { BulkResult, ContactInput } from '../commons/voice-api/types.ts';
 import type { ContactState, PushedState } from './contact-state.ts';
 import type { ContactStore } from './contact-store.ts';
+import { inGroups } from './in-groups.ts';
 import { type ContactPush, packBulk, planContactPush } from './push-plan.ts';
 
 export interface BulkContactsApi {
@@ -61,15 +62,11 @@ export class ContactPusher {
     const token = randomUUID();
     const pushes: ContactPush[] = [];
     const width = this.deps.readConcurrency ?? 16;
-    for (let i = 0; i < unique.length; i += width) {
-      await Promise.all(
-        unique.slice(i, i + width).map(async (phone) => {
-          const prepared = await this.prepare(phone, token, now);
-          if ('push' in prepared) pushes.push(prepared.push);
-          else outcomes.set(phone, prepared.outcome);
-        }),
-      );
-    }
+    await inGroups(unique, width, async (phone) => {
+      const prepared = await this.prepare(phone, token, now);
+      if ('push' in prepared) pushes.push(prepared.push);
+      else outcomes.set(phone, prepared.outcome);
+    });
     // The order contacts were given in, so bodies are the same for the same input.
     const order = new Map(unique.map((p, i) => [p, i]));
     pushes.sort((a, b) => (order.get(a.phone) ?? 0) - (order.get(b.phone) ?? 0));
@@ -105,19 +102,19 @@ export class ContactPusher {
     }
 
     const at = now.toISOString();
-    for (const push of pushes) {
+    await inGroups(pushes, width, async (push) => {
       const entryFates = fates.get(push) as EntryFate[];
       const pushed = this.pushedAfter(push, entryFates);
       const error = errors.get(push);
       const ok = error === undefined && entryFates.every((f) => f === 'ok');
-      await this.deps.store.settle(push.phone, token, pushed, { at, ok, ...(error ? { error } : {}) });
+      await this.deps.store.settle(push.state, token, pushed, { at, ok, ...(error ? { error } : {}) });
       const n = requests.get(push) ?? 0;
       if (ok) outcomes.set(push.phone, { status: 'pushed', requests: n });
       else {
         const definite = entryFates.some((f) => f === 'rejected') || (stop !== null && !stop.retry);
         outcomes.set(push.phone, { status: definite ? 'failed' : 'retry', reason: error ?? 'not sent', requests: n });
       }
-    }
+    });
     return outcomes;
   }
 

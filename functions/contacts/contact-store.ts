@@ -51,11 +51,14 @@ export class ContactStore {
 
   /** Applies one change once. Concurrent writers to the same contact each land: a lost race reads again. */
   async apply(change: ContactChange, now: Date): Promise<ApplyStatus> {
-    if (await this.seen(change.eventId)) return 'duplicate';
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-      const current = await this.read(change.phone);
+      // Both reads at once: the event's memory and the contact (a race between them is caught by the write).
+      const [seen, current] = await Promise.all([
+        attempt === 0 ? this.seen(change.eventId) : false,
+        this.read(change.phone),
+      ]);
+      if (seen) return 'duplicate';
       if (current?.recentEvents.includes(change.eventId)) {
-        await this.flushNotes(current);
         await this.remember(change, now);
         return 'duplicate';
       }
@@ -75,12 +78,15 @@ export class ContactStore {
           );
         } else {
           const note = plan.note;
+          // Notes an earlier write left in the item move to their own items first, and out of the item with it.
+          const moved = await this.putNotes(current as ContactState);
+          const removals = moved.map((_, i) => `#p.#o${i}`);
           await this.db.send(
             new UpdateCommand({
               TableName: this.table,
               Key: { pk: contactKey(change.phone) },
               // Only the attributes a change owns: a push's claim and pushed state are never overwritten here.
-              UpdateExpression: `SET #f = :f, #t = :t, #n = :n, #r = :r, #v = :v1, #c = :at${note ? ', #p.#seq = :note' : ''}`,
+              UpdateExpression: `SET #f = :f, #t = :t, #n = :n, #r = :r, #v = :v1, #c = :at${note ? ', #p.#seq = :note' : ''}${removals.length ? ` REMOVE ${removals.join(', ')}` : ''}`,
               ConditionExpression: '#v = :v',
               ExpressionAttributeNames: {
                 '#f': 'fields',
@@ -89,7 +95,9 @@ export class ContactStore {
                 '#r': 'recentEvents',
                 '#v': 'version',
                 '#c': 'changedAt',
-                ...(note ? { '#p': 'pendingNotes', '#seq': String(note.seq) } : {}),
+                ...(note || moved.length ? { '#p': 'pendingNotes' } : {}),
+                ...(note ? { '#seq': String(note.seq) } : {}),
+                ...Object.fromEntries(moved.map((n, i) => [`#o${i}`, String(n.seq)])),
               },
               ExpressionAttributeValues: {
                 ':f': plan.next.fields,
@@ -108,7 +116,6 @@ export class ContactStore {
         if (isConditionFailed(err)) continue;
         throw err;
       }
-      await this.flushNotes(plan.next);
       await this.remember(change, now);
       return plan.created ? 'created' : 'updated';
     }
@@ -203,15 +210,28 @@ export class ContactStore {
   }
 
   /** Records a push's result and lets go of the contact. */
-  async settle(phone: string, token: string, pushed: PushedState, lastPush: ContactState['lastPush']): Promise<void> {
+  async settle(
+    state: ContactState,
+    token: string,
+    pushed: PushedState,
+    lastPush: ContactState['lastPush'],
+  ): Promise<void> {
+    const moved = await this.putNotes(state);
     try {
       await this.db.send(
         new UpdateCommand({
           TableName: this.table,
-          Key: { pk: contactKey(phone) },
-          UpdateExpression: 'SET #pushed = :p, #last = :l REMOVE #claim',
+          Key: { pk: contactKey(state.phone) },
+          UpdateExpression: `SET #pushed = :p, #last = :l REMOVE #claim${moved.map((_, i) => `, #pn.#o${i}`).join('')}`,
           ConditionExpression: '#claim.#token = :token',
-          ExpressionAttributeNames: { '#pushed': 'pushed', '#last': 'lastPush', '#claim': 'claim', '#token': 'token' },
+          ExpressionAttributeNames: {
+            '#pushed': 'pushed',
+            '#last': 'lastPush',
+            '#claim': 'claim',
+            '#token': 'token',
+            ...(moved.length ? { '#pn': 'pendingNotes' } : {}),
+            ...Object.fromEntries(moved.map((n, i) => [`#o${i}`, String(n.seq)])),
+          },
           ExpressionAttributeValues: { ':p': pushed, ':l': lastPush, ':token': token },
         }),
       );
@@ -248,21 +268,22 @@ export class ContactStore {
     );
   }
 
-  /** Moves notes from the contact item to their own items. Repeatable: a note's item is the same every time. */
-  private async flushNotes(state: ContactState): Promise<void> {
-    for (const note of Object.values(state.pendingNotes ?? {})) {
-      await this.db.send(
-        new PutCommand({ TableName: this.table, Item: { pk: noteKey(state.phone, note.seq), kind: 'note', ...note } }),
-      );
-      await this.db.send(
-        new UpdateCommand({
-          TableName: this.table,
-          Key: { pk: contactKey(state.phone) },
-          UpdateExpression: 'REMOVE #p.#seq',
-          ConditionExpression: 'attribute_exists(pk)',
-          ExpressionAttributeNames: { '#p': 'pendingNotes', '#seq': String(note.seq) },
-        }),
-      );
-    }
+  /**
+   * Writes the notes still held in the contact item to their own items and answers them; the caller's next write
+   * to the contact removes them from the item. Repeatable: a note's item is the same every time.
+   */
+  async putNotes(state: ContactState): Promise<Note[]> {
+    const notes = Object.values(state.pendingNotes ?? {});
+    await Promise.all(
+      notes.map((note) =>
+        this.db.send(
+          new PutCommand({
+            TableName: this.table,
+            Item: { pk: noteKey(state.phone, note.seq), kind: 'note', ...note },
+          }),
+        ),
+      ),
+    );
+    return notes;
   }
 }

@@ -3,6 +3,7 @@ import { type UploadRef, uploadsInS3Event } from '../intake/upload-ref.ts';
 import { type ContactChange, checkContactMessage } from './contact-event.ts';
 import type { PushOutcome } from './contact-pusher.ts';
 import type { ApplyStatus, ContactStore } from './contact-store.ts';
+import { inGroups } from './in-groups.ts';
 
 /** One queue message as the sync sees it. */
 export interface QueuedEvent {
@@ -84,25 +85,20 @@ export class ContactSync {
     }
 
     const applied = new Map<string, ApplyStatus>();
-    const groups = [...byPhone.values()];
-    const width = this.deps.concurrency ?? 16;
-    for (let i = 0; i < groups.length; i += width) {
-      await Promise.all(
-        groups.slice(i, i + width).map(async (group) => {
-          for (const { message, change } of group) {
-            try {
-              applied.set(message.messageId, await this.deps.store.apply(change, this.deps.now()));
-            } catch (err) {
-              results.set(message.messageId, {
-                messageId: message.messageId,
-                status: 'retry',
-                reason: `not stored: ${describe(err)}`,
-              });
-            }
-          }
-        }),
-      );
-    }
+    // Contacts side by side; one contact's events in their order.
+    await inGroups([...byPhone.values()], this.deps.concurrency ?? 16, async (group) => {
+      for (const { message, change } of group) {
+        try {
+          applied.set(message.messageId, await this.deps.store.apply(change, this.deps.now()));
+        } catch (err) {
+          results.set(message.messageId, {
+            messageId: message.messageId,
+            status: 'retry',
+            reason: `not stored: ${describe(err)}`,
+          });
+        }
+      }
+    });
 
     // Every stored event's contact is pushed, duplicates too: a redelivery after a failed push must push.
     const phones = [...byPhone.entries()]

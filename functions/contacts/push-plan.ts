@@ -14,6 +14,8 @@ export interface ContactPush {
   noteSeqs: (number | null)[];
   /** What was pushed before this push. */
   before: PushedState;
+  /** The contact as read for this push. */
+  state: ContactState;
 }
 
 /** Only what changed since the last successful push; null when the API already has everything (no request). */
@@ -36,6 +38,7 @@ export function planContactPush(state: ContactState, unsent: Note[], at: string)
     accepted: { fields: { ...state.fields }, tagCount: state.tags.length, noteCount: state.noteCount, at },
     noteSeqs: entries.map((_, i) => unsent[i]?.seq ?? null),
     before: state.pushed,
+    state,
   };
 }
 

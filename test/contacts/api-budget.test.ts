@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { BudgetExhaustedError } from '../../functions/commons/api-budget/errors.ts';
 import { SharedApiBudget } from '../../functions/commons/api-budget/shared-budget.ts';
 import { documentClient } from '../../functions/commons/aws/clients.ts';
@@ -8,6 +8,9 @@ import { type LocalDynamo, startDynamo } from '../../local/stack/dynamo.ts';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../local/stack/local-aws.ts';
 import { TEST_KEY, useEmulator } from '../helpers/emulator.ts';
 import { contactSheet, phones, xlsx } from '../helpers/sheets.ts';
+
+// Real stand-ins on a loaded 2-core machine: generous limits; no test measures time.
+vi.setConfig({ testTimeout: 90_000, hookTimeout: 60_000 });
 
 const f = useEmulator({ settings: { rateLimitPerMinute: 100, rateLimitPerHour: 1000 } });
 

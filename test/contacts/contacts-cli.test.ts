@@ -1,11 +1,14 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { runCli } from '../helpers/cli.ts';
 import { TEST_KEY, useEmulator } from '../helpers/emulator.ts';
 import { xlsx } from '../helpers/sheets.ts';
 import { emulatorContact } from './harness.ts';
+
+// Real stand-ins on a loaded 2-core machine: generous limits; no test measures time.
+vi.setConfig({ testTimeout: 90_000, hookTimeout: 60_000 });
 
 const f = useEmulator();
 let dataDir: string;
