@@ -47,6 +47,9 @@ async function once(): Promise<number> {
 // "warm": one untimed pass first, as a Lambda that has already handled an upload (data loaded, code compiled).
 if (warmth === 'warm') await once();
 const start = performance.now();
+const cpuStart = process.cpuUsage();
 const rows = await once();
 const ms = performance.now() - start;
-console.log(JSON.stringify({ mode, rows, ms, maxRssMB: process.resourceUsage().maxRSS / 1024 }));
+const cpu = process.cpuUsage(cpuStart);
+const cpuMs = (cpu.user + cpu.system) / 1000;
+console.log(JSON.stringify({ mode, rows, ms, cpuMs, maxRssMB: process.resourceUsage().maxRSS / 1024 }));

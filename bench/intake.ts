@@ -42,6 +42,8 @@ export async function makeSheet(path: string, rows: number): Promise<void> {
 
 interface Measure {
   ms: number;
+  /** CPU time of every thread (GC, zlib's pool): steadier than wall time on a busy machine, so shown beside it. */
+  cpuMs: number;
   maxRssMB: number;
 }
 
@@ -55,7 +57,7 @@ async function measure(mode: Mode, file: string, warm: boolean): Promise<Measure
 
 /** Records the process's peak RSS when it exits, without touching the program measured. */
 const RSS_HOOK = `data:text/javascript,${encodeURIComponent(
-  "import { writeFileSync } from 'node:fs'; process.on('exit', () => writeFileSync(process.env.BENCH_RSS_FILE, String(process.resourceUsage().maxRSS / 1024)));",
+  "import { writeFileSync } from 'node:fs'; process.on('exit', () => { const u = process.resourceUsage(); writeFileSync(process.env.BENCH_RSS_FILE, JSON.stringify({ maxRssMB: u.maxRSS / 1024, cpuMs: (u.userCPUTime + u.systemCPUTime) / 1000 })); });",
 )}`;
 
 /** What a user waits for: a fresh `node` process from start to exit, output discarded. */
@@ -74,7 +76,7 @@ async function spawned(args: string[], dir: string): Promise<Measure> {
   const [code] = await once(child, 'close');
   const ms = performance.now() - start;
   if (code !== 0 && code !== 1) throw new Error(`node ${args.join(' ')} exited ${code}: ${stderr}`);
-  return { ms, maxRssMB: Number(await readFile(rssFile, 'utf8')) };
+  return { ms, ...(JSON.parse(await readFile(rssFile, 'utf8')) as Omit<Measure, 'ms'>) };
 }
 
 /** The plain read as a program of its own, for comparing with whole CLI runs (startup and loading included). */
@@ -92,11 +94,12 @@ const worst = (ms: Measure[]) => Math.max(...ms.map((m) => m.maxRssMB)).toFixed(
 function timeResult(name: string, base: Measure[], subject: Measure[], baseline: string, limit = 1.5): BenchResult {
   const b = median(base.map((m) => m.ms));
   const t = median(subject.map((m) => m.ms));
+  const cpu = median(subject.map((m) => m.cpuMs)) / median(base.map((m) => m.cpuMs));
   return {
     name,
     ratio: t / b,
     baseline,
-    detail: `${t.toFixed(0)} ms vs ${b.toFixed(0)} ms, median of ${subject.length}`,
+    detail: `${t.toFixed(0)} ms vs ${b.toFixed(0)} ms, median of ${subject.length}; CPU time ${cpu.toFixed(2)}×`,
     target: `≤ ${limit}×`,
     met: t / b <= limit,
   };
