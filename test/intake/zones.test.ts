@@ -30,6 +30,9 @@ describe('the zones a number may ring in', () => {
     ['+19075551234', ['America/Adak', 'America/Anchorage'], 'several'],
     ['+16055551234', ['America/Denver', 'America/North_Dakota/Center'], 'several'],
     ['+12085550123', ['America/Boise', 'America/Los_Angeles'], 'several'],
+    // The data says Sydney for all of 02; Lord Howe Island (02 6563) keeps its own clock, so both are kept.
+    ['+61265631000', ['Australia/Lord_Howe', 'Australia/Sydney'], 'several'],
+    ['+61265641000', ['Australia/Sydney'], 'number'],
   ])('%s → %j (%s)', (phone, zones, source) => {
     expect(zonesForNumber(phone, NOW)).toEqual({ zones, source });
   });

@@ -310,6 +310,38 @@ describe('windows that are easy to get wrong', () => {
     }
   }, 90_000);
 
+  it('Lord Howe Island numbers (half an hour off Sydney in winter) are called only when legal on the island too', async () => {
+    // 2027-06-07 is a Monday in the austral winter: Lord Howe UTC+10:30, Sydney UTC+10. AU legal hours apply.
+    let w = nextWeek();
+    while (day(w) < '2027-06-07') w++;
+    const r = await rehearse({
+      name: 'lord-howe',
+      at: `${day(w)}T19:00:00+10:00`,
+      count: 300,
+      prefix: '+6126563',
+      metadata: { 'calling-window': 'Mon-Fri 09:00-20:00' },
+      rule: { hours: 'Mon-Fri 09:00-20:00', closingMarginMinutes: 5 },
+    });
+    expect(r.report?.window?.zones).toEqual(['Australia/Lord_Howe', 'Australia/Sydney']);
+    expect(r.calls.length).toBeGreaterThanOrEqual(300);
+    // The independent auditor knows only the data's zone (Sydney); the island's clock is checked here directly.
+    expect(r.violations).toEqual([]);
+    const island = new Intl.DateTimeFormat('en-GB', {
+      timeZone: 'Australia/Lord_Howe',
+      weekday: 'short',
+      hour: '2-digit',
+      minute: '2-digit',
+      hourCycle: 'h23',
+    });
+    const outside = r.calls
+      .map((c) => island.format(Date.parse(c.started_at ?? '')))
+      .filter((t) => {
+        const [weekday, clock] = t.split(' ');
+        return ['Sat', 'Sun'].includes(weekday ?? '') || (clock ?? '') < '09:00' || (clock ?? '') >= '19:55';
+      });
+    expect(outside).toEqual([]);
+  }, 90_000);
+
   it('a declared holiday: nobody is called on it', async () => {
     const w = nextWeek();
     const holiday = day(w, 1);
