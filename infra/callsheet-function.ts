@@ -35,7 +35,7 @@ export function retentionOf(days: number): RetentionDays {
 
 /**
  * One Lambda function with callsheet's defaults: Node 22 on ARM, an ESM bundle with the AWS SDK inside
- * (infra/bundling.ts), X-Ray tracing, its own log group, a role that may write only that log group, and the
+ * (infra/bundling.ts), X-Ray tracing unless the TRACING setting is off, its own log group, a role that may write only that log group, and the
  * settings its folder reads (infra/settings.ts) in its environment.
  */
 export class CallsheetFunction extends Construct {
@@ -48,6 +48,7 @@ export class CallsheetFunction extends Construct {
     const copies = props.copyFiles ?? [];
     const settings = settingsOf(this);
     const sourceMaps = settings?.get('SOURCE_MAPS') === true;
+    const tracing = settings?.get('TRACING') !== false;
     this.logGroup = new LogGroup(this, 'Logs', {
       retention: retentionOf(settings?.integer('LOG_RETENTION_DAYS') ?? 30),
     });
@@ -60,10 +61,12 @@ export class CallsheetFunction extends Construct {
       description: props.description,
       timeout: props.timeout ?? Duration.seconds(60),
       memorySize: props.memorySize ?? 1024,
-      tracing: Tracing.ACTIVE,
+      tracing: tracing ? Tracing.ACTIVE : Tracing.DISABLED,
       reservedConcurrentExecutions: props.reservedConcurrency ?? settings?.concurrencyFor(props.folder),
       environment: {
         ...(sourceMaps ? { NODE_OPTIONS: '--enable-source-maps' } : {}),
+        // functions/commons/observability.ts then does not even load the X-Ray SDK.
+        ...(tracing ? {} : { POWERTOOLS_TRACE_ENABLED: 'false' }),
         ...settings?.environmentFor(props.folder),
         ...props.environment,
       },

@@ -149,6 +149,20 @@ export const SETTINGS = {
     readBy: ['intake', ...LIFECYCLE],
     doc: 'Legal calling hours by country over the built-in table, e.g. `{"GB": "Mon-Fri 09:00-20:00"}`.',
   },
+  CALL_CAP_PER_DAY: {
+    type: 'integer',
+    min: 1,
+    readBy: ['intake', ...LIFECYCLE],
+    default: 3,
+    doc: 'Calls to one number in any 24 hours, across campaigns.',
+  },
+  CALL_CAP_PER_WEEK: {
+    type: 'integer',
+    min: 1,
+    readBy: ['intake', ...LIFECYCLE],
+    default: 7,
+    doc: 'Calls to one number in any 7 days, across campaigns.',
+  },
   INTAKE_LEASE_SECONDS: {
     type: 'integer',
     min: 301,
@@ -289,6 +303,13 @@ export const SETTINGS = {
     readBy: [],
     stack: 'an e-mail subscription to the alarm topic',
     doc: 'Where alarms and campaign ends are mailed (confirm the e-mail AWS sends). Optional.',
+  },
+  TRACING: {
+    type: 'boolean',
+    readBy: [],
+    stack: 'X-Ray active tracing of the functions (POWERTOOLS_TRACE_ENABLED=false when off)',
+    default: true,
+    doc: 'Traces every invocation with X-Ray through Powertools’ Tracer; off saves about 40 ms per cold start.',
   },
   SOURCE_MAPS: {
     type: 'boolean',

@@ -2,8 +2,7 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
-import { Tracer } from '@aws-lambda-powertools/tracer';
-import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
+import type { Tracer } from '@aws-lambda-powertools/tracer';
 import type { MiddlewareObj, MiddyfiedHandler } from '@middy/core';
 import type { Env } from './config.ts';
 import type { Log } from './log.ts';
@@ -13,7 +12,7 @@ import type { Log } from './log.ts';
  * Metrics and Tracer (by its name) and wraps its middy handler with `observe()`.
  *
  * Outside Lambda (tests, `callsheet run`, the local stack run handlers in-process) nothing is printed unless asked:
- * the tracer is off (Powertools turns it off when AWS_EXECUTION_ENV is not Lambda's), metrics are not written
+ * the tracer is not even loaded (see `xray` below), metrics are not written
  * unless POWERTOOLS_METRICS_DISABLED=false, and the logger is silent unless POWERTOOLS_LOG_LEVEL says otherwise.
  */
 
@@ -63,10 +62,26 @@ export interface Observability {
   name: string;
   logger: Logger;
   metrics: Metrics;
-  tracer: Tracer;
+  /** Null where X-Ray is not loaded (outside Lambda, or tracing off). */
+  tracer: Tracer | null;
   /** Metrics are not written (outside Lambda unless asked). */
   quietMetrics: boolean;
 }
+
+/**
+ * The X-Ray SDK under Powertools' Tracer costs about 40 ms of cold module load, so it is loaded only where it
+ * traces: in Lambda, unless POWERTOOLS_TRACE_ENABLED=false (the TRACING setting off). The stack turns on active
+ * tracing exactly when this is loaded.
+ */
+const tracing =
+  Boolean(process.env.AWS_LAMBDA_FUNCTION_NAME) &&
+  process.env.POWERTOOLS_TRACE_ENABLED?.trim().toLowerCase() !== 'false';
+const xray = tracing
+  ? {
+      Tracer: (await import('@aws-lambda-powertools/tracer')).Tracer,
+      captureLambdaHandler: (await import('@aws-lambda-powertools/tracer/middleware')).captureLambdaHandler,
+    }
+  : null;
 
 const cache = new Map<string, Observability>();
 let active: Observability | null = null;
@@ -116,7 +131,7 @@ export function makeObservability(name: string, env: Env = process.env): Observa
       },
     });
   });
-  const tracer = new Tracer({ serviceName: name });
+  const tracer = xray ? new xray.Tracer({ serviceName: name }) : null;
   return { name, logger, metrics, tracer, quietMetrics: quiet };
 }
 
@@ -164,6 +179,8 @@ export function errorBoundary(logger: Logger): MiddlewareObj {
  */
 // biome-ignore lint/suspicious/noExplicitAny: middy's own handler type is generic over every event and result.
 export function observe<H extends MiddyfiedHandler<any, any>>(handler: H, obs: Observability): H {
+  const traced =
+    xray && obs.tracer ? [xray.captureLambdaHandler(obs.tracer, { captureResponse: false })] : ([] as MiddlewareObj[]);
   return handler
     .use({
       before: () => {
@@ -172,7 +189,7 @@ export function observe<H extends MiddyfiedHandler<any, any>>(handler: H, obs: O
     })
     .use(injectLambdaContext(obs.logger, { resetKeys: true }))
     .use(logMetrics(obs.metrics))
-    .use(captureLambdaHandler(obs.tracer, { captureResponse: false }))
+    .use(traced)
     .use(errorBoundary(obs.logger)) as H;
 }
 
@@ -180,7 +197,7 @@ export function observe<H extends MiddyfiedHandler<any, any>>(handler: H, obs: O
 export function tagLogs(obs: Observability, ids: CorrelationIds): void {
   const present = Object.fromEntries(Object.entries(ids).filter(([, v]) => v !== undefined && v !== ''));
   obs.logger.appendKeys(present);
-  if (obs.tracer.isTracingEnabled()) for (const [k, v] of Object.entries(present)) obs.tracer.putAnnotation(k, v);
+  if (obs.tracer?.isTracingEnabled()) for (const [k, v] of Object.entries(present)) obs.tracer.putAnnotation(k, v);
 }
 
 /** The Powertools logger behind callsheet's small `Log` interface (domain code knows nothing of Powertools). */

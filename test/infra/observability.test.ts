@@ -1,3 +1,5 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import middy from '@middy/core';
 import type { Context, SQSEvent } from 'aws-lambda';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -60,12 +62,14 @@ const lambdaEnv = {
   POWERTOOLS_METRICS_DISABLED: 'false',
 };
 
+const run = promisify(execFile);
+
 afterEach(() => vi.restoreAllMocks());
 
 describe('observability', () => {
   it('prints nothing outside Lambda unless asked, and the handler still runs with the tracer off', async () => {
     const obs = makeObservability('quiet-test', {});
-    expect(obs.tracer.isTracingEnabled()).toBe(false);
+    expect(obs.tracer).toBeNull();
     const handler = observe(
       middy(async (event: { uploadId: string }) => {
         tagLogs(obs, { uploadId: event.uploadId });
@@ -178,4 +182,26 @@ describe('intake handler wiring', () => {
     const emf = out.lines.find((l) => '_aws' in l);
     expect(emf).toMatchObject({ [METRIC.uploads]: 1, [METRIC.contactsAccepted]: 12 });
   });
+});
+
+describe('the X-Ray tracer', () => {
+  /** What a fresh process with `env` makes of observability (the tracer is decided at module load). */
+  async function tracerIn(env: Record<string, string>): Promise<string> {
+    const script = `const { makeObservability } = await import(${JSON.stringify(new URL('../../functions/commons/observability.ts', import.meta.url).href)});
+const obs = makeObservability('intake');
+process.stdout.write(obs.tracer === null ? 'none' : obs.tracer.constructor.name);`;
+    const { stdout } = await run(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+      env: { PATH: process.env.PATH, ...env },
+      timeout: 60_000,
+    });
+    return stdout;
+  }
+
+  it('is loaded in Lambda, and not when tracing is off or outside Lambda', async () => {
+    expect(await tracerIn({ AWS_LAMBDA_FUNCTION_NAME: 'callsheet-intake' })).toBe('Tracer');
+    expect(await tracerIn({ AWS_LAMBDA_FUNCTION_NAME: 'callsheet-intake', POWERTOOLS_TRACE_ENABLED: 'false' })).toBe(
+      'none',
+    );
+    expect(await tracerIn({})).toBe('none');
+  }, 60_000);
 });

@@ -252,6 +252,8 @@ describe('settings reach the functions that read them', () => {
     API_BUDGET_MAX_WAIT_SECONDS: 20,
     DEFAULT_COUNTRY: 'GB',
     DEFAULT_RETRIES: 2,
+    CALL_CAP_PER_DAY: 2,
+    CALL_CAP_PER_WEEK: 5,
     LEGAL_HOURS: { GB: 'Mon-Fri 09:00-20:00' },
     INTAKE_LEASE_SECONDS: 400,
     CLOSING_MARGIN_MINUTES: 6,
@@ -285,6 +287,15 @@ describe('settings reach the functions that read them', () => {
         if (spec.readBy.includes(folder as never)) expect(env[name], `${name} → ${folder}`).toBe(expected);
         else expect(env[name], `${name} ↛ ${folder}`).toBeUndefined();
       }
+    }
+  }, 120_000);
+
+  it('traces with X-Ray unless TRACING is off, and then tells the functions not to load it', () => {
+    expect(functionOf(template, 'intake').Properties.TracingConfig).toEqual({ Mode: 'Active' });
+    const off = synth({ 'callsheet:TRACING': false });
+    for (const folder of Object.keys(FUNCTION_IDS)) {
+      expect(functionOf(off, folder).Properties.TracingConfig, folder).toBeUndefined();
+      expect(envOf(functionOf(off, folder)).POWERTOOLS_TRACE_ENABLED, folder).toBe('false');
     }
   }, 120_000);
 
