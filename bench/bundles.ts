@@ -19,7 +19,7 @@ import type { BenchResult } from './client-overhead.ts';
 const run = promisify(execFile);
 const ROOT = new URL('..', import.meta.url).pathname;
 /** The folders the stack deploys (infra/*.ts), each with its functions/<folder>/index.ts. */
-const DEPLOYED: FunctionFolder[] = ['intake', 'lifecycle', 'guard', 'sweeper', 'webhooks', 'outcomes'];
+const DEPLOYED: FunctionFolder[] = ['intake', 'lifecycle', 'guard', 'sweeper', 'contacts', 'webhooks', 'outcomes'];
 const LOADS = 9;
 
 /** The client class each SDK package is used through; the baseline constructs one of each, as a function does. */

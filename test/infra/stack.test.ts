@@ -43,6 +43,7 @@ const FUNCTION_IDS: Record<string, RegExp> = {
   sweeper: /^GuardSweeperFunction[0-9A-F]{8}$/,
   webhooks: /^WebhooksReceiverFunction[0-9A-F]{8}$/,
   outcomes: /^WebhooksProcessorFunction[0-9A-F]{8}$/,
+  contacts: /^ContactsFunction[0-9A-F]{8}$/,
 };
 function functionOf(t: Template, folder: string): Resource {
   const found = resources(t, 'AWS::Lambda::Function').filter(([id]) => FUNCTION_IDS[folder]?.test(id));
@@ -102,7 +103,7 @@ describe('secrets', () => {
     template.resourceCountIs('AWS::SecretsManager::Secret', 0);
     const text = JSON.stringify(template.toJSON());
     expect(text).not.toMatch(/SecretString|GenerateSecretString|SecretObjectValue/);
-    for (const folder of ['intake', 'lifecycle', 'guard', 'sweeper', 'webhooks', 'outcomes'])
+    for (const folder of ['intake', 'lifecycle', 'guard', 'sweeper', 'webhooks', 'outcomes', 'contacts'])
       expect(envOf(functionOf(template, folder)).VOICE_API_SECRET_ARN).toBe('callsheet/voice-api');
     const reads = statements(template).filter(({ s }) => list(s.Action).includes('secretsmanager:GetSecretValue'));
     expect(reads.length).toBeGreaterThan(0);
