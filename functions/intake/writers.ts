@@ -3,7 +3,7 @@ import type { RawRow } from '../commons/spreadsheet/sources.ts';
 import { REASON_TEXT } from './contacts.ts';
 import type { Part } from './parts.ts';
 import type { ValidationOutcome } from './validate-upload.ts';
-import { columnName, escapedCell, MAX_COLUMNS, textCell, textRow, XlsxWriter, xmlText } from './xlsx-writer.ts';
+import { columnName, escapedCell, MAX_COLUMNS, rowRef, textCell, textRow, XlsxWriter, xmlText } from './xlsx-writer.ts';
 
 /** The columns the Voice API reads from a campaign file, in its spelling. */
 export const API_COLUMNS = ['Phone Number', 'Name', 'Custom Instruction'] as const;
@@ -47,18 +47,25 @@ export class OriginalRows {
     this.sheetRows.push(r.row);
   }
 
-  /** Each held row's cells as worksheet XML for row `outRow` (the header is row 1), with its sheet row number. */
-  *rows(): Generator<[sheetRow: number, outRow: number, xml: string]> {
-    for (let i = 0; i < this.cells.length; i++) {
-      const outRow = i + 2;
-      const cells = this.cells[i] as Cell[];
-      let xml = '';
-      for (let column = 0; column < cells.length; column++) {
-        const c = cells[column];
-        if (c !== null && c !== undefined) xml += textCell(column, outRow, cellText(c));
-      }
-      yield [this.sheetRows[i] as number, outRow, xml];
+  /** How many rows are held. */
+  get size(): number {
+    return this.cells.length;
+  }
+
+  /** The sheet row number of the `i`th held row. */
+  sheetRow(i: number): number {
+    return this.sheetRows[i] as number;
+  }
+
+  /** The `i`th held row's cells as worksheet XML, in the row whose `rowRef` is `ref`. */
+  cellsXml(i: number, ref: string): string {
+    const cells = this.cells[i] as Cell[];
+    let xml = '';
+    for (let column = 0; column < cells.length; column++) {
+      const c = cells[column];
+      if (c !== null && c !== undefined) xml += textCell(column, ref, cellText(c));
     }
+    return xml;
   }
 }
 
@@ -85,19 +92,24 @@ export async function annotatedWorkbook(outcome: ValidationOutcome): Promise<Buf
   const xlsx = new XlsxWriter();
   const sheet = xlsx.sheet('Annotated');
   let head = '<row r="1">';
-  for (let i = 0; i < width; i++) head += textCell(i, 1, scanned.header[i] ?? '');
-  for (let i = 0; i < FATE_COLUMNS.length; i++) head += textCell(width + i, 1, FATE_COLUMNS[i] as string);
+  const headRef = rowRef(1);
+  for (let i = 0; i < width; i++) head += textCell(i, headRef, scanned.header[i] ?? '');
+  for (let i = 0; i < FATE_COLUMNS.length; i++) head += textCell(width + i, headRef, FATE_COLUMNS[i] as string);
   sheet.write(`${head}</row>`);
-  for (const [sheetRow, outRow, xml] of originals.rows()) {
+  for (let i = 0; i < originals.size; i++) {
+    const outRow = i + 2; // row 1 is the header
+    const ref = rowRef(outRow);
+    const sheetRow = originals.sheetRow(i);
+    const xml = originals.cellsXml(i, ref);
     const ok = accepted.get(sheetRow);
     let fate: string;
     if (ok)
       fate =
-        escapedCell(width, outRow, 'accepted') +
-        escapedCell(width + 1, outRow, ok.phone) +
-        escapedCell(width + 2, outRow, ok.part.index) +
-        escapedCell(width + 3, outRow, ok.part.zone);
-    else fate = escapedCell(width, outRow, 'rejected') + escapedCell(width + 4, outRow, rejected.get(sheetRow) ?? '');
+        escapedCell(width, ref, 'accepted') +
+        escapedCell(width + 1, ref, ok.phone) +
+        escapedCell(width + 2, ref, ok.part.index) +
+        escapedCell(width + 3, ref, ok.part.zone);
+    else fate = escapedCell(width, ref, 'rejected') + escapedCell(width + 4, ref, rejected.get(sheetRow) ?? '');
     sheet.write(`<row r="${outRow}">${xml}${fate}</row>`);
     if (sheet.full) await sheet.flush();
   }
