@@ -1,5 +1,6 @@
 import { GetObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CAMPAIGN_TAG, CampaignContactEvents } from '../../functions/contacts/campaign-contacts.ts';
 import { CONTACT_UPSERTED, checkContactEvent } from '../../functions/contacts/contact-event.ts';
 import type { ContactState } from '../../functions/contacts/contact-state.ts';
 import type { ContactSheetReport } from '../../functions/contacts/sheet-intake.ts';
@@ -147,5 +148,27 @@ describe('EventBridge: Contact Upserted', () => {
       expect(check.ok).toBe(false);
       expect(check.ok ? '' : check.reason).toContain(reason);
     }
+  });
+});
+
+describe("intake's hook: a launched campaign sheet's accepted rows", () => {
+  it('upsert name, custom instruction and the campaign tag, once per upload', async () => {
+    const hook = new CampaignContactEvents({
+      send: async (events) => events.forEach((e) => rig.queue.send(JSON.stringify(e))),
+    });
+    const rows = [
+      { row: 2, phone: '+14155550151', country: 'US', name: 'Gia', customInstruction: 'Ask about renewal' },
+      { row: 3, phone: '+14155550152', country: 'US', name: null, customInstruction: null },
+    ];
+    await hook.upsertAccepted('spring-abc', rows);
+    await hook.upsertAccepted('spring-abc', rows); // the upload redelivered
+    await rig.settle();
+    expect(await emulatorContact(f, '+14155550151')).toMatchObject({
+      contact_name: 'Gia',
+      custom_instruction: 'Ask about renewal',
+      tags: [CAMPAIGN_TAG],
+    });
+    expect(((await rig.store.read('+14155550152')) as ContactState).tags).toEqual([CAMPAIGN_TAG]);
+    expect(rig.queue.deadLetters).toEqual([]);
   });
 });
