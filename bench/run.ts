@@ -4,6 +4,7 @@
  */
 import { bundlesBench } from './bundles.ts';
 import { clientOverhead } from './client-overhead.ts';
+import { contactsBench } from './contacts.ts';
 import { intakeBench } from './intake.ts';
 import { lifecycleBench } from './lifecycle.ts';
 import { webhooksBench } from './webhooks.ts';
@@ -15,6 +16,7 @@ const results = [
   ...(await intakeBench()),
   ...(await lifecycleBench()),
   ...(await webhooksBench()),
+  ...(await contactsBench()),
   ...(await bundlesBench()),
 ];
 for (const r of results) {
