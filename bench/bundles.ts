@@ -49,7 +49,8 @@ function startEnv(folder: FunctionFolder, tracing: boolean): NodeJS.ProcessEnv {
     AWS_SECRET_ACCESS_KEY: 'bench',
     AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
   };
-  for (const name of namesReadBy(folder)) if (/(_TABLE|_ARN|_URL|_NAME)$/.test(name)) env[name] = 'bench';
+  for (const name of namesReadBy(folder))
+    if (/(_TABLE|_ARN|_QUEUE_URL|_DLQ_URL|_BUS_NAME)$/.test(name)) env[name] = 'bench';
   env.VOICE_API_URL = 'http://127.0.0.1:9';
   env.VOICE_API_KEY = 'bench-key';
   env.VOICE_API_WEBHOOK_SECRET = 'bench-secret';
@@ -61,8 +62,14 @@ function startEnv(folder: FunctionFolder, tracing: boolean): NodeJS.ProcessEnv {
 /** Milliseconds to import `file` in a fresh process with `env`. */
 async function loadMs(file: string, env: NodeJS.ProcessEnv): Promise<number> {
   const script = `const t = performance.now(); await import(${JSON.stringify(pathToFileURL(file).href)}); process.stdout.write(String(performance.now() - t));`;
-  const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], { env, timeout: 60_000 });
-  return Number(stdout);
+  try {
+    const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], { env, timeout: 60_000 });
+    return Number(stdout);
+  } catch (err) {
+    // A minified bundle's error prints a line of code first; the message is at the end.
+    const tail = String((err as { stderr?: string }).stderr ?? err).slice(-600);
+    throw new Error(`loading ${file} failed: …${tail}`);
+  }
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
