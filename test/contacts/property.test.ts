@@ -2,23 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { CONTACT_FIELDS } from '../../functions/contacts/contact-event.ts';
 import type { ContactState } from '../../functions/contacts/contact-state.ts';
 import type { ContactSync, QueuedEvent } from '../../functions/contacts/contact-sync.ts';
+import { rng } from '../../local/emulator/random.ts';
 import { useEmulator } from '../helpers/emulator.ts';
 import { emulatorContact, useSyncRig } from './harness.ts';
 
 const f = useEmulator();
 const rig = useSyncRig(f);
-
-/** mulberry32: a seeded generator, so a failing run can be replayed from its seed. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 interface Ev {
   event_id: string;
@@ -70,7 +59,7 @@ describe('property: callsheet and the API agree after any sequence of events', (
   it('random upserts, replays, reorderings and concurrent writers', async () => {
     const second = await rig.another();
     for (let run = 0; run < 6; run++) {
-      const rand = prng(1000 + run);
+      const rand = rng(1000 + run);
       const events = randomEvents(rand, run, 40);
       // Replays: a third of the events come again, some much later; then everything in random order.
       const replays = events.filter(() => rand() < 0.33);

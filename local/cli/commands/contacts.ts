@@ -1,10 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
-import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { CountryCode } from 'libphonenumber-js/max';
 import { readBudgetConfig } from '../../../functions/commons/api-budget/config.ts';
 import { SharedApiBudget } from '../../../functions/commons/api-budget/shared-budget.ts';
-import { documentClient, readAwsSettings } from '../../../functions/commons/aws/clients.ts';
+import { readAwsSettings } from '../../../functions/commons/aws/clients.ts';
 import { EnvReader } from '../../../functions/commons/config.ts';
 import { TABLES } from '../../../functions/commons/tables.ts';
 import { VoiceApiClient } from '../../../functions/commons/voice-api/index.ts';
@@ -22,54 +21,24 @@ import {
 } from '../../../functions/contacts/contact-sync.ts';
 import { planContactPush } from '../../../functions/contacts/push-plan.ts';
 import { isCountryCode, normalizePhone } from '../../../functions/intake/phone.ts';
-import { localDynamoPath } from '../../stack/data-dir.ts';
-import { startDynamo } from '../../stack/dynamo.ts';
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../stack/local-aws.ts';
 import { type Command, UsageError } from '../command.ts';
+import { type OpenTable, openTable } from '../table-access.ts';
 
 const ACTIONS = ['push', 'show', 'list'] as const;
 
-interface ContactTables {
-  db: DynamoDBDocumentClient;
-  contacts: string;
+interface ContactTables extends OpenTable {
+  /** The API budget table beside it (the same database). */
   budget: string;
-  where: string;
-  close(): Promise<void>;
 }
 
-/** The deployed tables when CONTACTS_TABLE is set, else the local stack's in $CALLSHEET_DATA_DIR (one dynalite). */
+/**
+ * The contacts table as every operator command opens it (deployed, a running local stack, or the data dir), and
+ * the budget table beside it: API_BUDGET_TABLE when deployed, else the same local database's, named alike.
+ */
 async function openContactTables(): Promise<ContactTables> {
-  const deployed = process.env[TABLES.contacts.env];
-  if (deployed) {
-    const env = new EnvReader(process.env);
-    const aws = readAwsSettings(env);
-    env.done();
-    const db = documentClient(aws);
-    return {
-      db,
-      contacts: deployed,
-      budget: process.env[TABLES.apiBudget.env] ?? '',
-      where: `DynamoDB table ${deployed}`,
-      close: async () => db.destroy(),
-    };
-  }
-  const path = localDynamoPath();
-  const dynamo = await startDynamo({ path });
-  const db = documentClient({
-    region: LOCAL_REGION,
-    endpoints: { dynamodb: dynamo.endpoint },
-    credentials: LOCAL_CREDENTIALS,
-  });
-  return {
-    db,
-    contacts: dynamo.tables.contacts,
-    budget: dynamo.tables.apiBudget,
-    where: `the local stack (${path})`,
-    close: async () => {
-      db.destroy();
-      await dynamo.close();
-    },
-  };
+  const opened = await openTable('contacts');
+  const budget = process.env[TABLES.apiBudget.env] || opened.table.replace(/contacts$/, 'apiBudget');
+  return { ...opened, budget };
 }
 
 /** Pushes through the account's budget when an API is configured (VOICE_API_URL and a key); else nothing is sent. */
@@ -217,7 +186,7 @@ export const contactsCommand: Command = {
     const input = action === 'push' ? await readEvents(args[0] as string, country as CountryCode | undefined) : null;
 
     const tables = await openContactTables();
-    const store = new ContactStore(tables.db, tables.contacts);
+    const store = new ContactStore(tables.db, tables.table);
     try {
       if (action === 'show') {
         const state = await store.read(phone);
