@@ -23,8 +23,8 @@ const CURRENT = join(OUT, 'current.json');
 const ENTRY = 'local/cli/main.ts';
 /** Besides the bundled sources: files whose change can change how the sources compile or resolve. */
 const CONFIG_INPUTS = ['package.json', 'tsconfig.json', 'scripts/build-cli.mjs'];
-/** Old builds are removed once they are this old (a long `callsheet run` may still be loading chunks from one). */
-const KEEP_OLD_MS = 24 * 60 * 60 * 1000;
+/** Old builds are removed once they are this old (a running `callsheet` may still load a chunk from its build). */
+const KEEP_OLD_MS = 60 * 60 * 1000;
 
 /**
  * The current bundle's entry as a file URL, or null when there is none or any of its inputs changed after it was
@@ -125,8 +125,8 @@ export async function buildCli({ quiet = false } = {}) {
   writeFileSync(tmpCurrent, `${JSON.stringify({ dir, startedAt, inputs }, null, 1)}\n`);
   renameSync(tmpCurrent, CURRENT);
   for (const name of readdirSync(OUT)) {
-    if (name === dir || name === 'current.json' || name.startsWith('.tmp-') || name.startsWith('current.json.'))
-      continue;
+    // Also what a crashed build left half-written; one being written now is young.
+    if (name === dir || name === 'current.json') continue;
     const path = join(OUT, name);
     if (Date.now() - statSync(path).mtimeMs > KEEP_OLD_MS) rmSync(path, { recursive: true, force: true });
   }
