@@ -2,6 +2,7 @@ import { type Cell, cellText } from '../commons/spreadsheet/cell.ts';
 import type { RawRow } from '../commons/spreadsheet/sources.ts';
 import { REASON_TEXT } from './contacts.ts';
 import type { Part } from './parts.ts';
+import { COSTLY_TEXT } from './phone.ts';
 import type { ValidationOutcome } from './validate-upload.ts';
 import { columnName, escapedCell, MAX_COLUMNS, rowRef, textCell, textRow, XlsxWriter, xmlText } from './xlsx-writer.ts';
 
@@ -87,6 +88,10 @@ export async function annotatedWorkbook(outcome: ValidationOutcome): Promise<Buf
   const rejected = new Map<number, string>();
   for (const r of rejections)
     rejected.set(r.row, xmlText(`${r.reason}: ${REASON_TEXT[r.reason]}${r.firstRow ? ` (row ${r.firstRow})` : ''}`));
+  // The report's list is the complete one: a costly number is rejected after the row rules, outside `rejections`.
+  for (const r of outcome.report.rejected)
+    if (!rejected.has(r.row))
+      rejected.set(r.row, xmlText(r.reason === 'costly_number' ? `${r.reason}: ${COSTLY_TEXT}` : r.reason));
   const width = Math.min(scanned.width, ORIGINAL_COLUMNS);
 
   const xlsx = new XlsxWriter();

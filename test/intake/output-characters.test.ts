@@ -83,6 +83,23 @@ describe('written workbooks carry any text and open everywhere', () => {
     expect(read.exceljs).toHaveLength(3);
   });
 
+  it('every rejected row of the report has its reason in the annotated copy, costly numbers included', async () => {
+    // +1 900 is premium rate in the US: rejected after the row rules, unless the upload allows costly numbers.
+    const csv = 'Phone Number,Name\n+14155551000,Ann\n+19002001234,Premium\nnope,Bad\n';
+    const out = await validateUpload(Buffer.from(csv), 'costly.csv', { defaultCountry: 'US' });
+    expect(out.report.rejected.map((r) => [r.row, r.reason])).toEqual([
+      [3, 'costly_number'],
+      [4, 'invalid_phone'],
+    ]);
+    const read = await readAllWays(await annotatedWorkbook(out));
+    const reasons = read.sheetjs.slice(1).map((r) => [r[2], String(r[6]).split(':')[0]]);
+    expect(reasons).toEqual([
+      ['accepted', ''],
+      ['rejected', 'costly_number'],
+      ['rejected', 'invalid_phone'],
+    ]);
+  });
+
   it('a CSV with control characters and non-characters goes through intake to files every reader opens', async () => {
     const names = ['bell\u0007', 'form\u000Cfeed', 'non\uFFFEcharacter', 'ok'];
     const csv = ['Phone Number,Name,Owner', ...names.map((n, i) => `+1415555${1000 + i},"${n}",x\u0001y`)].join('\r\n');
