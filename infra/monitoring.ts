@@ -176,7 +176,8 @@ export class Monitoring extends Construct {
       defaultInterval: Duration.days(1),
     });
     const graph = (title: string, metrics: IMetric[]) => new GraphWidget({ title, left: metrics, width: 8, height: 6 });
-    const states = ['created', 'running', 'paused', 'completed', 'failed', 'cancelled'];
+    // The states functions/lifecycle/handler.ts counts: created, held (never got a window), and how parts ended.
+    const states = ['created', 'held', 'completed', 'failed', 'cancelled'];
     this.dashboard.addWidgets(
       new TextWidget({
         markdown: '# callsheet\nUploads, campaigns and the Voice API. Alarms and campaign ends go to the alarm topic.',

@@ -223,7 +223,7 @@ export function count(obs: Observability, metric: MetricName, value = 1): void {
   if (value > 0) obs.metrics.addMetric(metric, MetricUnit.Count, value);
 }
 
-/** Counts one campaign reaching `state` (created, running, paused, completed, failed, cancelled). */
+/** Counts one campaign reaching `state` (the lifecycle counts created, held, completed, failed, cancelled). */
 export function countCampaignState(obs: Observability, state: string): void {
   const single = withEnv(obs.quietMetrics, () => obs.metrics.singleMetric());
   single.addDimension(CAMPAIGN_STATE_DIMENSION, state);
