@@ -332,7 +332,7 @@ export const SETTINGS = {
     type: 'integer',
     min: 31,
     readBy: [],
-    stack: 'S3 lifecycle rules of processed/, rejected/ and parts/',
+    stack: 'S3 lifecycle rules of processed/, rejected/, parts/ and contacts/',
     default: 90,
     doc: 'Days uploaded sheets and campaign parts are kept; longer than your longest campaign, which reads its part to the end.',
   },

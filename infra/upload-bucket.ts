@@ -34,7 +34,8 @@ function retentionRules(props: UploadBucketProps): LifecycleRule[] {
       noncurrentVersionExpiration: Duration.days(7),
       expiredObjectDeleteMarker: true,
     },
-    ...(['processed/', 'rejected/', 'parts/'] as const).map((prefix) => ({
+    // contacts/: contact sheets dropped for sync (infra/contacts.ts), kept as long as uploaded call sheets.
+    ...(['processed/', 'rejected/', 'parts/', 'contacts/'] as const).map((prefix) => ({
       id: `${prefix.slice(0, -1)}-retention`,
       prefix,
       expiration: Duration.days(props.uploadRetentionDays),

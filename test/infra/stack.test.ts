@@ -229,6 +229,7 @@ describe('retention', () => {
     expect(expiry(rules, 'processed/')).toBe(90);
     expect(expiry(rules, 'rejected/')).toBe(90);
     expect(expiry(rules, 'parts/')).toBe(90);
+    expect(expiry(rules, 'contacts/')).toBe(90);
     expect(expiry(rules, 'reports/')).toBe(365);
     expect(rules.find((r) => r.Prefix === 'incoming/')).toMatchObject({
       NoncurrentVersionExpiration: { NoncurrentDays: 7 },
