@@ -57,6 +57,13 @@ export class LocalBatchQueue implements DeadLetterSink {
     this.messages.push({ id: randomUUID(), body, receives: 0, visibleAt: this.opts.now() });
   }
 
+  /** The contact queue as an event sink (a sheet's rows, intake's hook): one message per event. */
+  readonly events = {
+    send: async (events: unknown[]): Promise<void> => {
+      for (const e of events) this.send(JSON.stringify(e));
+    },
+  };
+
   async put(letters: DeadLetter[]): Promise<void> {
     this.deadLetters.push(...letters);
   }

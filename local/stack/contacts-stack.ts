@@ -51,7 +51,7 @@ export async function startLocalContacts(options: LocalContactsOptions): Promise
   const { sync } = await buildContactSync(readContactsConfig(env, { queues: 'local' }), {
     now: () => new Date(sim ? sim.now() : Date.now()),
     deadLetters: queue,
-    events: { send: async (events) => events.forEach((e) => queue.send(JSON.stringify(e))) },
+    events: queue.events,
     ...(clock ? { api: { clock } } : {}),
   });
   queue.attach(makeContactsHandler(sync, options.log ?? silentLog));

@@ -69,7 +69,7 @@ export function useSyncRig(
       buildContactSync(readContactsConfig(env, { queues: 'local' }), {
         now: () => new Date(clock.now()),
         deadLetters: queue,
-        events: { send: async (events) => events.forEach((e) => queue.send(JSON.stringify(e))) },
+        events: queue.events,
         api: { clock, baseDelayMs: 1, maxDelayMs: 5 },
       });
     const { store, sync } = await build();

@@ -153,9 +153,7 @@ describe('EventBridge: Contact Upserted', () => {
 
 describe("intake's hook: a launched campaign sheet's accepted rows", () => {
   it('upsert name, custom instruction and the campaign tag, once per upload', async () => {
-    const hook = new CampaignContactEvents({
-      send: async (events) => events.forEach((e) => rig.queue.send(JSON.stringify(e))),
-    });
+    const hook = new CampaignContactEvents(rig.queue.events);
     const rows = [
       { row: 2, phone: '+14155550151', country: 'US', name: 'Gia', customInstruction: 'Ask about renewal' },
       { row: 3, phone: '+14155550152', country: 'US', name: null, customInstruction: null },
