@@ -8,8 +8,9 @@ import {
   ObjectOwnership,
 } from 'aws-cdk-lib/aws-s3';
 import { SqsDestination } from 'aws-cdk-lib/aws-s3-notifications';
-import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
+import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { queueWithDeadLetters } from './queues.ts';
 
 /**
  * The bucket users drop sheets into (incoming/<agent>/<file>) and read reports from, with its access log bucket,
@@ -76,18 +77,10 @@ export class UploadBucket extends Construct {
       removalPolicy: RemovalPolicy.RETAIN,
       lifecycleRules: retentionRules(props),
     });
-    this.deadLetters = new Queue(this, 'IntakeDeadLetters', {
-      encryption: QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
-      retentionPeriod: Duration.days(14),
-    });
-    this.queue = new Queue(this, 'IntakeQueue', {
-      encryption: QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
-      // Six times the intake function's timeout, as Lambda's SQS guidance asks.
-      visibilityTimeout: Duration.minutes(30),
-      deadLetterQueue: { queue: this.deadLetters, maxReceiveCount: 5 },
-    });
+    // The intake function's timeout is 5 minutes (infra/intake.ts).
+    ({ queue: this.queue, deadLetters: this.deadLetters } = queueWithDeadLetters(this, 'Intake', {
+      consumerTimeout: Duration.minutes(5),
+    }));
     this.bucket.addEventNotification(EventType.OBJECT_CREATED, new SqsDestination(this.queue), {
       prefix: 'incoming/',
     });

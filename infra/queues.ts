@@ -1,0 +1,34 @@
+import { Duration } from 'aws-cdk-lib';
+import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
+import type { Construct } from 'constructs';
+
+export interface QueueWithDeadLettersProps {
+  /** The timeout of the function that consumes the queue; messages stay invisible six times as long. */
+  consumerTimeout: Duration;
+  /** Deliveries before a message goes to the dead letters. */
+  maxReceiveCount?: number;
+}
+
+/**
+ * A work queue and its dead-letter queue the way callsheet makes them: SQS-managed encryption, TLS only, dead
+ * letters kept 14 days (the longest SQS allows) for a replay (README, Operations), and a visibility timeout six
+ * times the consumer's, as Lambda's SQS guidance asks. `<id>Queue` and `<id>DeadLetters` are the construct ids.
+ */
+export function queueWithDeadLetters(
+  scope: Construct,
+  id: string,
+  props: QueueWithDeadLettersProps,
+): { queue: Queue; deadLetters: Queue } {
+  const deadLetters = new Queue(scope, `${id}DeadLetters`, {
+    encryption: QueueEncryption.SQS_MANAGED,
+    enforceSSL: true,
+    retentionPeriod: Duration.days(14),
+  });
+  const queue = new Queue(scope, `${id}Queue`, {
+    encryption: QueueEncryption.SQS_MANAGED,
+    enforceSSL: true,
+    visibilityTimeout: Duration.seconds(props.consumerTimeout.toSeconds() * 6),
+    deadLetterQueue: { queue: deadLetters, maxReceiveCount: props.maxReceiveCount ?? 5 },
+  });
+  return { queue, deadLetters };
+}
