@@ -18,8 +18,13 @@ const COMMANDS: CommandEntry[] = [
     load: async () => (await import('./commands/run.ts')).runCommand,
   },
   {
+    name: 'local',
+    summary: 'run the whole stack on 127.0.0.1 until interrupted, for the AWS CLI and the operator commands',
+    load: async () => (await import('./commands/local.ts')).localCommand,
+  },
+  {
     name: 'campaign',
-    summary: 'pause, resume or cancel a running campaign; its workflow acts on it at its next step',
+    summary: 'list campaigns, show one, pause, resume or cancel one; its workflow acts on it at its next step',
     load: async () => (await import('./commands/campaign.ts')).campaignCommand,
   },
   {
@@ -36,6 +41,16 @@ const COMMANDS: CommandEntry[] = [
     name: 'emulator',
     summary: 'run the Voice Agent API emulator on 127.0.0.1 until interrupted',
     load: async () => (await import('./commands/emulator.ts')).emulatorCommand,
+  },
+  {
+    name: 'status',
+    summary: 'uploads and their campaigns: progress, calling window and when it next changes',
+    load: async () => (await import('./commands/status.ts')).statusCommand,
+  },
+  {
+    name: 'report',
+    summary: "a campaign's report: summary, and its JSON, HTML page and per-contact exports copied to a folder",
+    load: async () => (await import('./commands/report.ts')).reportCommand,
   },
   {
     name: 'suppress',

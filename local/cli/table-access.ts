@@ -2,15 +2,18 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { documentClient, readAwsSettings } from '../../functions/commons/aws/clients.ts';
 import { EnvReader } from '../../functions/commons/config.ts';
 import { TABLES, type TableName } from '../../functions/commons/tables.ts';
-import { localDynamoPath } from '../stack/data-dir.ts';
+import { localDataDir, localDynamoPath } from '../stack/data-dir.ts';
 import { startDynamo } from '../stack/dynamo.ts';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../stack/local-aws.ts';
+import { readRunningStack } from '../stack/running-stack.ts';
 
 export interface OpenTable {
   db: DynamoDBDocumentClient;
   table: string;
   /** Where the data is, for messages. */
   where: string;
+  /** Whether a workflow can act on what is written (false: the local data directory with no stack running). */
+  live: boolean;
   close(): Promise<void>;
 }
 
@@ -25,7 +28,23 @@ export async function openTable(name: TableName): Promise<OpenTable> {
     const aws = readAwsSettings(env);
     env.done();
     const db = documentClient(aws);
-    return { db, table: deployed, where: `DynamoDB table ${deployed}`, close: async () => db.destroy() };
+    return { db, table: deployed, where: `DynamoDB table ${deployed}`, live: true, close: async () => db.destroy() };
+  }
+  // A running `callsheet local` or `run` holds the database: talk to its DynamoDB endpoint instead.
+  const running = await readRunningStack(localDataDir());
+  if (running) {
+    const db = documentClient({
+      region: running.region,
+      endpoints: { dynamodb: running.endpoints.dynamodb },
+      credentials: running.credentials,
+    });
+    return {
+      db,
+      table: running.tables[name],
+      where: `the running callsheet ${running.command} (${running.endpoints.dynamodb})`,
+      live: true,
+      close: async () => db.destroy(),
+    };
   }
   const path = localDynamoPath();
   const dynamo = await startDynamo({ path });
@@ -38,6 +57,7 @@ export async function openTable(name: TableName): Promise<OpenTable> {
     db,
     table: dynamo.tables[name],
     where: `the local stack (${path})`,
+    live: false,
     close: async () => {
       db.destroy();
       await dynamo.close();

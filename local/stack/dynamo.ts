@@ -14,10 +14,12 @@ export interface LocalDynamo {
  * dynalite on 127.0.0.1 with callsheet's tables (named `<prefix>-<table>`) created and active: in memory, or in
  * `path` (LevelDB) so data such as the suppression list outlives the process.
  */
-export async function startDynamo(options: { path?: string; prefix?: string } = {}): Promise<LocalDynamo> {
+export async function startDynamo(
+  options: { path?: string; prefix?: string; port?: number } = {},
+): Promise<LocalDynamo> {
   const prefix = options.prefix ?? 'callsheet';
   const server = dynalite({ path: options.path, createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  await new Promise<void>((resolve) => server.listen(options.port ?? 0, '127.0.0.1', () => resolve()));
   const endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const client = new DynamoDBClient({ endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
   const tables = {} as Record<TableName, string>;

@@ -48,6 +48,10 @@ export interface LocalStackOptions {
    * Lambda.Unknown) and of a wedged workflow. Not for normal runs.
    */
   wrapLifecycle?: (invoke: LambdaInvoke) => LambdaInvoke;
+  /** How simulated time moves (with `clock`): by default it jumps to the next wake-up (SimScheduler). */
+  scheduler?: SimScheduler;
+  /** Fixed ports on 127.0.0.1 (`callsheet local`); each 0 or absent picks a free one. */
+  ports?: { s3?: number; dynamodb?: number; sfn?: number; webhooks?: number };
 }
 
 export interface LocalStack {
@@ -85,14 +89,14 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   const bucket = options.bucket ?? 'callsheet-uploads';
   const clock = options.clock ?? null;
   const now = clock ? () => new Date(clock.now()) : () => new Date();
-  const s3 = await startS3([bucket], options.s3Directory);
-  const dynamo = await startDynamo({ path: options.dynamoPath });
+  const s3 = await startS3([bucket], options.s3Directory, options.ports?.s3);
+  const dynamo = await startDynamo({ path: options.dynamoPath, port: options.ports?.dynamodb });
   const sfn = new LocalStepFunctions(LOCAL_REGION, now);
-  const sfnEndpoint = await sfn.listen();
+  const sfnEndpoint = await sfn.listen(options.ports?.sfn);
   const events = new LocalEventBus(now);
   const eventsEndpoint = await events.listen();
   const log = options.log ?? silentLog;
-  const scheduler = clock ? new SimScheduler(clock) : null;
+  const scheduler = clock ? (options.scheduler ?? new SimScheduler(clock)) : null;
   const env: Record<string, string> = {
     AWS_REGION: LOCAL_REGION,
     AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
@@ -175,7 +179,12 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     );
     if (records.length > 0) intakeQueue.send(JSON.stringify({ Records: records }));
   });
-  const webhooks = await startWebhookReceiver(env, { now, log, simulatedTime: clock !== null });
+  const webhooks = await startWebhookReceiver(env, {
+    now,
+    log,
+    simulatedTime: clock !== null,
+    port: options.ports?.webhooks,
+  });
   const client = s3Client({ region: LOCAL_REGION, endpoints: { s3: s3.endpoint }, credentials: LOCAL_CREDENTIALS });
   return {
     bucket,
@@ -199,6 +208,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       await webhooks.close();
       client.destroy();
       await sfn.close();
+      // Stopped executions reach the guard, which secures their campaigns: let it finish before its tables go.
+      await guardWork;
       await Promise.all([s3.close(), dynamo.close(), events.close()]);
     },
   };

@@ -57,12 +57,12 @@ export function realS3Event(raw: { Records: S3EventRecord[] }): S3Event {
 }
 
 /** s3rver on 127.0.0.1 with the given buckets, storing into `keep` or else a temporary directory removed on close. */
-export async function startS3(buckets: string[], keep?: string): Promise<LocalS3> {
+export async function startS3(buckets: string[], keep?: string, listenPort = 0): Promise<LocalS3> {
   if (keep) await mkdir(keep, { recursive: true });
   const directory = keep ?? (await mkdtemp(join(tmpdir(), 'callsheet-s3-')));
   const server = new S3rver({
     address: '127.0.0.1',
-    port: 0,
+    port: listenPort,
     silent: true,
     directory,
     configureBuckets: buckets.map((name) => ({ name })),

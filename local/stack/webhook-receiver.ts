@@ -51,7 +51,7 @@ export const localWebhookSecret = () => `whsec_${randomBytes(24).toString('hex')
  */
 export async function startWebhookReceiver(
   env: Record<string, string>,
-  options: { now: () => Date; log: Log; simulatedTime: boolean; retryDelayMs?: number },
+  options: { now: () => Date; log: Log; simulatedTime: boolean; retryDelayMs?: number; port?: number },
 ): Promise<LocalWebhooks> {
   const secret = env.VOICE_API_WEBHOOK_SECRET as string;
   const outcomes = await buildOutcomeService(readOutcomesConfig(env), {
@@ -83,7 +83,7 @@ export async function startWebhookReceiver(
       })
       .catch(() => res.writeHead(500).end());
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(options.port ?? 0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}/webhooks`,

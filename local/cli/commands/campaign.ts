@@ -1,39 +1,107 @@
 import { CampaignControl } from '../../../functions/lifecycle/campaign-control.ts';
-import { CampaignStore, type ManualControl } from '../../../functions/lifecycle/campaign-store.ts';
+import { type CampaignRecord, CampaignStore, type ManualControl } from '../../../functions/lifecycle/campaign-store.ts';
 import { type Command, UsageError } from '../command.ts';
+import { findPart, partRecords } from '../operator.ts';
 import { openTable } from '../table-access.ts';
 import { OUTCOMES_HELP, OUTCOMES_OPTIONS, runOutcomes } from './outcomes.ts';
 
 const ACTIONS: ManualControl[] = ['pause', 'resume', 'cancel'];
 
+/** One line per part: what an operator scans for. */
+export function partLine(r: CampaignRecord): string {
+  const last = r.timeline?.at(-1);
+  return [
+    (r.campaignId ?? '-').padEnd(22),
+    r.status.padEnd(9),
+    r.partKey,
+    r.control ? `asked: ${r.control.wanted} at ${r.control.at}` : '',
+    last ? `last: ${last.event} (${last.reason}) at ${last.at}` : '',
+  ]
+    .filter(Boolean)
+    .join('  ');
+}
+
+function showPart(r: CampaignRecord): string[] {
+  return [
+    `campaign ${r.campaignId ?? '(not created)'}: ${r.status}`,
+    `part ${r.part} of upload ${r.uploadId} (${r.partKey})`,
+    `started ${r.startedAt ?? '-'}${r.finishedAt ? `, finished ${r.finishedAt}` : ''}`,
+    ...(r.watch ? [`window: ${r.watch.window.description}; next look ${r.watch.nextLookAt}`] : []),
+    ...(r.control ? [`operator asked: ${r.control.wanted} at ${r.control.at}`] : []),
+    ...(r.failure ? [`failure: ${r.failure.message}`] : []),
+    ...(r.secured ? [`secured by ${r.secured.by}: ${r.secured.outcome} (${r.secured.reason})`] : []),
+    'timeline:',
+    ...(r.timeline ?? []).map((t) => `  ${t.at}  ${t.event} (${t.reason})`),
+  ];
+}
+
 export const campaignCommand: Command = {
   name: 'campaign',
-  summary: 'pause, resume or cancel a running campaign; its workflow acts on it at its next step',
-  usage: 'campaign pause|resume|cancel <campaign id> | campaign outcomes <campaign id> [--csv | --xlsx] [--out FILE]',
+  summary: 'list campaigns, show one, pause, resume or cancel one; its workflow acts on it at its next step',
+  usage:
+    'campaign list [--json] | show <campaign id> [--json] | pause|resume|cancel <campaign id> | outcomes <campaign id> [--csv | --xlsx] [--out FILE]',
   allowPositionals: true,
-  options: OUTCOMES_OPTIONS,
+  options: { ...OUTCOMES_OPTIONS, json: { type: 'boolean' } },
   help: [
-    'A manual pause outranks the calling window; resume never opens a closed window; cancel pauses the',
-    'campaign for good and ends its part as cancelled. The campaign id is in the part report.',
+    'list                 every part: campaign id, status, part key, what the operator asked, last pause/resume',
+    'show <campaign id>   one part: window, timeline, failure (also takes a part key)',
+    'pause|resume|cancel <campaign id>',
+    '  A manual pause outranks the calling window; resume never opens a closed window; cancel pauses the',
+    '  campaign for good and ends its part as cancelled. The campaign id is in `campaign list` and the part report.',
     '',
-    'Works on the deployed table when CAMPAIGNS_TABLE is set (with the usual AWS credentials and region),',
-    'otherwise on the local stack in $CALLSHEET_DATA_DIR (default .callsheet/).',
+    'Works on the deployed table when CAMPAIGNS_TABLE is set (with the usual AWS credentials and region), on the',
+    'running `callsheet local` or `callsheet run` of $CALLSHEET_DATA_DIR (default .callsheet/) when one runs,',
+    'otherwise on that directory itself.',
     '',
     ...OUTCOMES_HELP,
   ],
   async run(values, positionals) {
-    if (positionals[0] === 'outcomes') return runOutcomes(values, positionals.slice(1));
     const [action, id, ...extra] = positionals;
+    if (action === 'outcomes') return runOutcomes(values, positionals.slice(1));
+    const json = values.json === true;
+    if (action === 'list') {
+      if (id) throw new UsageError('list takes no campaign id');
+      const t = await openTable('campaigns');
+      try {
+        const records = await partRecords(t);
+        if (json) console.log(JSON.stringify(records, null, 2));
+        else if (records.length === 0) console.log(`No campaigns in ${t.where}.`);
+        else for (const r of records) console.log(partLine(r));
+        return 0;
+      } finally {
+        await t.close();
+      }
+    }
+    if (action === 'show') {
+      if (!id || extra.length > 0) throw new UsageError('say show, then one campaign id');
+      const t = await openTable('campaigns');
+      try {
+        const r = findPart(await partRecords(t), id);
+        if (!r) {
+          console.error(`callsheet campaign: no campaign ${id} in ${t.where}`);
+          return 1;
+        }
+        console.log(json ? JSON.stringify(r, null, 2) : showPart(r).join('\n'));
+        return 0;
+      } finally {
+        await t.close();
+      }
+    }
     if (!ACTIONS.includes(action as ManualControl) || !id || extra.length > 0)
-      throw new UsageError('say pause, resume or cancel, then the campaign id');
-    const { db, table, close } = await openTable('campaigns');
-    const store = new CampaignStore(db, table);
+      throw new UsageError('say list, show, pause, resume or cancel, then the campaign id');
+    const t = await openTable('campaigns');
+    const store = new CampaignStore(t.db, t.table);
     try {
       const { partKey } = await new CampaignControl(store).request(id, action as ManualControl);
-      console.log(`${action} requested for campaign ${id} (part ${partKey}); its workflow acts at its next step.`);
+      console.log(
+        t.live
+          ? `${action} requested for campaign ${id} (part ${partKey}); its workflow acts at its next step.`
+          : `${action} recorded for campaign ${id} (part ${partKey}), but no callsheet stack is running on ${t.where}: ` +
+              'its workflow stopped with it, so nothing acts on this now. The campaign on the API stays as it was left.',
+      );
       return 0;
     } finally {
-      await close();
+      await t.close();
     }
   },
 };

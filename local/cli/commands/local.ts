@@ -1,0 +1,185 @@
+import { randomBytes } from 'node:crypto';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { jsonLog } from '../../../functions/commons/log.ts';
+import { VoiceApiClient } from '../../../functions/commons/voice-api/index.ts';
+import { startEmulator } from '../../emulator/server.ts';
+import { localDataDir, localDynamoPath } from '../../stack/data-dir.ts';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../stack/local-aws.ts';
+import { startLocalStack } from '../../stack/local-stack.ts';
+import { PacedScheduler } from '../../stack/paced-scheduler.ts';
+import { keepReportPages } from '../../stack/report-pages.ts';
+import { claimDataDir, DataDirBusyError } from '../../stack/running-stack.ts';
+import { deliverEmulatorWebhooks } from '../../stack/webhook-receiver.ts';
+import { type Command, numberOption, UsageError } from '../command.ts';
+import { parseNow } from '../time-option.ts';
+
+/** The ports from --port-base: S3, DynamoDB, Step Functions, webhooks, the Voice API emulator, in that order. */
+export const PORT_OFFSETS = { s3: 0, dynamodb: 1, sfn: 2, webhooks: 3, api: 4 } as const;
+const DEFAULT_PORT_BASE = 4566;
+
+/**
+ * The AWS CLI's settings for the stand-ins: path-style addressing (s3rver has no virtual hosts) and checksums only
+ * when an operation requires them (newer botocore sends aws-chunked uploads with trailing checksums by default,
+ * which s3rver would store as they arrive on the wire).
+ */
+const AWS_CONFIG = `[default]
+region = ${LOCAL_REGION}
+request_checksum_calculation = when_required
+response_checksum_validation = when_required
+s3 =
+    addressing_style = path
+`;
+
+export const localCommand: Command = {
+  name: 'local',
+  summary: 'run the whole stack on 127.0.0.1 until interrupted, for the AWS CLI and the operator commands',
+  usage: 'local [--port-base N] [--speed X] [--now ISO] [--credits N] [--concurrency N]',
+  options: {
+    'port-base': { type: 'string' },
+    speed: { type: 'string' },
+    now: { type: 'string' },
+    credits: { type: 'string' },
+    concurrency: { type: 'string' },
+  },
+  help: [
+    'options:',
+    `  --port-base N  first of five ports on 127.0.0.1 (default ${DEFAULT_PORT_BASE}): S3 N, DynamoDB N+1,`,
+    '                 Step Functions N+2, webhook receiver N+3, Voice API emulator N+4; 0 picks free ports',
+    '  --speed X      simulated seconds per real second (default 1: real time); e.g. 600 plays a day in 2.4 min',
+    '  --now ISO      simulated start instant with an offset, e.g. 2026-12-07T10:00:00-05:00 (default: now)',
+    "  --credits N    the emulator account's starting credit balance in INR (default 10000)",
+    '',
+    'Starts S3 (s3rver), DynamoDB (dynalite), Step Functions running the campaign lifecycle with its guard and',
+    'sweeper, the webhook receiver and the Voice API emulator with an agent ready, then prints `export` lines.',
+    'With them the AWS CLI needs no flags:',
+    '  aws s3 cp sheet.xlsx s3://$CALLSHEET_BUCKET/incoming/$CALLSHEET_AGENT_ID/   starts intake and campaigns',
+    '  aws s3 ls --recursive s3://$CALLSHEET_BUCKET/reports/                       lists the reports',
+    '  aws dynamodb scan --table-name callsheet-campaigns                          reads a table',
+    "and callsheet's operator commands (status, campaign, report) reach this stack through its data directory.",
+    'State stays in $CALLSHEET_DATA_DIR (default .callsheet/); reports are also copied to <data dir>/reports/.',
+    'Ctrl-C stops it; running workflows stop with it (their campaigns stay on the emulator, which stops too).',
+  ],
+  async run(values) {
+    const base = numberOption(values['port-base'], 'port-base', DEFAULT_PORT_BASE);
+    if (!Number.isInteger(base) || base < 0 || base > 65535 - 4)
+      throw new UsageError('--port-base must be a whole number from 0 to 65531');
+    const speed = numberOption(values.speed, 'speed', 1);
+    if (!(speed > 0)) throw new UsageError('--speed must be more than 0');
+    const now = parseNow(values.now as string | undefined);
+    const credits = values.credits === undefined ? undefined : numberOption(values.credits, 'credits', 10_000);
+    if (credits !== undefined && credits < 0) throw new UsageError('--credits must be 0 or more');
+    const concurrency =
+      values.concurrency === undefined ? undefined : numberOption(values.concurrency, 'concurrency', 10);
+    if (concurrency !== undefined && (!Number.isInteger(concurrency) || concurrency < 1))
+      throw new UsageError('--concurrency must be a whole number of 1 or more');
+    const port = (name: keyof typeof PORT_OFFSETS) => (base === 0 ? 0 : base + PORT_OFFSETS[name]);
+
+    const dataDir = localDataDir();
+    let claim: Awaited<ReturnType<typeof claimDataDir>>;
+    try {
+      claim = await claimDataDir(dataDir, 'local');
+    } catch (err) {
+      if (err instanceof DataDirBusyError) {
+        console.error(`callsheet local: ${err.message}`);
+        return 1;
+      }
+      throw err;
+    }
+    const stopping = new Promise<string>((resolve) => {
+      process.once('SIGINT', () => resolve('SIGINT'));
+      process.once('SIGTERM', () => resolve('SIGTERM'));
+    });
+    // Logs go to stderr: stdout carries the export lines.
+    const log = jsonLog('callsheet-local', (line) => process.stderr.write(`${line}\n`));
+    const apiKey = `local-${randomBytes(12).toString('hex')}`;
+    const simulated = speed !== 1 || now !== undefined;
+    const closers: (() => Promise<unknown>)[] = [claim.release];
+    const closeAll = async () => {
+      for (const close of closers.reverse()) await close().catch(() => undefined);
+    };
+    try {
+      const emulator = await startEmulator({
+        port: port('api'),
+        apiKey,
+        speed,
+        // A new seed each start: ids (campaigns, calls) must not repeat those kept in the data directory.
+        seed: `local-${randomBytes(6).toString('hex')}`,
+        startTime: now ?? Date.now(),
+        settings: {
+          ...(credits === undefined ? {} : { credits }),
+          ...(concurrency === undefined ? {} : { concurrency }),
+        },
+      });
+      closers.push(() => emulator.close());
+      const scheduler = simulated ? new PacedScheduler(emulator.core.clock) : undefined;
+      const stack = await startLocalStack({
+        voiceApi: { url: emulator.url, apiKey },
+        ...(simulated ? { clock: emulator.core.clock, scheduler } : {}),
+        dynamoPath: localDynamoPath(),
+        s3Directory: join(dataDir, 's3'),
+        ports: { s3: port('s3'), dynamodb: port('dynamodb'), sfn: port('sfn'), webhooks: port('webhooks') },
+        log,
+      });
+      closers.push(async () => {
+        scheduler?.stop();
+        await stack.close();
+      });
+      const pages = keepReportPages(stack, join(dataDir, 'reports'), log);
+      closers.push(() => pages.idle());
+      await deliverEmulatorWebhooks(emulator.url, stack.webhooks);
+      const api = new VoiceApiClient({ baseUrl: emulator.url, apiKey });
+      const agent = await api.agents.create({
+        name: 'callsheet local',
+        agent_prompt: 'Remind the contact of their appointment.',
+      });
+      const awsConfig = join(dataDir, 'aws-config');
+      await writeFile(awsConfig, AWS_CONFIG);
+      await claim.publish({
+        region: LOCAL_REGION,
+        credentials: LOCAL_CREDENTIALS,
+        endpoints: {
+          s3: stack.s3.endpoint,
+          dynamodb: stack.dynamo.endpoint,
+          sfn: stack.env.AWS_ENDPOINT_URL_SFN as string,
+          webhooks: stack.webhooks.url,
+        },
+        bucket: stack.bucket,
+        tables: stack.dynamo.tables,
+        stateMachineArn: stack.stateMachineArn,
+        voiceApi: { url: emulator.url, apiKey },
+        agentId: agent.id,
+      });
+      const exports: [string, string][] = [
+        ['AWS_ENDPOINT_URL_S3', stack.s3.endpoint],
+        ['AWS_ENDPOINT_URL_DYNAMODB', stack.dynamo.endpoint],
+        ['AWS_ENDPOINT_URL_SFN', stack.env.AWS_ENDPOINT_URL_SFN as string],
+        ['AWS_ACCESS_KEY_ID', LOCAL_CREDENTIALS.accessKeyId],
+        ['AWS_SECRET_ACCESS_KEY', LOCAL_CREDENTIALS.secretAccessKey],
+        ['AWS_REGION', LOCAL_REGION],
+        ['AWS_CONFIG_FILE', awsConfig],
+        ['CALLSHEET_DATA_DIR', dataDir],
+        ['CALLSHEET_BUCKET', stack.bucket],
+        ['CALLSHEET_AGENT_ID', agent.id],
+        ['CALLSHEET_STATE_MACHINE_ARN', stack.stateMachineArn],
+      ];
+      console.log('# callsheet local: paste these into another shell, then use the AWS CLI and callsheet there');
+      for (const [name, value] of exports) console.log(`export ${name}=${shellQuote(value)}`);
+      console.log(
+        `# Voice API emulator ${emulator.url} (${simulated ? `simulated time from ${emulator.core.clock.iso()}, ${speed}x` : 'real time'});` +
+          ` webhooks ${stack.webhooks.url}; tables ${Object.values(stack.dynamo.tables).join(', ')}`,
+      );
+      console.log(`# reports are copied to ${join(dataDir, 'reports')}/; Ctrl-C stops the stack`);
+      console.log('# ready');
+      const signal = await stopping;
+      console.log(`# ${signal}: stopping`);
+      return 0;
+    } finally {
+      await closeAll();
+      // Everything is stopped and saved; a stopped workflow's in-flight retry timer must not keep the process up.
+      setTimeout(() => process.exit(), 1500).unref();
+    }
+  },
+};
+
+const shellQuote = (s: string) => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, "'\\''")}'`);

@@ -1,0 +1,126 @@
+import type { CampaignRecord } from '../../../functions/lifecycle/campaign-store.ts';
+import { windowStateAt } from '../../../functions/lifecycle/window-plan.ts';
+import { type Command, numberOption, UsageError } from '../command.ts';
+import { bar, openApi, partRecords } from '../operator.ts';
+import { openTable } from '../table-access.ts';
+
+interface PartStatus {
+  uploadId: string;
+  part: number;
+  partKey: string;
+  campaignId: string | null;
+  status: string;
+  progress: { done: number; total: number } | null;
+  window: { hours: string; open: boolean; changesAt: string | null } | null;
+  lastEvent: string | null;
+}
+
+/** A running part as an operator sees it: paused (and why), or asked to change and not yet acted on. */
+function liveStatus(r: CampaignRecord, live: boolean): string {
+  if (!live) return r.status;
+  const last = r.timeline?.filter((t) => t.event === 'pause' || t.event === 'resume').at(-1);
+  const paused = last?.event === 'pause';
+  const asked = r.control?.wanted;
+  // The operator's wish stays recorded after it is acted on: say it only while the part is not in that state.
+  if (asked && ((asked === 'pause') !== paused || asked === 'cancel'))
+    return `${paused ? `paused (${last?.reason})` : r.status}, ${asked} asked`;
+  return paused ? `paused (${last?.reason})` : r.status;
+}
+
+const iso = (ms: number) => `${new Date(ms).toISOString().slice(0, 16)}Z`;
+
+async function snapshot(): Promise<{ now: string; where: string; parts: PartStatus[] }> {
+  const t = await openTable('campaigns');
+  try {
+    const records = await partRecords(t);
+    const api = await openApi();
+    const now = (await api?.now()) ?? Date.now();
+    const parts: PartStatus[] = [];
+    for (const r of records) parts.push(await partStatus(r, api, now));
+    return { now: new Date(now).toISOString(), where: t.where, parts };
+  } finally {
+    await t.close();
+  }
+}
+
+async function partStatus(
+  r: CampaignRecord,
+  api: Awaited<ReturnType<typeof openApi>>,
+  now: number,
+): Promise<PartStatus> {
+  const live = r.status === 'running' || r.status === 'creating';
+  const stats = r.campaignId && api ? await api.stats(r.campaignId) : null;
+  const w = live && r.watch ? windowStateAt(r.watch.window, now, 0) : null;
+  const last = r.timeline?.at(-1);
+  return {
+    uploadId: r.uploadId,
+    part: r.part,
+    partKey: r.partKey,
+    campaignId: r.campaignId ?? null,
+    status: liveStatus(r, live),
+    progress: stats ? { done: stats.total - stats.pending - stats.in_progress, total: stats.total } : null,
+    window:
+      w && r.watch
+        ? { hours: r.watch.window.description, open: w.open, changesAt: w.changesAt ? iso(w.changesAt) : null }
+        : null,
+    lastEvent: last ? `${last.event} (${last.reason}) ${last.at}` : null,
+  };
+}
+
+function render(s: Awaited<ReturnType<typeof snapshot>>): string {
+  if (s.parts.length === 0) return `No uploads with campaigns in ${s.where}.`;
+  const lines = [`${s.where}, at ${s.now}`];
+  let upload = '';
+  for (const p of s.parts) {
+    if (p.uploadId !== upload) {
+      upload = p.uploadId;
+      lines.push(`upload ${upload}`);
+    }
+    const window = p.window
+      ? `window ${p.window.open ? 'open' : 'closed'}${p.window.changesAt ? `, ${p.window.open ? 'closes' : 'opens'} ${p.window.changesAt}` : ''}`
+      : '';
+    lines.push(
+      `  part ${p.part} ${(p.campaignId ?? '-').padEnd(22)} ${p.status.padEnd(10)} ${p.progress ? bar(p.progress.done, p.progress.total) : '(no progress: API not reachable)'}  ${window}`,
+    );
+  }
+  return lines.join('\n');
+}
+
+export const statusCommand: Command = {
+  name: 'status',
+  summary: 'uploads and their campaigns: progress, calling window and when it next changes',
+  usage: 'status [--watch] [--every SECONDS] [--json]',
+  options: { watch: { type: 'boolean' }, every: { type: 'string' }, json: { type: 'boolean' } },
+  help: [
+    'options:',
+    '  --watch          redraw until Ctrl-C',
+    '  --every SECONDS  how often --watch redraws (default 2)',
+    '  --json           one JSON object: now, where, parts',
+    '',
+    'Reads the campaigns table as `callsheet campaign` does (deployed with CAMPAIGNS_TABLE, else the running',
+    '`callsheet local`/`run` of $CALLSHEET_DATA_DIR, else that directory); progress comes from the Voice API',
+    '(the running emulator, or VOICE_API_URL and VOICE_API_KEY).',
+  ],
+  async run(values) {
+    const every = numberOption(values.every, 'every', 2);
+    if (!(every > 0)) throw new UsageError('--every must be more than 0');
+    if (values.watch && values.json) throw new UsageError('choose --watch or --json, not both');
+    if (!values.watch) {
+      const s = await snapshot();
+      console.log(values.json ? JSON.stringify(s, null, 2) : render(s));
+      return 0;
+    }
+    let stop = false;
+    const onSignal = () => {
+      stop = true;
+    };
+    process.once('SIGINT', onSignal);
+    process.once('SIGTERM', onSignal);
+    while (!stop) {
+      const text = render(await snapshot());
+      process.stdout.write(process.stdout.isTTY ? `\x1b[H\x1b[2J${text}\n` : `${text}\n\n`);
+      await new Promise((resolve) => setTimeout(resolve, every * 1000));
+    }
+    return 0;
+  },
+};

@@ -1,0 +1,127 @@
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { GetObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { readAwsSettings, s3Client } from '../../functions/commons/aws/clients.ts';
+import { EnvReader } from '../../functions/commons/config.ts';
+import { VoiceApiClient } from '../../functions/commons/voice-api/index.ts';
+import type { CampaignStats } from '../../functions/commons/voice-api/types.ts';
+import type { CampaignRecord } from '../../functions/lifecycle/campaign-store.ts';
+import { localDataDir } from '../stack/data-dir.ts';
+import { readRunningStack } from '../stack/running-stack.ts';
+import type { OpenTable } from './table-access.ts';
+
+/** Every part's record in the campaigns table, newest first (a scan: one item per part, plus one per campaign). */
+export async function partRecords(t: OpenTable): Promise<CampaignRecord[]> {
+  const out: CampaignRecord[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await t.db.send(
+      new ScanCommand({
+        TableName: t.table,
+        FilterExpression: 'begins_with(pk, :part)',
+        ExpressionAttributeValues: { ':part': 'part#' },
+        ExclusiveStartKey: start,
+      }),
+    );
+    out.push(...((page.Items ?? []) as CampaignRecord[]));
+    start = page.LastEvaluatedKey;
+  } while (start);
+  return out.sort((a, b) => (b.startedAt ?? '').localeCompare(a.startedAt ?? '') || a.partKey.localeCompare(b.partKey));
+}
+
+/** A part by its campaign id or its part key. */
+export const findPart = (records: CampaignRecord[], id: string) =>
+  records.find((r) => r.campaignId === id || r.partKey === id) ?? null;
+
+/** Where reports are read from: the deployed bucket, the running local stack's S3, or the local copies. */
+export interface ReportSource {
+  where: string;
+  get(key: string): Promise<Buffer | null>;
+  close(): void;
+}
+
+async function s3Source(client: S3Client, bucket: string, where: string): Promise<ReportSource> {
+  return {
+    where,
+    async get(key) {
+      try {
+        const out = await client.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
+        return Buffer.from(await (out.Body as { transformToByteArray(): Promise<Uint8Array> }).transformToByteArray());
+      } catch (err) {
+        if ((err as { name?: string }).name === 'NoSuchKey') return null;
+        throw err;
+      }
+    },
+    close: () => client.destroy(),
+  };
+}
+
+export async function openReports(): Promise<ReportSource> {
+  const bucket = process.env.CALLSHEET_BUCKET;
+  const running = await readRunningStack(localDataDir());
+  if (running) {
+    const client = s3Client({
+      region: running.region,
+      endpoints: { s3: running.endpoints.s3 },
+      credentials: running.credentials,
+    });
+    return s3Source(client, running.bucket, `the running callsheet ${running.command}`);
+  }
+  if (bucket) {
+    const env = new EnvReader(process.env);
+    const aws = readAwsSettings(env);
+    return s3Source(s3Client(aws), bucket, `s3://${bucket}`);
+  }
+  const dir = join(localDataDir(), 'reports');
+  return {
+    where: dir,
+    get: (key) => readFile(join(dir, key.replace(/^reports\//, ''))).catch(() => null),
+    close: () => {},
+  };
+}
+
+/** Copies a part's reports (JSON, HTML, outcome exports) to a folder and answers the files written. */
+export async function downloadReports(source: ReportSource, keys: string[], outDir: string): Promise<string[]> {
+  const written: string[] = [];
+  for (const key of keys) {
+    const body = await source.get(key);
+    if (!body) continue;
+    const file = join(outDir, key.split('/').pop() as string);
+    await mkdir(dirname(file), { recursive: true });
+    await writeFile(file, body);
+    written.push(file);
+  }
+  return written;
+}
+
+/** The Voice API the campaigns run on, for live progress: the running emulator, or VOICE_API_URL/KEY. */
+export async function openApi(): Promise<{
+  stats(id: string): Promise<CampaignStats | null>;
+  now(): Promise<number>;
+} | null> {
+  const running = await readRunningStack(localDataDir());
+  const api =
+    running?.voiceApi ??
+    (process.env.VOICE_API_URL && process.env.VOICE_API_KEY
+      ? { url: process.env.VOICE_API_URL, apiKey: process.env.VOICE_API_KEY }
+      : null);
+  if (!api) return null;
+  const client = new VoiceApiClient({ baseUrl: api.url, apiKey: api.apiKey });
+  return {
+    stats: (id) => client.campaigns.stats(id).catch(() => null),
+    // The emulator's clock may be simulated: the windows are judged on its time.
+    now: async () => {
+      if (!running?.voiceApi) return Date.now();
+      const res = await fetch(`${running.voiceApi.url}/_emulator/state`).catch(() => null);
+      const body = res?.ok ? ((await res.json()) as { now?: string }) : null;
+      return Date.parse(body?.now ?? '') || Date.now();
+    },
+  };
+}
+
+/** A text progress bar: [#####.....] 5/10. */
+export function bar(done: number, total: number, width = 20): string {
+  const filled = total > 0 ? Math.round((done / total) * width) : 0;
+  return `[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${done}/${total}`;
+}

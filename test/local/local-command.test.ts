@@ -1,0 +1,197 @@
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { chromium } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BIN, runCli } from '../helpers/cli.ts';
+
+/**
+ * `callsheet local` as a user runs it: spawned, driven by the real AWS CLI with nothing but the printed exports,
+ * operated with `callsheet campaign`, its report read back from S3 and its HTML page opened in Chromium.
+ */
+const run = promisify(execFile);
+const CHROMIUM = '/usr/bin/chromium';
+// Noon in New York, 09:00 in San Francisco: the 415 numbers' legal window (08:00-21:00) is open from the start.
+const NOW = '2026-12-07T12:00:00-05:00';
+const NUMBERS = Array.from({ length: 12 }, (_, i) => `+1415555${String(201 + i).padStart(4, '0')}`);
+
+let dataDir: string;
+let stack: ChildProcess;
+const exported: Record<string, string> = {};
+let stderr = '';
+
+/** The environment a user has after pasting the export lines (and nothing else of ours). */
+const userEnv = () => ({ ...process.env, ...exported, VOICE_API_URL: '', VOICE_API_KEY: '' });
+const aws = async (...args: string[]) => (await run('aws', args, { env: userEnv() })).stdout;
+const callsheet = (...args: string[]) => runCli(args, userEnv());
+
+async function campaignJson(id?: string): Promise<Record<string, unknown>[]> {
+  const out = await callsheet('campaign', 'list', '--json');
+  expect(out.stderr).toBe('');
+  const all = JSON.parse(out.stdout) as Record<string, unknown>[];
+  return id ? all.filter((r) => r.campaignId === id) : all;
+}
+
+/** Asks again until `check` holds (the stack runs in another process, at its own simulated pace). */
+async function until<T>(what: string, read: () => Promise<T>, check: (v: T) => boolean): Promise<T> {
+  for (let i = 0; i < 300; i++) {
+    const v = await read();
+    if (check(v)) return v;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`gave up waiting for ${what}\n${stderr.slice(-2000)}`);
+}
+
+beforeAll(async () => {
+  dataDir = await mkdtemp(join(tmpdir(), 'callsheet-local-'));
+  await runCli(['--help']); // brings the compiled CLI up to date before the long-running spawn
+  stack = spawn(
+    process.execPath,
+    [BIN, 'local', '--port-base', '0', '--speed', '120', '--now', NOW, '--concurrency', '2'],
+    { env: { ...process.env, CALLSHEET_DATA_DIR: dataDir }, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  stack.stderr?.on('data', (d) => {
+    stderr += d;
+  });
+  let stdout = '';
+  await new Promise<void>((resolve, reject) => {
+    stack.stdout?.on('data', (d) => {
+      stdout += d;
+      if (stdout.includes('# ready')) resolve();
+    });
+    stack.once('exit', (code) => reject(new Error(`callsheet local exited ${code}: ${stderr}`)));
+  });
+  for (const m of stdout.matchAll(/^export (\w+)=(\S+)$/gm)) exported[m[1] as string] = m[2] as string;
+}, 60_000);
+
+afterAll(async () => {
+  if (stack && stack.exitCode === null) stack.kill('SIGKILL');
+  await rm(dataDir, { recursive: true, force: true });
+});
+
+describe('callsheet local', () => {
+  it('prints the standard AWS variables and refuses a second stack on the same data directory', async () => {
+    expect(Object.keys(exported)).toEqual(
+      expect.arrayContaining([
+        'AWS_ENDPOINT_URL_S3',
+        'AWS_ENDPOINT_URL_DYNAMODB',
+        'AWS_ENDPOINT_URL_SFN',
+        'AWS_ACCESS_KEY_ID',
+        'AWS_SECRET_ACCESS_KEY',
+        'AWS_REGION',
+        'CALLSHEET_BUCKET',
+        'CALLSHEET_AGENT_ID',
+      ]),
+    );
+    const second = await runCli(['local', '--port-base', '0'], { CALLSHEET_DATA_DIR: dataDir });
+    expect(second.code).toBe(1);
+    expect(second.stderr).toContain(`callsheet local (process ${stack.pid}) is using the data directory`);
+  });
+
+  it('runs an upload made with the AWS CLI; campaign pauses and resumes it; the report and its page are read back', async () => {
+    const sheet = join(dataDir, 'sheet.csv');
+    await writeFile(
+      sheet,
+      ['Phone Number,Name', ...NUMBERS.map((n, i) => `${n},Contact ${i}`), 'nope,Bad row'].join('\n'),
+    );
+    const bucket = exported.CALLSHEET_BUCKET as string;
+    await aws('s3', 'cp', sheet, `s3://${bucket}/incoming/${exported.CALLSHEET_AGENT_ID}/`);
+
+    const [created] = await until(
+      'the campaign',
+      () => campaignJson(),
+      (r) => r.some((x) => x.campaignId),
+    );
+    const id = created?.campaignId as string;
+    const uploadId = created?.uploadId as string;
+    const paused = await callsheet('campaign', 'pause', id);
+    expect(paused.stdout).toContain(`pause requested for campaign ${id}`);
+    const timeline = async () =>
+      (await campaignJson(id))[0]?.timeline as { event: string; reason: string }[] | undefined;
+    await until('the manual pause', timeline, (t) => !!t?.some((e) => e.event === 'pause' && e.reason === 'manual'));
+    const status = await callsheet('status');
+    expect(status.stdout).toMatch(new RegExp(`${id}\\s+paused \\(manual\\)`));
+
+    expect((await callsheet('campaign', 'resume', id)).stdout).toContain(`resume requested for campaign ${id}`);
+    await until('the manual resume', timeline, (t) => !!t?.some((e) => e.event === 'resume' && e.reason === 'manual'));
+    await until(
+      'the end of the campaign',
+      () => campaignJson(id),
+      (r) => r[0]?.status === 'completed',
+    );
+
+    // The AWS CLI reads what the stack wrote: reports, tables, executions.
+    const prefix = `s3://${bucket}/reports/${uploadId}/`;
+    const listing = await until(
+      'the HTML page',
+      () => aws('s3', 'ls', prefix),
+      (l) => l.includes('part-1.html'),
+    );
+    expect(listing).toContain('part-1.json');
+    const report = JSON.parse(await aws('s3', 'cp', `${prefix}part-1.json`, '-'));
+    expect(report).toMatchObject({ campaignId: id, status: 'completed' });
+    expect(report.pauses).toContainEqual(expect.objectContaining({ reason: 'manual' }));
+    const scan = JSON.parse(await aws('dynamodb', 'scan', '--table-name', 'callsheet-campaigns'));
+    expect(scan.Items.some((i: { campaignId?: { S: string } }) => i.campaignId?.S === id)).toBe(true);
+    const executions = JSON.parse(
+      await aws(
+        'stepfunctions',
+        'list-executions',
+        '--state-machine-arn',
+        exported.CALLSHEET_STATE_MACHINE_ARN as string,
+      ),
+    );
+    expect(executions.executions).toContainEqual(expect.objectContaining({ status: 'SUCCEEDED' }));
+
+    // callsheet report copies the files to a real folder and prints their paths.
+    const out = await callsheet('report', id);
+    expect(out.stdout).toContain(`campaign ${id}: completed; 12 contacts`);
+    const page = out.stdout.split('\n').find((l) => l.endsWith('part-1.html')) as string;
+    expect(existsSync(page)).toBe(true);
+    expect(await readFile(page, 'utf8')).toBe(await aws('s3', 'cp', `${prefix}part-1.html`, '-'));
+
+    const browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
+    });
+    try {
+      const tab = await browser.newPage();
+      await tab.goto(`file://${page}`);
+      expect(await tab.textContent('#status')).toContain('completed');
+      expect(await tab.textContent('#campaign-id')).toBe(id);
+      const timeline = await tab.locator('#timeline tbody tr').allTextContents();
+      expect(timeline.some((t) => t.includes('paused: paused by an operator'))).toBe(true);
+      expect(timeline.some((t) => t.includes('resumed'))).toBe(true);
+      expect(await tab.locator('#outcomes tbody tr').count()).toBe(12);
+      expect(await tab.textContent('#rejected')).toContain('nope');
+      // The chart: the calls-finished line and the operator's pause as a shaded stretch, both drawn.
+      const box = await tab.locator('#chart rect.paused.manual').first().boundingBox();
+      expect(box?.width).toBeGreaterThan(0);
+      expect(await tab.locator('#chart path.finished').getAttribute('d')).toMatch(/V/);
+    } finally {
+      await browser.close();
+    }
+  }, 240_000);
+
+  it('stops cleanly on Ctrl-C and frees the data directory', async () => {
+    const exit = new Promise<number | null>((resolve) => stack.once('exit', (code) => resolve(code)));
+    stack.kill('SIGINT');
+    expect(await exit).toBe(0);
+    expect(existsSync(join(dataDir, 'stack.json'))).toBe(false);
+    // With nothing running, operator commands read the directory itself.
+    const [part] = JSON.parse((await runCli(['campaign', 'list', '--json'], { CALLSHEET_DATA_DIR: dataDir })).stdout);
+    expect(part.status).toBe('completed');
+  }, 30_000);
+});
