@@ -17,6 +17,10 @@ export const LIFECYCLE_NAME = 'callsheet-lifecycle';
 export interface CampaignLifecycleProps {
   bucket: Bucket;
   campaigns: TableV2;
+  /** Outcomes at a part's end (exports, follow-up rounds) and frequency caps of follow-up rounds. */
+  outcomes: TableV2;
+  /** Read at a part's end: numbers suppressed mid-campaign are named and left out of follow-up rounds. */
+  suppression: TableV2;
   credentials: VoiceApiCredentials;
   /** Function settings; `LIFECYCLE_TIMEOUT_SECONDS` sets the execution timeout, `VOICE_API_TIMEOUT_SECONDS` the step's. */
   settings: Record<string, string>;
@@ -51,8 +55,13 @@ export class CampaignLifecycle extends Construct {
     });
     const fn = this.steps.fn;
     this.steps.bindTable('campaigns', props.campaigns, 'readWrite');
+    this.steps.bindTable('outcomes', props.outcomes, 'readWrite');
+    this.steps.bindTable('suppression', props.suppression, 'read');
     props.credentials.bindTo(fn);
     props.bucket.grantRead(fn, 'parts/*');
+    // Follow-up rounds: their sheets under parts/, and the root part's report lists each round started.
+    props.bucket.grantPut(fn, 'parts/*');
+    props.bucket.grantRead(fn, 'reports/*');
     props.bucket.grantPut(fn, 'reports/*');
     this.events.grantPutEventsTo(fn);
 
@@ -76,7 +85,7 @@ export class CampaignLifecycle extends Construct {
       },
     });
     fn.grantInvoke(this.stateMachine.role);
-    // Continue-as-new and the transition count: this machine's own executions only (by name, not by token,
+    // Continue-as-new, follow-up rounds and the transition count: this machine's own executions only (by name, not by token,
     // because the machine's ARN depends on this function).
     const account = Stack.of(this).account;
     fn.addToRolePolicy(
@@ -93,7 +102,7 @@ export class CampaignLifecycle extends Construct {
     );
     acknowledge(
       fn,
-      'Scoped wildcards: objects under parts/ (read) and reports/ (write) of the upload bucket, with the S3 action groups CDK grants for them, and the executions of this one state machine.',
+      'Scoped wildcards: objects under parts/ and reports/ of the upload bucket (read and write), with the S3 action groups CDK grants for them, and the executions of this one state machine.',
       [
         'IAM5[Action::s3:GetObject*]',
         'IAM5[Action::s3:GetBucket*]',

@@ -1,3 +1,4 @@
+import type { FollowUpPolicy } from '../outcomes/follow-up.ts';
 import type { WindowRule } from './calling-window.ts';
 
 /**
@@ -38,6 +39,18 @@ export interface CampaignPlan {
   window: { rules: WindowRule[] | null; holidays: string[] };
   /** Where reports for this upload go: `reports/<upload id>/`. */
   reportPrefix: string;
+  /**
+   * Follow-up rounds the upload asked for (setting `follow-up`). Round 1 is the part intake launched; each later
+   * round is a new campaign of the contacts its rules pick, started by the previous round's end.
+   */
+  followUp?: {
+    policy: FollowUpPolicy;
+    round: number;
+    /** The part key of round 1: every round's report names it. */
+    rootPartKey: string;
+    /** This round's own part key (campaign record, execution name, report names); absent in round 1. */
+    partKey?: string;
+  };
 }
 
 /**
@@ -46,8 +59,22 @@ export interface CampaignPlan {
  */
 export const partKey = (uploadId: string, part: number): string => `${uploadId}-p${part}`;
 
+/**
+ * The part key of a follow-up round: its parent's key, the round and the rule group (a, b, …). Derived only from
+ * the parent and the plan, so a retried finish starts the same execution name and Step Functions refuses the
+ * second. Three rounds add at most 12 characters: still within 80 with a continuation suffix.
+ */
+export const followUpKey = (parentKey: string, round: number, group: number): string =>
+  `${parentKey}-r${round}${String.fromCharCode(97 + group)}`;
+
 /** The execution that continues a part's lifecycle for the n-th time. */
 export const continuationName = (key: string, generation: number): string => `${key}-g${generation}`;
+
+/** arn:…:execution:<machine>:<name> → arn:…:stateMachine:<machine> (continuations and follow-up rounds). */
+export function stateMachineOf(executionArn: string): string {
+  const [arn, partition, service, region, account, , machine] = executionArn.split(':');
+  return [arn, partition, service, region, account, 'stateMachine', machine].join(':');
+}
 
 /** The part an execution belongs to, from its name (first execution or continuation). */
 export const partKeyOfExecution = (name: string): string => name.replace(/-g\d+$/, '');

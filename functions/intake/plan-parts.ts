@@ -1,4 +1,4 @@
-import type { CampaignPlan } from '../commons/campaign-plan.ts';
+import { type CampaignPlan, partKey as lifecyclePartKey } from '../commons/campaign-plan.ts';
 import { DEFAULT_LEGAL_HOURS, type LegalHoursTable } from '../commons/legal-hours.ts';
 import type { Agent } from '../commons/voice-api/types.ts';
 import { partWindow } from '../lifecycle/window-plan.ts';
@@ -61,6 +61,9 @@ export function planParts(
       },
       window: { rules: settings.window ?? null, holidays: settings.holidays ?? [] },
       reportPrefix: reportPrefix(id),
+      ...(settings.followUp
+        ? { followUp: { policy: settings.followUp, round: 1, rootPartKey: lifecyclePartKey(id, part.index) } }
+        : {}),
     };
     return {
       executionName: executionName(id, part.index),

@@ -4,6 +4,7 @@ import { type Cell, cellText, headerKey } from '../commons/spreadsheet/cell.ts';
 import { FileProblem } from '../commons/spreadsheet/file-problem.ts';
 import { isValidTimeZone, LIMITS } from '../commons/voice-api/contract.ts';
 import { parseDateTimeIn } from '../commons/zoned-time.ts';
+import { type FollowUpPolicy, parseFollowUpPolicy } from '../outcomes/follow-up.ts';
 import { isCountryCode } from './phone.ts';
 
 /** What an upload may say about its campaign. Anything absent takes the deployment default. */
@@ -19,6 +20,8 @@ export interface UploadSettings {
   repeatUpload?: boolean;
   /** Call premium-rate, shared-cost and other costly numbers too (they are rejected unless this is yes). */
   allowCostlyNumbers?: boolean;
+  /** Follow-up rounds by outcome, e.g. `no_answer,busy after 2h; failed after 1d; rounds 3` (README "Call outcomes"). */
+  followUp?: FollowUpPolicy;
 }
 
 type Name = keyof typeof SETTINGS;
@@ -34,6 +37,7 @@ const SETTINGS = {
   defaultCountry: ['default country', 'country'],
   repeatUpload: ['repeat upload', 'allow repeat'],
   allowCostlyNumbers: ['allow costly numbers', 'allow premium numbers', 'allow premium'],
+  followUp: ['follow up', 'follow ups', 'follow up rounds'],
 } as const;
 
 const settingKey = (s: string) => s.replace(/[_-]+/g, ' ').replace(/\s+/g, ' ').trim().toLowerCase();
@@ -220,5 +224,11 @@ export function readSettings(
   if (repeat) out.repeatUpload = yesNo(repeat);
   const costly = raw.get('allowCostlyNumbers');
   if (costly) out.allowCostlyNumbers = yesNo(costly);
+  const followUp = raw.get('followUp');
+  if (followUp) {
+    const policy = parseFollowUpPolicy(followUp.value);
+    if ('problem' in policy) throw problem(followUp.where, policy.problem);
+    out.followUp = policy;
+  }
   return out;
 }

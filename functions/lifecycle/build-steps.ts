@@ -3,6 +3,7 @@ import { ObjectStore } from '../commons/aws/object-store.ts';
 import type { Log } from '../commons/log.ts';
 import { VoiceApiClient } from '../commons/voice-api/client.ts';
 import { resolveVoiceApiAccess } from '../commons/voice-api-access.ts';
+import { buildPartEndOutcomes } from '../outcomes/build-service.ts';
 import { CampaignSafety } from './campaign-safety.ts';
 import { CampaignStore } from './campaign-store.ts';
 import type { LifecycleConfig } from './config.ts';
@@ -44,14 +45,25 @@ export async function buildCampaignSafety(config: LifecycleConfig, options: Buil
 
 export async function buildLifecycleSteps(config: LifecycleConfig, options: BuildOptions = {}) {
   const { api, campaigns, safety } = await buildCampaignSafety(config, options);
+  const objects = new ObjectStore(s3Client(config.aws));
+  const sfn = sfnClient(config.aws);
+  const now = options.now ?? (() => new Date());
   return new LifecycleSteps({
     api,
     campaigns,
     safety,
-    objects: new ObjectStore(s3Client(config.aws)),
-    sfn: sfnClient(config.aws),
+    objects,
+    sfn,
     events: eventsClient(config.aws),
-    now: options.now ?? (() => new Date()),
+    now,
     settings: config.settings,
+    outcomes: config.outcomes
+      ? await buildPartEndOutcomes(
+          config.outcomes.config,
+          config.outcomes.caps,
+          { sfn, objects },
+          { now, ...(options.log ? { log: options.log } : {}), ...(options.api ? { api: options.api } : {}) },
+        )
+      : null,
   });
 }

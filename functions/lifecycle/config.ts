@@ -1,8 +1,10 @@
 import { type AwsSettings, readAwsSettings } from '../commons/aws/clients.ts';
 import { type Env, EnvReader } from '../commons/config.ts';
+import { type CapLimits, readCapLimits } from '../commons/frequency-cap.ts';
 import { DEFAULT_LEGAL_HOURS, readLegalHours } from '../commons/legal-hours.ts';
 import { TABLES } from '../commons/tables.ts';
 import { readVoiceApiSource, type VoiceApiSource } from '../commons/voice-api-access.ts';
+import { type OutcomesConfig, readOutcomesConfig } from '../outcomes/config.ts';
 import type { LifecycleSettings } from './lifecycle-steps.ts';
 
 export interface LifecycleConfig {
@@ -12,6 +14,12 @@ export interface LifecycleConfig {
   /** Per-request timeout of Voice API calls; a create that times out is reconciled, never re-sent. */
   apiTimeoutMs: number;
   settings: LifecycleSettings;
+  /**
+   * Outcomes at a part's end (export, suppressed numbers, follow-up rounds), on when OUTCOMES_TABLE is set: CDK
+   * sets it (and SUPPRESSION_TABLE) for the lifecycle function; the guard and the sweeper, which read these
+   * settings too, have no use for it.
+   */
+  outcomes: { config: OutcomesConfig; caps: CapLimits } | null;
 }
 
 const whole =
@@ -55,7 +63,10 @@ export function readLifecycleConfig(source: Env): LifecycleConfig {
       reconcileMinutes: env.checked('RECONCILE_MINUTES', whole(1)) ?? 30,
       eventBusName: env.optional('EVENT_BUS_NAME') ?? 'default',
     },
+    outcomes: null,
   };
+  const caps = readCapLimits(env);
+  if (env.optional(TABLES.outcomes.env)) config.outcomes = { config: readOutcomesConfig(source), caps };
   env.done();
   return config;
 }

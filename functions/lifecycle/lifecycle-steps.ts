@@ -2,7 +2,7 @@ import { type EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventb
 import { GetExecutionHistoryCommand, type SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
 import { lookUpAgent } from '../commons/agent-lookup.ts';
 import type { ObjectStore } from '../commons/aws/object-store.ts';
-import { type CampaignPlan, continuationName, partKey } from '../commons/campaign-plan.ts';
+import { type CampaignPlan, continuationName, partKey, stateMachineOf } from '../commons/campaign-plan.ts';
 import type { LegalHoursTable } from '../commons/legal-hours.ts';
 import type { VoiceApiClient } from '../commons/voice-api/client.ts';
 import { AmbiguousRequestError, NotFoundError } from '../commons/voice-api/errors.ts';
@@ -32,6 +32,7 @@ import {
   type RunningCarry,
   upgradeCarry,
 } from './lifecycle-state.ts';
+import { type OutcomeReporter, type PartOutcomes, partLabel } from './part-outcomes.ts';
 import { findCampaignByCalls } from './reconcile-create.ts';
 import { nextOpening, type PartWindow, partWindow, windowStateAt } from './window-plan.ts';
 
@@ -62,9 +63,12 @@ export interface LifecycleDeps {
   events: EventBridgeClient;
   now: () => Date;
   settings: LifecycleSettings;
+  /** Per-contact outcomes, suppressed numbers and follow-up rounds at a part's end; null: counts only. */
+  outcomes: OutcomeReporter | null;
 }
 
-export const partKeyOf = (plan: CampaignPlan) => partKey(plan.uploadId, plan.part.index);
+/** A part's lasting key; a follow-up round has its own (functions/commons/campaign-plan.ts, followUpKey). */
+export const partKeyOf = (plan: CampaignPlan) => plan.followUp?.partKey ?? partKey(plan.uploadId, plan.part.index);
 const iso = (ms: number) => new Date(ms).toISOString();
 
 /** `YYYY-MM-DDTHH:MM:SS` in UTC: a schedule no DST overlap can make ambiguous. */
@@ -339,11 +343,14 @@ export class LifecycleSteps {
     const transitions = (known?.transitionsBefore ?? 0) + (await this.transitions(input.execution));
     const started = Date.parse(record?.startedAt ?? '') || now.getTime();
     const window = known?.window ?? null;
+    const campaignId = record?.campaignId ?? (known && 'campaignId' in known ? known.campaignId : null) ?? null;
+    const label = partLabel(plan, key);
+    const outcomes = await this.outcomesAtEnd(input, key, label, campaignId, status, started, now);
     const report = {
       uploadId: plan.uploadId,
       part: plan.part.index,
       of: plan.part.of,
-      campaignId: record?.campaignId ?? (known && 'campaignId' in known ? known.campaignId : null) ?? null,
+      campaignId,
       campaignName: plan.campaign.name,
       status,
       failure,
@@ -369,8 +376,19 @@ export class LifecycleSteps {
       startedAt: iso(started),
       finishedAt: now.toISOString(),
       durationSeconds: Math.round((now.getTime() - started) / 1000),
+      outcomes,
+      ...(plan.followUp
+        ? {
+            round: plan.followUp.round,
+            rootPartKey: plan.followUp.rootPartKey,
+            // The root part's report lists every round (later rounds add themselves to it when they start).
+            ...(plan.followUp.round === 1 && outcomes && 'followUp' in outcomes
+              ? { followUpRounds: outcomes.followUp?.started ?? [] }
+              : {}),
+          }
+        : {}),
     };
-    const reportKey = `${plan.reportPrefix}part-${plan.part.index}.json`;
+    const reportKey = `${plan.reportPrefix}part-${label}.json`;
     await this.deps.objects.put(plan.bucket, reportKey, `${JSON.stringify(report, null, 2)}\n`, 'application/json');
     const out = await this.deps.events.send(
       new PutEventsCommand({
@@ -388,6 +406,37 @@ export class LifecycleSteps {
     if ((out.FailedEntryCount ?? 0) > 0)
       throw new TransientError(`publishing the campaign event: ${out.Entries?.[0]?.ErrorMessage ?? 'entry failed'}`);
     return { report: `s3://${plan.bucket}/${reportKey}`, status };
+  }
+
+  /**
+   * The per-contact outcomes of a campaign that was created (exports, numbers suppressed while it ran, follow-up
+   * rounds). A failure here is reported in the part's report, never in place of it: the report and the completion
+   * event matter more than the export, which `callsheet campaign outcomes` can produce later.
+   */
+  private async outcomesAtEnd(
+    input: StepInput,
+    key: string,
+    label: string,
+    campaignId: string | null,
+    status: 'completed' | 'cancelled' | 'failed' | 'held',
+    started: number,
+    now: Date,
+  ): Promise<PartOutcomes | { error: string } | null> {
+    if (!this.deps.outcomes || !campaignId || status === 'held') return null;
+    try {
+      return await this.deps.outcomes.atPartEnd({
+        plan: input.plan,
+        partKey: key,
+        label,
+        campaignId,
+        status,
+        startedAt: new Date(started),
+        endedAt: now,
+        execution: input.execution,
+      });
+    } catch (err) {
+      return { error: `outcomes not recorded: ${(err as Error).message}` };
+    }
   }
 
   /** The carry of any schema; a window written by older code is rebuilt from the plan. */
@@ -525,12 +574,6 @@ export class LifecycleSteps {
     } while (nextToken);
     return count;
   }
-}
-
-/** arn:…:execution:<machine>:<name> → arn:…:stateMachine:<machine> */
-function stateMachineOf(executionArn: string): string {
-  const [arn, partition, service, region, account, , machine] = executionArn.split(':');
-  return [arn, partition, service, region, account, 'stateMachine', machine].join(':');
 }
 
 /** The error the state machine caught, as the report shows it; Lambda's Cause is JSON with errorMessage. */

@@ -1,14 +1,20 @@
+import type { SFNClient } from '@aws-sdk/client-sfn';
 import { apiBudget } from '../commons/api-budget/config.ts';
 import { documentClient } from '../commons/aws/clients.ts';
+import type { ObjectStore } from '../commons/aws/object-store.ts';
+import type { CapLimits } from '../commons/frequency-cap.ts';
+import { FrequencyCapStore } from '../commons/frequency-cap-store.ts';
 import { type Log, silentLog } from '../commons/log.ts';
 import { SuppressionList } from '../commons/suppression-list.ts';
 import { VoiceApiClient } from '../commons/voice-api/client.ts';
 import type { VoiceApiOptions } from '../commons/voice-api/http.ts';
 import { resolveVoiceApiAccess } from '../commons/voice-api-access.ts';
+import { StepFunctionsStarter } from '../intake/lifecycle-starter.ts';
 import { CallResolver } from './call-resolver.ts';
 import type { OutcomesConfig } from './config.ts';
 import { OutcomeService } from './outcome-service.ts';
 import { OutcomeStore } from './outcome-store.ts';
+import { PartEndOutcomes } from './part-end.ts';
 
 /** Wires outcomes to DynamoDB (or dynalite) and the Voice API; the lead calls `reconcileOutcomes` on the result. */
 export async function buildOutcomeService(
@@ -20,6 +26,8 @@ export async function buildOutcomeService(
   const api = new VoiceApiClient({
     baseUrl: access.baseUrl,
     apiKey: access.apiKey,
+    // The current key (re-read after a rotation, on 401) and the API answer metrics.
+    fetch: access.fetch,
     // Reads of finished calls share the account's per-minute budget with contact sync (never the lifecycle's share).
     ...(config.budget
       ? {
@@ -35,5 +43,25 @@ export async function buildOutcomeService(
     suppression: new SuppressionList(db, config.suppressionTable),
     log: options.log ?? silentLog,
     now: options.now ?? (() => new Date()),
+  });
+}
+
+/** What the lifecycle calls at a part's end (its OutcomeReporter): exports, suppressed numbers, follow-up rounds. */
+export async function buildPartEndOutcomes(
+  config: OutcomesConfig,
+  caps: CapLimits,
+  aws: { sfn: SFNClient; objects: ObjectStore },
+  options: { now?: () => Date; log?: Log; api?: Partial<VoiceApiOptions> } = {},
+): Promise<PartEndOutcomes> {
+  const db = documentClient(config.aws);
+  const now = options.now ?? (() => new Date());
+  return new PartEndOutcomes({
+    outcomes: await buildOutcomeService(config, options),
+    suppression: new SuppressionList(db, config.suppressionTable),
+    caps: new FrequencyCapStore(db, config.outcomesTable, caps),
+    objects: aws.objects,
+    starter: (arn) => new StepFunctionsStarter(aws.sfn, arn),
+    log: options.log ?? silentLog,
+    now,
   });
 }

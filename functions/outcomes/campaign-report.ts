@@ -7,7 +7,8 @@ export interface OutcomeReportInput {
   bucket: string;
   /** The upload's report folder, `reports/<upload id>/` (CampaignPlan.reportPrefix). */
   reportPrefix: string;
-  part: number;
+  /** The part's label: `1`, or `1-r2a` for a follow-up round (functions/lifecycle/part-outcomes.ts). */
+  part: number | string;
   campaignId: string;
   /** When the campaign started: the calls list is read from here. */
   since: Date;

@@ -76,12 +76,24 @@ export class OutcomeService {
   ): Promise<{ calls: number; optedOut: string[]; contacts: ContactOutcome[] }> {
     let count = 0;
     const optedOut: string[] = [];
+    let page: CallOutcome[] = [];
+    // Recorded a page at a time (a 1000-contact campaign is a few dozen requests, not thousands); opt-outs are
+    // suppressed before their page is recorded, as one by one.
+    const flush = async () => {
+      for (const o of page) if (o.optOutPhrase) await this.suppressOptOut(o);
+      await this.deps.store.recordMany(page);
+      page = [];
+    };
     for await (const call of this.deps.calls.listAll({ start_date: since })) {
       if (call.campaign_id !== campaignId || !isFinished(call.status)) continue;
-      const outcome = await this.recordCall(call, {});
+      const outcome = outcomeOfCall(call, {});
+      outcome.optOutPhrase = optOutInTranscript(call.transcript);
       if (outcome.optOutPhrase) optedOut.push(outcome.phone);
+      page.push(outcome);
       count++;
+      if (page.length >= 100) await flush();
     }
+    await flush();
     return { calls: count, optedOut, contacts: await this.contactOutcomes(campaignId) };
   }
 
@@ -114,18 +126,20 @@ export class OutcomeService {
 
   /** Suppresses first, then records: a failure between the two is redone whole on the next delivery. */
   private async record(outcome: CallOutcome): Promise<void> {
-    if (outcome.optOutPhrase) {
-      await this.deps.suppression.add(
-        [outcome.phone],
-        `opted out on call ${outcome.callId}: "${outcome.optOutPhrase}"`,
-        'transcript',
-        this.deps.now(),
-      );
-      this.deps.log.info('number suppressed: opt-out spoken on a call', {
-        callId: outcome.callId,
-        campaignId: outcome.campaignId,
-      });
-    }
+    if (outcome.optOutPhrase) await this.suppressOptOut(outcome);
     await this.deps.store.record(outcome);
+  }
+
+  private async suppressOptOut(outcome: CallOutcome): Promise<void> {
+    await this.deps.suppression.add(
+      [outcome.phone],
+      `opted out on call ${outcome.callId}: "${outcome.optOutPhrase}"`,
+      'transcript',
+      this.deps.now(),
+    );
+    this.deps.log.info('number suppressed: opt-out spoken on a call', {
+      callId: outcome.callId,
+      campaignId: outcome.campaignId,
+    });
   }
 }

@@ -1,11 +1,19 @@
-import { BatchGetCommand, type DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  BatchGetCommand,
+  BatchWriteCommand,
+  type DynamoDBDocumentClient,
+  GetCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
 import type { CallOutcome } from './call-outcome.ts';
 
 const callPk = (callId: string) => `call#${callId}`;
 /** A campaign's index: the set of its call ids (1000 contacts × 4 attempts stay far below DynamoDB's item size). */
 const campaignPk = (campaignId: string) => `campaign#${campaignId}`;
 const GET_BATCH = 100;
+const WRITE_BATCH = 25;
 const MAX_ROUNDS = 8;
+const backoff = (round: number) => new Promise((r) => setTimeout(r, Math.random() * Math.min(1000, 50 * 2 ** round)));
 
 /**
  * Call outcomes in the outcomes table, one item per call (`call#<id>`) and one index per campaign
@@ -20,6 +28,23 @@ export class OutcomeStore {
   ) {}
 
   async record(outcome: CallOutcome): Promise<void> {
+    await this.updateCall(outcome);
+    if (outcome.campaignId) await this.index(outcome.campaignId, [outcome.callId]);
+  }
+
+  private async index(campaignId: string, callIds: string[]): Promise<void> {
+    await this.db.send(
+      new UpdateCommand({
+        TableName: this.table,
+        Key: { pk: campaignPk(campaignId) },
+        UpdateExpression: 'SET #kind = :kind ADD callIds :id',
+        ExpressionAttributeNames: { '#kind': 'kind' },
+        ExpressionAttributeValues: { ':kind': 'campaign', ':id': new Set(callIds) },
+      }),
+    );
+  }
+
+  private async updateCall(outcome: CallOutcome): Promise<void> {
     const sets: string[] = ['#kind = :kind'];
     const names: Record<string, string> = { '#kind': 'kind' };
     const values: Record<string, unknown> = { ':kind': 'call' };
@@ -38,16 +63,44 @@ export class OutcomeStore {
         ExpressionAttributeValues: values,
       }),
     );
-    if (outcome.campaignId)
-      await this.db.send(
-        new UpdateCommand({
-          TableName: this.table,
-          Key: { pk: campaignPk(outcome.campaignId) },
-          UpdateExpression: 'SET #kind = :kind ADD callIds :id',
-          ExpressionAttributeNames: { '#kind': 'kind' },
-          ExpressionAttributeValues: { ':kind': 'campaign', ':id': new Set([outcome.callId]) },
-        }),
-      );
+  }
+
+  /**
+   * Many outcomes at once (the calls list at campaign end): calls not yet known are written 25 a request, known
+   * ones merged one by one as `record` does, and each campaign's index gets its new ids in one request. A call
+   * whose webhook lands between the read and the batch write may lose what only the webhook knew (its transcript
+   * link); everything the calls list carries is kept.
+   */
+  async recordMany(outcomes: readonly CallOutcome[]): Promise<void> {
+    if (outcomes.length === 0) return;
+    const known = new Map((await this.getMany(outcomes.map((o) => o.callId))).map((o) => [o.callId, o]));
+    const fresh = outcomes.filter((o) => !known.has(o.callId));
+    for (const o of outcomes) {
+      const before = known.get(o.callId);
+      if (before && Object.entries(o).some(([k, v]) => v !== null && before[k as keyof CallOutcome] !== v))
+        await this.updateCall(o);
+    }
+    for (let i = 0; i < fresh.length; i += WRITE_BATCH) {
+      let batch: Record<string, unknown>[] = fresh.slice(i, i + WRITE_BATCH).map((o) => ({
+        PutRequest: {
+          Item: {
+            pk: callPk(o.callId),
+            kind: 'call',
+            ...Object.fromEntries(Object.entries(o).filter(([, v]) => v !== null && v !== undefined)),
+          },
+        },
+      }));
+      for (let round = 0; batch.length > 0; round++) {
+        if (round >= MAX_ROUNDS) throw new Error('outcomes: DynamoDB kept writes unprocessed; try again');
+        if (round > 0) await backoff(round);
+        const out = await this.db.send(new BatchWriteCommand({ RequestItems: { [this.table]: batch } }));
+        batch = (out.UnprocessedItems?.[this.table] as Record<string, unknown>[] | undefined) ?? [];
+      }
+    }
+    const byCampaign = new Map<string, string[]>();
+    for (const o of outcomes)
+      if (o.campaignId) byCampaign.set(o.campaignId, [...(byCampaign.get(o.campaignId) ?? []), o.callId]);
+    for (const [campaignId, ids] of byCampaign) await this.index(campaignId, ids);
   }
 
   async get(callId: string): Promise<CallOutcome | null> {
@@ -66,12 +119,18 @@ export class OutcomeStore {
       new GetCommand({ TableName: this.table, Key: { pk: campaignPk(campaignId) }, ConsistentRead: true }),
     );
     const ids = [...((index.Item?.callIds as Set<string> | undefined) ?? [])].sort();
+    return (await this.getMany(ids)).filter((o) => o.campaignId === campaignId);
+  }
+
+  /** The outcomes of these calls that are recorded, 100 a request. */
+  private async getMany(callIds: readonly string[]): Promise<CallOutcome[]> {
+    const ids = [...new Set(callIds)];
     const found: CallOutcome[] = [];
     for (let i = 0; i < ids.length; i += GET_BATCH) {
       let keys: Record<string, unknown>[] = ids.slice(i, i + GET_BATCH).map((id) => ({ pk: callPk(id) }));
       for (let round = 0; keys.length > 0; round++) {
         if (round >= MAX_ROUNDS) throw new Error('outcomes: DynamoDB kept keys unprocessed; try again');
-        if (round > 0) await new Promise((r) => setTimeout(r, Math.random() * Math.min(1000, 50 * 2 ** round)));
+        if (round > 0) await backoff(round);
         const out = await this.db.send(
           new BatchGetCommand({ RequestItems: { [this.table]: { Keys: keys, ConsistentRead: true } } }),
         );
@@ -79,7 +138,7 @@ export class OutcomeStore {
         keys = (out.UnprocessedKeys?.[this.table]?.Keys as Record<string, unknown>[] | undefined) ?? [];
       }
     }
-    return found.filter((o) => o.campaignId === campaignId);
+    return found;
   }
 }
 

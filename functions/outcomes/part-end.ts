@@ -1,0 +1,194 @@
+import ExcelJS from 'exceljs';
+import type { ObjectStore } from '../commons/aws/object-store.ts';
+import { type CampaignPlan, followUpKey, stateMachineOf } from '../commons/campaign-plan.ts';
+import type { FrequencyCapStore } from '../commons/frequency-cap-store.ts';
+import type { Log } from '../commons/log.ts';
+import type { SuppressionList } from '../commons/suppression-list.ts';
+import type { LifecycleStarter } from '../intake/lifecycle-starter.ts';
+import { partWorkbook } from '../intake/writers.ts';
+import type { FollowUpStarted, OutcomeReporter, PartEnd, PartOutcomes } from '../lifecycle/part-outcomes.ts';
+import type { ContactOutcome } from './call-outcome.ts';
+import { writeOutcomeReport } from './campaign-report.ts';
+import { type FollowUpGroup, planFollowUp } from './follow-up.ts';
+import type { OutcomeService } from './outcome-service.ts';
+
+export interface PartEndDeps {
+  outcomes: OutcomeService;
+  suppression: Pick<SuppressionList, 'matching'>;
+  caps: Pick<FrequencyCapStore, 'admitAll'>;
+  objects: ObjectStore;
+  /** Starts executions on the state machine of the given ARN, at most once per name. */
+  starter: (stateMachineArn: string) => LifecycleStarter;
+  log: Log;
+  now: () => Date;
+}
+
+const XLSX_TYPE = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
+
+/** `YYYY-MM-DDTHH:MM:SS` in UTC, rounded up to the second. */
+const utcWall = (ms: number) => new Date(Math.ceil(ms / 1000) * 1000).toISOString().slice(0, 19);
+
+/** The report of a part with this label: `reports/<upload>/part-<label>.json`. */
+export const partReportKey = (plan: CampaignPlan, label: string) => `${plan.reportPrefix}part-${label}.json`;
+
+/**
+ * At a part's end: reconciles its outcomes from the calls list, writes the per-contact export next to the part's
+ * report, names the numbers suppressed while it ran and, when the upload asked for follow-up rounds and the
+ * campaign completed, starts the next round of each rule as a new lifecycle execution of just those contacts
+ * (minus suppressed and capped numbers). Safe to repeat: the same files are written and Step Functions refuses a
+ * second execution of a round's name.
+ */
+export class PartEndOutcomes implements OutcomeReporter {
+  constructor(private readonly deps: PartEndDeps) {}
+
+  async atPartEnd(end: PartEnd): Promise<PartOutcomes> {
+    const { plan } = end;
+    const report = await writeOutcomeReport(this.deps.outcomes, this.deps.objects, {
+      bucket: plan.bucket,
+      reportPrefix: plan.reportPrefix,
+      part: end.label,
+      campaignId: end.campaignId,
+      since: end.startedAt,
+    });
+    const suppressedNow = await this.deps.suppression.matching(report.contacts.map((c) => c.phone));
+    const suppressedMidCampaign = [...new Set([...report.suppressedMidCampaign, ...suppressedNow])].sort();
+    const byLastStatus: Record<string, number> = {};
+    for (const c of report.contacts) byLastStatus[c.lastStatus] = (byLastStatus[c.lastStatus] ?? 0) + 1;
+    return {
+      contacts: report.contacts.length,
+      attempts: report.contacts.reduce((s, c) => s + c.attempts, 0),
+      byLastStatus,
+      exports: report.keys,
+      suppressedMidCampaign,
+      followUp: plan.followUp ? await this.followUp(end, report.contacts, new Set(suppressedMidCampaign)) : null,
+    };
+  }
+
+  private async followUp(
+    end: PartEnd,
+    contacts: ContactOutcome[],
+    suppressed: ReadonlySet<string>,
+  ): Promise<NonNullable<PartOutcomes['followUp']>> {
+    const { plan } = end;
+    const follow = plan.followUp as NonNullable<CampaignPlan['followUp']>;
+    const rootLabel = `${plan.part.index}`;
+    const out: NonNullable<PartOutcomes['followUp']> = {
+      round: follow.round,
+      rootPartKey: follow.rootPartKey,
+      rootReport: `s3://${plan.bucket}/${partReportKey(plan, rootLabel)}`,
+      started: [],
+      skipped: [],
+      none: null,
+    };
+    if (end.status !== 'completed') {
+      out.none = `the campaign ended ${end.status}: no follow-up round`;
+      return out;
+    }
+    const next = planFollowUp(contacts, follow.policy, follow.round, end.endedAt, suppressed);
+    if (!next) {
+      out.none =
+        follow.round > follow.policy.maxRounds
+          ? `the last of ${follow.policy.maxRounds} follow-up round(s)`
+          : 'no contact needs another call';
+      return out;
+    }
+    out.skipped.push(...next.skipped);
+    const sheet = next.groups.length > 0 ? await this.sheetRows(plan) : new Map();
+    for (const [i, group] of next.groups.entries()) {
+      const started = await this.startRound(end, next.round, i, group, sheet, out.skipped);
+      if (started) out.started.push(started);
+    }
+    if (out.started.length === 0) out.none = 'every contact to call again was suppressed or over its cap';
+    if (follow.round > 1 && out.started.length > 0) await this.listInRootReport(plan, rootLabel, out.started);
+    return out;
+  }
+
+  private async startRound(
+    end: PartEnd,
+    round: number,
+    index: number,
+    group: FollowUpGroup,
+    sheet: Map<string, { name: string | null; customInstruction: string | null }>,
+    skipped: NonNullable<PartOutcomes['followUp']>['skipped'],
+  ): Promise<FollowUpStarted | null> {
+    const { plan } = end;
+    const follow = plan.followUp as NonNullable<CampaignPlan['followUp']>;
+    const key = followUpKey(end.partKey, round, index);
+    const label = `${end.label}${key.slice(end.partKey.length)}`;
+    // The round counts against every number's cap like any campaign: 1 + retries calls each, under its own key.
+    const caps = await this.deps.caps.admitAll(
+      group.contacts.map((c) => c.phone),
+      key,
+      1 + plan.campaign.retries,
+      this.deps.now(),
+    );
+    skipped.push(...caps.skipped);
+    const admitted = new Set(caps.admitted);
+    const chosen = group.contacts
+      .filter((c) => admitted.has(c.phone))
+      .map((c) => ({
+        phone: c.phone,
+        name: sheet.get(c.phone)?.name ?? c.name,
+        customInstruction: sheet.get(c.phone)?.customInstruction ?? null,
+      }));
+    if (chosen.length === 0) return null;
+    const sheetKey = `${plan.part.key.replace(/\.xlsx$/, '')}${key.slice(end.partKey.length)}.xlsx`;
+    await this.deps.objects.put(
+      plan.bucket,
+      sheetKey,
+      await partWorkbook({ contacts: chosen.map((c) => ({ ...c, row: 0, country: plan.part.country })) }),
+      XLSX_TYPE,
+    );
+    const baseName = plan.campaign.name.replace(/ \(follow-up round \d+[a-z]?\)$/, '');
+    const roundPlan: CampaignPlan = {
+      ...plan,
+      part: { ...plan.part, key: sheetKey, rows: chosen.length },
+      campaign: {
+        ...plan.campaign,
+        name: `${baseName} (follow-up round ${round}${index > 0 ? String.fromCharCode(97 + index) : ''})`,
+        startDateTime: utcWall(group.notBefore.getTime()),
+        timeZone: 'UTC',
+      },
+      followUp: { ...follow, round, partKey: key },
+    };
+    const result = await this.deps.starter(stateMachineOf(end.execution)).start(key, roundPlan);
+    this.deps.log.info('follow-up round started', { partKey: key, round, contacts: chosen.length, result });
+    return {
+      round,
+      partKey: key,
+      outcomes: group.rule.outcomes,
+      contacts: chosen.length,
+      notBefore: group.notBefore.toISOString(),
+      sheet: `s3://${plan.bucket}/${sheetKey}`,
+      report: `s3://${plan.bucket}/${partReportKey(plan, label)}`,
+    };
+  }
+
+  /** Names, custom instructions of the part's sheet by number, so a round calls each contact as the first did. */
+  private async sheetRows(plan: CampaignPlan) {
+    const rows = new Map<string, { name: string | null; customInstruction: string | null }>();
+    const file = await this.deps.objects.get(plan.bucket, plan.part.key);
+    if (!file) return rows;
+    const wb = new ExcelJS.Workbook();
+    await wb.xlsx.load(file.bytes as unknown as ArrayBuffer);
+    const text = (v: ExcelJS.CellValue) => (v === null || v === undefined || v === '' ? null : String(v));
+    wb.worksheets[0]?.eachRow((row, n) => {
+      if (n === 1) return;
+      const phone = text(row.getCell(1).value);
+      if (phone) rows.set(phone, { name: text(row.getCell(2).value), customInstruction: text(row.getCell(3).value) });
+    });
+    return rows;
+  }
+
+  /** The root part's report lists every round started after it (read, merged by key, written back). */
+  private async listInRootReport(plan: CampaignPlan, rootLabel: string, started: FollowUpStarted[]): Promise<void> {
+    const key = partReportKey(plan, rootLabel);
+    const file = await this.deps.objects.get(plan.bucket, key);
+    if (!file) return;
+    const report = JSON.parse(file.bytes.toString('utf8')) as { followUpRounds?: FollowUpStarted[] };
+    const known = new Map((report.followUpRounds ?? []).map((r) => [r.partKey, r]));
+    for (const s of started) known.set(s.partKey, s);
+    report.followUpRounds = [...known.values()].sort((a, b) => a.partKey.localeCompare(b.partKey));
+    await this.deps.objects.put(plan.bucket, key, `${JSON.stringify(report, null, 2)}\n`, 'application/json');
+  }
+}

@@ -1,0 +1,151 @@
+import { describe, expect, it } from 'vitest';
+import { sfnClient } from '../../functions/commons/aws/clients.ts';
+import type { Call } from '../../functions/commons/voice-api/types.ts';
+import { readLifecycleConfig } from '../../functions/lifecycle/config.ts';
+import { buildPartEndOutcomes } from '../../functions/outcomes/build-service.ts';
+import { deliverEmulatorWebhooks } from '../../local/stack/webhook-receiver.ts';
+import { auditCalls } from '../helpers/call-audit.ts';
+import { placedCalls, readJson, toLegalMorning, uploadOnly, usePipeline } from '../helpers/pipeline.ts';
+import { phones, xlsx } from '../helpers/sheets.ts';
+
+const p = usePipeline();
+
+interface Round {
+  round: number;
+  partKey: string;
+  contacts: number;
+  notBefore: string;
+  sheet: string;
+  report: string;
+}
+interface PartReport {
+  status: string;
+  campaignId: string;
+  startedAt: string;
+  finishedAt: string;
+  round: number;
+  rootPartKey: string;
+  followUpRounds?: Round[];
+  outcomes: {
+    contacts: number;
+    attempts: number;
+    byLastStatus: Record<string, number>;
+    exports: { csv: string; xlsx: string };
+    suppressedMidCampaign: string[];
+    followUp: { round: number; skipped: { phone: string; reason: string }[]; none: string | null } | null;
+  };
+}
+
+const hourInLosAngeles = (iso: string) =>
+  Number(
+    new Intl.DateTimeFormat('en-US', { timeZone: 'America/Los_Angeles', hour: '2-digit', hourCycle: 'h23' }).format(
+      new Date(iso),
+    ),
+  );
+
+describe('follow-up rounds on the embedded stack', () => {
+  it('calls again only who its rule picks, never a number that opted out on a call mid-campaign, in the next legal window', async () => {
+    const t0 = await toLegalMorning(p); // a weekday, 10:00 in Los Angeles
+    await deliverEmulatorWebhooks(p.f.emu.url, p.stack.webhooks, { answerRate: 0 }); // every dial: no answer or busy
+    const agent = await p.f.api.agents.create({ name: 'followup', greeting_line: 'Hello from callsheet.' });
+    const [optedOut, b, c] = phones(3, '+1415582') as [string, string, string];
+    const body = await xlsx([
+      ['Phone Number', 'Name', 'Custom Instruction'],
+      [optedOut, 'Opt', null],
+      [b, 'Bee', 'Ask for the manager.'],
+      [c, 'Cee', null],
+    ]);
+    const scheduler = p.stack.scheduler;
+    if (!scheduler) throw new Error('the pipeline runs on simulated time');
+    // Time stands still until the opt-out below is scripted: intake and the campaign's creation happen at 10:00.
+    scheduler.join('test');
+    const started = await uploadOnly(p, `incoming/${agent.id}/followup.xlsx`, body, {
+      'calling-window': 'daily 00:00-24:00',
+      start: new Date(t0 + 2 * 3_600_000).toISOString().slice(0, 19),
+      'time-zone': 'UTC',
+      retries: '0',
+      // 12 hours after a noon campaign is past midnight: the round must wait for 08:00.
+      'follow-up': 'no_answer, busy after 12h; rounds 1',
+    });
+    // While the campaign waits for its noon start, the first contact answers another call and asks not to be called.
+    const optOut = scheduler.at(t0 + 30 * 60_000, async () => {
+      await p.f.admin.configure({ answerRate: 1 });
+      await p.f.api.calls.start({
+        agent_id: agent.id,
+        phone_number: optedOut,
+        custom_instructions: '[emulator:opt-out]',
+      });
+      await p.f.admin.advance(600);
+      await p.f.emu.core.webhooks.settled();
+      await p.stack.webhooks.queue.idle();
+      await p.f.admin.configure({ answerRate: 0 });
+    });
+    scheduler.leave('test');
+    await p.stack.sfn.settled();
+    const executions = started();
+    await optOut;
+    expect(executions.map((e) => [e.status, e.cause ?? null])).toEqual([
+      ['SUCCEEDED', null],
+      ['SUCCEEDED', null],
+    ]);
+    const [rootPlan, roundPlan] = executions.map((e) => JSON.parse(e.input ?? '{}').plan);
+    expect(roundPlan.followUp).toMatchObject({ round: 2, rootPartKey: rootPlan.followUp.rootPartKey });
+
+    const root = await readJson<PartReport>(p, `${rootPlan.reportPrefix}part-1.json`);
+    expect(root.status).toBe('completed');
+    expect(root.outcomes.suppressedMidCampaign).toEqual([optedOut]);
+    expect(root.outcomes.followUp?.skipped).toEqual([{ phone: optedOut, reason: 'suppressed' }]);
+    expect(root.followUpRounds).toHaveLength(1);
+    const round = root.followUpRounds?.[0] as Round;
+    expect(round).toMatchObject({ round: 2, contacts: 2 });
+
+    // Outcomes as the emulator recorded the calls: every contact, its attempts and its last status.
+    const state = await p.f.admin.state<{ calls: Call[] }>();
+    const rootCalls = state.calls.filter((k) => k.campaign_id === root.campaignId);
+    expect(rootCalls.map((k) => k.phone_number).sort()).toEqual([optedOut, b, c].sort());
+    expect(root.outcomes).toMatchObject({ contacts: 3, attempts: 3, byLastStatus: { failed: 3 } });
+    const csv = (await p.stack.objects.get(p.stack.bucket, root.outcomes.exports.csv))?.bytes.toString('utf8') ?? '';
+    const rows = csv.trimEnd().split('\r\n').slice(1);
+    expect(rows).toHaveLength(3);
+    for (const call of rootCalls) {
+      const row = rows.find((r) => r.startsWith(`${call.phone_number},`));
+      expect(row, call.phone_number).toContain(`,1,failed,${call.failure_reason},`);
+      expect(row).toContain(call.id);
+    }
+
+    // The round: the two others only, its sheet keeping their custom instructions, dialled from 08:00 the next day.
+    const roundReport = await readJson<PartReport>(p, round.report.replace(`s3://${p.stack.bucket}/`, ''));
+    expect(roundReport).toMatchObject({ status: 'completed', round: 2, rootPartKey: root.rootPartKey });
+    expect(roundReport.outcomes.followUp?.none).toContain('last of 1');
+    const roundCalls = state.calls.filter((k) => k.campaign_id === roundReport.campaignId);
+    expect(roundCalls.map((k) => k.phone_number).sort()).toEqual([b, c].sort());
+    expect(roundCalls.find((k) => k.phone_number === b)?.custom_instructions).toBe('Ask for the manager.');
+    expect(hourInLosAngeles(round.notBefore)).toBeLessThan(8);
+    const dialled = placedCalls(p, agent.id).filter((k) => roundCalls.some((r) => r.phone_number === k.phone_number));
+    const roundDials = dialled.filter((k) => (k.started_at ?? '') > round.notBefore);
+    expect(roundDials).toHaveLength(2);
+    for (const k of roundDials) expect(hourInLosAngeles(k.started_at as string)).toBe(8);
+    expect(await auditCalls(roundDials, { hours: 'Mon-Sun 08:00-21:00', closingMarginMinutes: 5 })).toEqual([]);
+
+    // A retried finish of the first round writes the same and starts no second round 2.
+    const config = readLifecycleConfig(p.stack.env);
+    if (!config.outcomes) throw new Error('the stack sets OUTCOMES_TABLE');
+    const reporter = await buildPartEndOutcomes(config.outcomes.config, config.outcomes.caps, {
+      sfn: sfnClient(config.aws),
+      objects: p.stack.objects,
+    });
+    const before = p.stack.sfn.executions.size;
+    const again = await reporter.atPartEnd({
+      plan: rootPlan,
+      partKey: root.rootPartKey,
+      label: '1',
+      campaignId: root.campaignId,
+      status: 'completed',
+      startedAt: new Date(root.startedAt),
+      endedAt: new Date(root.finishedAt),
+      execution: executions[0]?.executionArn ?? '',
+    });
+    expect(again.followUp?.started).toEqual(root.followUpRounds);
+    expect(p.stack.sfn.executions.size).toBe(before);
+  });
+});
