@@ -43,6 +43,8 @@ export class CallsheetStack extends Stack {
     this.lifecycle = new CampaignLifecycle(this, 'Lifecycle', {
       bucket: this.uploads.bucket,
       campaigns: this.data.tables.campaigns,
+      outcomes: this.data.tables.outcomes,
+      suppression: this.data.tables.suppression,
       credentials: this.credentials,
       settings: settings.propsFor('lifecycle'),
     });
@@ -56,6 +58,7 @@ export class CallsheetStack extends Stack {
       uploads: this.uploads,
       uploadsTable: this.data.tables.uploads,
       suppressionTable: this.data.tables.suppression,
+      outcomesTable: this.data.tables.outcomes,
       lifecycle: this.lifecycle.stateMachine,
       credentials: this.credentials,
       concurrency: settings.concurrency().intake,

@@ -15,6 +15,8 @@ export interface IntakeProps {
   uploads: UploadBucket;
   uploadsTable: TableV2;
   suppressionTable: TableV2;
+  /** Frequency caps: each admitted number's reservations (functions/intake/caps.ts). */
+  outcomesTable: TableV2;
   lifecycle: StateMachine;
   credentials: VoiceApiCredentials;
   /** Uploads processed at once (infra/settings.ts, INTAKE_CONCURRENCY). */
@@ -66,6 +68,7 @@ export class Intake extends Construct {
     const fn = this.function.fn;
     this.function.bindTable('uploads', props.uploadsTable, 'readWrite');
     this.function.bindTable('suppression', props.suppressionTable, 'read');
+    this.function.bindTable('outcomes', props.outcomesTable, 'readWrite');
     props.credentials.bindTo(fn);
     grantUploadAccess(fn, props.uploads.bucket);
     props.lifecycle.grantStartExecution(fn);

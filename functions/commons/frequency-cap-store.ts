@@ -1,10 +1,13 @@
-import { type DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, type DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { isConditionFailed } from './aws/conditional-write.ts';
 import { type CapDecision, type CapEntry, type CapLimits, capDecision, liveEntries } from './frequency-cap.ts';
 
 const capPk = (phone: string) => `cap#${phone}`;
 const MAX_ROUNDS = 8;
 const PARALLEL = 16;
+const GET_BATCH = 100;
+
+type CapItem = { version?: number; entries?: CapEntry[] } | undefined;
 
 /**
  * Call counts per number in the outcomes table (`cap#<phone>`: the reservations of the last 7 days and a version).
@@ -19,13 +22,18 @@ export class FrequencyCapStore {
   ) {}
 
   /** Decides for one number and, when admitted, counts the calls. Safe to repeat with the same key. */
-  async admit(phone: string, key: string, calls: number, now: Date): Promise<CapDecision> {
+  async admit(phone: string, key: string, calls: number, now: Date, read?: CapItem): Promise<CapDecision> {
     for (let round = 0; round < MAX_ROUNDS; round++) {
-      const out = await this.db.send(
-        new GetCommand({ TableName: this.table, Key: { pk: capPk(phone) }, ConsistentRead: true }),
-      );
-      const version = (out.Item?.version as number | undefined) ?? 0;
-      const entries = liveEntries((out.Item?.entries as CapEntry[] | undefined) ?? [], now);
+      const item =
+        round === 0 && read !== undefined
+          ? read
+          : ((
+              await this.db.send(
+                new GetCommand({ TableName: this.table, Key: { pk: capPk(phone) }, ConsistentRead: true }),
+              )
+            ).Item as CapItem);
+      const version = item?.version ?? 0;
+      const entries = liveEntries(item?.entries ?? [], now);
       const decision = capDecision(entries, { key, calls, at: now }, this.limits);
       if (!decision.admitted || decision.alreadyCounted) return decision;
       try {
@@ -66,9 +74,11 @@ export class FrequencyCapStore {
   ): Promise<{ admitted: string[]; skipped: { phone: string; reason: string; message: string }[] }> {
     const decisions = new Map<string, CapDecision>();
     const unique = [...new Set(phones)];
+    // Read 100 numbers a request; each admission then writes once (conditionally) and re-reads only on a clash.
+    const items = await this.readMany(unique);
     for (let i = 0; i < unique.length; i += PARALLEL) {
       const slice = unique.slice(i, i + PARALLEL);
-      const out = await Promise.all(slice.map((p) => this.admit(p, key, calls, now)));
+      const out = await Promise.all(slice.map((p) => this.admit(p, key, calls, now, items.get(p) ?? {})));
       for (const [j, p] of slice.entries()) decisions.set(p, out[j] as CapDecision);
     }
     const admitted: string[] = [];
@@ -79,5 +89,22 @@ export class FrequencyCapStore {
       else skipped.push({ phone, reason: d.reason, message: d.message });
     }
     return { admitted, skipped };
+  }
+
+  private async readMany(phones: readonly string[]): Promise<Map<string, CapItem>> {
+    const items = new Map<string, CapItem>();
+    for (let i = 0; i < phones.length; i += GET_BATCH) {
+      let keys: Record<string, unknown>[] = phones.slice(i, i + GET_BATCH).map((p) => ({ pk: capPk(p) }));
+      for (let round = 0; keys.length > 0; round++) {
+        if (round >= MAX_ROUNDS) throw new Error('frequency caps: DynamoDB kept keys unprocessed; try again');
+        if (round > 0) await new Promise((r) => setTimeout(r, Math.random() * Math.min(1000, 50 * 2 ** round)));
+        const out = await this.db.send(
+          new BatchGetCommand({ RequestItems: { [this.table]: { Keys: keys, ConsistentRead: true } } }),
+        );
+        for (const item of out.Responses?.[this.table] ?? []) items.set(item.phone as string, item as CapItem);
+        keys = (out.UnprocessedKeys?.[this.table]?.Keys as Record<string, unknown>[] | undefined) ?? [];
+      }
+    }
+    return items;
   }
 }

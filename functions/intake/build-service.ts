@@ -1,5 +1,6 @@
 import { documentClient, s3Client, sfnClient } from '../commons/aws/clients.ts';
 import { ObjectStore } from '../commons/aws/object-store.ts';
+import { FrequencyCapStore } from '../commons/frequency-cap-store.ts';
 import { SuppressionList } from '../commons/suppression-list.ts';
 import { VoiceApiClient } from '../commons/voice-api/client.ts';
 import { resolveVoiceApiAccess } from '../commons/voice-api-access.ts';
@@ -21,5 +22,6 @@ export async function buildIntakeService(config: IntakeConfig, now: () => Date =
     defaults: config.defaults,
     leaseMs: config.leaseMs,
     now,
+    ...(config.caps ? { caps: new FrequencyCapStore(db, config.caps.table, config.caps.limits) } : {}),
   });
 }

@@ -1,6 +1,7 @@
 import type { CountryCode } from 'libphonenumber-js/max';
 import { type AwsSettings, readAwsSettings } from '../commons/aws/clients.ts';
 import { type Env, EnvReader } from '../commons/config.ts';
+import { type CapLimits, readCapLimits } from '../commons/frequency-cap.ts';
 import { DEFAULT_LEGAL_HOURS, readLegalHours } from '../commons/legal-hours.ts';
 import { TABLES } from '../commons/tables.ts';
 import { LIMITS } from '../commons/voice-api/contract.ts';
@@ -16,6 +17,8 @@ export interface IntakeConfig {
   voiceApi: VoiceApiSource;
   defaults: IntakeDefaults;
   leaseMs: number;
+  /** Frequency caps, counted in the outcomes table; on when OUTCOMES_TABLE is set (CDK sets it). */
+  caps: { table: string; limits: CapLimits } | null;
 }
 
 /** Every intake setting, checked at start-up; all problems are reported together. */
@@ -43,7 +46,11 @@ export function readIntakeConfig(source: Env): IntakeConfig {
       env.checked('INTAKE_LEASE_SECONDS', (v) =>
         /^\d+$/.test(v) && Number(v) > 0 ? Number(v) * 1000 : { problem: 'a positive number of seconds' },
       ) ?? 15 * 60_000,
+    caps: null,
   };
+  const limits = readCapLimits(env);
+  const capsTable = env.optional(TABLES.outcomes.env);
+  if (capsTable) config.caps = { table: capsTable, limits };
   env.done();
   return config;
 }

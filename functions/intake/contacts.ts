@@ -9,7 +9,10 @@ export type RejectReason =
   // A valid number nobody can say is legal to call now: no zone data, or no legal hours and no window.
   | 'no_time_zone'
   | 'no_legal_hours'
-  | 'outside_legal_hours';
+  | 'outside_legal_hours'
+  // Over the call frequency cap of the number across all campaigns (functions/intake/caps.ts).
+  | 'daily-cap'
+  | 'weekly-cap';
 
 /** One data row of the sheet, with the three columns the API knows, as read. */
 export interface SheetRow {
@@ -49,6 +52,10 @@ export const REASON_TEXT: Record<RejectReason, string> = {
     'callsheet has no default legal calling hours for this number\'s country: set a calling window (Settings sheet "calling window" or x-amz-meta-calling-window) to call it',
   outside_legal_hours:
     "the upload's calling window has no hour within the legal calling hours of this number's country: set a window inside them",
+  'daily-cap':
+    'this number already has as many calls as allowed in 24 hours across all campaigns (CALL_CAP_PER_DAY); upload it again tomorrow',
+  'weekly-cap':
+    'this number already has as many calls as allowed in 7 days across all campaigns (CALL_CAP_PER_WEEK); it is not called',
 };
 
 const cellText = (c: PhoneCell): string => (c === null || c === undefined ? '' : typeof c === 'number' ? String(c) : c);

@@ -2,10 +2,12 @@ import { createHash } from 'node:crypto';
 import type { CountryCode } from 'libphonenumber-js/max';
 import { lookUpAgent } from '../commons/agent-lookup.ts';
 import type { ObjectStore, StoredObject } from '../commons/aws/object-store.ts';
+import type { FrequencyCapStore } from '../commons/frequency-cap-store.ts';
 import type { LegalHoursTable } from '../commons/legal-hours.ts';
 import type { SuppressionList } from '../commons/suppression-list.ts';
 import type { AgentsApi } from '../commons/voice-api/agents.ts';
 import type { Agent } from '../commons/voice-api/types.ts';
+import { capUpload } from './caps.ts';
 import type { Contact } from './contacts.ts';
 import type { LifecycleStarter } from './lifecycle-starter.ts';
 import { planParts } from './plan-parts.ts';
@@ -34,6 +36,8 @@ export interface IntakeDeps {
   now: () => Date;
   /** The contact store learns everyone a launched sheet calls (functions/contacts/campaign-contacts.ts). */
   contacts?: { upsertAccepted(uploadId: string, contacts: Contact[]): Promise<void> };
+  /** Calls per number per day and week across all campaigns (OUTCOMES_TABLE); absent: no caps. */
+  caps?: Pick<FrequencyCapStore, 'admitAll'>;
 }
 
 export type IntakeResult =
@@ -102,7 +106,7 @@ export class IntakeService {
       await this.writeReport(id, ref, decision, [], null);
       return { status: 'rejected', reportKey: keys.json, movedTo: null, parts: [] };
     }
-    const decision = await this.decide(id, ref, found.object);
+    const decision = await this.capped(id, await this.decide(id, ref, found.object));
     const destination = originalDestination(ref.key, id, decision.status === 'launched' ? 'processed' : 'rejected');
     const parts =
       decision.status === 'launched' && decision.validation && decision.agent
@@ -182,6 +186,16 @@ export class IntakeService {
         };
     }
     return { status: 'launched', error: null, agent: found.agent, validation, earlier: null };
+  }
+
+  /** Frequency caps (functions/intake/caps.ts), counted only for an upload about to launch. */
+  private async capped(id: string, decision: Decision): Promise<Decision> {
+    const { caps, defaults } = this.deps;
+    if (!caps || decision.status !== 'launched' || !decision.validation) return decision;
+    const calls = 1 + (decision.validation.settings.retries ?? defaults.retries);
+    const validation = await capUpload(decision.validation, caps, id, calls, this.deps.now());
+    if (validation.report.ok || !validation.report.error) return { ...decision, validation };
+    return rejected(validation.report.error.code, validation.report.error.message, validation);
   }
 
   private async writeReport(

@@ -1,0 +1,70 @@
+import type { FrequencyCapStore } from '../commons/frequency-cap-store.ts';
+import type { Rejection } from './contacts.ts';
+import type { ValidationOutcome } from './validate-upload.ts';
+
+/**
+ * Frequency caps at intake, after every other rule (suppression, costly numbers, placement) and before any part is
+ * written: each number of the parts reserves the calls its campaign may place (1 + retries) under the upload's
+ * key, in the rolling day and week it counts in across all campaigns (functions/commons/frequency-cap.ts). A
+ * number over its cap leaves its part and is rejected with the reason (`daily-cap` / `weekly-cap`). The key is
+ * the upload's own, so a retried intake is admitted again without counting twice.
+ */
+export async function capUpload(
+  validation: ValidationOutcome,
+  caps: Pick<FrequencyCapStore, 'admitAll'>,
+  key: string,
+  calls: number,
+  now: Date,
+): Promise<ValidationOutcome> {
+  const contacts = validation.parts.flatMap((p) => p.contacts);
+  if (contacts.length === 0) return validation;
+  const { skipped } = await caps.admitAll(
+    contacts.map((c) => c.phone),
+    key,
+    calls,
+    now,
+  );
+  if (skipped.length === 0) return validation;
+  const over = new Map(skipped.map((s) => [s.phone, s.reason as 'daily-cap' | 'weekly-cap']));
+  const capped: Rejection[] = contacts
+    .filter((c) => over.has(c.phone))
+    .map((c) => ({ row: c.row, reason: over.get(c.phone) as Rejection['reason'], input: c.phone }));
+  const parts = validation.parts
+    .map((p) => ({ ...p, contacts: p.contacts.filter((c) => !over.has(c.phone)) }))
+    .filter((p) => p.contacts.length > 0)
+    .map((p, i) => ({ ...p, index: i + 1 }));
+  const { report } = validation;
+  const byRow = <T extends { row: number }>(list: T[]) => list.sort((a, b) => a.row - b.row);
+  return {
+    ...validation,
+    parts,
+    rejections: byRow([...validation.rejections, ...capped]),
+    report: {
+      ...report,
+      ok: parts.length > 0,
+      error:
+        parts.length > 0
+          ? report.error
+          : {
+              code: 'no_valid_rows',
+              message:
+                'Every number that could be called has reached its call limit for the day or the week; see the rejected rows.',
+            },
+      rows: {
+        ...report.rows,
+        valid: report.rows.valid - capped.length,
+        rejected: report.rows.rejected + capped.length,
+      },
+      contacts: report.contacts.filter((c) => !over.has(c.phone)),
+      rejected: byRow([...report.rejected, ...capped.map((c) => ({ row: c.row, reason: c.reason, input: c.input }))]),
+      parts: parts.map((p) => ({
+        index: p.index,
+        rows: p.contacts.length,
+        zones: p.zones,
+        timeZone: p.timeZone,
+        zoneSource: p.zoneSource,
+        country: p.country,
+      })),
+    },
+  };
+}
