@@ -31,6 +31,8 @@ export async function buildContactSync(config: ContactsConfig, options: BuildSyn
   const api = new VoiceApiClient({
     baseUrl: access.baseUrl,
     apiKey: access.apiKey,
+    // The current key (re-read after a rotation, on 401) and the API answer metrics.
+    fetch: access.fetch,
     timeoutMs: config.apiTimeoutMs,
     budget: apiBudget(db, config.budget, 'shared', { clock: options.api?.clock, maxWaitMs: config.budgetWaitMs }),
     ...options.api,
