@@ -1,5 +1,4 @@
 import { Aws, Duration, Stack } from 'aws-cdk-lib';
-import { Alarm, ComparisonOperator, Metric, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
 import type { TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
@@ -8,7 +7,6 @@ import type { StateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
 import { guardEventPattern } from '../functions/guard/event-pattern.ts';
 import { stepWorstCaseSeconds } from '../functions/lifecycle/config.ts';
-import { SAFETY_METRICS, SAFETY_NAMESPACE } from '../functions/lifecycle/safety-signals.ts';
 import { CallsheetFunction } from './callsheet-function.ts';
 import { LIFECYCLE_NAME } from './campaign-lifecycle.ts';
 import { acknowledge } from './nag.ts';
@@ -26,15 +24,14 @@ export interface CampaignGuardProps {
 /**
  * The safety net outside the workflow: a guard woken by an EventBridge rule when a lifecycle execution fails,
  * times out or is stopped, and a sweeper on a schedule that checks every unfinished part. Both pause the vendor
- * campaign (or deactivate its agent) and emit GuardActions / SweeperActions metrics, which the alarms watch.
+ * campaign (or deactivate its agent) and emit GuardActions / SweeperActions metrics (dimension `outcome`); the
+ * stack's monitoring (infra/monitoring.ts) sums those series into alarms on the notification topic.
  */
 export class CampaignGuard extends Construct {
   public readonly guard: CallsheetFunction;
   public readonly sweeper: CallsheetFunction;
   public readonly statusRule: Rule;
   public readonly sweepRule: Rule;
-  public readonly guardAlarm: Alarm;
-  public readonly sweeperAlarm: Alarm;
 
   constructor(scope: Construct, id: string, props: CampaignGuardProps) {
     super(scope, id);
@@ -79,21 +76,5 @@ export class CampaignGuard extends Construct {
       schedule: Schedule.rate(Duration.minutes(sweepMinutes)),
       targets: [new LambdaFunction(this.sweeper.fn, { retryAttempts: 2 })],
     });
-    const alarmOn = (name: string, metricName: string, what: string) =>
-      new Alarm(this, name, {
-        alarmDescription: `callsheet: the ${what} had to secure a campaign (see its log lines for the part and why)`,
-        metric: new Metric({
-          namespace: SAFETY_NAMESPACE,
-          metricName,
-          statistic: 'Sum',
-          period: Duration.minutes(5),
-        }),
-        threshold: 1,
-        evaluationPeriods: 1,
-        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-        treatMissingData: TreatMissingData.NOT_BREACHING,
-      });
-    this.guardAlarm = alarmOn('GuardActed', SAFETY_METRICS.guard, 'guard');
-    this.sweeperAlarm = alarmOn('SweeperActed', SAFETY_METRICS.sweeper, 'sweeper');
   }
 }
