@@ -1,6 +1,6 @@
 import type { FrequencyCapStore } from '../commons/frequency-cap-store.ts';
 import type { Rejection } from './contacts.ts';
-import type { ValidationOutcome } from './validate-upload.ts';
+import { reportParts, type ValidationOutcome } from './validate-upload.ts';
 
 /**
  * Frequency caps at intake, after every other rule (suppression, costly numbers, placement) and before any part is
@@ -57,14 +57,7 @@ export async function capUpload(
       },
       contacts: report.contacts.filter((c) => !over.has(c.phone)),
       rejected: byRow([...report.rejected, ...capped.map((c) => ({ row: c.row, reason: c.reason, input: c.input }))]),
-      parts: parts.map((p) => ({
-        index: p.index,
-        rows: p.contacts.length,
-        zones: p.zones,
-        timeZone: p.timeZone,
-        zoneSource: p.zoneSource,
-        country: p.country,
-      })),
+      parts: reportParts(parts),
     },
   };
 }

@@ -192,18 +192,22 @@ export async function validateUpload(
       customInstruction: c.customInstruction,
     })),
     rejected,
-    parts: parts.map((p) => ({
-      index: p.index,
-      rows: p.contacts.length,
-      zones: p.zones,
-      timeZone: p.timeZone,
-      zoneSource: p.zoneSource,
-      country: p.country,
-    })),
+    parts: reportParts(parts),
     notes: placement.problems,
   };
   return { report, upload, scanned, originals, settings, parts, rejections };
 }
+
+/** The report's view of the parts. */
+export const reportParts = (parts: readonly Part[]): ValidationReport['parts'] =>
+  parts.map((p) => ({
+    index: p.index,
+    rows: p.contacts.length,
+    zones: p.zones,
+    timeZone: p.timeZone,
+    zoneSource: p.zoneSource,
+    country: p.country,
+  }));
 
 /** Contacts whose numbers cost more than an ordinary call, in row order. */
 function costlyContacts(contacts: readonly Contact[]): { row: number; input: string; type: CostlyType }[] {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Call } from '../../functions/commons/voice-api/types.ts';
 import { OutcomeStore } from '../../functions/outcomes/outcome-store.ts';
-import { usePipeline } from '../helpers/pipeline.ts';
+import { readJson, usePipeline } from '../helpers/pipeline.ts';
 import { phones } from '../helpers/sheets.ts';
 import { runWithWebhooks, stackDb } from './webhook-run.ts';
 
@@ -10,7 +10,7 @@ const p = usePipeline();
 describe('call outcomes from signed webhooks on the embedded stack', () => {
   it('records every call of a full run exactly as the emulator has it, per call and per contact', async () => {
     const numbers = phones(8, '+1415580');
-    const { campaignId, calls } = await runWithWebhooks(
+    const { campaignId, calls, reportPrefix } = await runWithWebhooks(
       p,
       numbers.map((n, i) => [n, `Contact ${i + 1}`, null]),
       'fullrun',
@@ -64,5 +64,35 @@ describe('call outcomes from signed webhooks on the embedded stack', () => {
     const after = await new OutcomeStore(stackDb(p), p.stack.dynamo.tables.outcomes).ofCampaign(campaignId);
     for (const call of calls.filter((c) => c.status === 'failed'))
       expect(after.find((r) => r.callId === call.id)?.failureReason).toBe(call.failure_reason);
+
+    // The lifecycle's own end of the part: its report sums the contacts and its export has one row per contact,
+    // each as the emulator's records have it.
+    const report = await readJson<{
+      campaignId: string;
+      outcomes: { contacts: number; attempts: number; byLastStatus: Record<string, number>; exports: { csv: string } };
+    }>(p, `${reportPrefix}part-1.json`);
+    expect(report.campaignId).toBe(campaignId);
+    const lastOf = (phone: string) =>
+      calls
+        .filter((k) => k.phone_number === phone)
+        .sort((a, b) => (a.created_at ?? '').localeCompare(b.created_at ?? ''))
+        .at(-1) as Call;
+    const byStatus: Record<string, number> = {};
+    for (const n of numbers) byStatus[lastOf(n).status] = (byStatus[lastOf(n).status] ?? 0) + 1;
+    expect(report.outcomes).toMatchObject({ contacts: numbers.length, attempts: calls.length, byLastStatus: byStatus });
+    const csv = (await p.stack.objects.get(p.stack.bucket, report.outcomes.exports.csv))?.bytes.toString('utf8') ?? '';
+    const rows = csv.trimEnd().split('\r\n').slice(1);
+    expect(rows).toHaveLength(numbers.length);
+    for (const n of numbers) {
+      const last = lastOf(n);
+      const cells = rows.find((r) => r.startsWith(`${n},`))?.split(',') ?? [];
+      const attempts = calls.filter((k) => k.phone_number === n).length;
+      expect([cells[2], cells[3], cells[4], cells[8]], n).toEqual([
+        String(attempts),
+        last.status,
+        last.failure_reason ?? '',
+        last.id,
+      ]);
+    }
   });
 });

@@ -23,7 +23,7 @@ export async function runWithWebhooks(
   rows: (string | null)[][],
   name: string,
   settings: Record<string, unknown>,
-): Promise<{ campaignId: string; calls: Call[] }> {
+): Promise<{ campaignId: string; calls: Call[]; reportPrefix: string }> {
   await deliverEmulatorWebhooks(p.f.emu.url, p.stack.webhooks, settings);
   const agent = await p.f.api.agents.create({ name, greeting_line: 'Hello from callsheet.' });
   const body = await xlsx([['Phone Number', 'Name', 'Custom Instruction'], ...rows]);
@@ -37,5 +37,9 @@ export async function runWithWebhooks(
   await p.stack.webhooks.queue.idle();
   const state = await p.f.admin.state<{ calls: Call[]; campaigns: { id: string }[] }>();
   const campaign = state.campaigns.at(-1) as { id: string };
-  return { campaignId: campaign.id, calls: state.calls.filter((c) => c.campaign_id === campaign.id) };
+  return {
+    campaignId: campaign.id,
+    calls: state.calls.filter((c) => c.campaign_id === campaign.id),
+    reportPrefix: JSON.parse(executions[0]?.input ?? '{}').plan.reportPrefix,
+  };
 }
