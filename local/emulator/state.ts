@@ -154,6 +154,7 @@ export interface EmulatorSettings {
 
 export const SETTING_KEYS = [
   'rateLimitPerMinute',
+  'rateLimitPerHour',
   'credits',
   'concurrency',
   'webhookUrl',

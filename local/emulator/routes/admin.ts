@@ -151,6 +151,14 @@ export function adminRoutes(router: Router, core: EmulatorCore, traffic: Traffic
       else s[k] = v;
     };
     num('rateLimitPerMinute', 0);
+    // null: ten times the minute limit, as the first plan tier.
+    const perHour = f.raw('rateLimitPerHour');
+    if (perHour === null) s.rateLimitPerHour = null;
+    else if (perHour !== undefined) {
+      if (typeof perHour !== 'number' || !Number.isInteger(perHour) || perHour < 0)
+        f.fail('rateLimitPerHour', 'must be a whole number from 0 up, or null for ten times the minute limit');
+      else s.rateLimitPerHour = perHour;
+    }
     num('credits', -1e12);
     num('concurrency', 1, 10_000);
     num('answerRate', 0, 1);
