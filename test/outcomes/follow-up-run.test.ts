@@ -5,7 +5,7 @@ import { readLifecycleConfig } from '../../functions/lifecycle/config.ts';
 import { buildPartEndOutcomes } from '../../functions/outcomes/build-service.ts';
 import { deliverEmulatorWebhooks } from '../../local/stack/webhook-receiver.ts';
 import { auditCalls } from '../helpers/call-audit.ts';
-import { placedCalls, readJson, toLegalMorning, uploadOnly, usePipeline } from '../helpers/pipeline.ts';
+import { placedCalls, readJson, toLegalMorning, uploadAndRun, uploadOnly, usePipeline } from '../helpers/pipeline.ts';
 import { phones, xlsx } from '../helpers/sheets.ts';
 
 const p = usePipeline();
@@ -147,5 +147,33 @@ describe('follow-up rounds on the embedded stack', () => {
     });
     expect(again.followUp?.started).toEqual(root.followUpRounds);
     expect(p.stack.sfn.executions.size).toBe(before);
+  });
+});
+
+describe('outcomes at a part end that cannot be read', () => {
+  it('still writes the part report and its event, saying why the outcomes are missing, and starts no round', async () => {
+    await toLegalMorning(p);
+    await p.f.admin.configure({ answerRate: 0 });
+    const agent = await p.f.api.agents.create({ name: 'no-outcomes' });
+    // The calls list answers 500 from now on: the reconcile at the part's end fails after its retries.
+    await p.f.admin.fault({ method: 'GET', path: '/calls', match: 'exact', status: 500, count: 50 });
+    const executions = await uploadAndRun(
+      p,
+      `incoming/${agent.id}/no-outcomes.xlsx`,
+      await xlsx([['Phone Number'], ...phones(2, '+1415585').map((n) => [n])]),
+      { 'calling-window': 'daily 00:00-24:00', retries: '0', 'follow-up': 'no_answer, busy after 1h' },
+    );
+    await p.f.admin.clearFaults();
+    expect(executions.map((e) => e.status)).toEqual(['SUCCEEDED']);
+    const plan = JSON.parse(executions[0]?.input ?? '{}').plan;
+    const report = await readJson<{ status: string; outcomes: { error?: string }; followUpRounds?: unknown }>(
+      p,
+      `${plan.reportPrefix}part-1.json`,
+    );
+    expect(report.status).toBe('completed');
+    expect(report.outcomes.error).toMatch(/^outcomes not recorded: /);
+    expect(report.followUpRounds).toBeUndefined();
+    const event = p.stack.events.events.find((e) => JSON.stringify(e.Detail).includes(plan.uploadId));
+    expect(event?.DetailType).toBe('Campaign Completed');
   });
 });
