@@ -1,4 +1,4 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -37,6 +37,32 @@ describe('callsheet run', () => {
     expect(late.stderr).toContain('has already ended (completed)');
     const unknown = await runCli(['campaign', 'cancel', 'cmp_unknown'], env());
     expect(unknown.stderr).toContain('callsheet has no campaign cmp_unknown');
+  });
+
+  it('says when calls failed for want of credits, with the credits left, and writes each report as real files', async () => {
+    // Its own data directory: the first test's calls count against each number's daily cap.
+    const own = { ...env(), CALLSHEET_DATA_DIR: join(dataDir, 'credits') };
+    const out = await runCli(['run', 'examples/contacts.xlsx', '--credits', '5', '--json'], own);
+    expect(out.stderr).toBe('');
+    const result = JSON.parse(out.stdout);
+    expect(result.summary).toMatchObject({ rows: 40, accepted: 40, rejected: 0, suppressed: 0 });
+    expect(result.summary.failedByReason.insufficient_credits).toBeGreaterThan(0);
+    expect(result.summary.creditsLeft).toBeLessThan(5);
+    expect(result.summary.answered).toBeLessThan(result.summary.attempted);
+    for (const part of result.parts) {
+      expect(part.file.startsWith(join(dataDir, 'credits', 'reports'))).toBe(true);
+      expect(JSON.parse(await readFile(part.file, 'utf8')).campaignId).toBe(part.campaignId);
+      expect(await readFile(part.page, 'utf8')).toContain(`<code id="campaign-id">${part.campaignId}</code>`);
+    }
+    const text = await runCli(['run', 'examples/contacts.xlsx', '--credits', '5'], {
+      ...own,
+      CALLSHEET_DATA_DIR: join(dataDir, 'credits-text'),
+    });
+    expect(text.stdout).toMatch(
+      /calls: \d+ attempted, \d+ dialled, \d+ answered, not answered or failed: .*\d+ insufficient credits.*; credits left -?[\d.]+ INR/,
+    );
+    expect(text.stdout).toContain('rows: 40; accepted 40, rejected 0, suppressed (do-not-call list) 0');
+    expect(text.stdout).not.toContain('._S3rver_object');
   });
 
   it('exits 1 with the reason when nothing in the sheet can be called', async () => {

@@ -6,6 +6,7 @@ import { documentClient } from '../../../functions/commons/aws/clients.ts';
 import { parseWindowRules, WindowSpecError } from '../../../functions/commons/calling-window.ts';
 import { type CampaignPlan, partKeyOfExecution } from '../../../functions/commons/campaign-plan.ts';
 import { DEFAULT_LEGAL_HOURS } from '../../../functions/commons/legal-hours.ts';
+import { silentLog } from '../../../functions/commons/log.ts';
 import { isValidTimeZone } from '../../../functions/commons/voice-api/contract.ts';
 import { VoiceApiClient } from '../../../functions/commons/voice-api/index.ts';
 import { isCountryCode } from '../../../functions/intake/phone.ts';
@@ -18,7 +19,10 @@ import { startEmulator } from '../../emulator/server.ts';
 import { localDataDir, localDynamoPath } from '../../stack/data-dir.ts';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../stack/local-aws.ts';
 import { startLocalStack } from '../../stack/local-stack.ts';
+import { keepReportPages } from '../../stack/report-pages.ts';
+import { claimDataDir, DataDirBusyError } from '../../stack/running-stack.ts';
 import type { LocalExecution } from '../../stack/step-functions.ts';
+import { deliverEmulatorWebhooks } from '../../stack/webhook-receiver.ts';
 import { type Command, numberOption, UsageError } from '../command.ts';
 import { loadFaultPlan, placedCalls } from '../fault-plan-file.ts';
 
@@ -76,7 +80,7 @@ export const runCommand: Command = {
   name: 'run',
   summary: 'run the whole pipeline on a sheet: intake, campaign lifecycle, reports (embedded stack, simulated time)',
   usage:
-    'run <file> [--agent ID] [--country CC] [--start ISO --time-zone TZ] [--retries N] [--window SPEC] [--faults FILE] [--now ISO] [--json]',
+    'run <file> [--agent ID] [--country CC] [--start ISO --time-zone TZ] [--retries N] [--window SPEC] [--faults FILE] [--now ISO] [--credits N] [--json]',
   allowPositionals: true,
   options: {
     agent: { type: 'string' },
@@ -87,6 +91,7 @@ export const runCommand: Command = {
     window: { type: 'string' },
     faults: { type: 'string' },
     now: { type: 'string' },
+    credits: { type: 'string' },
     json: { type: 'boolean' },
   },
   help: [
@@ -102,12 +107,16 @@ export const runCommand: Command = {
     '  --faults FILE     rehearse failures: arm this fault plan on the emulator before the upload',
     '                    (JSON; see examples/faults/ and docs/emulator.md)',
     '  --now ISO         simulated start instant with an offset, e.g. 2026-12-07T08:00:00-05:00 (default: now)',
+    "  --credits N       the emulator account's starting credit balance in INR (default 10000)",
     '  --json            print the result as one JSON object at the end, with every call the emulator placed',
     '',
     'Runs s3rver, dynalite, the local Step Functions and the emulator on 127.0.0.1 with simulated time: Wait',
     'states move the clock, so days of calling take seconds. With VOICE_API_URL and VOICE_API_KEY set it uses',
     'that API instead, in real time. Data (suppression list, bucket, reports) stays in $CALLSHEET_DATA_DIR',
-    '(default .callsheet/). Exit status 0 only when every part completed.',
+    '(default .callsheet/); reports are copied to <data dir>/reports/<upload>/ (JSON, HTML page, outcomes).',
+    'While it runs, `callsheet status`, `campaign` and `report` in another shell work on it; one stack per data',
+    'directory (a second is refused: give it another CALLSHEET_DATA_DIR). Exit status 0 only when every part',
+    'completed.',
   ],
   async run(values, positionals) {
     const [file, ...extra] = positionals;
@@ -128,129 +137,240 @@ export const runCommand: Command = {
     const realApi = process.env.VOICE_API_URL && process.env.VOICE_API_KEY;
     if (realApi && (faults || opts.now !== undefined))
       throw new UsageError('--faults and --now need the emulator: unset VOICE_API_URL / VOICE_API_KEY');
-    const apiKey = realApi ? (process.env.VOICE_API_KEY as string) : `local-${randomBytes(12).toString('hex')}`;
-    const emulator = realApi
-      ? null
-      : await startEmulator({
-          apiKey,
-          speed: 0,
-          seed: 'run',
-          startTime: opts.now ?? Date.now(),
-          settings: { rateLimitPerMinute: 0 },
-        });
-    const apiUrl = realApi ? (process.env.VOICE_API_URL as string) : (emulator?.url as string);
-    const api = new VoiceApiClient({ baseUrl: apiUrl, apiKey });
+    const credits = values.credits === undefined ? undefined : numberOption(values.credits, 'credits', 10_000);
+    if (credits !== undefined && credits < 0) throw new UsageError('--credits must be 0 or more');
+    if (realApi && credits !== undefined)
+      throw new UsageError('--credits needs the emulator: unset VOICE_API_URL / VOICE_API_KEY');
     const dataDir = localDataDir();
-    const stack = await startLocalStack({
-      voiceApi: { url: apiUrl, apiKey },
-      ...(emulator ? { clock: emulator.core.clock } : {}),
-      dynamoPath: localDynamoPath(),
-      s3Directory: join(dataDir, 's3'),
-      settings: opts.country ? { DEFAULT_COUNTRY: opts.country } : {},
-    });
+    let claim: Awaited<ReturnType<typeof claimDataDir>>;
     try {
-      let agent = values.agent as string | undefined;
-      if (!agent) {
-        if (realApi) throw new UsageError('give --agent when running against a real API');
-        agent = (
-          await api.agents.create({ name: 'callsheet run', agent_prompt: 'Remind the contact of their appointment.' })
-        ).id;
-      }
-      // A folder per run: s3rver keeps no versions, so the same key and content would be the same upload again.
-      const key = `incoming/${agent}/run-${new Date().toISOString().replace(/[-:.]/g, '')}/${basename(file)}`;
-      const metadata: Record<string, string> = {
-        // Each run is an explicit request to call this sheet, so a repeat of earlier content is allowed.
-        'repeat-upload': 'yes',
-        ...(opts.start ? { 'start-date-time': opts.start, 'time-zone': opts.zone as string } : {}),
-        ...(opts.retries !== undefined ? { retries: String(opts.retries) } : {}),
-        ...(opts.window ? { 'calling-window': opts.window } : {}),
-      };
-      const admin = emulator ? new EmulatorAdmin(emulator.url) : null;
-      if (faults && admin) {
-        const armed = await admin.faultPlan(faults.plan as FaultInput[]);
-        say(
-          `${faults.file}: ${armed.faults.length} fault(s) armed${faults.description ? ` — ${faults.description}` : ''}`,
-        );
-      }
-      const before = new Set(stack.sfn.executions.keys());
-      await stack.s3Client.send(
-        new PutObjectCommand({ Bucket: stack.bucket, Key: key, Body: body, Metadata: metadata }),
-      );
-      await stack.intakeQueue.idle();
-      const started = () => [...stack.sfn.executions.values()].filter((e) => !before.has(e.executionArn));
-      const first = started()[0];
-      if (!first) {
-        const reports = [...(await listReports(stack, key))];
-        const intake = reports[0];
-        const message = intake?.error?.message ?? 'intake did not start anything; see the logs';
-        if (json) console.log(JSON.stringify({ upload: key, error: intake?.error ?? null, parts: [] }, null, 2));
-        else console.error(`${file}: ${message}`);
+      claim = await claimDataDir(dataDir, 'run');
+    } catch (err) {
+      if (err instanceof DataDirBusyError) {
+        console.error(`callsheet run: ${err.message}`);
         return 1;
       }
-      const plan = JSON.parse(first.input).plan as { uploadId: string; reportPrefix: string };
-      say(
-        `${file}: uploaded as s3://${stack.bucket}/${key}; intake report s3://${stack.bucket}/${plan.reportPrefix}report.json`,
-      );
-      const store = new CampaignStore(
-        documentClient({
-          region: LOCAL_REGION,
-          endpoints: { dynamodb: stack.dynamo.endpoint },
-          credentials: LOCAL_CREDENTIALS,
-        }),
-        stack.dynamo.tables.campaigns,
-      );
-      const clockNow = () => emulator?.core.clock.now() ?? Date.now();
-      const progress =
-        !json && process.stdout.isTTY ? setInterval(() => void show(store, started(), api, clockNow()), 500) : null;
-      await stack.sfn.settled();
-      if (progress) {
-        clearInterval(progress);
-        process.stdout.write('\n');
-      }
-
-      const intake = await readJson<IntakeReport>(stack, `${plan.reportPrefix}report.json`);
-      const parts = [];
-      for (const p of intake?.parts ?? []) {
-        const reportKey = `${plan.reportPrefix}part-${p.index}.json`;
-        const r = await readJson<PartReport>(stack, reportKey);
-        parts.push({
-          index: p.index,
-          campaignId: r?.campaignId ?? null,
-          status: r?.status ?? 'failed',
-          stats: r?.stats ?? null,
-          pauses: r?.pauses ?? [],
-          resumes: r?.resumes ?? [],
-          stateTransitions: r?.stateTransitions ?? 0,
-          simulatedDuration: isoDuration(r?.durationSeconds ?? 0),
-          report: `s3://${stack.bucket}/${reportKey}`,
-          ...(r?.failure ? { failure: r.failure } : {}),
-        });
-      }
-      // The emulator's own records, so anyone can check from the raw data that no call started outside its window.
-      const records = admin ? await rehearsalRecords(admin) : null;
-      const result = { upload: `s3://${stack.bucket}/${key}`, parts, ...records };
-      if (json) console.log(JSON.stringify(result, null, 2));
-      else {
-        for (const p of parts) {
-          say(
-            `part ${p.index}: ${p.status}, ${p.stats ? `${p.stats.completed ?? 0} completed, ${p.stats.failed ?? 0} failed, ${p.stats.pending ?? 0} not called` : 'no stats'}; ${p.pauses.length} pause(s); ${p.stateTransitions} state transitions; ${p.simulatedDuration}${'failure' in p && p.failure ? ` — ${p.failure.message}` : ''}`,
-          );
-        }
-        if (records) {
-          const hits = records.faulted_requests;
-          say(
-            `calls placed: ${records.calls.length}${faults ? `; faulted requests: ${hits.length} (${hits.filter((h) => h.dropped).length} answers dropped)` : ''}`,
-          );
-        }
-        say(`reports: ${join(dataDir, 's3', stack.bucket, plan.reportPrefix)}`);
-      }
-      return parts.length > 0 && parts.every((p) => p.status === 'completed') ? 0 : 1;
+      throw err;
+    }
+    try {
+      return await runWithClaim(file);
     } finally {
-      await stack.close();
-      await emulator?.close();
+      await claim.release();
+    }
+
+    async function runWithClaim(file: string): Promise<number> {
+      const apiKey = realApi ? (process.env.VOICE_API_KEY as string) : `local-${randomBytes(12).toString('hex')}`;
+      const emulator = realApi
+        ? null
+        : await startEmulator({
+            apiKey,
+            speed: 0,
+            seed: 'run',
+            startTime: opts.now ?? Date.now(),
+            settings: { rateLimitPerMinute: 0, ...(credits === undefined ? {} : { credits }) },
+          });
+      const apiUrl = realApi ? (process.env.VOICE_API_URL as string) : (emulator?.url as string);
+      const api = new VoiceApiClient({ baseUrl: apiUrl, apiKey });
+      const stack = await startLocalStack({
+        voiceApi: { url: apiUrl, apiKey },
+        ...(emulator ? { clock: emulator.core.clock } : {}),
+        dynamoPath: localDynamoPath(),
+        s3Directory: join(dataDir, 's3'),
+        settings: opts.country ? { DEFAULT_COUNTRY: opts.country } : {},
+      });
+      // Ctrl-C stops the workflows (their campaigns are secured by the guard) and still reports what was done.
+      let interrupted = false;
+      const interrupt = () => {
+        interrupted = true;
+        if (!json) console.error('\nstopping: the workflows stop now; the summary follows');
+        for (const e of stack.sfn.executions.values())
+          if (e.status === 'RUNNING') stack.sfn.stop(e.executionArn, 'Interrupted', 'callsheet run was interrupted');
+      };
+      process.once('SIGINT', interrupt);
+      process.once('SIGTERM', interrupt);
+      const pages = keepReportPages(stack, join(dataDir, 'reports'), silentLog);
+      try {
+        if (emulator) await deliverEmulatorWebhooks(emulator.url, stack.webhooks);
+        await claim.publish({
+          region: LOCAL_REGION,
+          credentials: LOCAL_CREDENTIALS,
+          endpoints: {
+            s3: stack.s3.endpoint,
+            dynamodb: stack.dynamo.endpoint,
+            sfn: stack.env.AWS_ENDPOINT_URL_SFN as string,
+            webhooks: stack.webhooks.url,
+          },
+          bucket: stack.bucket,
+          tables: stack.dynamo.tables,
+          stateMachineArn: stack.stateMachineArn,
+          voiceApi: emulator ? { url: emulator.url, apiKey } : null,
+          agentId: null,
+        });
+        let agent = values.agent as string | undefined;
+        if (!agent) {
+          if (realApi) throw new UsageError('give --agent when running against a real API');
+          agent = (
+            await api.agents.create({ name: 'callsheet run', agent_prompt: 'Remind the contact of their appointment.' })
+          ).id;
+        }
+        // A folder per run: s3rver keeps no versions, so the same key and content would be the same upload again.
+        const key = `incoming/${agent}/run-${new Date().toISOString().replace(/[-:.]/g, '')}/${basename(file)}`;
+        const metadata: Record<string, string> = {
+          // Each run is an explicit request to call this sheet, so a repeat of earlier content is allowed.
+          'repeat-upload': 'yes',
+          ...(opts.start ? { 'start-date-time': opts.start, 'time-zone': opts.zone as string } : {}),
+          ...(opts.retries !== undefined ? { retries: String(opts.retries) } : {}),
+          ...(opts.window ? { 'calling-window': opts.window } : {}),
+        };
+        const admin = emulator ? new EmulatorAdmin(emulator.url) : null;
+        if (faults && admin) {
+          const armed = await admin.faultPlan(faults.plan as FaultInput[]);
+          say(
+            `${faults.file}: ${armed.faults.length} fault(s) armed${faults.description ? ` — ${faults.description}` : ''}`,
+          );
+        }
+        const before = new Set(stack.sfn.executions.keys());
+        await stack.s3Client.send(
+          new PutObjectCommand({ Bucket: stack.bucket, Key: key, Body: body, Metadata: metadata }),
+        );
+        await stack.intakeQueue.idle();
+        const started = () => [...stack.sfn.executions.values()].filter((e) => !before.has(e.executionArn));
+        const first = started()[0];
+        if (!first) {
+          const reports = [...(await listReports(stack, key))];
+          const intake = reports[0];
+          const message = intake?.error?.message ?? 'intake did not start anything; see the logs';
+          if (json) console.log(JSON.stringify({ upload: key, error: intake?.error ?? null, parts: [] }, null, 2));
+          else console.error(`${file}: ${message}`);
+          return 1;
+        }
+        const plan = JSON.parse(first.input).plan as { uploadId: string; reportPrefix: string };
+        say(`${file}: uploaded as ${key}; intake report ${join(dataDir, 'reports', plan.uploadId, 'report.json')}`);
+        const store = new CampaignStore(
+          documentClient({
+            region: LOCAL_REGION,
+            endpoints: { dynamodb: stack.dynamo.endpoint },
+            credentials: LOCAL_CREDENTIALS,
+          }),
+          stack.dynamo.tables.campaigns,
+        );
+        const clockNow = () => emulator?.core.clock.now() ?? Date.now();
+        const progress =
+          !json && process.stdout.isTTY ? setInterval(() => void show(store, started(), api, clockNow()), 500) : null;
+        await stack.sfn.settled();
+        if (progress) {
+          clearInterval(progress);
+          process.stdout.write('\n');
+        }
+
+        const intake = await readJson<IntakeReport>(stack, `${plan.reportPrefix}report.json`);
+        await pages.idle();
+        // Real files under the data directory: the bucket's addresses live only as long as this process.
+        const local = (name: string) => join(dataDir, 'reports', plan.uploadId, name);
+        const parts = [];
+        for (const p of intake?.parts ?? []) {
+          const reportKey = `${plan.reportPrefix}part-${p.index}.json`;
+          const r = await readJson<PartReport>(stack, reportKey);
+          parts.push({
+            index: p.index,
+            campaignId: r?.campaignId ?? null,
+            status: r?.status ?? 'failed',
+            stats: r?.stats ?? null,
+            pauses: r?.pauses ?? [],
+            resumes: r?.resumes ?? [],
+            stateTransitions: r?.stateTransitions ?? 0,
+            simulatedDuration: isoDuration(r?.durationSeconds ?? 0),
+            report: `s3://${stack.bucket}/${reportKey}`,
+            ...(r ? { file: local(`part-${p.index}.json`), page: local(`part-${p.index}.html`) } : {}),
+            ...(r?.failure ? { failure: r.failure } : {}),
+          });
+        }
+        // The emulator's own records, so anyone can check from the raw data that no call started outside its window.
+        const records = admin ? await rehearsalRecords(admin) : null;
+        const summary = runSummary(intake, records && admin ? await admin.state<EmulatorCalls>() : null);
+        const result = { upload: `s3://${stack.bucket}/${key}`, summary, parts, ...records };
+        if (json) console.log(JSON.stringify(result, null, 2));
+        else {
+          for (const p of parts) {
+            say(
+              `part ${p.index}: ${p.status}, ${p.stats ? `${p.stats.completed ?? 0} completed, ${p.stats.failed ?? 0} failed, ${p.stats.pending ?? 0} not called` : 'no stats'}; ${p.pauses.length} pause(s), ${p.resumes.length} resume(s); took ${readableDuration(p.simulatedDuration)}${emulator ? ' of simulated time' : ''}${'failure' in p && p.failure ? ` — ${p.failure.message}` : ''}`,
+            );
+            if ('page' in p) say(`  report: ${p.page}`);
+          }
+          for (const line of summaryLines(summary)) say(line);
+          if (records && faults) {
+            const hits = records.faulted_requests;
+            say(`faulted requests: ${hits.length} (${hits.filter((h) => h.dropped).length} answers dropped)`);
+          }
+          say(`all reports: ${join(dataDir, 'reports', plan.uploadId)}`);
+        }
+        if (interrupted) return 130;
+        return parts.length > 0 && parts.every((p) => p.status === 'completed') ? 0 : 1;
+      } finally {
+        process.off('SIGINT', interrupt);
+        process.off('SIGTERM', interrupt);
+        await stack.close();
+        await pages.idle();
+        await emulator?.close();
+      }
     }
   },
 };
+
+interface EmulatorCalls {
+  credits: number;
+  calls: { status: string; started_at: string | null; failure_reason: string | null }[];
+}
+
+/** What happened to the sheet's rows, in one place: the numbers a user asks about first. */
+export function runSummary(intake: IntakeReport | null, emu: EmulatorCalls | null) {
+  const rejected = intake?.rejected ?? [];
+  const suppressed = rejected.filter((r) => r.reason === 'suppressed').length;
+  const placed = emu?.calls.filter((c) => c.started_at !== null) ?? [];
+  const failedByReason: Record<string, number> = {};
+  for (const c of emu?.calls ?? []) {
+    if (c.status === 'completed' || c.status === 'queued' || c.status === 'in_progress' || c.status === 'ringing')
+      continue;
+    const reason = c.failure_reason ?? c.status;
+    failedByReason[reason] = (failedByReason[reason] ?? 0) + 1;
+  }
+  return {
+    rows: intake?.rows.total ?? 0,
+    accepted: intake?.rows.valid ?? 0,
+    rejected: rejected.length - suppressed,
+    suppressed,
+    attempted: emu ? emu.calls.length : null,
+    called: emu ? placed.length : null,
+    answered: emu ? emu.calls.filter((c) => c.status === 'completed').length : null,
+    failedByReason: emu ? failedByReason : null,
+    creditsLeft: emu ? emu.credits : null,
+  };
+}
+
+function summaryLines(s: ReturnType<typeof runSummary>): string[] {
+  const failed = Object.entries(s.failedByReason ?? {})
+    .map(([reason, n]) => `${n} ${reason.replace(/_/g, ' ')}`)
+    .join(', ');
+  return [
+    `rows: ${s.rows}; accepted ${s.accepted}, rejected ${s.rejected}, suppressed (do-not-call list) ${s.suppressed}`,
+    ...(s.called === null
+      ? []
+      : [
+          `calls: ${s.attempted} attempted, ${s.called} dialled, ${s.answered} answered${failed ? `, not answered or failed: ${failed}` : ''}; credits left ${s.creditsLeft} INR`,
+        ]),
+  ];
+}
+
+/** PT2H3M → 2 h 3 min (the JSON keeps ISO 8601). */
+const readableDuration = (iso: string) =>
+  iso
+    .replace(/^P/, '')
+    .replace('T', ' ')
+    .replace(/(\d+)D/, '$1 d ')
+    .replace(/(\d+)H/, '$1 h ')
+    .replace(/(\d+)M/, '$1 min ')
+    .replace(/(\d+)S/, '$1 s')
+    .trim();
 
 interface FaultedRequest {
   at: string;
