@@ -65,7 +65,7 @@ describe('follow-up rounds on the embedded stack', () => {
       'time-zone': 'UTC',
       retries: '0',
       // 12 hours after a noon campaign is past midnight: the round must wait for 08:00.
-      'follow-up': 'no_answer, busy after 12h; rounds 1',
+      'follow-up': 'no_answer, busy after 12h; rounds 2',
     });
     // While the campaign waits for its noon start, the first contact answers another call and asks not to be called.
     const optOut = scheduler.at(t0 + 30 * 60_000, async () => {
@@ -87,6 +87,7 @@ describe('follow-up rounds on the embedded stack', () => {
     expect(executions.map((e) => [e.status, e.cause ?? null])).toEqual([
       ['SUCCEEDED', null],
       ['SUCCEEDED', null],
+      ['SUCCEEDED', null],
     ]);
     const [rootPlan, roundPlan] = executions.map((e) => JSON.parse(e.input ?? '{}').plan);
     expect(roundPlan.followUp).toMatchObject({ round: 2, rootPartKey: rootPlan.followUp.rootPartKey });
@@ -95,9 +96,11 @@ describe('follow-up rounds on the embedded stack', () => {
     expect(root.status).toBe('completed');
     expect(root.outcomes.suppressedMidCampaign).toEqual([optedOut]);
     expect(root.outcomes.followUp?.skipped).toEqual([{ phone: optedOut, reason: 'suppressed' }]);
-    expect(root.followUpRounds).toHaveLength(1);
-    const round = root.followUpRounds?.[0] as Round;
-    expect(round).toMatchObject({ round: 2, contacts: 2 });
+    // The first part's report lists both rounds: the second, started by its own end, and the third, by the second's.
+    expect(root.followUpRounds?.map((r) => [r.round, r.partKey, r.contacts])).toEqual([
+      [2, `${root.rootPartKey}-r2a`, 2],
+      [3, `${root.rootPartKey}-r2a-r3a`, 2],
+    ]);
 
     // Outcomes as the emulator recorded the calls: every contact, its attempts and its last status.
     const state = await p.f.admin.state<{ calls: Call[] }>();
@@ -113,19 +116,29 @@ describe('follow-up rounds on the embedded stack', () => {
       expect(row).toContain(call.id);
     }
 
-    // The round: the two others only, its sheet keeping their custom instructions, dialled from 08:00 the next day.
-    const roundReport = await readJson<PartReport>(p, round.report.replace(`s3://${p.stack.bucket}/`, ''));
-    expect(roundReport).toMatchObject({ status: 'completed', round: 2, rootPartKey: root.rootPartKey });
-    expect(roundReport.outcomes.followUp?.none).toContain('last of 1');
-    const roundCalls = state.calls.filter((k) => k.campaign_id === roundReport.campaignId);
-    expect(roundCalls.map((k) => k.phone_number).sort()).toEqual([b, c].sort());
-    expect(roundCalls.find((k) => k.phone_number === b)?.custom_instructions).toBe('Ask for the manager.');
-    expect(hourInLosAngeles(round.notBefore)).toBeLessThan(8);
-    const dialled = placedCalls(p, agent.id).filter((k) => roundCalls.some((r) => r.phone_number === k.phone_number));
-    const roundDials = dialled.filter((k) => (k.started_at ?? '') > round.notBefore);
-    expect(roundDials).toHaveLength(2);
-    for (const k of roundDials) expect(hourInLosAngeles(k.started_at as string)).toBe(8);
-    expect(await auditCalls(roundDials, { hours: 'Mon-Sun 08:00-21:00', closingMarginMinutes: 5 })).toEqual([]);
+    // Each round: the two others only, its sheet keeping their custom instructions, dialled only inside the legal window.
+    for (const round of root.followUpRounds ?? []) {
+      const roundReport = await readJson<PartReport>(p, round.report.replace(`s3://${p.stack.bucket}/`, ''));
+      expect(roundReport).toMatchObject({ status: 'completed', round: round.round, rootPartKey: root.rootPartKey });
+      expect(roundReport.outcomes.followUp?.none ?? null).toBe(
+        round.round === 3 ? 'the last of 2 follow-up round(s)' : null,
+      );
+      const roundCalls = state.calls.filter((k) => k.campaign_id === roundReport.campaignId);
+      expect(roundCalls.map((k) => k.phone_number).sort()).toEqual([b, c].sort());
+      expect(roundCalls.find((k) => k.phone_number === b)?.custom_instructions).toBe('Ask for the manager.');
+      // Round 2 may start past midnight, so it waits for 08:00; round 3 may start at 20:xx, inside the window.
+      expect(hourInLosAngeles(round.notBefore)).toBe(round.round === 2 ? 0 : 20);
+      for (const k of roundCalls) {
+        expect((k.started_at ?? '') >= round.notBefore, `${k.started_at} is before ${round.notBefore}`).toBe(true);
+        if (round.round === 2) expect(hourInLosAngeles(k.started_at as string)).toBe(8);
+      }
+      const audited = roundCalls.map((k) => ({
+        phone_number: k.phone_number as string,
+        started_at: k.started_at ?? null,
+      }));
+      expect(await auditCalls(audited, { hours: 'Mon-Sun 08:00-21:00', closingMarginMinutes: 5 })).toEqual([]);
+    }
+    expect(placedCalls(p, agent.id).filter((k) => k.phone_number === optedOut)).toHaveLength(2); // the call and round 1
 
     // A retried finish of the first round writes the same and starts no second round 2.
     const config = readLifecycleConfig(p.stack.env);
@@ -145,7 +158,7 @@ describe('follow-up rounds on the embedded stack', () => {
       endedAt: new Date(root.finishedAt),
       execution: executions[0]?.executionArn ?? '',
     });
-    expect(again.followUp?.started).toEqual(root.followUpRounds);
+    expect(again.followUp?.started).toEqual(root.followUpRounds?.slice(0, 1));
     expect(p.stack.sfn.executions.size).toBe(before);
   });
 });
