@@ -35,7 +35,7 @@ export async function runCommand(cmd: Command, argv: string[]): Promise<number> 
       strict: true,
     });
   } catch (err) {
-    throw new UsageError((err as Error).message);
+    throw new UsageError(parseProblem(cmd, err as Error & { code?: string }));
   }
   if (parsed.values.help) {
     console.log(helpText(cmd));
@@ -50,4 +50,26 @@ export function numberOption(value: string | boolean | undefined, name: string, 
   if (typeof value !== 'string' || value.trim() === '' || !Number.isFinite(n))
     throw new UsageError(`--${name} must be a number, got ${JSON.stringify(value)}`);
   return n;
+}
+
+/** node:util's parser errors in the words of this command (its raw text talks about positionals and `--`). */
+function parseProblem(cmd: Command, err: Error & { code?: string }): string {
+  const quoted = /'([^']+)'/.exec(err.message)?.[1] ?? '';
+  const known = Object.entries(cmd.options)
+    .map(([name, o]) => `--${name}${o.type === 'string' ? ' <value>' : ''}`)
+    .join(', ');
+  switch (err.code) {
+    case 'ERR_PARSE_ARGS_UNKNOWN_OPTION':
+      return `unknown option ${quoted}${known ? ` (this command takes ${known})` : ' (this command takes no options)'}`;
+    case 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE': {
+      const name = quoted.split(' ')[0] ?? quoted;
+      return cmd.options[name.replace(/^-+/, '')]?.type === 'boolean'
+        ? `${name} takes no value`
+        : `${name} needs a value`;
+    }
+    case 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL':
+      return `unexpected argument ${JSON.stringify(quoted)}: this command takes none`;
+    default:
+      return err.message;
+  }
 }

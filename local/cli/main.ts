@@ -77,8 +77,15 @@ function overview(): string {
     'commands:',
     ...COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
     '',
-    "Run 'callsheet <command> --help' for a command's options.",
+    "Run 'callsheet <command> --help' for a command's options, 'callsheet --version' for the version.",
   ].join('\n');
+}
+
+/** The package's version (this file's location is the source's, also when it runs from the bundle). */
+async function version(): Promise<string> {
+  const { readFile } = await import('node:fs/promises');
+  const pkg = JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+  return pkg.version;
 }
 
 export async function main(argv: string[]): Promise<number> {
@@ -87,6 +94,10 @@ export async function main(argv: string[]): Promise<number> {
     const target = COMMANDS.find((c) => c.name === rest[0]);
     console.log(target ? helpText(await target.load()) : overview());
     return name === undefined ? 2 : 0;
+  }
+  if (name === '--version' || name === '-V' || name === 'version') {
+    console.log(`callsheet ${await version()}`);
+    return 0;
   }
   const entry = COMMANDS.find((c) => c.name === name);
   if (!entry) {

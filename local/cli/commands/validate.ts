@@ -1,10 +1,15 @@
+import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
+import { SuppressionList } from '../../../functions/commons/suppression-list.ts';
+import { TABLES } from '../../../functions/commons/tables.ts';
 import { REASON_TEXT } from '../../../functions/intake/contacts.ts';
 import { COSTLY_TEXT, isCountryCode } from '../../../functions/intake/phone.ts';
 import { validateUpload } from '../../../functions/intake/validate-upload.ts';
 import { annotatedWorkbook, partWorkbook } from '../../../functions/intake/writers.ts';
+import { localDataDir, localDynamoPath } from '../../stack/data-dir.ts';
 import { type Command, UsageError } from '../command.ts';
+import { openTable } from '../table-access.ts';
 
 export const validateCommand: Command = {
   name: 'validate',
@@ -29,6 +34,9 @@ export const validateCommand: Command = {
     '  --allow-costly  accept premium-rate, shared-cost and other costly numbers (rejected by default)',
     '  --json          print one JSON object: ok, error, format, rows, contacts, rejected, parts',
     '  --out DIR       also write each part (part-N.xlsx, exactly the API columns) and annotated.xlsx there',
+    '',
+    'Numbers on the do-not-call list are rejected as intake would: the deployed list when SUPPRESSION_TABLE is',
+    'set, else the one in $CALLSHEET_DATA_DIR (default .callsheet/; see `callsheet suppress`).',
     '',
     'Exit status: 0 when at least one part can be launched, 1 otherwise, 2 for a usage mistake.',
   ],
@@ -56,6 +64,8 @@ export const validateCommand: Command = {
     };
     const outcome = await validateUpload(bytes, basename(file), {
       defaultCountry: country,
+      // The do-not-call list intake would apply: the deployed table, the running local stack's, or the data dir's.
+      ...(hasSuppressionList() ? { suppressed: suppressedNumbers } : {}),
       metadata: flags,
       metadataSource: (key) => `option ${flagOf[key] ?? key}`,
     });
@@ -100,3 +110,18 @@ export const validateCommand: Command = {
     return report.ok ? 0 : 1;
   },
 };
+
+/** A list exists to read (no local database is created just to find it empty). */
+const hasSuppressionList = () =>
+  Boolean(process.env[TABLES.suppression.env]) ||
+  existsSync(localDynamoPath()) ||
+  existsSync(`${localDataDir()}/stack.json`);
+
+async function suppressedNumbers(phones: string[]): Promise<ReadonlySet<string>> {
+  const t = await openTable('suppression');
+  try {
+    return await new SuppressionList(t.db, t.table).matching(phones);
+  } finally {
+    await t.close();
+  }
+}

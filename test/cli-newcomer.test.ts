@@ -1,0 +1,46 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from './helpers/cli.ts';
+
+let dataDir: string;
+beforeAll(async () => {
+  dataDir = await mkdtemp(join(tmpdir(), 'callsheet-newcomer-'));
+});
+afterAll(async () => {
+  await rm(dataDir, { recursive: true, force: true });
+});
+
+describe('what a newcomer meets first', () => {
+  it('--version prints the package version', async () => {
+    const out = await runCli(['--version']);
+    expect(out.code).toBe(0);
+    expect(out.stdout.trim()).toMatch(/^callsheet \d+\.\d+\.\d+$/);
+  });
+
+  it('an unknown option, a missing value or a stray argument is named plainly, with the options there are', async () => {
+    const unknown = await runCli(['run', 'examples/contacts.xlsx', '--speed', '5']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('callsheet run: unknown option --speed (this command takes --agent <value>');
+    expect(unknown.stderr).not.toContain('positional');
+    const missing = await runCli(['validate', 'examples/contacts.xlsx', '--out']);
+    expect(missing.stderr).toContain('callsheet validate: --out needs a value');
+    const stray = await runCli(['status', 'now']);
+    expect(stray.stderr).toContain('callsheet status: unexpected argument "now": this command takes none');
+  });
+
+  it('validate rejects numbers on the do-not-call list of the data directory, as intake would', async () => {
+    const env = { CALLSHEET_DATA_DIR: dataDir };
+    expect((await runCli(['suppress', 'add', '+14155550201'], env)).code).toBe(0);
+    const sheet = join(dataDir, 'sheet.csv');
+    await writeFile(sheet, 'Phone Number\n+14155550201\n+14155550202\n');
+    const out = await runCli(['validate', sheet, '--json'], env);
+    const report = JSON.parse(out.stdout);
+    expect(report.rejected).toEqual([expect.objectContaining({ row: 2, reason: 'suppressed' })]);
+    expect(report.rows).toMatchObject({ total: 2, valid: 1, rejected: 1 });
+    // Another data directory has its own (empty) list.
+    const elsewhere = await runCli(['validate', sheet, '--json'], { CALLSHEET_DATA_DIR: join(dataDir, 'other') });
+    expect(JSON.parse(elsewhere.stdout).rows.rejected).toBe(0);
+  });
+});
