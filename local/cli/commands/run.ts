@@ -260,7 +260,8 @@ export const runCommand: Command = {
         await stack.sfn.settled();
         if (progress) {
           clearInterval(progress);
-          process.stdout.write('\n');
+          // The progress line goes: the lines below say how each part ended.
+          process.stdout.write('\r\x1b[K');
         }
 
         const intake = await readJson<IntakeReport>(stack, `${plan.reportPrefix}report.json`);
