@@ -1,11 +1,11 @@
-import { BatchGetCommand, type DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { batchGetAll } from './aws/batch.ts';
 import { isConditionFailed } from './aws/conditional-write.ts';
 import { type CapDecision, type CapEntry, type CapLimits, capDecision, liveEntries } from './frequency-cap.ts';
 
 const capPk = (phone: string) => `cap#${phone}`;
 const MAX_ROUNDS = 8;
 const PARALLEL = 16;
-const GET_BATCH = 100;
 
 type CapItem = { version?: number; entries?: CapEntry[] } | undefined;
 
@@ -92,19 +92,12 @@ export class FrequencyCapStore {
   }
 
   private async readMany(phones: readonly string[]): Promise<Map<string, CapItem>> {
-    const items = new Map<string, CapItem>();
-    for (let i = 0; i < phones.length; i += GET_BATCH) {
-      let keys: Record<string, unknown>[] = phones.slice(i, i + GET_BATCH).map((p) => ({ pk: capPk(p) }));
-      for (let round = 0; keys.length > 0; round++) {
-        if (round >= MAX_ROUNDS) throw new Error('frequency caps: DynamoDB kept keys unprocessed; try again');
-        if (round > 0) await new Promise((r) => setTimeout(r, Math.random() * Math.min(1000, 50 * 2 ** round)));
-        const out = await this.db.send(
-          new BatchGetCommand({ RequestItems: { [this.table]: { Keys: keys, ConsistentRead: true } } }),
-        );
-        for (const item of out.Responses?.[this.table] ?? []) items.set(item.phone as string, item as CapItem);
-        keys = (out.UnprocessedKeys?.[this.table]?.Keys as Record<string, unknown>[] | undefined) ?? [];
-      }
-    }
-    return items;
+    const items = await batchGetAll(
+      this.db,
+      this.table,
+      phones.map((p) => ({ pk: capPk(p) })),
+      'frequency caps',
+    );
+    return new Map(items.map((item) => [item.phone as string, item as CapItem]));
   }
 }

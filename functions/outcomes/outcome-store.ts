@@ -1,19 +1,10 @@
-import {
-  BatchGetCommand,
-  BatchWriteCommand,
-  type DynamoDBDocumentClient,
-  GetCommand,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { batchGetAll, batchWriteAll } from '../commons/aws/batch.ts';
 import type { CallOutcome } from './call-outcome.ts';
 
 const callPk = (callId: string) => `call#${callId}`;
 /** A campaign's index: the set of its call ids (1000 contacts × 4 attempts stay far below DynamoDB's item size). */
 const campaignPk = (campaignId: string) => `campaign#${campaignId}`;
-const GET_BATCH = 100;
-const WRITE_BATCH = 25;
-const MAX_ROUNDS = 8;
-const backoff = (round: number) => new Promise((r) => setTimeout(r, Math.random() * Math.min(1000, 50 * 2 ** round)));
 
 /**
  * Call outcomes in the outcomes table, one item per call (`call#<id>`) and one index per campaign
@@ -80,8 +71,10 @@ export class OutcomeStore {
       if (before && Object.entries(o).some(([k, v]) => v !== null && before[k as keyof CallOutcome] !== v))
         await this.updateCall(o);
     }
-    for (let i = 0; i < fresh.length; i += WRITE_BATCH) {
-      let batch: Record<string, unknown>[] = fresh.slice(i, i + WRITE_BATCH).map((o) => ({
+    await batchWriteAll(
+      this.db,
+      this.table,
+      fresh.map((o) => ({
         PutRequest: {
           Item: {
             pk: callPk(o.callId),
@@ -89,14 +82,9 @@ export class OutcomeStore {
             ...Object.fromEntries(Object.entries(o).filter(([, v]) => v !== null && v !== undefined)),
           },
         },
-      }));
-      for (let round = 0; batch.length > 0; round++) {
-        if (round >= MAX_ROUNDS) throw new Error('outcomes: DynamoDB kept writes unprocessed; try again');
-        if (round > 0) await backoff(round);
-        const out = await this.db.send(new BatchWriteCommand({ RequestItems: { [this.table]: batch } }));
-        batch = (out.UnprocessedItems?.[this.table] as Record<string, unknown>[] | undefined) ?? [];
-      }
-    }
+      })),
+      'outcomes',
+    );
     const byCampaign = new Map<string, string[]>();
     for (const o of outcomes)
       if (o.campaignId) byCampaign.set(o.campaignId, [...(byCampaign.get(o.campaignId) ?? []), o.callId]);
@@ -124,21 +112,8 @@ export class OutcomeStore {
 
   /** The outcomes of these calls that are recorded, 100 a request. */
   private async getMany(callIds: readonly string[]): Promise<CallOutcome[]> {
-    const ids = [...new Set(callIds)];
-    const found: CallOutcome[] = [];
-    for (let i = 0; i < ids.length; i += GET_BATCH) {
-      let keys: Record<string, unknown>[] = ids.slice(i, i + GET_BATCH).map((id) => ({ pk: callPk(id) }));
-      for (let round = 0; keys.length > 0; round++) {
-        if (round >= MAX_ROUNDS) throw new Error('outcomes: DynamoDB kept keys unprocessed; try again');
-        if (round > 0) await backoff(round);
-        const out = await this.db.send(
-          new BatchGetCommand({ RequestItems: { [this.table]: { Keys: keys, ConsistentRead: true } } }),
-        );
-        for (const item of out.Responses?.[this.table] ?? []) found.push(fromItem(item));
-        keys = (out.UnprocessedKeys?.[this.table]?.Keys as Record<string, unknown>[] | undefined) ?? [];
-      }
-    }
-    return found;
+    const keys = [...new Set(callIds)].map((id) => ({ pk: callPk(id) }));
+    return (await batchGetAll(this.db, this.table, keys, 'outcomes')).map(fromItem);
   }
 }
 
