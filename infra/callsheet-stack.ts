@@ -45,6 +45,7 @@ export class CallsheetStack extends Stack {
       campaigns: this.data.tables.campaigns,
       outcomes: this.data.tables.outcomes,
       suppression: this.data.tables.suppression,
+      apiBudget: this.data.tables.apiBudget,
       credentials: this.credentials,
       settings: settings.propsFor('lifecycle'),
     });

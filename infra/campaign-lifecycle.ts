@@ -6,6 +6,7 @@ import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Bucket } from 'aws-cdk-lib/aws-s3';
 import { DefinitionBody, LogLevel, StateMachine, StateMachineType } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
+import { TABLES } from '../functions/commons/tables.ts';
 import { stepWorstCaseSeconds } from '../functions/lifecycle/config.ts';
 import { DEFAULT_EXECUTION_TIMEOUT_SECONDS, renderLifecycleDocument } from '../state-machines/lifecycle-document.ts';
 import { CallsheetFunction } from './callsheet-function.ts';
@@ -21,6 +22,8 @@ export interface CampaignLifecycleProps {
   outcomes: TableV2;
   /** Read at a part's end: numbers suppressed mid-campaign are named and left out of follow-up rounds. */
   suppression: TableV2;
+  /** The account-wide API budget: the lifecycle draws on its reserved share. */
+  apiBudget: TableV2;
   credentials: VoiceApiCredentials;
   /** Function settings; `LIFECYCLE_TIMEOUT_SECONDS` sets the execution timeout, `VOICE_API_TIMEOUT_SECONDS` the step's. */
   settings: Record<string, string>;
@@ -57,6 +60,8 @@ export class CampaignLifecycle extends Construct {
     this.steps.bindTable('campaigns', props.campaigns, 'readWrite');
     this.steps.bindTable('outcomes', props.outcomes, 'readWrite');
     this.steps.bindTable('suppression', props.suppression, 'read');
+    fn.addEnvironment(TABLES.apiBudget.env, props.apiBudget.tableName);
+    props.apiBudget.grant(fn, 'dynamodb:GetItem', 'dynamodb:UpdateItem');
     props.credentials.bindTo(fn);
     props.bucket.grantRead(fn, 'parts/*');
     // Follow-up rounds: their sheets under parts/, and the root part's report lists each round started.

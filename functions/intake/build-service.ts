@@ -17,7 +17,8 @@ export async function buildIntakeService(config: IntakeConfig, now: () => Date =
     objects: new ObjectStore(s3Client(config.aws)),
     uploads: new UploadStore(db, config.uploadsTable),
     suppression: new SuppressionList(db, config.suppressionTable),
-    agents: new VoiceApiClient({ baseUrl: access.baseUrl, apiKey: access.apiKey }).agents,
+    // The current key (re-read after a rotation, on 401) and the API answer metrics.
+    agents: new VoiceApiClient({ baseUrl: access.baseUrl, apiKey: access.apiKey, fetch: access.fetch }).agents,
     starter: new StepFunctionsStarter(sfnClient(config.aws), config.stateMachineArn),
     defaults: config.defaults,
     leaseMs: config.leaseMs,

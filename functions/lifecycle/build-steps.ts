@@ -1,3 +1,4 @@
+import { apiBudget } from '../commons/api-budget/config.ts';
 import { documentClient, eventsClient, s3Client, sfnClient } from '../commons/aws/clients.ts';
 import { ObjectStore } from '../commons/aws/object-store.ts';
 import type { Log } from '../commons/log.ts';
@@ -26,8 +27,19 @@ async function lifecycleApi(config: LifecycleConfig, options: BuildOptions): Pro
   return new VoiceApiClient({
     baseUrl: access.baseUrl,
     apiKey: access.apiKey,
+    // The current key (re-read after a rotation, on 401) and the API answer metrics.
+    fetch: access.fetch,
     timeoutMs: config.apiTimeoutMs,
     maxRetries: 1,
+    // The lifecycle's reserved share of the account's budget; a short wait, then the step looks again soon.
+    ...(config.budget
+      ? {
+          budget: apiBudget(documentClient(config.aws), config.budget, 'lifecycle', {
+            clock: options.api?.clock,
+            maxWaitMs: 5_000,
+          }),
+        }
+      : {}),
     ...options.api,
   });
 }

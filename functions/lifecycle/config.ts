@@ -1,3 +1,4 @@
+import { type BudgetConfig, readBudgetConfig } from '../commons/api-budget/config.ts';
 import { type AwsSettings, readAwsSettings } from '../commons/aws/clients.ts';
 import { type Env, EnvReader } from '../commons/config.ts';
 import { type CapLimits, readCapLimits } from '../commons/frequency-cap.ts';
@@ -20,6 +21,11 @@ export interface LifecycleConfig {
    * settings too, have no use for it.
    */
   outcomes: { config: OutcomesConfig; caps: CapLimits } | null;
+  /**
+   * The account-wide API budget, on when API_BUDGET_TABLE is set (CDK sets it): the lifecycle draws on its
+   * reserved share, so a contact sync never delays a pause. Without it the client paces itself per process.
+   */
+  budget: BudgetConfig | null;
 }
 
 const whole =
@@ -64,6 +70,7 @@ export function readLifecycleConfig(source: Env): LifecycleConfig {
       eventBusName: env.optional('EVENT_BUS_NAME') ?? 'default',
     },
     outcomes: null,
+    budget: env.optional(TABLES.apiBudget.env) ? readBudgetConfig(env) : null,
   };
   const caps = readCapLimits(env);
   if (env.optional(TABLES.outcomes.env)) config.outcomes = { config: readOutcomesConfig(source), caps };
