@@ -1,9 +1,12 @@
+import { SQSClient } from '@aws-sdk/client-sqs';
 import { documentClient, s3Client, sfnClient } from '../commons/aws/clients.ts';
 import { ObjectStore } from '../commons/aws/object-store.ts';
 import { FrequencyCapStore } from '../commons/frequency-cap-store.ts';
 import { SuppressionList } from '../commons/suppression-list.ts';
 import { VoiceApiClient } from '../commons/voice-api/client.ts';
 import { resolveVoiceApiAccess } from '../commons/voice-api-access.ts';
+import { CampaignContactEvents } from '../contacts/campaign-contacts.ts';
+import { SqsEventSink } from '../contacts/dead-letters.ts';
 import type { IntakeConfig } from './config.ts';
 import { IntakeService } from './intake-service.ts';
 import { StepFunctionsStarter } from './lifecycle-starter.ts';
@@ -24,5 +27,17 @@ export async function buildIntakeService(config: IntakeConfig, now: () => Date =
     leaseMs: config.leaseMs,
     now,
     ...(config.caps ? { caps: new FrequencyCapStore(db, config.caps.table, config.caps.limits) } : {}),
+    ...(config.contacts ? { contacts: campaignContacts(config) } : {}),
   });
+}
+
+/** The contact queue as intake's hook sees it: one `Contact Upserted` event per accepted row. */
+function campaignContacts(config: IntakeConfig): CampaignContactEvents | undefined {
+  if (!config.contacts) return undefined;
+  const sqs = new SQSClient({
+    region: config.aws.region,
+    ...(config.contacts.sqsEndpoint ? { endpoint: config.contacts.sqsEndpoint } : {}),
+    ...(config.aws.credentials ? { credentials: config.aws.credentials } : {}),
+  });
+  return new CampaignContactEvents(new SqsEventSink(sqs, config.contacts.queueUrl));
 }

@@ -19,6 +19,11 @@ export interface IntakeConfig {
   leaseMs: number;
   /** Frequency caps, counted in the outcomes table; on when OUTCOMES_TABLE is set (CDK sets it). */
   caps: { table: string; limits: CapLimits } | null;
+  /**
+   * The contact queue: a launched sheet's accepted rows become `Contact Upserted` events there, so the contact store
+   * knows everyone a campaign called. On when CONTACTS_QUEUE_URL is set (CDK sets it).
+   */
+  contacts: { queueUrl: string; sqsEndpoint: string | undefined } | null;
 }
 
 /** Every intake setting, checked at start-up; all problems are reported together. */
@@ -47,7 +52,10 @@ export function readIntakeConfig(source: Env): IntakeConfig {
         /^\d+$/.test(v) && Number(v) > 0 ? Number(v) * 1000 : { problem: 'a positive number of seconds' },
       ) ?? 15 * 60_000,
     caps: null,
+    contacts: null,
   };
+  const queueUrl = env.optional('CONTACTS_QUEUE_URL');
+  if (queueUrl) config.contacts = { queueUrl, sqsEndpoint: env.optional('AWS_ENDPOINT_URL_SQS') };
   const limits = readCapLimits(env);
   const capsTable = env.optional(TABLES.outcomes.env);
   if (capsTable) config.caps = { table: capsTable, limits };

@@ -308,3 +308,38 @@ describe('settings reach the functions that read them', () => {
     expect(envOf(functionOf(debug, 'intake')).NODE_OPTIONS).toBe('--enable-source-maps');
   }, 120_000);
 });
+
+describe('the first rule, deployed', () => {
+  it('names a published version of the step function in the document, so a running execution keeps its code', () => {
+    const [, machine] = resources(template, 'AWS::StepFunctions::StateMachine')[0] as [string, Resource];
+    const subs = machine.Properties.DefinitionSubstitutions as Record<string, { Ref?: string }>;
+    const ref = subs.LifecycleFunctionArn?.Ref ?? '';
+    const versions = resources(template, 'AWS::Lambda::Version').map(([id]) => id);
+    expect(versions).toContain(ref);
+    // The execution timeout is in the document (its expiry is what the guard acts on).
+    const definition = JSON.stringify(machine.Properties.DefinitionString);
+    expect(definition).toMatch(/TimeoutSeconds/);
+    expect(definition).toMatch(/SecureCampaign/);
+  });
+
+  it('wakes the guard on failed, timed-out and aborted lifecycle executions, and the sweeper every 5 minutes', () => {
+    const rules = resources(template, 'AWS::Events::Rule').map(([, r]) => r.Properties);
+    const status = rules.find((r) => JSON.stringify(r.EventPattern ?? {}).includes('Execution Status Change'));
+    expect(status?.EventPattern).toMatchObject({
+      source: ['aws.states'],
+      detail: { status: ['FAILED', 'TIMED_OUT', 'ABORTED'] },
+    });
+    expect(JSON.stringify(status?.Targets)).toMatch(/GuardFunction/);
+    const sweep = rules.find((r) => r.ScheduleExpression === 'rate(5 minutes)');
+    expect(JSON.stringify(sweep?.Targets)).toMatch(/GuardSweeperFunction/);
+  });
+
+  it('gives the lifecycle its share of the API budget, and intake the contact queue', () => {
+    expect(envOf(functionOf(template, 'lifecycle'))).toHaveProperty(TABLES.apiBudget.env);
+    expect(envOf(functionOf(template, 'intake'))).toHaveProperty('CONTACTS_QUEUE_URL');
+    const sends = statements(template).filter(
+      ({ policy, s }) => policy.startsWith('IntakeFunction') && list(s.Action).includes('sqs:SendMessage'),
+    );
+    expect(sends).toHaveLength(1);
+  });
+});
