@@ -30,6 +30,16 @@ describe('what a newcomer meets first', () => {
     expect(stray.stderr).toContain('callsheet status: unexpected argument "now": this command takes none');
   });
 
+  it('run --agent on the local emulator says why it cannot work and what to do', async () => {
+    const out = await runCli(['run', 'examples/contacts.xlsx', '--agent', 'agent_from_elsewhere'], {
+      CALLSHEET_DATA_DIR: join(dataDir, 'agent'),
+      VOICE_API_URL: '',
+      VOICE_API_KEY: '',
+    });
+    expect(out.code).toBe(2);
+    expect(out.stderr).toContain('the local emulator starts with no agents on each run; leave --agent out');
+  });
+
   it('validate rejects numbers on the do-not-call list of the data directory, as intake would', async () => {
     const env = { CALLSHEET_DATA_DIR: dataDir };
     expect((await runCli(['suppress', 'add', '+14155550201'], env)).code).toBe(0);

@@ -21,6 +21,10 @@ export interface PartReportView {
   startedAt?: string;
   finishedAt?: string;
   outcomes?: { exports?: { csv?: string }; suppressedMidCampaign?: string[] } | null;
+  /** A follow-up round's number (1 is the first calling of the sheet). */
+  round?: number;
+  /** On a root part's report: the follow-up rounds started after it. */
+  followUpRounds?: { round: number; contacts: number; outcomes: string[]; notBefore: string }[];
 }
 
 export interface ReportPageInput {
@@ -142,7 +146,7 @@ function table(header: string[], rows: (string | number)[][], id: string): strin
 
 export function renderReportPage(input: ReportPageInput): string {
   const { part } = input;
-  const title = `${part.campaignName ?? `Part ${part.part}`} — part ${part.part}${part.of ? ` of ${part.of}` : ''}`;
+  const title = `${part.campaignName ?? `Part ${part.part}`} — part ${part.part}${part.of ? ` of ${part.of}` : ''}${part.round && part.round > 1 ? `, round ${part.round}` : ''}`;
   const stats = part.stats ?? {};
   const timeline = [
     ...part.pauses.map((p) => ({ at: p.at, what: `paused: ${reasonLabel(p.reason)}` })),
@@ -178,6 +182,15 @@ ${table(
   timeline.map((t) => [t.at, t.what]),
   'timeline',
 )}
+${
+  part.followUpRounds?.length
+    ? `<h2>Follow-up rounds</h2>\n${table(
+        ['round', 'contacts', 'calls again', 'not before'],
+        part.followUpRounds.map((r) => [r.round, r.contacts, r.outcomes.join(', '), r.notBefore]),
+        'rounds',
+      )}`
+    : ''
+}
 <h2>Per-contact outcomes</h2>
 ${input.outcomes ? table(input.outcomes.header, input.outcomes.rows, 'outcomes') : '<p id="outcomes">Not written for this part.</p>'}
 ${part.outcomes?.suppressedMidCampaign?.length ? `<p>Suppressed while the campaign ran: ${esc(part.outcomes.suppressedMidCampaign.join(', '))}</p>` : ''}

@@ -116,6 +116,18 @@ describe('renderReportPage', () => {
     expect(html).toContain('calls finished (2 of 3)');
   });
 
+  it('names a follow-up round and lists the rounds a root part started', () => {
+    const html = renderReportPage({
+      part: part({
+        followUpRounds: [{ round: 2, contacts: 4, outcomes: ['no_answer', 'busy'], notBefore: '2026-12-08T14:00:00Z' }],
+      }),
+    });
+    expect(html).toContain('<td>2</td><td>4</td><td>no_answer, busy</td><td>2026-12-08T14:00:00Z</td>');
+    expect(renderReportPage({ part: part({ round: 2 }) })).toContain(
+      '<title>sheet part 1 — part 1 of 2, round 2</title>',
+    );
+  });
+
   it('says when there are no outcomes or rejected rows instead of drawing empty tables', () => {
     const html = renderReportPage({ part: part() });
     expect(html).toContain('<p id="outcomes">Not written for this part.</p>');

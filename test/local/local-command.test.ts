@@ -1,4 +1,5 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -114,6 +115,22 @@ describe('callsheet local', () => {
     await until('the manual pause', timeline, (t) => !!t?.some((e) => e.event === 'pause' && e.reason === 'manual'));
     const status = await callsheet('status');
     expect(status.stdout).toMatch(new RegExp(`${id}\\s+paused \\(manual\\)`));
+    // --watch redraws until Ctrl-C.
+    const watch = spawn(process.execPath, [BIN, 'status', '--watch', '--every', '0.2'], {
+      env: userEnv(),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let frames = '';
+    await new Promise<void>((resolve) => {
+      watch.stdout?.on('data', (d) => {
+        frames += d;
+        if (frames.split(id).length > 2) resolve();
+      });
+    });
+    const watchExit = once(watch, 'exit');
+    watch.kill('SIGINT');
+    expect((await watchExit)[0]).toBe(0);
+    expect(frames).toMatch(/\[[#.]{20}\] \d+\/12/);
 
     expect((await callsheet('campaign', 'resume', id)).stdout).toContain(`resume requested for campaign ${id}`);
     await until('the manual resume', timeline, (t) => !!t?.some((e) => e.event === 'resume' && e.reason === 'manual'));

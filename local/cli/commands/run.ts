@@ -212,6 +212,13 @@ export const runCommand: Command = {
           agent = (
             await api.agents.create({ name: 'callsheet run', agent_prompt: 'Remind the contact of their appointment.' })
           ).id;
+        } else if (emulator) {
+          // The emulator starts empty on every run: an agent id from elsewhere cannot be on it.
+          const known = (await api.agents.list()).some((a) => a.id === agent || a.name === agent);
+          if (!known)
+            throw new UsageError(
+              `--agent ${agent}: the local emulator starts with no agents on each run; leave --agent out (a new agent is made), or point VOICE_API_URL and VOICE_API_KEY at the API that has it`,
+            );
         }
         // A folder per run: s3rver keeps no versions, so the same key and content would be the same upload again.
         const key = `incoming/${agent}/run-${new Date().toISOString().replace(/[-:.]/g, '')}/${basename(file)}`;
