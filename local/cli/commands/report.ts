@@ -45,8 +45,11 @@ export const reportCommand: Command = {
     try {
       const json = await source.get(jsonKey);
       if (!json) {
+        const live = record.status === 'running' || record.status === 'creating';
         console.error(
-          `callsheet report: campaign ${id} is ${record.status}; its report is written when it ends (none in ${source.where} yet)`,
+          live
+            ? `callsheet report: campaign ${id} is ${record.status}; its report is written when it ends (none in ${source.where} yet)`
+            : `callsheet report: campaign ${id} ended (${record.status}) without a part report in ${source.where}: its workflow was stopped before it could write one (see callsheet campaign show ${id})`,
         );
         return 1;
       }

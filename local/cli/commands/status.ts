@@ -11,6 +11,7 @@ interface PartStatus {
   campaignId: string | null;
   status: string;
   progress: { done: number; total: number } | null;
+  live: boolean;
   window: { hours: string; open: boolean; changesAt: string | null } | null;
   lastEvent: string | null;
 }
@@ -49,7 +50,8 @@ async function partStatus(
   now: number,
 ): Promise<PartStatus> {
   const live = r.status === 'running' || r.status === 'creating';
-  const stats = r.campaignId && api ? await api.stats(r.campaignId) : null;
+  // Progress of a live part only: an ended part's campaign may be on an emulator that has since restarted.
+  const stats = live && r.campaignId && api ? await api.stats(r.campaignId) : null;
   const w = live && r.watch ? windowStateAt(r.watch.window, now, 0) : null;
   const last = r.timeline?.at(-1);
   return {
@@ -59,6 +61,7 @@ async function partStatus(
     campaignId: r.campaignId ?? null,
     status: liveStatus(r, live),
     progress: stats ? { done: stats.total - stats.pending - stats.in_progress, total: stats.total } : null,
+    live,
     window:
       w && r.watch
         ? { hours: r.watch.window.description, open: w.open, changesAt: w.changesAt ? iso(w.changesAt) : null }
@@ -80,7 +83,7 @@ function render(s: Awaited<ReturnType<typeof snapshot>>): string {
       ? `window ${p.window.open ? 'open' : 'closed'}${p.window.changesAt ? `, ${p.window.open ? 'closes' : 'opens'} ${p.window.changesAt}` : ''}`
       : '';
     lines.push(
-      `  part ${p.part} ${(p.campaignId ?? '-').padEnd(22)} ${p.status.padEnd(10)} ${p.progress ? bar(p.progress.done, p.progress.total) : '(no progress: API not reachable)'}  ${window}`,
+      `  part ${p.part} ${(p.campaignId ?? '-').padEnd(22)} ${p.status.padEnd(10)} ${p.progress ? bar(p.progress.done, p.progress.total) : p.live ? '(no progress: the Voice API did not answer)' : '(ended; see callsheet report)'}  ${window}`,
     );
   }
   return lines.join('\n');
