@@ -1,6 +1,8 @@
 import { mkdir, readFile, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { TableName } from '../../functions/commons/tables.ts';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from './local-aws.ts';
+import type { LocalStack } from './local-stack.ts';
 
 /**
  * What a running local stack (`callsheet local`, `callsheet run`) tells other commands about itself, in
@@ -91,3 +93,24 @@ export async function claimDataDir(
     },
   };
 }
+
+/** What a started local stack publishes about itself. */
+export const describeStack = (
+  stack: LocalStack,
+  voiceApi: RunningStack['voiceApi'],
+  agentId: string | null,
+): Omit<RunningStack, 'pid' | 'command' | 'startedAt'> => ({
+  region: LOCAL_REGION,
+  credentials: LOCAL_CREDENTIALS,
+  endpoints: {
+    s3: stack.s3.endpoint,
+    dynamodb: stack.dynamo.endpoint,
+    sfn: stack.env.AWS_ENDPOINT_URL_SFN as string,
+    webhooks: stack.webhooks.url,
+  },
+  bucket: stack.bucket,
+  tables: stack.dynamo.tables,
+  stateMachineArn: stack.stateMachineArn,
+  voiceApi,
+  agentId,
+});

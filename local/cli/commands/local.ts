@@ -9,7 +9,7 @@ import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../stack/local-aws.ts';
 import { startLocalStack } from '../../stack/local-stack.ts';
 import { PacedScheduler } from '../../stack/paced-scheduler.ts';
 import { keepReportPages } from '../../stack/report-pages.ts';
-import { claimDataDir, DataDirBusyError } from '../../stack/running-stack.ts';
+import { claimDataDir, describeStack } from '../../stack/running-stack.ts';
 import { deliverEmulatorWebhooks } from '../../stack/webhook-receiver.ts';
 import { type Command, numberOption, UsageError } from '../command.ts';
 import { parseNow } from '../time-option.ts';
@@ -76,16 +76,8 @@ export const localCommand: Command = {
     const port = (name: keyof typeof PORT_OFFSETS) => (base === 0 ? 0 : base + PORT_OFFSETS[name]);
 
     const dataDir = localDataDir();
-    let claim: Awaited<ReturnType<typeof claimDataDir>>;
-    try {
-      claim = await claimDataDir(dataDir, 'local');
-    } catch (err) {
-      if (err instanceof DataDirBusyError) {
-        console.error(`callsheet local: ${err.message}`);
-        return 1;
-      }
-      throw err;
-    }
+    // A directory another stack holds is refused (DataDirBusyError: printed by main, exit status 1).
+    const claim = await claimDataDir(dataDir, 'local');
     const stopping = new Promise<string>((resolve) => {
       process.once('SIGINT', () => resolve('SIGINT'));
       process.once('SIGTERM', () => resolve('SIGTERM'));
@@ -135,21 +127,7 @@ export const localCommand: Command = {
       });
       const awsConfig = join(dataDir, 'aws-config');
       await writeFile(awsConfig, AWS_CONFIG);
-      await claim.publish({
-        region: LOCAL_REGION,
-        credentials: LOCAL_CREDENTIALS,
-        endpoints: {
-          s3: stack.s3.endpoint,
-          dynamodb: stack.dynamo.endpoint,
-          sfn: stack.env.AWS_ENDPOINT_URL_SFN as string,
-          webhooks: stack.webhooks.url,
-        },
-        bucket: stack.bucket,
-        tables: stack.dynamo.tables,
-        stateMachineArn: stack.stateMachineArn,
-        voiceApi: { url: emulator.url, apiKey },
-        agentId: agent.id,
-      });
+      await claim.publish(describeStack(stack, { url: emulator.url, apiKey }, agent.id));
       const exports: [string, string][] = [
         ['AWS_ENDPOINT_URL_S3', stack.s3.endpoint],
         ['AWS_ENDPOINT_URL_DYNAMODB', stack.dynamo.endpoint],

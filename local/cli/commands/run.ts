@@ -20,7 +20,7 @@ import { localDataDir, localDynamoPath } from '../../stack/data-dir.ts';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../stack/local-aws.ts';
 import { startLocalStack } from '../../stack/local-stack.ts';
 import { keepReportPages } from '../../stack/report-pages.ts';
-import { claimDataDir, DataDirBusyError } from '../../stack/running-stack.ts';
+import { claimDataDir, describeStack } from '../../stack/running-stack.ts';
 import type { LocalExecution } from '../../stack/step-functions.ts';
 import { deliverEmulatorWebhooks } from '../../stack/webhook-receiver.ts';
 import { type Command, numberOption, UsageError } from '../command.ts';
@@ -142,16 +142,8 @@ export const runCommand: Command = {
     if (realApi && credits !== undefined)
       throw new UsageError('--credits needs the emulator: unset VOICE_API_URL / VOICE_API_KEY');
     const dataDir = localDataDir();
-    let claim: Awaited<ReturnType<typeof claimDataDir>>;
-    try {
-      claim = await claimDataDir(dataDir, 'run');
-    } catch (err) {
-      if (err instanceof DataDirBusyError) {
-        console.error(`callsheet run: ${err.message}`);
-        return 1;
-      }
-      throw err;
-    }
+    // A directory another stack holds is refused (DataDirBusyError: printed by main, exit status 1).
+    const claim = await claimDataDir(dataDir, 'run');
     try {
       return await runWithClaim(file);
     } finally {
@@ -191,21 +183,7 @@ export const runCommand: Command = {
       const pages = keepReportPages(stack, join(dataDir, 'reports'), silentLog);
       try {
         if (emulator) await deliverEmulatorWebhooks(emulator.url, stack.webhooks);
-        await claim.publish({
-          region: LOCAL_REGION,
-          credentials: LOCAL_CREDENTIALS,
-          endpoints: {
-            s3: stack.s3.endpoint,
-            dynamodb: stack.dynamo.endpoint,
-            sfn: stack.env.AWS_ENDPOINT_URL_SFN as string,
-            webhooks: stack.webhooks.url,
-          },
-          bucket: stack.bucket,
-          tables: stack.dynamo.tables,
-          stateMachineArn: stack.stateMachineArn,
-          voiceApi: emulator ? { url: emulator.url, apiKey } : null,
-          agentId: null,
-        });
+        await claim.publish(describeStack(stack, emulator ? { url: emulator.url, apiKey } : null, null));
         let agent = values.agent as string | undefined;
         if (!agent) {
           if (realApi) throw new UsageError('give --agent when running against a real API');
