@@ -25,6 +25,7 @@ import type { LocalExecution } from '../../stack/step-functions.ts';
 import { deliverEmulatorWebhooks } from '../../stack/webhook-receiver.ts';
 import { type Command, numberOption, UsageError } from '../command.ts';
 import { loadFaultPlan, placedCalls } from '../fault-plan-file.ts';
+import { parseNow } from '../time-option.ts';
 
 interface PartReport {
   part: number;
@@ -69,10 +70,7 @@ function checkOptions(values: Record<string, string | boolean | undefined>) {
       throw err;
     }
   }
-  const nowText = values.now as string | undefined;
-  const now = nowText === undefined ? undefined : Date.parse(nowText);
-  if (nowText !== undefined && (!/(Z|[+-]\d{2}:\d{2})$/.test(nowText) || Number.isNaN(now)))
-    throw new UsageError(`--now ${nowText}: give an ISO 8601 instant with an offset, e.g. 2026-12-07T08:00:00-05:00`);
+  const now = parseNow(values.now as string | undefined);
   return { country, start, zone, retries, window, now };
 }
 
