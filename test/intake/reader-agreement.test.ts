@@ -37,6 +37,7 @@ const xstr = (s: string) =>
   esc(
     s
       .replace(/_(?=x[0-9A-Fa-f]{4}_)/g, '_x005F_')
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: exactly the C0 controls Excel escapes as _xHHHH_
       .replace(/[\0-\x08\x0B\x0C\x0E-\x1F]/g, (c) => `_x${c.charCodeAt(0).toString(16).padStart(4, '0')}_`),
   );
 
