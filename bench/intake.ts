@@ -25,10 +25,12 @@ export async function makeSheet(path: string, rows: number): Promise<void> {
     const n = 2_000_000 + (i % Math.floor(rows * 0.98)); // about 2 % duplicates
     const area = ['415', '212', '312', '617'][i % 4];
     const local = String(n).slice(-7);
-    // One row in seven is a UK mobile, whose range spans three zones: the slow path of zone choice must show here.
+    // One row in seven is an Alaska number, whose range spans two clocks (Anchorage, Adak): the slow path of zone
+    // choice must show here. (A UK 7911 mobile no longer serves: the data places it in Guernsey, which has no
+    // legal-hours entry, so it would be refused before any zone work.)
     const phone =
       i % 7 === 0
-        ? `+44 7911 ${local.slice(1)}`
+        ? `+1 907 ${local}`
         : i % 3 === 0
           ? Number(`1${area}${local}`)
           : i % 3 === 1
