@@ -27,7 +27,19 @@ export interface PartReportView {
   followUpRounds?: { round: number; contacts: number; outcomes: string[]; notBefore: string }[];
 }
 
+/** The campaign's stats at one instant (sampled while it ran). */
+export interface StatsSample {
+  at: string;
+  total: number;
+  completed: number;
+  failed: number;
+  pending: number;
+  in_progress: number;
+}
+
 export interface ReportPageInput {
+  /** Stats sampled while the campaign ran, oldest first; without them the chart uses each contact's last call. */
+  samples?: StatsSample[];
   part: PartReportView;
   /** The upload's rejected rows (intake report), when known. */
   rejected?: { row: number; reason: string; input: string }[];
@@ -97,16 +109,41 @@ const REASON_LABEL: Record<string, string> = {
 };
 const reasonLabel = (r: string) => REASON_LABEL[r] ?? r;
 
-/** Calls finished over time (cumulative, from each contact's last call) with paused stretches shaded. */
-function chart(part: PartReportView, outcomes: ReportPageInput['outcomes']): string {
+/** Points (time, finished, completed) of the chart: sampled stats, else each contact's last call. */
+function series(
+  part: PartReportView,
+  input: ReportPageInput,
+  end: number,
+): { t: number; finished: number; completed: number | null }[] {
+  if (input.samples?.length) {
+    const points = input.samples.map((s) => ({
+      t: Date.parse(s.at),
+      finished: s.completed + s.failed,
+      completed: s.completed as number | null,
+    }));
+    if (part.stats)
+      points.push({
+        t: end,
+        finished: (part.stats.completed ?? 0) + (part.stats.failed ?? 0),
+        completed: part.stats.completed ?? 0,
+      });
+    return points.filter((p) => !Number.isNaN(p.t)).sort((a, b) => a.t - b.t);
+  }
+  const outcomes = input.outcomes;
+  const at = outcomes?.header.indexOf('Last Call At') ?? -1;
+  return (outcomes && at >= 0 ? outcomes.rows.map((r) => Date.parse(r[at] ?? '')) : [])
+    .filter((t) => !Number.isNaN(t))
+    .sort((a, b) => a - b)
+    .map((t, i) => ({ t, finished: i + 1, completed: null }));
+}
+
+/** Calls finished over time (sampled stats, or cumulative from each contact's last call) with paused stretches shaded. */
+function chart(part: PartReportView, input: ReportPageInput): string {
   const start = Date.parse(part.startedAt ?? '');
   const end = Date.parse(part.finishedAt ?? '');
   if (Number.isNaN(start) || Number.isNaN(end) || end <= start) return '<p>No time span to chart.</p>';
-  const at = outcomes?.header.indexOf('Last Call At') ?? -1;
-  const times = (outcomes && at >= 0 ? outcomes.rows.map((r) => Date.parse(r[at] ?? '')) : [])
-    .filter((t) => !Number.isNaN(t))
-    .sort((a, b) => a - b);
-  const total = Math.max(1, part.stats?.total ?? times.length);
+  const points = series(part, input, end);
+  const total = Math.max(1, part.stats?.total ?? points.at(-1)?.finished ?? 0);
   const W = 720;
   const H = 240;
   const pad = { l: 48, r: 16, t: 16, b: 36 };
@@ -118,22 +155,29 @@ function chart(part: PartReportView, outcomes: ReportPageInput['outcomes']): str
         `<rect class="paused ${esc(s.reason)}" x="${x(s.from).toFixed(1)}" y="${pad.t}" width="${Math.max(1, x(s.to) - x(s.from)).toFixed(1)}" height="${H - pad.t - pad.b}"><title>${esc(reasonLabel(s.reason))}: ${esc(new Date(s.from).toISOString())} – ${esc(new Date(s.to).toISOString())}</title></rect>`,
     )
     .join('');
-  let path = `M${x(start).toFixed(1)},${y(0).toFixed(1)}`;
-  times.forEach((t, i) => {
-    path += ` H${x(t).toFixed(1)} V${y(i + 1).toFixed(1)}`;
-  });
-  path += ` H${x(end).toFixed(1)}`;
+  const steps = (value: (p: (typeof points)[number]) => number | null) => {
+    let d = `M${x(start).toFixed(1)},${y(0).toFixed(1)}`;
+    for (const p of points) {
+      const v = value(p);
+      if (v !== null) d += ` H${x(p.t).toFixed(1)} V${y(v).toFixed(1)}`;
+    }
+    return `${d} H${x(end).toFixed(1)}`;
+  };
+  const sampled = points.some((p) => p.completed !== null);
+  const finishedNow = points.at(-1)?.finished ?? 0;
   const label = (t: number) => new Date(t).toISOString().slice(5, 16).replace('T', ' ');
   return `<svg id="chart" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" role="img" aria-label="Calls finished over time">
 <rect x="${pad.l}" y="${pad.t}" width="${W - pad.l - pad.r}" height="${H - pad.t - pad.b}" fill="#fff" stroke="#ccc"/>
 ${bands}
-<path class="finished" d="${path}" fill="none" stroke="#1565c0" stroke-width="2"/>
+<path class="finished" d="${steps((p) => p.finished)}" fill="none" stroke="#1565c0" stroke-width="2"/>
+${sampled ? `<path class="completed" d="${steps((p) => p.completed)}" fill="none" stroke="#2e7d32" stroke-width="1.5" stroke-dasharray="4 2"/>` : ''}
 <text x="${pad.l - 6}" y="${y(total) + 4}" text-anchor="end">${total}</text>
 <text x="${pad.l - 6}" y="${y(0) + 4}" text-anchor="end">0</text>
 <text x="${pad.l}" y="${H - 12}">${esc(label(start))}Z</text>
 <text x="${W - pad.r}" y="${H - 12}" text-anchor="end">${esc(label(end))}Z</text>
 </svg>
-<p class="legend"><span class="key line"></span> calls finished (${times.length} of ${total})
+<p class="legend"><span class="key line"></span> calls finished (${finishedNow} of ${total}${sampled ? `; ${input.samples?.length} samples of the campaign's stats` : ", from each contact's last call"})
+${sampled ? '<span class="key done"></span> completed' : ''}
 <span class="key window"></span> calling window closed <span class="key manual"></span> paused by an operator</p>`;
 }
 
@@ -160,7 +204,7 @@ body{font:14px/1.4 system-ui,sans-serif;margin:2em;color:#222}
 table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ccc;padding:2px 8px;text-align:left}
 .paused.window{fill:#9e9e9e;opacity:.35}.paused.manual,.paused.cancel{fill:#ef6c00;opacity:.35}
 .key{display:inline-block;width:14px;height:10px;margin:0 4px 0 12px}.key.line{background:#1565c0}
-.key.window{background:#9e9e9e}.key.manual{background:#ef6c00}
+.key.window{background:#9e9e9e}.key.done{background:#2e7d32}.key.manual{background:#ef6c00}
 svg text{font-size:11px;fill:#555}
 </style></head><body>
 <h1>${esc(title)}</h1>
@@ -175,7 +219,7 @@ ${table(
   'stats',
 )}
 <h2>Over time</h2>
-${chart(part, input.outcomes)}
+${chart(part, input)}
 <h2>Pauses and resumes</h2>
 ${table(
   ['at (UTC)', 'what'],

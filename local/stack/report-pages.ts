@@ -2,7 +2,12 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { ObjectStore } from '../../functions/commons/aws/object-store.ts';
 import type { Log } from '../../functions/commons/log.ts';
-import { type PartReportView, parseCsv, renderReportPage } from '../../functions/reports/html-report.ts';
+import {
+  type PartReportView,
+  parseCsv,
+  renderReportPage,
+  type StatsSample,
+} from '../../functions/reports/html-report.ts';
 import type { LocalStack } from './local-stack.ts';
 
 /** reports/<upload>/part-<label>.json: a campaign part's report (not the intake's report.json). */
@@ -28,7 +33,9 @@ export async function reportPageFor(read: ReadObject, partKey: string): Promise<
   const csv = await read(keyOf(view.outcomes?.exports?.csv) ?? `reports/${m[1]}/outcomes-part-${m[2]}.csv`);
   const table = csv ? parseCsv(csv.toString('utf8')).filter((r) => r.some((c) => c !== '')) : null;
   const outcomes = table && table.length > 0 ? { header: table[0] as string[], rows: table.slice(1) } : null;
-  return renderReportPage({ part: view, rejected, outcomes });
+  const stats = await read(`reports/${m[1]}/stats-part-${m[2]}.json`);
+  const samples = stats ? (JSON.parse(stats.toString('utf8')) as StatsSample[]) : undefined;
+  return renderReportPage({ part: view, rejected, outcomes, ...(samples ? { samples } : {}) });
 }
 
 /** A bucket of the local stack as a ReadObject. */
@@ -42,7 +49,13 @@ export const readFrom =
  * bucket (reports/<upload>/part-N.html), and everything written under reports/ is copied to `mirrorDir`
  * (<data dir>/reports/<upload>/…), so paths printed to a user open in a browser or a spreadsheet.
  */
-export function keepReportPages(stack: LocalStack, mirrorDir: string, log: Log): { idle(): Promise<void> } {
+export function keepReportPages(
+  stack: LocalStack,
+  mirrorDir: string,
+  log: Log,
+  /** Stats sampled while a part ran (stats-sampler.ts), written beside its report as stats-part-N.json. */
+  samples?: (uploadId: string, label: string) => StatsSample[],
+): { idle(): Promise<void> } {
   let work: Promise<unknown> = Promise.resolve();
   stack.s3.onEvent((event) => {
     for (const r of event.Records) {
@@ -57,7 +70,16 @@ export function keepReportPages(stack: LocalStack, mirrorDir: string, log: Log):
             await mkdir(dirname(file), { recursive: true });
             await writeFile(file, obj.bytes);
           }
-          if (!PART_REPORT.test(key)) return;
+          const part = PART_REPORT.exec(key);
+          if (!part) return;
+          const series = samples?.(part[1] as string, part[2] as string) ?? [];
+          if (series.length > 0)
+            await stack.objects.put(
+              stack.bucket,
+              `reports/${part[1]}/stats-part-${part[2]}.json`,
+              `${JSON.stringify(series)}\n`,
+              'application/json',
+            );
           const page = await reportPageFor(readFrom(stack.objects, stack.bucket), key);
           if (page) await stack.objects.put(stack.bucket, key.replace(/\.json$/, '.html'), page, 'text/html');
         })

@@ -113,7 +113,27 @@ describe('renderReportPage', () => {
     // 15:00-16:00 of a 14:00-18:00 span on a 656-px plot starting at x=48: 212 to 376.
     expect(html).toMatch(/<rect class="paused manual" x="212.0" y="16" width="164.0"/);
     expect(html).toContain('paused: paused by an operator');
-    expect(html).toContain('calls finished (2 of 3)');
+    expect(html).toContain("calls finished (2 of 3, from each contact's last call)");
+  });
+
+  it('draws sampled stats when there are samples, ending at the final stats', () => {
+    const sample = (at: string, completed: number, failed: number) => ({
+      at,
+      total: 3,
+      completed,
+      failed,
+      pending: 3 - completed - failed,
+      in_progress: 0,
+    });
+    const html = renderReportPage({
+      part: part(),
+      samples: [sample('2026-12-07T15:00:00Z', 1, 0), sample('2026-12-07T16:00:00Z', 1, 1)],
+    });
+    const finished = /class="finished" d="([^"]+)"/.exec(html)?.[1] ?? '';
+    // 1 at 15:00, 2 at 16:00, 3 (2 completed + 1 failed) at the end: three steps up.
+    expect(finished.match(/V/g)).toHaveLength(3);
+    expect(html).toContain('class="completed"');
+    expect(html).toContain("calls finished (3 of 3; 2 samples of the campaign's stats)");
   });
 
   it('names a follow-up round and lists the rounds a root part started', () => {

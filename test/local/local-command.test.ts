@@ -197,6 +197,11 @@ describe('callsheet local', () => {
       const box = await tab.locator('#chart rect.paused.manual').first().boundingBox();
       expect(box?.width).toBeGreaterThan(0);
       expect(await tab.locator('#chart path.finished').getAttribute('d')).toMatch(/V/);
+      // Drawn from the stats sampled while the campaign ran.
+      expect(await tab.textContent('.legend')).toMatch(
+        /calls finished \(12 of 12; \d+ samples of the campaign's stats\)/,
+      );
+      expect(await tab.locator('#chart path.completed').count()).toBe(1);
     } finally {
       await browser.close();
     }

@@ -10,6 +10,7 @@ import { startLocalStack } from '../../stack/local-stack.ts';
 import { PacedScheduler } from '../../stack/paced-scheduler.ts';
 import { keepReportPages } from '../../stack/report-pages.ts';
 import { claimDataDir, describeStack } from '../../stack/running-stack.ts';
+import { STATS_EVERY_MS, sampleStats } from '../../stack/stats-sampler.ts';
 import { deliverEmulatorWebhooks } from '../../stack/webhook-receiver.ts';
 import { type Command, numberOption, UsageError } from '../command.ts';
 import { parseNow } from '../time-option.ts';
@@ -117,10 +118,14 @@ export const localCommand: Command = {
         scheduler?.stop();
         await stack.close();
       });
-      const pages = keepReportPages(stack, join(dataDir, 'reports'), log);
-      closers.push(() => pages.idle());
-      await deliverEmulatorWebhooks(emulator.url, stack.webhooks);
       const api = new VoiceApiClient({ baseUrl: emulator.url, apiKey });
+      const sampler = sampleStats(stack, api, { everyMs: STATS_EVERY_MS, now: () => emulator.core.clock.now(), log });
+      const pages = keepReportPages(stack, join(dataDir, 'reports'), log, sampler.samples);
+      closers.push(async () => {
+        sampler.stop();
+        await pages.idle();
+      });
+      await deliverEmulatorWebhooks(emulator.url, stack.webhooks);
       const agent = await api.agents.create({
         name: 'callsheet local',
         agent_prompt: 'Remind the contact of their appointment.',

@@ -21,6 +21,7 @@ import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../stack/local-aws.ts';
 import { startLocalStack } from '../../stack/local-stack.ts';
 import { keepReportPages } from '../../stack/report-pages.ts';
 import { claimDataDir, describeStack } from '../../stack/running-stack.ts';
+import { STATS_EVERY_MS, sampleStats } from '../../stack/stats-sampler.ts';
 import type { LocalExecution } from '../../stack/step-functions.ts';
 import { deliverEmulatorWebhooks } from '../../stack/webhook-receiver.ts';
 import { type Command, numberOption, UsageError } from '../command.ts';
@@ -178,7 +179,15 @@ export const runCommand: Command = {
       };
       process.once('SIGINT', interrupt);
       process.once('SIGTERM', interrupt);
-      const pages = keepReportPages(stack, join(dataDir, 'reports'), silentLog);
+      // Stats over time for the report pages; not in a rehearsal, whose faults must meet only the lifecycle's calls.
+      const sampler = faults
+        ? null
+        : sampleStats(stack, api, {
+            everyMs: STATS_EVERY_MS,
+            now: () => emulator?.core.clock.now() ?? Date.now(),
+            log: silentLog,
+          });
+      const pages = keepReportPages(stack, join(dataDir, 'reports'), silentLog, sampler?.samples);
       try {
         if (emulator) await deliverEmulatorWebhooks(emulator.url, stack.webhooks);
         await claim.publish(describeStack(stack, emulator ? { url: emulator.url, apiKey } : null, null));
@@ -293,6 +302,7 @@ export const runCommand: Command = {
       } finally {
         process.off('SIGINT', interrupt);
         process.off('SIGTERM', interrupt);
+        sampler?.stop();
         await stack.close();
         await pages.idle();
         await emulator?.close();

@@ -1,0 +1,90 @@
+import { documentClient } from '../../functions/commons/aws/clients.ts';
+import { partKey } from '../../functions/commons/campaign-plan.ts';
+import type { Log } from '../../functions/commons/log.ts';
+import type { VoiceApiClient } from '../../functions/commons/voice-api/index.ts';
+import { CampaignStore } from '../../functions/lifecycle/campaign-store.ts';
+import type { StatsSample } from '../../functions/reports/html-report.ts';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from './local-aws.ts';
+import type { LocalStack } from './local-stack.ts';
+
+const STATS = ['total', 'completed', 'failed', 'pending', 'in_progress'] as const;
+
+/**
+ * How often the report pages' stats are sampled, in the stack's time, while a part may be dialling (quiet stretches
+ * are skipped).
+ */
+export const STATS_EVERY_MS = 2 * 60_000;
+
+/** Key of a part's samples: its upload and its label (`1`, or `1-r2a` for a follow-up round). */
+export const sampleKey = (uploadId: string, label: string) => `${uploadId}#${label}`;
+
+/**
+ * Campaign stats over time for the local stack's report pages: every `everyMs` of the stack's time (simulated or
+ * real), the stats of each running part's campaign, from the same API the lifecycle calls. The lifecycle's part
+ * report carries only the final stats; this is what draws the curve between start and end.
+ */
+export function sampleStats(
+  stack: LocalStack,
+  api: VoiceApiClient,
+  options: { everyMs: number; now: () => number; log: Log },
+): { samples(uploadId: string, label: string): StatsSample[]; stop(): void } {
+  const db = documentClient({
+    region: LOCAL_REGION,
+    endpoints: { dynamodb: stack.dynamo.endpoint },
+    credentials: LOCAL_CREDENTIALS,
+  });
+  const store = new CampaignStore(db, stack.dynamo.tables.campaigns);
+  const series = new Map<string, StatsSample[]>();
+  const sample = async (): Promise<number | null> => {
+    try {
+      const at = new Date(options.now()).toISOString();
+      const running = await store.unfinished();
+      for (const part of running) {
+        if (!part.campaignId) continue;
+        const s = await api.campaigns.stats(part.campaignId).catch(() => null);
+        if (!s) continue;
+        const key = sampleKey(part.uploadId, labelOf(part.partKey, part.uploadId, part.part));
+        const list = series.get(key) ?? [];
+        const last = list.at(-1);
+        // A step chart needs only the changes.
+        if (!last || STATS.some((f) => last[f] !== s[f]))
+          list.push({
+            at,
+            total: s.total,
+            completed: s.completed,
+            failed: s.failed,
+            pending: s.pending,
+            in_progress: s.in_progress,
+          });
+        series.set(key, list);
+      }
+      // Every part confirmed not dialling (window closed, paused): nothing moves before the next look.
+      if (running.length > 0 && running.every((p) => p.watch?.quiet))
+        return Math.min(...running.map((p) => Date.parse(p.watch?.nextLookAt ?? '') || Number.POSITIVE_INFINITY));
+    } catch (err) {
+      options.log.warn('stats sample failed', { error: (err as Error).message });
+    }
+    return null;
+  };
+  let stop: () => void;
+  if (stack.scheduler) stop = stack.scheduler.every(options.everyMs, sample);
+  else {
+    // Real time: a quiet answer only saves a few reads, so every tick samples.
+    const timer = setInterval(() => void sample(), options.everyMs);
+    timer.unref();
+    stop = () => clearInterval(timer);
+  }
+  return {
+    samples: (uploadId, label) => series.get(sampleKey(uploadId, label)) ?? [],
+    stop: () => {
+      stop();
+      db.destroy();
+    },
+  };
+}
+
+/** The report label of a part key (`<upload>-p1` → `1`; a follow-up round keeps its suffix). */
+function labelOf(key: string, uploadId: string, part: number): string {
+  const root = partKey(uploadId, part);
+  return `${part}${key.startsWith(root) ? key.slice(root.length) : ''}`;
+}
