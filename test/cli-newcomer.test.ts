@@ -1,4 +1,6 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -38,6 +40,20 @@ describe('what a newcomer meets first', () => {
     });
     expect(out.code).toBe(2);
     expect(out.stderr).toContain('the local emulator starts with no agents on each run; leave --agent out');
+  });
+
+  it('local names a taken port and what to do', async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const { port } = taken.address() as AddressInfo;
+    try {
+      const out = await runCli(['local', '--port-base', String(port)], { CALLSHEET_DATA_DIR: join(dataDir, 'ports') });
+      expect(out.code).toBe(1);
+      expect(out.stderr).toContain(`callsheet local: port ${port} on 127.0.0.1 is taken`);
+      expect(out.stderr).toContain('--port-base 0 for free ones');
+    } finally {
+      taken.close();
+    }
   });
 
   it('validate rejects numbers on the do-not-call list of the data directory, as intake would', async () => {

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { jsonLog } from '../../../functions/commons/log.ts';
 import { VoiceApiClient } from '../../../functions/commons/voice-api/index.ts';
@@ -76,6 +77,9 @@ export const localCommand: Command = {
       throw new UsageError('--concurrency must be a whole number of 1 or more');
     const port = (name: keyof typeof PORT_OFFSETS) => (base === 0 ? 0 : base + PORT_OFFSETS[name]);
 
+    // s3rver crashes on a taken port instead of failing its start: find out before starting anything.
+    if (base !== 0)
+      for (const name of Object.keys(PORT_OFFSETS) as (keyof typeof PORT_OFFSETS)[]) await checkFree(port(name));
     const dataDir = localDataDir();
     // A directory another stack holds is refused (DataDirBusyError: printed by main, exit status 1).
     const claim = await claimDataDir(dataDir, 'local');
@@ -157,6 +161,10 @@ export const localCommand: Command = {
       const signal = await stopping;
       console.log(`# ${signal}: stopping`);
       return 0;
+    } catch (err) {
+      const e = err as NodeJS.ErrnoException & { port?: number };
+      if (e.code === 'EADDRINUSE') throw new Error(portTaken(e.port ?? 0));
+      throw err;
     } finally {
       await closeAll();
       // Everything is stopped and saved; a stopped workflow's in-flight retry timer must not keep the process up.
@@ -166,3 +174,18 @@ export const localCommand: Command = {
 };
 
 const shellQuote = (s: string) => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, "'\\''")}'`);
+
+const portTaken = (port: number) =>
+  `port ${port} on 127.0.0.1 is taken (another callsheet local, or another program): ` +
+  'choose other ports with --port-base N (it uses N to N+4), or --port-base 0 for free ones';
+
+/** Fails with the taken port named, as the stand-ins' own start would (EADDRINUSE). */
+function checkFree(port: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', (err: NodeJS.ErrnoException) =>
+      reject(new Error(err.code === 'EADDRINUSE' ? portTaken(port) : `port ${port} on 127.0.0.1: ${err.message}`)),
+    );
+    probe.listen(port, '127.0.0.1', () => probe.close(() => resolve()));
+  });
+}
