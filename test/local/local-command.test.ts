@@ -207,6 +207,24 @@ describe('callsheet local', () => {
     }
   }, 240_000);
 
+  it('callsheet run on the same data directory is a client of the running stack', async () => {
+    const sheet = join(dataDir, 'run.csv');
+    await writeFile(sheet, ['Phone Number', '+14155550301', '+14155550302', '+14155550303'].join('\n'));
+    const out = await callsheet('run', sheet, '--json');
+    expect(out.stderr).toBe('');
+    expect(out.code).toBe(0);
+    const result = JSON.parse(out.stdout);
+    expect(result.upload).toMatch(new RegExp(`^s3://callsheet-uploads/incoming/${exported.CALLSHEET_AGENT_ID}/run-`));
+    expect(result.summary).toMatchObject({ rows: 3, accepted: 3, rejected: 0, suppressed: 0 });
+    expect(result.summary.attempted).toBeGreaterThanOrEqual(3);
+    expect(result.parts).toEqual([expect.objectContaining({ status: 'completed' })]);
+    expect(existsSync(result.parts[0].page)).toBe(true);
+    // What belongs to the running stack is refused, not silently ignored.
+    const refused = await callsheet('run', sheet, '--credits', '5');
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain(`callsheet local (process ${stack.pid}) runs on ${dataDir}`);
+  }, 120_000);
+
   it('stops cleanly on Ctrl-C and frees the data directory', async () => {
     const exit = new Promise<number | null>((resolve) => stack.once('exit', (code) => resolve(code)));
     stack.kill('SIGINT');

@@ -20,13 +20,15 @@ import { localDataDir, localDynamoPath } from '../../stack/data-dir.ts';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../stack/local-aws.ts';
 import { startLocalStack } from '../../stack/local-stack.ts';
 import { keepReportPages } from '../../stack/report-pages.ts';
-import { claimDataDir, describeStack } from '../../stack/running-stack.ts';
+import { claimDataDir, describeStack, readRunningStack } from '../../stack/running-stack.ts';
 import { STATS_EVERY_MS, sampleStats } from '../../stack/stats-sampler.ts';
 import type { LocalExecution } from '../../stack/step-functions.ts';
 import { deliverEmulatorWebhooks } from '../../stack/webhook-receiver.ts';
 import { type Command, numberOption, UsageError } from '../command.ts';
 import { loadFaultPlan, placedCalls } from '../fault-plan-file.ts';
+import { type EmulatorCalls, isoDuration, readableDuration, runSummary, summaryLines } from '../run-summary.ts';
 import { parseNow } from '../time-option.ts';
+import { runOnStack } from './run-client.ts';
 
 interface PartReport {
   part: number;
@@ -38,16 +40,6 @@ interface PartReport {
   resumes: { at: string }[];
   stateTransitions: number;
   durationSeconds: number;
-}
-
-/** Seconds as an ISO 8601 duration: PT1H2M3S, or P2DT4H. */
-export function isoDuration(seconds: number): string {
-  const d = Math.floor(seconds / 86_400);
-  const h = Math.floor((seconds % 86_400) / 3600);
-  const m = Math.floor((seconds % 3600) / 60);
-  const s = Math.round(seconds % 60);
-  const time = `${h ? `${h}H` : ''}${m ? `${m}M` : ''}${s || (!h && !m) ? `${s}S` : ''}`;
-  return `P${d ? `${d}D` : ''}${time ? `T${time}` : ''}`;
 }
 
 function checkOptions(values: Record<string, string | boolean | undefined>) {
@@ -73,6 +65,17 @@ function checkOptions(values: Record<string, string | boolean | undefined>) {
   }
   const now = parseNow(values.now as string | undefined);
   return { country, start, zone, retries, window, now };
+}
+
+/** The upload's S3 metadata from the options, as a user would set it with `aws s3 cp --metadata`. */
+function uploadMetadata(opts: ReturnType<typeof checkOptions>): Record<string, string> {
+  return {
+    // Each run is an explicit request to call this sheet, so a repeat of earlier content is allowed.
+    'repeat-upload': 'yes',
+    ...(opts.start ? { 'start-date-time': opts.start, 'time-zone': opts.zone as string } : {}),
+    ...(opts.retries !== undefined ? { retries: String(opts.retries) } : {}),
+    ...(opts.window ? { 'calling-window': opts.window } : {}),
+  };
 }
 
 export const runCommand: Command = {
@@ -141,6 +144,22 @@ export const runCommand: Command = {
     if (realApi && credits !== undefined)
       throw new UsageError('--credits needs the emulator: unset VOICE_API_URL / VOICE_API_KEY');
     const dataDir = localDataDir();
+    // With `callsheet local` running on this directory, run is its client: the upload goes to that stack.
+    const running = await readRunningStack(dataDir);
+    if (running?.command === 'local') {
+      if (faults || opts.now !== undefined || credits !== undefined || opts.country || realApi)
+        throw new UsageError(
+          `callsheet local (process ${running.pid}) runs on ${dataDir}: --faults, --now, --credits, --country and VOICE_API_URL belong to it; leave them out, or use another CALLSHEET_DATA_DIR`,
+        );
+      return runOnStack(running, {
+        file,
+        body,
+        metadata: uploadMetadata(opts),
+        agent: (values.agent as string | undefined) ?? (running.agentId as string),
+        json,
+        dataDir,
+      });
+    }
     // A directory another stack holds is refused (DataDirBusyError: printed by main, exit status 1).
     const claim = await claimDataDir(dataDir, 'run');
     try {
@@ -207,13 +226,7 @@ export const runCommand: Command = {
         }
         // A folder per run: s3rver keeps no versions, so the same key and content would be the same upload again.
         const key = `incoming/${agent}/run-${new Date().toISOString().replace(/[-:.]/g, '')}/${basename(file)}`;
-        const metadata: Record<string, string> = {
-          // Each run is an explicit request to call this sheet, so a repeat of earlier content is allowed.
-          'repeat-upload': 'yes',
-          ...(opts.start ? { 'start-date-time': opts.start, 'time-zone': opts.zone as string } : {}),
-          ...(opts.retries !== undefined ? { retries: String(opts.retries) } : {}),
-          ...(opts.window ? { 'calling-window': opts.window } : {}),
-        };
+        const metadata = uploadMetadata(opts);
         const admin = emulator ? new EmulatorAdmin(emulator.url) : null;
         if (faults && admin) {
           const armed = await admin.faultPlan(faults.plan as FaultInput[]);
@@ -310,61 +323,6 @@ export const runCommand: Command = {
     }
   },
 };
-
-interface EmulatorCalls {
-  credits: number;
-  calls: { status: string; started_at: string | null; failure_reason: string | null }[];
-}
-
-/** What happened to the sheet's rows, in one place: the numbers a user asks about first. */
-export function runSummary(intake: IntakeReport | null, emu: EmulatorCalls | null) {
-  const rejected = intake?.rejected ?? [];
-  const suppressed = rejected.filter((r) => r.reason === 'suppressed').length;
-  const placed = emu?.calls.filter((c) => c.started_at !== null) ?? [];
-  const failedByReason: Record<string, number> = {};
-  for (const c of emu?.calls ?? []) {
-    if (c.status === 'completed' || c.status === 'queued' || c.status === 'in_progress' || c.status === 'ringing')
-      continue;
-    const reason = c.failure_reason ?? c.status;
-    failedByReason[reason] = (failedByReason[reason] ?? 0) + 1;
-  }
-  return {
-    rows: intake?.rows.total ?? 0,
-    accepted: intake?.rows.valid ?? 0,
-    rejected: rejected.length - suppressed,
-    suppressed,
-    attempted: emu ? emu.calls.length : null,
-    called: emu ? placed.length : null,
-    answered: emu ? emu.calls.filter((c) => c.status === 'completed').length : null,
-    failedByReason: emu ? failedByReason : null,
-    creditsLeft: emu ? emu.credits : null,
-  };
-}
-
-function summaryLines(s: ReturnType<typeof runSummary>): string[] {
-  const failed = Object.entries(s.failedByReason ?? {})
-    .map(([reason, n]) => `${n} ${reason.replace(/_/g, ' ')}`)
-    .join(', ');
-  return [
-    `rows: ${s.rows}; accepted ${s.accepted}, rejected ${s.rejected}, suppressed (do-not-call list) ${s.suppressed}`,
-    ...(s.called === null
-      ? []
-      : [
-          `calls: ${s.attempted} attempted, ${s.called} dialled, ${s.answered} answered${failed ? `, not answered or failed: ${failed}` : ''}; credits left ${s.creditsLeft} INR`,
-        ]),
-  ];
-}
-
-/** PT2H3M → 2 h 3 min (the JSON keeps ISO 8601). */
-const readableDuration = (iso: string) =>
-  iso
-    .replace(/^P/, '')
-    .replace('T', ' ')
-    .replace(/(\d+)D/, '$1 d ')
-    .replace(/(\d+)H/, '$1 h ')
-    .replace(/(\d+)M/, '$1 min ')
-    .replace(/(\d+)S/, '$1 s')
-    .trim();
 
 interface FaultedRequest {
   at: string;

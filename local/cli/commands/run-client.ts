@@ -1,0 +1,155 @@
+import { basename, join } from 'node:path';
+import { GetObjectCommand, ListObjectsV2Command, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { s3Client } from '../../../functions/commons/aws/clients.ts';
+import type { IntakeReport } from '../../../functions/intake/report.ts';
+import type { RunningStack } from '../../stack/running-stack.ts';
+import { type EmulatorCalls, isoDuration, readableDuration, runSummary, summaryLines } from '../run-summary.ts';
+
+interface PartReport {
+  part: number;
+  campaignId: string | null;
+  status: string;
+  failure: { message: string } | null;
+  stats: Record<string, number> | null;
+  pauses: unknown[];
+  resumes: unknown[];
+  durationSeconds: number;
+}
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function readJson<T>(s3: S3Client, bucket: string, key: string): Promise<T | null> {
+  try {
+    const out = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
+    return JSON.parse(await (out.Body as { transformToString(): Promise<string> }).transformToString()) as T;
+  } catch (err) {
+    if ((err as { name?: string }).name === 'NoSuchKey') return null;
+    throw err;
+  }
+}
+
+/** The intake report of this upload, once intake has written it. */
+async function intakeReportOf(
+  s3: S3Client,
+  bucket: string,
+  key: string,
+  seen: Set<string>,
+): Promise<IntakeReport | null> {
+  let token: string | undefined;
+  do {
+    const page = await s3.send(
+      new ListObjectsV2Command({ Bucket: bucket, Prefix: 'reports/', ContinuationToken: token }),
+    );
+    for (const o of page.Contents ?? []) {
+      if (!o.Key?.endsWith('/report.json') || seen.has(o.Key)) continue;
+      const r = await readJson<IntakeReport>(s3, bucket, o.Key);
+      if (r?.upload.key === key) return r;
+      seen.add(o.Key);
+    }
+    token = page.NextContinuationToken;
+  } while (token);
+  return null;
+}
+
+/**
+ * `callsheet run` while `callsheet local` runs on the same data directory: a client of that stack. It uploads the
+ * sheet to its bucket as the AWS CLI would, waits for intake and for each part's report in the stack's own time,
+ * and prints the same summary. Ctrl-C stops only the waiting: the campaigns go on in `callsheet local`.
+ */
+export async function runOnStack(
+  running: RunningStack,
+  o: { file: string; body: Buffer; metadata: Record<string, string>; agent: string; json: boolean; dataDir: string },
+): Promise<number> {
+  const say = (line: string) => {
+    if (!o.json) console.log(line);
+  };
+  const s3 = s3Client({
+    region: running.region,
+    endpoints: { s3: running.endpoints.s3 },
+    credentials: running.credentials,
+  });
+  let interrupted = false;
+  const interrupt = () => {
+    interrupted = true;
+  };
+  process.once('SIGINT', interrupt);
+  process.once('SIGTERM', interrupt);
+  try {
+    const key = `incoming/${o.agent}/run-${new Date().toISOString().replace(/[-:.]/g, '')}/${basename(o.file)}`;
+    await s3.send(new PutObjectCommand({ Bucket: running.bucket, Key: key, Body: o.body, Metadata: o.metadata }));
+    say(`${o.file}: uploaded to the running callsheet local (process ${running.pid}) as s3://${running.bucket}/${key}`);
+    const seen = new Set<string>();
+    let intake: IntakeReport | null = null;
+    while (!intake && !interrupted) {
+      intake = await intakeReportOf(s3, running.bucket, key, seen);
+      if (!intake) await pause(250);
+    }
+    if (!intake) return stopped(say);
+    if (intake.status !== 'launched' || intake.parts.length === 0) {
+      const message = intake.error?.message ?? `intake ${intake.status} the upload`;
+      if (o.json) console.log(JSON.stringify({ upload: key, error: intake.error, parts: [] }, null, 2));
+      else console.error(`${o.file}: ${message}`);
+      return 1;
+    }
+    const local = (name: string) => join(o.dataDir, 'reports', intake.uploadId, name);
+    say(
+      `intake report ${local('report.json')}; waiting for ${intake.parts.length} part(s) (callsheet status shows them)`,
+    );
+    const reports = new Map<number, PartReport>();
+    while (reports.size < intake.parts.length && !interrupted) {
+      for (const p of intake.parts) {
+        if (reports.has(p.index)) continue;
+        const r = await readJson<PartReport>(s3, running.bucket, `reports/${intake.uploadId}/part-${p.index}.json`);
+        if (r) reports.set(p.index, r);
+      }
+      if (reports.size < intake.parts.length) await pause(500);
+    }
+    if (interrupted) return stopped(say);
+    const parts = intake.parts.map((p) => {
+      const r = reports.get(p.index) as PartReport;
+      return {
+        index: p.index,
+        campaignId: r.campaignId,
+        status: r.status,
+        stats: r.stats,
+        pauses: r.pauses,
+        resumes: r.resumes,
+        duration: isoDuration(r.durationSeconds),
+        report: `s3://${running.bucket}/reports/${intake.uploadId}/part-${p.index}.json`,
+        file: local(`part-${p.index}.json`),
+        page: local(`part-${p.index}.html`),
+        ...(r.failure ? { failure: r.failure } : {}),
+      };
+    });
+    // The emulator's calls of these campaigns only: the stack may be running others.
+    const ids = new Set(parts.map((p) => p.campaignId).filter(Boolean));
+    const state = running.voiceApi
+      ? ((await (await fetch(`${running.voiceApi.url}/_emulator/state`)).json()) as EmulatorCalls)
+      : null;
+    const summary = runSummary(
+      intake,
+      state ? { credits: state.credits, calls: state.calls.filter((c) => ids.has(c.campaign_id ?? '')) } : null,
+    );
+    if (o.json) console.log(JSON.stringify({ upload: `s3://${running.bucket}/${key}`, summary, parts }, null, 2));
+    else {
+      for (const p of parts) {
+        say(
+          `part ${p.index}: ${p.status}, ${p.stats ? `${p.stats.completed ?? 0} completed, ${p.stats.failed ?? 0} failed, ${p.stats.pending ?? 0} not called` : 'no stats'}; ${p.pauses.length} pause(s), ${p.resumes.length} resume(s); took ${readableDuration(p.duration)}${'failure' in p && p.failure ? ` — ${p.failure.message}` : ''}`,
+        );
+        say(`  report: ${p.page}`);
+      }
+      for (const line of summaryLines(summary)) say(line);
+      say(`all reports: ${local('')} (s3:// addresses live only while callsheet local runs)`);
+    }
+    return parts.every((p) => p.status === 'completed') ? 0 : 1;
+  } finally {
+    process.off('SIGINT', interrupt);
+    process.off('SIGTERM', interrupt);
+    s3.destroy();
+  }
+}
+
+function stopped(say: (line: string) => void): number {
+  say('stopped waiting; callsheet local goes on with the campaigns (callsheet status, callsheet campaign)');
+  return 130;
+}
