@@ -23,6 +23,7 @@ let dataDir: string;
 let stack: ChildProcess;
 const exported: Record<string, string> = {};
 let stderr = '';
+let campaignId = '';
 
 /** The environment a user has after pasting the export lines (and nothing else of ours). */
 const userEnv = () => ({ ...process.env, ...exported, VOICE_API_URL: '', VOICE_API_KEY: '' });
@@ -107,6 +108,7 @@ describe('callsheet local', () => {
       (r) => r.some((x) => x.campaignId),
     );
     const id = created?.campaignId as string;
+    campaignId = id;
     const uploadId = created?.uploadId as string;
     const paused = await callsheet('campaign', 'pause', id);
     expect(paused.stdout).toContain(`pause requested for campaign ${id}`);
@@ -233,5 +235,10 @@ describe('callsheet local', () => {
     // With nothing running, operator commands read the directory itself.
     const [part] = JSON.parse((await runCli(['campaign', 'list', '--json'], { CALLSHEET_DATA_DIR: dataDir })).stdout);
     expect(part.status).toBe('completed');
+    // The report is read from the copies in the data directory once the stack is gone.
+    const out = await runCli(['report', campaignId, '--out', join(dataDir, 'after')], { CALLSHEET_DATA_DIR: dataDir });
+    expect(out.stdout).toContain(`campaign ${campaignId}: completed`);
+    expect(out.stdout).toContain(join(dataDir, 'after', 'part-1.html'));
+    expect(await readFile(join(dataDir, 'after', 'part-1.html'), 'utf8')).toContain(campaignId);
   }, 30_000);
 });
