@@ -221,6 +221,18 @@ describe('callsheet local', () => {
     expect(result.summary.attempted).toBeGreaterThanOrEqual(3);
     expect(result.parts).toEqual([expect.objectContaining({ status: 'completed' })]);
     expect(existsSync(result.parts[0].page)).toBe(true);
+    // The same commands on a "deployed" stack, pointed only by the usual variables (here: the running stand-ins).
+    const deployed = {
+      ...userEnv(),
+      CALLSHEET_DATA_DIR: join(dataDir, 'elsewhere'),
+      CAMPAIGNS_TABLE: 'callsheet-campaigns',
+      CALLSHEET_BUCKET: exported.CALLSHEET_BUCKET as string,
+    };
+    const listed = await runCli(['campaign', 'list'], deployed);
+    expect(listed.stdout).toContain(result.parts[0].campaignId);
+    const fetched = await runCli(['report', result.parts[0].campaignId, '--out', join(dataDir, 'fetched')], deployed);
+    expect(fetched.stdout).toContain(`campaign ${result.parts[0].campaignId}: completed; 3 contacts`);
+    expect(existsSync(join(dataDir, 'fetched', 'part-1.html'))).toBe(true);
     // What belongs to the running stack is refused, not silently ignored.
     const refused = await callsheet('run', sheet, '--credits', '5');
     expect(refused.code).toBe(2);
