@@ -38,6 +38,8 @@ export interface StatsSample {
 }
 
 export interface ReportPageInput {
+  /** When the part's calling window was open (in all its zones) between its start and end, in ms. */
+  windowOpen?: { from: number; to: number }[];
   /** Stats sampled while the campaign ran, oldest first; without them the chart uses each contact's last call. */
   samples?: StatsSample[];
   part: PartReportView;
@@ -164,6 +166,14 @@ function chart(part: PartReportView, input: ReportPageInput): string {
     return `${d} H${x(end).toFixed(1)}`;
   };
   const sampled = points.some((p) => p.completed !== null);
+  const strip = H - pad.b + 3;
+  const openBands = (input.windowOpen ?? [])
+    .filter((w) => w.to > start && w.from < end)
+    .map(
+      (w) =>
+        `<rect class="window-open" x="${x(w.from).toFixed(1)}" y="${strip}" width="${Math.max(1, x(w.to) - x(w.from)).toFixed(1)}" height="5"><title>calling window open: ${esc(new Date(Math.max(w.from, start)).toISOString())} – ${esc(new Date(Math.min(w.to, end)).toISOString())}</title></rect>`,
+    )
+    .join('');
   const finishedNow = points.at(-1)?.finished ?? 0;
   const label = (t: number) => new Date(t).toISOString().slice(5, 16).replace('T', ' ');
   return `<svg id="chart" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" role="img" aria-label="Calls finished over time">
@@ -173,11 +183,12 @@ ${bands}
 ${sampled ? `<path class="completed" d="${steps((p) => p.completed)}" fill="none" stroke="#2e7d32" stroke-width="1.5" stroke-dasharray="4 2"/>` : ''}
 <text x="${pad.l - 6}" y="${y(total) + 4}" text-anchor="end">${total}</text>
 <text x="${pad.l - 6}" y="${y(0) + 4}" text-anchor="end">0</text>
+${openBands}
 <text x="${pad.l}" y="${H - 12}">${esc(label(start))}Z</text>
 <text x="${W - pad.r}" y="${H - 12}" text-anchor="end">${esc(label(end))}Z</text>
 </svg>
 <p class="legend"><span class="key line"></span> calls finished (${finishedNow} of ${total}${sampled ? `; ${input.samples?.length} samples of the campaign's stats` : ", from each contact's last call"})
-${sampled ? '<span class="key done"></span> completed' : ''}
+${sampled ? '<span class="key done"></span> completed' : ''}${input.windowOpen ? ' <span class="key open"></span> calling window open (strip below the plot)' : ''}
 <span class="key window"></span> calling window closed <span class="key manual"></span> paused by an operator</p>`;
 }
 
@@ -204,7 +215,7 @@ body{font:14px/1.4 system-ui,sans-serif;margin:2em;color:#222}
 table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ccc;padding:2px 8px;text-align:left}
 .paused.window{fill:#9e9e9e;opacity:.35}.paused.manual,.paused.cancel{fill:#ef6c00;opacity:.35}
 .key{display:inline-block;width:14px;height:10px;margin:0 4px 0 12px}.key.line{background:#1565c0}
-.key.window{background:#9e9e9e}.key.done{background:#2e7d32}.key.manual{background:#ef6c00}
+.key.window{background:#9e9e9e}.key.done{background:#2e7d32}.key.open,.window-open{background:#66bb6a;fill:#66bb6a}.key.manual{background:#ef6c00}
 svg text{font-size:11px;fill:#555}
 </style></head><body>
 <h1>${esc(title)}</h1>

@@ -1,13 +1,17 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
+import { documentClient } from '../../functions/commons/aws/clients.ts';
 import type { ObjectStore } from '../../functions/commons/aws/object-store.ts';
 import type { Log } from '../../functions/commons/log.ts';
+import { CampaignStore } from '../../functions/lifecycle/campaign-store.ts';
+import { type PartWindow, partIntervals } from '../../functions/lifecycle/window-plan.ts';
 import {
   type PartReportView,
   parseCsv,
   renderReportPage,
   type StatsSample,
 } from '../../functions/reports/html-report.ts';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from './local-aws.ts';
 import type { LocalStack } from './local-stack.ts';
 
 /** reports/<upload>/part-<label>.json: a campaign part's report (not the intake's report.json). */
@@ -19,7 +23,12 @@ const keyOf = (s3Url: string | undefined) => s3Url?.replace(/^s3:\/\/[^/]+\//, '
 export type ReadObject = (key: string) => Promise<Buffer | null>;
 
 /** The HTML page of one part report, from the JSON, the upload's intake report and the outcomes CSV beside it. */
-export async function reportPageFor(read: ReadObject, partKey: string): Promise<string | null> {
+export async function reportPageFor(
+  read: ReadObject,
+  partKey: string,
+  /** The part's calling window (the campaigns table keeps it), to draw when it was open. */
+  window?: PartWindow,
+): Promise<string | null> {
   const m = PART_REPORT.exec(partKey);
   if (!m) return null;
   const part = await read(partKey);
@@ -35,7 +44,16 @@ export async function reportPageFor(read: ReadObject, partKey: string): Promise<
   const outcomes = table && table.length > 0 ? { header: table[0] as string[], rows: table.slice(1) } : null;
   const stats = await read(`reports/${m[1]}/stats-part-${m[2]}.json`);
   const samples = stats ? (JSON.parse(stats.toString('utf8')) as StatsSample[]) : undefined;
-  return renderReportPage({ part: view, rejected, outcomes, ...(samples ? { samples } : {}) });
+  const from = Date.parse(view.startedAt ?? '');
+  const to = Date.parse(view.finishedAt ?? '');
+  const windowOpen = window && from < to ? partIntervals(window, from, to) : undefined;
+  return renderReportPage({
+    part: view,
+    rejected,
+    outcomes,
+    ...(samples ? { samples } : {}),
+    ...(windowOpen ? { windowOpen } : {}),
+  });
 }
 
 /** A bucket of the local stack as a ReadObject. */
@@ -55,8 +73,15 @@ export function keepReportPages(
   log: Log,
   /** Stats sampled while a part ran (stats-sampler.ts), written beside its report as stats-part-N.json. */
   samples?: (uploadId: string, label: string) => StatsSample[],
-): { idle(): Promise<void> } {
+): { idle(): Promise<void>; close(): Promise<void> } {
   let work: Promise<unknown> = Promise.resolve();
+  // A part's key is its upload, -p and its label (partLabel in the lifecycle).
+  const db = documentClient({
+    region: LOCAL_REGION,
+    endpoints: { dynamodb: stack.dynamo.endpoint },
+    credentials: LOCAL_CREDENTIALS,
+  });
+  const campaigns = new CampaignStore(db, stack.dynamo.tables.campaigns);
   stack.s3.onEvent((event) => {
     for (const r of event.Records) {
       if (!r.eventName.startsWith('ObjectCreated:')) continue;
@@ -80,19 +105,25 @@ export function keepReportPages(
               `${JSON.stringify(series)}\n`,
               'application/json',
             );
-          const page = await reportPageFor(readFrom(stack.objects, stack.bucket), key);
+          const record = await campaigns.get(`${part[1]}-p${part[2]}`).catch(() => null);
+          const page = await reportPageFor(readFrom(stack.objects, stack.bucket), key, record?.watch?.window);
           if (page) await stack.objects.put(stack.bucket, key.replace(/\.json$/, '.html'), page, 'text/html');
         })
         .catch((err: Error) => log.error('report page failed', { key, error: err.message }));
     }
   });
+  const idle = async () => {
+    // A page written raises one more event (its copy): wait until no more work was queued.
+    for (let seen = work; ; seen = work) {
+      await seen;
+      if (seen === work) return;
+    }
+  };
   return {
-    idle: async () => {
-      // A page written raises one more event (its copy): wait until no more work was queued.
-      for (let seen = work; ; seen = work) {
-        await seen;
-        if (seen === work) return;
-      }
+    idle,
+    close: async () => {
+      await idle();
+      db.destroy();
     },
   };
 }

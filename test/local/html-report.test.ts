@@ -136,6 +136,27 @@ describe('renderReportPage', () => {
     expect(html).toContain("calls finished (3 of 3; 2 samples of the campaign's stats)");
   });
 
+  it('draws when the calling window was open as a strip, clipped to the campaign', () => {
+    const html = renderReportPage({
+      part: part(),
+      windowOpen: [
+        { from: Date.parse('2026-12-07T13:00:00Z'), to: Date.parse('2026-12-07T15:00:00Z') },
+        { from: Date.parse('2026-12-07T17:00:00Z'), to: Date.parse('2026-12-07T22:00:00Z') },
+        { from: Date.parse('2026-12-08T13:00:00Z'), to: Date.parse('2026-12-08T15:00:00Z') },
+      ],
+    });
+    const strips = [...html.matchAll(/<rect class="window-open" x="([\d.]+)" y="\d+" width="([\d.]+)"/g)].map((m) => [
+      Number(m[1]),
+      Number(m[2]),
+    ]);
+    // 14:00-15:00 and 17:00-18:00 of the 14:00-18:00 span (656 px from x=48); the next day's is outside.
+    expect(strips).toEqual([
+      [48, 164],
+      [540, 164],
+    ]);
+    expect(html).toContain('calling window open (strip below the plot)');
+  });
+
   it('names a follow-up round and lists the rounds a root part started', () => {
     const html = renderReportPage({
       part: part({

@@ -204,6 +204,8 @@ describe('callsheet local', () => {
         /calls finished \(12 of 12; \d+ samples of the campaign's stats\)/,
       );
       expect(await tab.locator('#chart path.completed').count()).toBe(1);
+      // The calling window (08:00-21:00 in San Francisco) was open for the whole campaign: one strip.
+      expect(await tab.locator('#chart rect.window-open').count()).toBe(1);
     } finally {
       await browser.close();
     }

@@ -127,7 +127,7 @@ export const localCommand: Command = {
       const pages = keepReportPages(stack, join(dataDir, 'reports'), log, sampler.samples);
       closers.push(async () => {
         sampler.stop();
-        await pages.idle();
+        await pages.close();
       });
       await deliverEmulatorWebhooks(emulator.url, stack.webhooks);
       const agent = await api.agents.create({

@@ -72,7 +72,7 @@ export const reportCommand: Command = {
       const htmlFile = join(out, `part-${label}.html`);
       if (!files.includes(htmlFile) && PART_REPORT.test(jsonKey)) {
         // A deployed stack writes no page: render it here from what it wrote.
-        const page = await reportPageFor((key) => source.get(key), jsonKey);
+        const page = await reportPageFor((key) => source.get(key), jsonKey, record.watch?.window);
         if (page) {
           await writeFile(htmlFile, page);
           files.push(htmlFile);

@@ -317,7 +317,7 @@ export const runCommand: Command = {
         process.off('SIGTERM', interrupt);
         sampler?.stop();
         await stack.close();
-        await pages.idle();
+        await pages.close();
         await emulator?.close();
       }
     }
