@@ -48,6 +48,16 @@ async function until<T>(what: string, read: () => Promise<T>, check: (v: T) => b
 }
 
 beforeAll(async () => {
+  // The real tools are the point of this test: say how to get them rather than fail obscurely.
+  const missing = [
+    ...(await run('aws', ['--version']).then(
+      () => [],
+      () => ["the AWS CLI (pip install 'awscli>=1.29')"],
+    )),
+    ...(existsSync(CHROMIUM) ? [] : [`${CHROMIUM} (apt-get install chromium)`]),
+  ];
+  if (missing.length > 0)
+    throw new Error(`this test drives ${missing.join(' and ')}; .ci/run installs them when missing`);
   dataDir = await mkdtemp(join(tmpdir(), 'callsheet-local-'));
   await runCli(['--help']); // brings the compiled CLI up to date before the long-running spawn
   stack = spawn(
@@ -71,7 +81,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   if (stack && stack.exitCode === null) stack.kill('SIGKILL');
-  await rm(dataDir, { recursive: true, force: true });
+  if (dataDir) await rm(dataDir, { recursive: true, force: true });
 });
 
 describe('callsheet local', () => {
