@@ -38,7 +38,7 @@ async function snapshot(): Promise<{ now: string; where: string; parts: PartStat
     const now = (await api?.now()) ?? Date.now();
     const parts: PartStatus[] = [];
     for (const r of records) parts.push(await partStatus(r, api, now));
-    return { now: new Date(now).toISOString(), where: t.where, parts };
+    return { now: new Date(now).toISOString(), where: t.where, api: api !== null, parts };
   } finally {
     await t.close();
   }
@@ -83,7 +83,7 @@ function render(s: Awaited<ReturnType<typeof snapshot>>): string {
       ? `window ${p.window.open ? 'open' : 'closed'}${p.window.changesAt ? `, ${p.window.open ? 'closes' : 'opens'} ${p.window.changesAt}` : ''}`
       : '';
     lines.push(
-      `  part ${p.part} ${(p.campaignId ?? '-').padEnd(22)} ${p.status.padEnd(10)} ${p.progress ? bar(p.progress.done, p.progress.total) : p.live ? '(no progress: the Voice API did not answer)' : '(ended; see callsheet report)'}  ${window}`,
+      `  part ${p.part} ${(p.campaignId ?? '-').padEnd(22)} ${p.status.padEnd(10)} ${p.progress ? bar(p.progress.done, p.progress.total) : p.live ? (s.api ? '(no progress: the Voice API did not answer)' : '(progress needs VOICE_API_URL and VOICE_API_KEY)') : '(ended; see callsheet report)'}  ${window}`,
     );
   }
   return lines.join('\n');
