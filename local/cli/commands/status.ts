@@ -30,7 +30,7 @@ function liveStatus(r: CampaignRecord, live: boolean): string {
 
 const iso = (ms: number) => `${new Date(ms).toISOString().slice(0, 16)}Z`;
 
-async function snapshot(): Promise<{ now: string; where: string; parts: PartStatus[] }> {
+async function snapshot(): Promise<{ now: string; where: string; api: boolean; parts: PartStatus[] }> {
   const t = await openTable('campaigns');
   try {
     const records = await partRecords(t);
