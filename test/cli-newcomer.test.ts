@@ -32,6 +32,16 @@ describe('what a newcomer meets first', () => {
     expect(stray.stderr).toContain('callsheet status: unexpected argument "now": this command takes none');
   });
 
+  it('run blames a bad --start or --follow-up on the flag, before starting anything', async () => {
+    const start = await runCli(['run', 'examples/contacts.xlsx', '--start', '2026-02-30T09:00', '--time-zone', 'UTC']);
+    expect(start.code).toBe(2);
+    expect(start.stderr).toMatch(/--start 2026-02-30T09:00: .*not a real date/);
+    expect(start.stderr).not.toMatch(/metadata/);
+    const followUp = await runCli(['run', 'examples/contacts.xlsx', '--follow-up', 'whenever']);
+    expect(followUp.code).toBe(2);
+    expect(followUp.stderr).toMatch(/--follow-up: /);
+  });
+
   it('run --agent on the local emulator says why it cannot work and what to do', async () => {
     const out = await runCli(['run', 'examples/contacts.xlsx', '--agent', 'agent_from_elsewhere'], {
       CALLSHEET_DATA_DIR: join(dataDir, 'agent'),

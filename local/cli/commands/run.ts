@@ -11,8 +11,10 @@ import { isValidTimeZone } from '../../../functions/commons/voice-api/contract.t
 import { VoiceApiClient } from '../../../functions/commons/voice-api/index.ts';
 import { isCountryCode } from '../../../functions/intake/phone.ts';
 import type { IntakeReport } from '../../../functions/intake/report.ts';
+import { startProblem } from '../../../functions/intake/settings.ts';
 import { CampaignStore } from '../../../functions/lifecycle/campaign-store.ts';
 import { partWindow, windowStateAt } from '../../../functions/lifecycle/window-plan.ts';
+import { parseFollowUpPolicy } from '../../../functions/outcomes/follow-up.ts';
 import { EmulatorAdmin } from '../../emulator/admin-client.ts';
 import type { FaultInput } from '../../emulator/fault-plan.ts';
 import { startEmulator } from '../../emulator/server.ts';
@@ -64,7 +66,15 @@ function checkOptions(values: Record<string, string | boolean | undefined>) {
     }
   }
   const now = parseNow(values.now as string | undefined);
-  return { country, start, zone, retries, window, now };
+  // The same checks intake makes, blamed on the flag rather than on the S3 metadata run passes them as.
+  const startWrong = start === undefined ? null : startProblem(start);
+  if (startWrong) throw new UsageError(`--start ${start}: ${startWrong}`);
+  const followUp = values['follow-up'] as string | undefined;
+  if (followUp !== undefined) {
+    const policy = parseFollowUpPolicy(followUp);
+    if ('problem' in policy) throw new UsageError(`--follow-up: ${policy.problem}`);
+  }
+  return { country, start, zone, retries, window, now, followUp };
 }
 
 /** The upload's S3 metadata from the options, as a user would set it with `aws s3 cp --metadata`. */
@@ -75,6 +85,7 @@ function uploadMetadata(opts: ReturnType<typeof checkOptions>): Record<string, s
     ...(opts.start ? { 'start-date-time': opts.start, 'time-zone': opts.zone as string } : {}),
     ...(opts.retries !== undefined ? { retries: String(opts.retries) } : {}),
     ...(opts.window ? { 'calling-window': opts.window } : {}),
+    ...(opts.followUp ? { 'follow-up': opts.followUp } : {}),
   };
 }
 
@@ -82,7 +93,7 @@ export const runCommand: Command = {
   name: 'run',
   summary: 'run the whole pipeline on a sheet: intake, campaign lifecycle, reports (embedded stack, simulated time)',
   usage:
-    'run <file> [--agent ID] [--country CC] [--start ISO --time-zone TZ] [--retries N] [--window SPEC] [--faults FILE] [--now ISO] [--credits N] [--json]',
+    'run <file> [--agent ID] [--country CC] [--start ISO --time-zone TZ] [--retries N] [--window SPEC] [--follow-up POLICY] [--faults FILE] [--now ISO] [--credits N] [--json]',
   allowPositionals: true,
   options: {
     agent: { type: 'string' },
@@ -91,6 +102,7 @@ export const runCommand: Command = {
     'time-zone': { type: 'string' },
     retries: { type: 'string' },
     window: { type: 'string' },
+    'follow-up': { type: 'string' },
     faults: { type: 'string' },
     now: { type: 'string' },
     credits: { type: 'string' },
@@ -106,6 +118,7 @@ export const runCommand: Command = {
     '  --time-zone TZ    … in this IANA zone',
     '  --retries N       retries per contact, 0-3',
     '  --window SPEC     calling window, e.g. "Mon-Fri 09:00-12:00,13:00-17:00; Sat 10:00-14:00"',
+    '  --follow-up POLICY  call again by outcome, e.g. "no_answer,busy after 2h; failed after 1d; rounds 3"',
     '  --faults FILE     rehearse failures: arm this fault plan on the emulator before the upload',
     '                    (JSON; see examples/faults/ and docs/emulator.md)',
     '  --now ISO         simulated start instant with an offset, e.g. 2026-12-07T08:00:00-05:00 (default: now)',
