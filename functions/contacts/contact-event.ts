@@ -1,7 +1,7 @@
 import { Ajv, type ErrorObject } from 'ajv';
 import type { CountryCode } from 'libphonenumber-js/max';
 import schema from '../../schemas/contact-upserted.v1.json' with { type: 'json' };
-import { normalizeLabel } from '../commons/voice-api/contract.ts';
+import { CONTACT_TEXT_FIELDS, normalizeLabel } from '../commons/voice-api/contract.ts';
 import { isCountryCode, normalizePhone } from '../intake/phone.ts';
 
 /** EventBridge detail-type of a contact change on callsheet's bus. */
@@ -9,15 +9,7 @@ export const CONTACT_UPSERTED = 'Contact Upserted';
 export const CONTACT_EVENT_SOURCE = 'callsheet.contacts';
 
 /** The contact fields callsheet keeps, under the API's own keys (docs/api-contract.md, Contacts). */
-export const CONTACT_FIELDS = [
-  'contact_name',
-  'email',
-  'city',
-  'location',
-  'source',
-  'lead_status',
-  'custom_instruction',
-] as const;
+export const CONTACT_FIELDS = CONTACT_TEXT_FIELDS;
 export type ContactField = (typeof CONTACT_FIELDS)[number];
 export type ContactFields = Partial<Record<ContactField, string>>;
 

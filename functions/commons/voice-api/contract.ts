@@ -20,6 +20,17 @@ export type CallStatus = (typeof CALL_STATUSES)[number];
 export const CANCELLABLE_CALL_STATUSES: readonly CallStatus[] = ['queued', 'in_progress'];
 export const FINISHED_CALL_STATUSES: readonly CallStatus[] = ['completed', 'failed', 'cancelled'];
 
+/** A contact's text fields under the API's keys (docs/api-contract.md, Contacts); tags and note are lists. */
+export const CONTACT_TEXT_FIELDS = [
+  'contact_name',
+  'email',
+  'city',
+  'location',
+  'source',
+  'lead_status',
+  'custom_instruction',
+] as const;
+
 export const CAMPAIGN_STATUSES = ['scheduled', 'active', 'paused', 'completed'] as const;
 export type CampaignStatus = (typeof CAMPAIGN_STATUSES)[number];
 

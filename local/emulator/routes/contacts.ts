@@ -1,4 +1,4 @@
-import { E164, LIMITS, normalizeLabel } from '../../../functions/commons/voice-api/contract.ts';
+import { CONTACT_TEXT_FIELDS, E164, LIMITS, normalizeLabel } from '../../../functions/commons/voice-api/contract.ts';
 import { batchAnswer, type EntryResult, entryPhone } from '../batch.ts';
 import type { EmulatorCore } from '../core.ts';
 import { Fields } from '../fields.ts';
@@ -6,15 +6,7 @@ import type { Router } from '../http-kit.ts';
 import type { ContactRecord } from '../state.ts';
 import { contactView } from '../views.ts';
 
-const TEXT_FIELDS = [
-  'contact_name',
-  'email',
-  'city',
-  'location',
-  'source',
-  'lead_status',
-  'custom_instruction',
-] as const;
+const TEXT_FIELDS = CONTACT_TEXT_FIELDS;
 const CONTACT_FIELDS = ['phone_number', ...TEXT_FIELDS, 'tags', 'note'] as const;
 
 interface ContactChanges {
