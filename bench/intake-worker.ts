@@ -7,8 +7,9 @@
  */
 import { readFile } from 'node:fs/promises';
 import ExcelJS from 'exceljs';
+import { partWorkbook } from '../functions/commons/spreadsheet/part-file.ts';
 import { validateUpload } from '../functions/intake/validate-upload.ts';
-import { annotatedWorkbook, partWorkbook } from '../functions/intake/writers.ts';
+import { annotatedWorkbook } from '../functions/intake/writers.ts';
 
 const [mode, fileArg, warmth] = process.argv.slice(2);
 if (!fileArg || (mode !== 'baseline' && mode !== 'intake' && mode !== 'full'))

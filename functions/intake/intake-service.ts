@@ -4,6 +4,7 @@ import { lookUpAgent } from '../commons/agent-lookup.ts';
 import type { ObjectStore, StoredObject } from '../commons/aws/object-store.ts';
 import type { FrequencyCapStore } from '../commons/frequency-cap-store.ts';
 import type { LegalHoursTable } from '../commons/legal-hours.ts';
+import { partWorkbook } from '../commons/spreadsheet/part-file.ts';
 import type { SuppressionList } from '../commons/suppression-list.ts';
 import type { AgentsApi } from '../commons/voice-api/agents.ts';
 import type { Agent } from '../commons/voice-api/types.ts';
@@ -15,7 +16,7 @@ import { type IntakeReport, originalDestination, reportKeys, XLSX_TYPE } from '.
 import { agentFolder, INCOMING, type UploadRef, uploadId } from './upload-ref.ts';
 import type { UploadOutcome, UploadStore } from './upload-store.ts';
 import { type ValidationOutcome, validateUpload } from './validate-upload.ts';
-import { annotatedWorkbook, partWorkbook } from './writers.ts';
+import { annotatedWorkbook } from './writers.ts';
 
 export interface IntakeDefaults {
   country?: CountryCode;

@@ -1,30 +1,18 @@
 import { type Cell, cellText } from '../commons/spreadsheet/cell.ts';
 import type { RawRow } from '../commons/spreadsheet/sources.ts';
+import {
+  columnName,
+  escapedCell,
+  MAX_COLUMNS,
+  rowRef,
+  textCell,
+  textRow,
+  XlsxWriter,
+  xmlText,
+} from '../commons/spreadsheet/xlsx-writer.ts';
 import { REASON_TEXT } from './contacts.ts';
-import type { Part } from './parts.ts';
 import { COSTLY_TEXT } from './phone.ts';
 import type { ValidationOutcome } from './validate-upload.ts';
-import { columnName, escapedCell, MAX_COLUMNS, rowRef, textCell, textRow, XlsxWriter, xmlText } from './xlsx-writer.ts';
-
-/** The columns the Voice API reads from a campaign file, in its spelling. */
-export const API_COLUMNS = ['Phone Number', 'Name', 'Custom Instruction'] as const;
-
-/**
- * Every value goes in as an inline string cell (never a formula), so text starting with =, +, - or @ stays text in
- * any program that opens the file; characters XML cannot carry are written as Excel's `_xHHHH_` escapes.
- */
-const asText = (v: string | null): string => v ?? '';
-
-/** One campaign part as an .xlsx with exactly the API's columns. */
-export async function partWorkbook(part: Pick<Part, 'contacts'>): Promise<Buffer> {
-  const xlsx = new XlsxWriter();
-  const sheet = xlsx.sheet('Contacts');
-  sheet.write(textRow(1, API_COLUMNS));
-  let row = 1;
-  for (const c of part.contacts) sheet.write(textRow(++row, [c.phone, asText(c.name), asText(c.customInstruction)]));
-  await xlsx.add(sheet);
-  return xlsx.finish();
-}
 
 export const FATE_COLUMNS = ['callsheet result', 'normalized phone', 'part', 'time zone', 'reason'] as const;
 

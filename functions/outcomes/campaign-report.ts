@@ -38,7 +38,7 @@ export async function writeOutcomeReport(
   await objects.put(
     input.bucket,
     keys.xlsx,
-    await outcomesXlsx(contacts, input.campaignId),
+    await outcomesXlsx(contacts),
     'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
   );
   return { contacts, suppressedMidCampaign: contacts.filter((c) => c.optOutPhrase).map((c) => c.phone), keys };

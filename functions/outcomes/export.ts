@@ -1,4 +1,4 @@
-import ExcelJS from 'exceljs';
+import { headerRow, numberCell, rowRef, textCell, XlsxWriter } from '../commons/spreadsheet/xlsx-writer.ts';
 import type { ContactOutcome } from './call-outcome.ts';
 
 /** The per-contact table's columns, in order: header text and how to read each value. */
@@ -36,15 +36,33 @@ export function outcomesCsv(rows: readonly ContactOutcome[]): string {
   return `${lines.join('\r\n')}\r\n`;
 }
 
-export async function outcomesXlsx(rows: readonly ContactOutcome[], campaignId: string): Promise<Buffer> {
-  const wb = new ExcelJS.Workbook();
-  const ws = wb.addWorksheet('Outcomes');
-  ws.addRow(OUTCOME_COLUMNS.map((c) => c.header)).font = { bold: true };
-  for (const row of rows) ws.addRow(OUTCOME_COLUMNS.map((c) => c.value(row)));
-  ws.columns.forEach((col, i) => {
-    col.width = i === 0 ? 16 : i >= 9 ? 40 : 14;
+/**
+ * The table as a workbook: bold header kept in view, numbers as numbers, every text an inline string (never a
+ * formula), on one tab named Outcomes.
+ */
+export async function outcomesXlsx(rows: readonly ContactOutcome[]): Promise<Buffer> {
+  const xlsx = new XlsxWriter();
+  const sheet = xlsx.sheet('Outcomes', {
+    frozenRows: 1,
+    columnWidths: OUTCOME_COLUMNS.map((_, i) => (i === 0 ? 16 : i >= 9 ? 40 : 14)),
   });
-  ws.views = [{ state: 'frozen', ySplit: 1 }];
-  wb.title = `callsheet outcomes of campaign ${campaignId}`;
-  return Buffer.from(await wb.xlsx.writeBuffer());
+  sheet.write(
+    headerRow(
+      1,
+      OUTCOME_COLUMNS.map((c) => c.header),
+    ),
+  );
+  let n = 1;
+  for (const row of rows) {
+    const ref = rowRef(++n);
+    let xml = `<row r="${n}">`;
+    for (const [i, column] of OUTCOME_COLUMNS.entries()) {
+      const value = column.value(row);
+      if (typeof value === 'number') xml += numberCell(i, n, value);
+      else if (value !== null) xml += textCell(i, ref, value);
+    }
+    sheet.write(`${xml}</row>`);
+  }
+  await xlsx.add(sheet);
+  return xlsx.finish();
 }

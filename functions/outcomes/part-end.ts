@@ -1,11 +1,10 @@
-import ExcelJS from 'exceljs';
 import type { ObjectStore } from '../commons/aws/object-store.ts';
 import { type CampaignPlan, followUpKey, stateMachineOf } from '../commons/campaign-plan.ts';
 import type { FrequencyCapStore } from '../commons/frequency-cap-store.ts';
 import type { Log } from '../commons/log.ts';
+import { partWorkbook, readPartFile } from '../commons/spreadsheet/part-file.ts';
 import type { SuppressionList } from '../commons/suppression-list.ts';
 import type { LifecycleStarter } from '../intake/lifecycle-starter.ts';
-import { partWorkbook } from '../intake/writers.ts';
 import type { FollowUpStarted, OutcomeReporter, PartEnd, PartOutcomes } from '../lifecycle/part-outcomes.ts';
 import type { ContactOutcome } from './call-outcome.ts';
 import { writeOutcomeReport } from './campaign-report.ts';
@@ -133,12 +132,7 @@ export class PartEndOutcomes implements OutcomeReporter {
       }));
     if (chosen.length === 0) return null;
     const sheetKey = `${plan.part.key.replace(/\.xlsx$/, '')}${key.slice(end.partKey.length)}.xlsx`;
-    await this.deps.objects.put(
-      plan.bucket,
-      sheetKey,
-      await partWorkbook({ contacts: chosen.map((c) => ({ ...c, row: 0, country: plan.part.country })) }),
-      XLSX_TYPE,
-    );
+    await this.deps.objects.put(plan.bucket, sheetKey, await partWorkbook({ contacts: chosen }), XLSX_TYPE);
     const baseName = plan.campaign.name.replace(/ \(follow-up round \d+[a-z]?\)$/, '');
     const roundPlan: CampaignPlan = {
       ...plan,
@@ -169,14 +163,8 @@ export class PartEndOutcomes implements OutcomeReporter {
     const rows = new Map<string, { name: string | null; customInstruction: string | null }>();
     const file = await this.deps.objects.get(plan.bucket, plan.part.key);
     if (!file) return rows;
-    const wb = new ExcelJS.Workbook();
-    await wb.xlsx.load(file.bytes as unknown as ArrayBuffer);
-    const text = (v: ExcelJS.CellValue) => (v === null || v === undefined || v === '' ? null : String(v));
-    wb.worksheets[0]?.eachRow((row, n) => {
-      if (n === 1) return;
-      const phone = text(row.getCell(1).value);
-      if (phone) rows.set(phone, { name: text(row.getCell(2).value), customInstruction: text(row.getCell(3).value) });
-    });
+    for (const r of await readPartFile(file.bytes))
+      rows.set(r.phone, { name: r.name, customInstruction: r.customInstruction });
     return rows;
   }
 

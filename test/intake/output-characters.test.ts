@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { partWorkbook } from '../../functions/commons/spreadsheet/part-file.ts';
+import { MAX_CELL_CHARS, xmlText } from '../../functions/commons/spreadsheet/xlsx-writer.ts';
 import type { Contact } from '../../functions/intake/contacts.ts';
 import { validateUpload } from '../../functions/intake/validate-upload.ts';
-import { annotatedWorkbook, FATE_COLUMNS, OriginalRows, partWorkbook } from '../../functions/intake/writers.ts';
-import { MAX_CELL_CHARS, xmlText } from '../../functions/intake/xlsx-writer.ts';
+import { annotatedWorkbook, FATE_COLUMNS, OriginalRows } from '../../functions/intake/writers.ts';
 import { unzip } from '../helpers/zip.ts';
 import { readAllWays } from './output-readers.ts';
 

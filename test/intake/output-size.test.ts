@@ -1,9 +1,10 @@
 import ExcelJS from 'exceljs';
 import { describe, expect, it } from 'vitest';
+import { partWorkbook } from '../../functions/commons/spreadsheet/part-file.ts';
+import { MAX_COLUMNS } from '../../functions/commons/spreadsheet/xlsx-writer.ts';
 import { ContactRules } from '../../functions/intake/contacts.ts';
 import { validateUpload } from '../../functions/intake/validate-upload.ts';
-import { annotatedWorkbook, FATE_COLUMNS, partWorkbook } from '../../functions/intake/writers.ts';
-import { MAX_COLUMNS } from '../../functions/intake/xlsx-writer.ts';
+import { annotatedWorkbook, FATE_COLUMNS } from '../../functions/intake/writers.ts';
 import { readAllWays } from './output-readers.ts';
 
 /** `n` distinct valid US numbers: +1 415 2000000 onwards. */

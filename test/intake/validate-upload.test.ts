@@ -1,7 +1,8 @@
 import ExcelJS from 'exceljs';
 import { describe, expect, it } from 'vitest';
+import { API_COLUMNS, partWorkbook } from '../../functions/commons/spreadsheet/part-file.ts';
 import { validateUpload } from '../../functions/intake/validate-upload.ts';
-import { API_COLUMNS, annotatedWorkbook, partWorkbook } from '../../functions/intake/writers.ts';
+import { annotatedWorkbook } from '../../functions/intake/writers.ts';
 import { type Row, xls, xlsx } from '../helpers/sheets.ts';
 import { unzip, zip } from '../helpers/zip.ts';
 

@@ -9,6 +9,7 @@ import { localDynamoPath } from '../../local/stack/data-dir.ts';
 import { startDynamo } from '../../local/stack/dynamo.ts';
 import { LOCAL_CREDENTIALS } from '../../local/stack/local-aws.ts';
 import { runCli } from '../helpers/cli.ts';
+import { readAllWays } from '../intake/output-readers.ts';
 import { dynaliteClient } from './webhook-run.ts';
 
 const base = (callId: string, phone: string, at: string, more: Partial<CallOutcome> = {}): CallOutcome => ({
@@ -86,6 +87,13 @@ describe('callsheet campaign outcomes', () => {
     expect(ws?.getRow(2).getCell(3).value).toBe(2);
     expect(ws?.getRow(3).getCell(10).value).toContain('stop calling me');
     expect(ws?.rowCount).toBe(3);
+    // The header stays in view and reads as a header; the file passes a strict XML 1.0 parser and SheetJS.
+    expect(ws?.views[0]).toMatchObject({ state: 'frozen', ySplit: 1 });
+    expect(ws?.getRow(1).getCell(1).font?.bold).toBe(true);
+    const read = await readAllWays(await readFile(file));
+    expect(read.strict.rows).toEqual([3]);
+    expect(read.sheetNames).toEqual(['Outcomes']);
+    expect(read.sheetjs[1]?.slice(0, 4)).toEqual(['+14155550001', '=HYPERLINK("x")', 2, 'completed']);
   });
 
   it('prints a table by default and says so when a campaign has no outcomes', async () => {

@@ -38,7 +38,7 @@ export async function runOutcomes(
   const out = values.out as string | undefined;
   if (values.xlsx) {
     const file = out ?? `outcomes-${id}.xlsx`;
-    await writeFile(file, await outcomesXlsx(rows, id));
+    await writeFile(file, await outcomesXlsx(rows));
     console.error(`${rows.length} contact(s) of campaign ${id} written to ${file} (from ${where}).`);
   } else if (values.csv) {
     const csv = outcomesCsv(rows);

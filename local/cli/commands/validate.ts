@@ -1,12 +1,13 @@
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
+import { partWorkbook } from '../../../functions/commons/spreadsheet/part-file.ts';
 import { SuppressionList } from '../../../functions/commons/suppression-list.ts';
 import { TABLES } from '../../../functions/commons/tables.ts';
 import { REASON_TEXT } from '../../../functions/intake/contacts.ts';
 import { COSTLY_TEXT, isCountryCode } from '../../../functions/intake/phone.ts';
 import { validateUpload } from '../../../functions/intake/validate-upload.ts';
-import { annotatedWorkbook, partWorkbook } from '../../../functions/intake/writers.ts';
+import { annotatedWorkbook } from '../../../functions/intake/writers.ts';
 import { localDataDir, localDynamoPath } from '../../stack/data-dir.ts';
 import { type Command, UsageError } from '../command.ts';
 import { openTable } from '../table-access.ts';

@@ -86,6 +86,21 @@ export function escapedCell(column: number, ref: string, escaped: string): strin
   return `${open}${ref}${preserve ? ' xml:space="preserve">' : '>'}${escaped}</t></is></c>`;
 }
 
+/** One number cell as worksheet XML; a value that is not a finite number writes no cell. */
+export function numberCell(column: number, row: number, value: number): string {
+  return Number.isFinite(value) ? `<c r="${columnName(column)}${row}"><v>${value}</v></c>` : '';
+}
+
+/** A header row: text cells in the bold style (STYLES' second cell format). */
+export function headerRow(row: number, cells: readonly string[]): string {
+  let xml = `<row r="${row}">`;
+  for (let i = 0; i < cells.length; i++) {
+    const text = xmlText(cells[i] as string);
+    if (text !== '') xml += `<c r="${columnName(i)}${row}" s="1" t="inlineStr"><is><t>${text}</t></is></c>`;
+  }
+  return `${xml}</row>`;
+}
+
 /** A whole row of text cells from column A. */
 export function textRow(row: number, cells: readonly string[]): string {
   const ref = rowRef(row);
@@ -98,7 +113,7 @@ const XML_HEAD = '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n';
 const MAIN_NS = 'http://schemas.openxmlformats.org/spreadsheetml/2006/main';
 const REL_NS = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships';
 const PKG_REL_NS = 'http://schemas.openxmlformats.org/package/2006/relationships';
-const STYLES = `${XML_HEAD}<styleSheet xmlns="${MAIN_NS}"><fonts count="1"><font><sz val="11"/><name val="Calibri"/></font></fonts><fills count="2"><fill><patternFill patternType="none"/></fill><fill><patternFill patternType="gray125"/></fill></fills><borders count="1"><border><left/><right/><top/><bottom/><diagonal/></border></borders><cellStyleXfs count="1"><xf numFmtId="0" fontId="0" fillId="0" borderId="0"/></cellStyleXfs><cellXfs count="1"><xf numFmtId="0" fontId="0" fillId="0" borderId="0" xfId="0"/></cellXfs><cellStyles count="1"><cellStyle name="Normal" xfId="0" builtinId="0"/></cellStyles></styleSheet>`;
+const STYLES = `${XML_HEAD}<styleSheet xmlns="${MAIN_NS}"><fonts count="2"><font><sz val="11"/><name val="Calibri"/></font><font><b/><sz val="11"/><name val="Calibri"/></font></fonts><fills count="2"><fill><patternFill patternType="none"/></fill><fill><patternFill patternType="gray125"/></fill></fills><borders count="1"><border><left/><right/><top/><bottom/><diagonal/></border></borders><cellStyleXfs count="1"><xf numFmtId="0" fontId="0" fillId="0" borderId="0"/></cellStyleXfs><cellXfs count="2"><xf numFmtId="0" fontId="0" fillId="0" borderId="0" xfId="0"/><xf numFmtId="0" fontId="1" fillId="0" borderId="0" xfId="0" applyFont="1"/></cellXfs><cellStyles count="1"><cellStyle name="Normal" xfId="0" builtinId="0"/></cellStyles></styleSheet>`;
 
 interface ZipEntry {
   name: string;
@@ -119,6 +134,22 @@ const CHUNK_CHARS = 64 << 10;
 const MAX_QUEUED_BYTES = 2 << 20;
 const LEVEL = 1;
 
+/** How a sheet opens: rows kept in view while scrolling, and column widths (in characters) from column A. */
+export interface SheetLayout {
+  frozenRows?: number;
+  columnWidths?: readonly number[];
+}
+
+/** The elements before `<sheetData>`, in the order the schema (CT_Worksheet) wants them. */
+function layoutXml({ frozenRows = 0, columnWidths = [] }: SheetLayout): string {
+  let xml = '';
+  if (frozenRows > 0)
+    xml += `<sheetViews><sheetView workbookViewId="0"><pane ySplit="${frozenRows}" topLeftCell="A${frozenRows + 1}" activePane="bottomLeft" state="frozen"/></sheetView></sheetViews>`;
+  if (columnWidths.length > 0)
+    xml += `<cols>${columnWidths.map((w, i) => `<col min="${i + 1}" max="${i + 1}" width="${w}" customWidth="1"/>`).join('')}</cols>`;
+  return xml;
+}
+
 /**
  * Worksheet XML on its way into the zip: rows are appended as text, and once a sheet outgrows one piece it is
  * deflated in zlib's thread pool while the caller builds the next rows. A small sheet (a campaign part) is
@@ -131,8 +162,11 @@ export class SheetStream {
   private readonly out: Buffer[] = [];
   private deflate: DeflateRaw | null = null;
 
-  constructor(readonly name: string) {
-    this.pending = `${XML_HEAD}<worksheet xmlns="${MAIN_NS}"><sheetData>`;
+  constructor(
+    readonly name: string,
+    layout: SheetLayout = {},
+  ) {
+    this.pending = `${XML_HEAD}<worksheet xmlns="${MAIN_NS}">${layoutXml(layout)}<sheetData>`;
   }
 
   /** Appends row XML (from `textRow`, or built from `textCell`s). */
@@ -186,14 +220,14 @@ function stored(name: string, text: string): ZipEntry {
 const escapeAttr = (s: string) => xmlText(s).replaceAll('"', '&quot;');
 
 /**
- * A minimal .xlsx (SpreadsheetML) writer: text-only worksheets, no shared strings, one style. exceljs's writer
+ * A minimal .xlsx (SpreadsheetML) writer: text and number cells, no shared strings, a plain and a bold style. exceljs's writer
  * spends most of its time on its cell model; a contact sheet needs none of it.
  */
 export class XlsxWriter {
   private readonly sheets: { name: string; entry: ZipEntry }[] = [];
 
-  sheet(name: string): SheetStream {
-    return new SheetStream(name);
+  sheet(name: string, layout?: SheetLayout): SheetStream {
+    return new SheetStream(name, layout);
   }
 
   /** Adds a finished sheet, in tab order. */
