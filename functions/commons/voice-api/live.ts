@@ -1,4 +1,4 @@
-import { WebSocket } from 'ws';
+import type { WebSocket } from 'ws';
 
 /** Messages on the live-transcript channel (`{ws_url}/v1/ws`). */
 export type LiveMessage =
@@ -40,6 +40,8 @@ export class LiveTranscript {
   }
 
   static async connect(wsUrl: string, auth: LiveAuth, timeoutMs = 10_000): Promise<LiveTranscript> {
+    // Loaded on first use: no deployed function opens the live channel, and every one of them imports the client.
+    const { WebSocket } = await import('ws');
     const socket = new WebSocket(wsUrl);
     await new Promise<void>((resolve, reject) => {
       socket.once('open', () => resolve());
