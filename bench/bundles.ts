@@ -3,10 +3,11 @@
  * against a bundle holding only the AWS SDK clients that function uses (found in its own bundle's inputs), built
  * the same way. Each load is `await import()` of the bundle in a fresh Node process, timed inside it, so process
  * start-up is not counted; the function's top-level await (reading its settings, building its clients) is.
- * Also reports each bundle's size.
+ * Also reports each bundle's size, and the load of the same clients with the Powertools observability every
+ * function carries: the part of the gap that is the logger, metrics and tracer the stack asks for.
  */
 import { execFile } from 'node:child_process';
-import { mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -110,13 +111,36 @@ export async function bundlesBench(): Promise<BenchResult[]> {
         nodePaths: [join(ROOT, 'node_modules')],
       });
 
+      // The same clients plus the observability every function carries (Powertools logger, metrics, tracer with
+      // the X-Ray SDK, middy), so the line says how much of the gap that alone is.
+      const withObsEntry = join(dir, folder, 'sdk-observed.ts');
+      writeFileSync(
+        withObsEntry,
+        [
+          readFileSync(entry, 'utf8'),
+          "import { Logger } from '@aws-lambda-powertools/logger';",
+          "import { Metrics } from '@aws-lambda-powertools/metrics';",
+          "import middy from '@middy/core';",
+          "const { Tracer } = await import('@aws-lambda-powertools/tracer');",
+          "export const observed = [new Logger(), new Metrics({ namespace: 'bench' }), new Tracer(), middy(async () => 0)];",
+        ].join('\n'),
+      );
+      const withObs = join(dir, folder, 'sdk-observed.mjs');
+      await build({
+        ...esbuildOptions(withObsEntry, withObs, false),
+        absWorkingDir: ROOT,
+        nodePaths: [join(ROOT, 'node_modules')],
+      });
+
       const env = startEnv(folder, true);
       const untraced = startEnv(folder, false);
       const fn: number[] = [];
       const sdk: number[] = [];
       const off: number[] = [];
+      const obs: number[] = [];
       for (let i = 0; i < LOADS; i++) {
         sdk.push(await loadMs(baseline, env));
+        obs.push(await loadMs(withObs, env));
         fn.push(await loadMs(out, env));
         off.push(await loadMs(out, untraced));
       }
@@ -126,7 +150,7 @@ export async function bundlesBench(): Promise<BenchResult[]> {
         name: `cold module load, ${folder} bundle`,
         ratio,
         baseline: `a bundle of only its AWS SDK clients (${used.map((p) => p.replace(/^@aws-sdk\/(client-)?/, '')).join(', ') || 'none'})`,
-        detail: `${median(fn).toFixed(0)} ms vs ${median(sdk).toFixed(0)} ms, median of ${LOADS}; with TRACING off ${median(off).toFixed(0)} ms; ${kib(size)} vs ${kib(statSync(baseline).size)}`,
+        detail: `${median(fn).toFixed(0)} ms vs ${median(sdk).toFixed(0)} ms, median of ${LOADS}; with TRACING off ${median(off).toFixed(0)} ms; the clients with Powertools logger, metrics, tracer and middy alone ${median(obs).toFixed(0)} ms, ${(median(obs) / median(sdk)).toFixed(2)}×; ${kib(size)} vs ${kib(statSync(baseline).size)}`,
         target: '≤ 1.2×',
         met: ratio <= 1.2,
       });

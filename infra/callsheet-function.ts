@@ -7,7 +7,7 @@ import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import type { TableName } from '../functions/commons/tables.ts';
 import { TABLES } from '../functions/commons/tables.ts';
-import { BUNDLE_TARGET, REQUIRE_BANNER } from './bundling.ts';
+import { BUNDLE_TARGET, LAZY_PACKAGES, lazyPackageCommands, REQUIRE_BANNER } from './bundling.ts';
 import { acknowledge } from './nag.ts';
 import { settingsOf } from './settings.ts';
 
@@ -22,6 +22,8 @@ export interface CallsheetFunctionProps {
   reservedConcurrency?: number;
   /** Files copied next to the bundle, e.g. data a dependency reads at run time. */
   copyFiles?: { from: string; to: string }[];
+  /** Whether the function reads uploaded sheets, so needs SheetJS beside its bundle for legacy .xls files. */
+  readsSheets?: boolean;
 }
 
 /** CloudWatch Logs offers these retentions only; a setting is rounded up to the next. */
@@ -78,13 +80,15 @@ export class CallsheetFunction extends Construct {
         sourceMap: sourceMaps,
         mainFields: ['module', 'main'],
         banner: REQUIRE_BANNER,
-        // Nothing external: the AWS SDK is bundled rather than taken from the runtime.
-        externalModules: [],
+        // The AWS SDK is bundled rather than taken from the runtime; only the lazy packages stay out (bundling.ts).
+        externalModules: [...LAZY_PACKAGES],
         commandHooks: {
           beforeBundling: () => [],
           beforeInstall: () => [],
-          afterBundling: (input: string, output: string) =>
-            copies.map((c) => `cp "${input}/${c.from}" "${output}/${c.to}"`),
+          afterBundling: (input: string, output: string) => [
+            ...copies.map((c) => `cp "${input}/${c.from}" "${output}/${c.to}"`),
+            ...(props.readsSheets ? lazyPackageCommands(input, output) : []),
+          ],
         },
       },
     };

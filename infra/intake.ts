@@ -58,6 +58,7 @@ export class Intake extends Construct {
     super(scope, id);
     this.function = new CallsheetFunction(this, 'Function', {
       folder: 'intake',
+      readsSheets: true,
       description: 'callsheet: validate an uploaded sheet, report on every row, start one lifecycle per part',
       timeout: Duration.minutes(5),
       memorySize: 2048,

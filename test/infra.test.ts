@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Match, Template } from 'aws-cdk-lib/assertions';
@@ -74,6 +75,33 @@ describe('CDK app', () => {
       // Nothing left for the runtime to provide: no import of an @aws-sdk package from outside the bundle.
       expect(code).not.toMatch(/(from|import\()\s*["']@aws-sdk\//);
       expect(code).not.toMatch(/sourceMappingURL/);
+    }
+  });
+
+  it('ships SheetJS beside the bundles that load it, where their import finds it and reads an .xls', () => {
+    const bundles = readdirSync(outdir)
+      .filter((d) => d.startsWith('asset.') && existsSync(join(outdir, d, 'index.mjs')))
+      .map((d) => join(outdir, d));
+    const loading = bundles.filter((dir) =>
+      readFileSync(join(dir, 'index.mjs'), 'utf8').includes('import("@e965/xlsx")'),
+    );
+    // intake and contacts read sheets; no bundle carries SheetJS inside (it was 0.5 MB of every cold start):
+    // the string is one of SheetJS's own messages, and minification keeps it.
+    expect(loading.length).toBe(2);
+    for (const dir of bundles)
+      expect(readFileSync(join(dir, 'index.mjs'), 'utf8'), dir).not.toContain('Unsupported ZIP Compression');
+    for (const dir of loading) {
+      // Resolved from index.mjs as Node resolves the bundle's own import, then used on a real legacy .xls.
+      const probe = `import { createRequire } from 'node:module';
+        const file = createRequire(${JSON.stringify(join(dir, 'index.mjs'))}).resolve('@e965/xlsx');
+        const XLSX = await import(file);
+        const wb = XLSX.read(await (await import('node:fs/promises')).readFile('test/fixtures/libreoffice/leads.xls'));
+        process.stdout.write(JSON.stringify([file, wb.SheetNames.length]));`;
+      const [file, sheets] = JSON.parse(
+        execFileSync(process.execPath, ['--input-type=module', '-e', probe], { encoding: 'utf8' }),
+      ) as [string, number];
+      expect(file).toBe(join(dir, 'node_modules/@e965/xlsx/xlsx.mjs'));
+      expect(sheets).toBeGreaterThan(0);
     }
   });
 
