@@ -7,6 +7,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import ExcelJS from 'exceljs';
+import { eachConcurrently } from '../functions/commons/concurrently.ts';
 import { partWorkbook } from '../functions/commons/spreadsheet/part-file.ts';
 import { validateUpload } from '../functions/intake/validate-upload.ts';
 import { annotatedWorkbook } from '../functions/intake/writers.ts';
@@ -38,7 +39,10 @@ async function once(): Promise<number> {
     // report.json holds what IntakeReport holds: counts, rejected rows and parts, not the accepted contacts.
     const { rows: counts, rejected, parts } = outcome.report;
     let bytes = Buffer.byteLength(JSON.stringify({ rows: counts, rejected, parts }, null, 2));
-    for (const part of outcome.parts) bytes += (await partWorkbook(part)).length;
+    // As intake-service puts them: a few part files at once.
+    await eachConcurrently(outcome.parts, 8, async (part) => {
+      bytes += (await partWorkbook(part)).length;
+    });
     bytes += (await annotatedWorkbook(outcome)).length;
     if (bytes === 0) throw new Error('nothing written');
   }

@@ -11,14 +11,24 @@ import { webhooksBench } from './webhooks.ts';
 
 // Node 20 runs the benchmarks here; Lambda runs Node 22. The SDK's notice about its future Node support is noise.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
-const results = [
-  await clientOverhead(),
-  ...(await intakeBench()),
-  ...(await lifecycleBench()),
-  ...(await webhooksBench()),
-  ...(await contactsBench()),
-  ...(await bundlesBench()),
-];
+const GROUPS = {
+  client: async () => [await clientOverhead()],
+  intake: intakeBench,
+  lifecycle: lifecycleBench,
+  webhooks: webhooksBench,
+  contacts: contactsBench,
+  bundles: bundlesBench,
+};
+// `npm run bench -- intake bundles` runs just those groups; no names runs them all.
+const asked = process.argv.slice(2).filter((a) => !a.startsWith('--'));
+const unknown = asked.filter((a) => !(a in GROUPS));
+if (unknown.length > 0) {
+  console.error(`unknown benchmark ${unknown.join(', ')}; choose from ${Object.keys(GROUPS).join(', ')}`);
+  process.exit(2);
+}
+const results = [];
+for (const [name, run] of Object.entries(GROUPS))
+  if (asked.length === 0 || asked.includes(name)) results.push(...(await run()));
 for (const r of results) {
   const target = r.target ? `; target ${r.target}${r.met === false ? ' MISS' : ''}` : '';
   console.log(`${r.name}: ${r.ratio.toFixed(2)}× ${r.baseline} (${r.detail})${target}`);

@@ -2,7 +2,6 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { partWorkbook } from '../../../functions/commons/spreadsheet/part-file.ts';
-import { SuppressionList } from '../../../functions/commons/suppression-list.ts';
 import { TABLES } from '../../../functions/commons/tables.ts';
 import { REASON_TEXT } from '../../../functions/intake/contacts.ts';
 import { COSTLY_TEXT, isCountryCode } from '../../../functions/intake/phone.ts';
@@ -10,7 +9,6 @@ import { validateUpload } from '../../../functions/intake/validate-upload.ts';
 import { annotatedWorkbook } from '../../../functions/intake/writers.ts';
 import { localDataDir, localDynamoPath } from '../../stack/data-dir.ts';
 import { type Command, UsageError } from '../command.ts';
-import { openTable } from '../table-access.ts';
 
 export const validateCommand: Command = {
   name: 'validate',
@@ -119,6 +117,11 @@ const hasSuppressionList = () =>
   existsSync(`${localDataDir()}/stack.json`);
 
 async function suppressedNumbers(phones: string[]): Promise<ReadonlySet<string>> {
+  // Loaded only when there is a list to read: the AWS SDK and the local database cost a validate ~100 ms to load.
+  const [{ openTable }, { SuppressionList }] = await Promise.all([
+    import('../table-access.ts'),
+    import('../../../functions/commons/suppression-list.ts'),
+  ]);
   const t = await openTable('suppression');
   try {
     return await new SuppressionList(t.db, t.table).matching(phones);
