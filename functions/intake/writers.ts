@@ -5,6 +5,7 @@ import {
   escapedCell,
   MAX_COLUMNS,
   rowRef,
+  sharedCell,
   textCell,
   textRow,
   XlsxWriter,
@@ -66,23 +67,26 @@ export class OriginalRows {
 export async function annotatedWorkbook(outcome: ValidationOutcome): Promise<Buffer> {
   const { scanned, originals, parts, rejections } = outcome;
   if (!scanned || !originals) throw new Error('annotatedWorkbook needs an upload whose contact sheet was read');
-  // Each part's cells once, escaped; each row then only looks its fate up.
-  const accepted = new Map<number, { phone: string; part: { index: string; zone: string } }>();
+  // The fate columns repeat a few values (result, part, zone, reason) down the whole sheet: each is a shared
+  // string, made once, so a row costs a fraction of the bytes to build and to deflate. Only the number is its own.
+  const xlsx = new XlsxWriter();
+  const accepted = new Map<number, { phone: string; part: { index: number; zone: number } }>();
   for (const p of parts) {
     // Every candidate zone: a row whose number spans zones is called only when all of them are open.
-    const part = { index: String(p.index), zone: xmlText(p.zones.join(', ')) };
+    const part = { index: xlsx.share(String(p.index)), zone: xlsx.share(p.zones.join(', ')) };
     for (const c of p.contacts) accepted.set(c.row, { phone: xmlText(c.phone), part });
   }
-  const rejected = new Map<number, string>();
+  const rejected = new Map<number, number>();
   for (const r of rejections)
-    rejected.set(r.row, xmlText(`${r.reason}: ${REASON_TEXT[r.reason]}${r.firstRow ? ` (row ${r.firstRow})` : ''}`));
+    rejected.set(r.row, xlsx.share(`${r.reason}: ${REASON_TEXT[r.reason]}${r.firstRow ? ` (row ${r.firstRow})` : ''}`));
   // The report's list is the complete one: a costly number is rejected after the row rules, outside `rejections`.
   for (const r of outcome.report.rejected)
     if (!rejected.has(r.row))
-      rejected.set(r.row, xmlText(r.reason === 'costly_number' ? `${r.reason}: ${COSTLY_TEXT}` : r.reason));
+      rejected.set(r.row, xlsx.share(r.reason === 'costly_number' ? `${r.reason}: ${COSTLY_TEXT}` : r.reason));
   const width = Math.min(scanned.width, ORIGINAL_COLUMNS);
 
-  const xlsx = new XlsxWriter();
+  const isAccepted = xlsx.share('accepted');
+  const isRejected = xlsx.share('rejected');
   const sheet = xlsx.sheet('Annotated');
   let head = '<row r="1">';
   const headRef = rowRef(1);
@@ -98,11 +102,15 @@ export async function annotatedWorkbook(outcome: ValidationOutcome): Promise<Buf
     let fate: string;
     if (ok)
       fate =
-        escapedCell(width, ref, 'accepted') +
+        sharedCell(width, outRow, isAccepted) +
         escapedCell(width + 1, ref, ok.phone) +
-        escapedCell(width + 2, ref, ok.part.index) +
-        escapedCell(width + 3, ref, ok.part.zone);
-    else fate = escapedCell(width, ref, 'rejected') + escapedCell(width + 4, ref, rejected.get(sheetRow) ?? '');
+        sharedCell(width + 2, outRow, ok.part.index) +
+        sharedCell(width + 3, outRow, ok.part.zone);
+    else {
+      const reason = rejected.get(sheetRow);
+      fate =
+        sharedCell(width, outRow, isRejected) + (reason === undefined ? '' : sharedCell(width + 4, outRow, reason));
+    }
     sheet.write(`<row r="${outRow}">${xml}${fate}</row>`);
     if (sheet.full) await sheet.flush();
   }

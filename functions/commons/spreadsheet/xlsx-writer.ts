@@ -91,6 +91,19 @@ export function numberCell(column: number, row: number, value: number): string {
   return Number.isFinite(value) ? `<c r="${columnName(column)}${row}"><v>${value}</v></c>` : '';
 }
 
+/**
+ * One cell showing the shared string at `index` (from `XlsxWriter.share`): for a value repeated on many rows, a
+ * fraction of the bytes of an inline string, so less to build and to deflate.
+ */
+export function sharedCell(column: number, row: number, index: number): string {
+  let open = cellOpen[column];
+  if (open === undefined) {
+    open = `<c r="${columnName(column)}`;
+    cellOpen[column] = open;
+  }
+  return `${open}${row}" t="s"><v>${index}</v></c>`;
+}
+
 /** A header row: text cells in the bold style (STYLES' second cell format). */
 export function headerRow(row: number, cells: readonly string[]): string {
   let xml = `<row r="${row}">`;
@@ -212,6 +225,22 @@ export class SheetStream {
   }
 }
 
+/** The shared string table, deflated (its texts are the reasons and zones of a whole sheet). */
+function sharedStringsEntry(escaped: readonly string[]): ZipEntry {
+  let xml = `${XML_HEAD}<sst xmlns="${MAIN_NS}" count="${escaped.length}" uniqueCount="${escaped.length}">`;
+  for (const t of escaped) xml += `<si><t xml:space="preserve">${t}</t></si>`;
+  const buf = Buffer.from(`${xml}</sst>`, 'utf8');
+  const data = deflateRawSync(buf, { level: LEVEL });
+  return {
+    name: 'xl/sharedStrings.xml',
+    method: 8,
+    crc: crc32(buf),
+    size: buf.length,
+    data: [data],
+    compressedSize: data.length,
+  };
+}
+
 function stored(name: string, text: string): ZipEntry {
   const buf = Buffer.from(text, 'utf8');
   return { name, method: 0, crc: crc32(buf), size: buf.length, data: [buf], compressedSize: buf.length };
@@ -220,11 +249,25 @@ function stored(name: string, text: string): ZipEntry {
 const escapeAttr = (s: string) => xmlText(s).replaceAll('"', '&quot;');
 
 /**
- * A minimal .xlsx (SpreadsheetML) writer: text and number cells, no shared strings, a plain and a bold style. exceljs's writer
+ * A minimal .xlsx (SpreadsheetML) writer: text and number cells (inline, or shared for values repeated down a sheet), a plain and a bold style. exceljs's writer
  * spends most of its time on its cell model; a contact sheet needs none of it.
  */
 export class XlsxWriter {
   private readonly sheets: { name: string; entry: ZipEntry }[] = [];
+  /** The shared string table, as escaped `<t>` contents, and each text's index in it. */
+  private readonly shared: string[] = [];
+  private readonly sharedIndex = new Map<string, number>();
+
+  /** The shared-string index of this text (added on first use), for `sharedCell`. */
+  share(text: string): number {
+    let i = this.sharedIndex.get(text);
+    if (i === undefined) {
+      i = this.shared.length;
+      this.shared.push(xmlText(text.length > MAX_CELL_CHARS ? text.slice(0, MAX_CELL_CHARS) : text));
+      this.sharedIndex.set(text, i);
+    }
+    return i;
+  }
 
   sheet(name: string, layout?: SheetLayout): SheetStream {
     return new SheetStream(name, layout);
@@ -239,6 +282,7 @@ export class XlsxWriter {
 
   finish(): Buffer {
     const n = this.sheets.length;
+    const hasShared = this.shared.length > 0;
     const sheetOverrides = this.sheets
       .map(
         (_, i) =>
@@ -248,7 +292,7 @@ export class XlsxWriter {
     const entries: ZipEntry[] = [
       stored(
         '[Content_Types].xml',
-        `${XML_HEAD}<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/><Override PartName="/xl/workbook.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml"/><Override PartName="/xl/styles.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.styles+xml"/>${sheetOverrides}</Types>`,
+        `${XML_HEAD}<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/><Override PartName="/xl/workbook.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml"/><Override PartName="/xl/styles.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.styles+xml"/>${sheetOverrides}${hasShared ? '<Override PartName="/xl/sharedStrings.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.sharedStrings+xml"/>' : ''}</Types>`,
       ),
       stored(
         '_rels/.rels',
@@ -267,9 +311,12 @@ export class XlsxWriter {
             (_, i) =>
               `<Relationship Id="rId${i + 1}" Type="${REL_NS}/worksheet" Target="worksheets/sheet${i + 1}.xml"/>`,
           )
-          .join('')}<Relationship Id="rId${n + 1}" Type="${REL_NS}/styles" Target="styles.xml"/></Relationships>`,
+          .join('')}<Relationship Id="rId${n + 1}" Type="${REL_NS}/styles" Target="styles.xml"/>${
+          hasShared ? `<Relationship Id="rId${n + 2}" Type="${REL_NS}/sharedStrings" Target="sharedStrings.xml"/>` : ''
+        }</Relationships>`,
       ),
       stored('xl/styles.xml', STYLES),
+      ...(hasShared ? [sharedStringsEntry(this.shared)] : []),
       ...this.sheets.map((s) => s.entry),
     ];
     return zipArchive(entries);
