@@ -2,7 +2,8 @@
 // compiled ahead of time by Ajv's standalone code generator. Compiling the schema at start-up cost the contacts
 // function ~25 ms of every cold start and ~100 KiB of bundle; the generated code is the same check Ajv runs.
 // Run `npm run build:validators` after changing the schema; a test (`--check`) fails while the committed file is stale.
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { Ajv } from 'ajv';
 import standaloneCode from 'ajv/dist/standalone/index.js';
 
@@ -35,7 +36,8 @@ export function generate() {
   ].join('\n');
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
+// Run as a script (also from a path with spaces or through a symlink), not imported.
+if (process.argv[1] && realpathSync(fileURLToPath(import.meta.url)) === realpathSync(process.argv[1])) {
   if (process.argv.includes('--check')) {
     // Exit 1 when the committed validator is not what the schema compiles to now.
     const fresh = generate() === readFileSync(OUT, 'utf8');

@@ -7,6 +7,9 @@ export async function eachConcurrently<T>(
   limit: number,
   task: (item: T) => Promise<void>,
 ): Promise<void> {
+  // Zero workers would "finish" without running anything: refuse rather than report work not done.
+  if (!Number.isInteger(limit) || limit < 1)
+    throw new RangeError(`eachConcurrently needs a limit of 1 or more, not ${limit}`);
   let next = 0;
   let failure: { error: unknown } | null = null;
   const worker = async () => {

@@ -39,4 +39,10 @@ describe('eachConcurrently', () => {
     // 1 and -1 started together; -1 failed, so only the item already taken by the other worker (2) ran on.
     expect(t.done).toEqual([1, 2]);
   });
+
+  it.each([0, -1, 1.5, Number.NaN])('refuses a limit of %s instead of running nothing', async (limit) => {
+    const t = tracked();
+    await expect(eachConcurrently([1, 2], limit, t.task)).rejects.toThrow(RangeError);
+    expect(t.done).toEqual([]);
+  });
 });

@@ -227,7 +227,8 @@ export class SheetStream {
 
 /** The shared string table, deflated (its texts are the reasons and zones of a whole sheet). */
 function sharedStringsEntry(escaped: readonly string[]): ZipEntry {
-  let xml = `${XML_HEAD}<sst xmlns="${MAIN_NS}" count="${escaped.length}" uniqueCount="${escaped.length}">`;
+  // `count` (the total number of references) is optional; `uniqueCount` is the table's size.
+  let xml = `${XML_HEAD}<sst xmlns="${MAIN_NS}" uniqueCount="${escaped.length}">`;
   for (const t of escaped) xml += `<si><t xml:space="preserve">${t}</t></si>`;
   const buf = Buffer.from(`${xml}</sst>`, 'utf8');
   const data = deflateRawSync(buf, { level: LEVEL });
