@@ -57,7 +57,13 @@ export interface CampaignPlan {
  * A part's lasting name: the name of its first execution (so Step Functions refuses a second start) and the key of
  * its campaign record. Upload ids are at most 57 characters, so every name stays within the 80 Step Functions allows.
  */
-export const partKey = (uploadId: string, part: number): string => `${uploadId}-p${part}`;
+export const partKey = (uploadId: string, part: number | string): string => `${uploadId}-p${part}`;
+
+/**
+ * A part's label in report names (`1`, or `1-r2a` for a follow-up round): its key past `<upload>-p`. The inverse
+ * is `partKey(uploadId, label)`.
+ */
+export const labelOfPartKey = (uploadId: string, key: string): string => key.slice(partKey(uploadId, '').length);
 
 /**
  * The part key of a follow-up round: its parent's key, the round and the rule group (a, b, …). Derived only from

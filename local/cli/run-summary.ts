@@ -1,4 +1,56 @@
+import { basename } from 'node:path';
+import type { ObjectStore } from '../../functions/commons/aws/object-store.ts';
 import type { IntakeReport } from '../../functions/intake/report.ts';
+import { uploadId } from '../../functions/intake/upload-ref.ts';
+
+/** A part's report as the lifecycle writes it (reports/<upload>/part-N.json): what run prints of it. */
+export interface PartReport {
+  part: number;
+  campaignId: string | null;
+  status: 'completed' | 'failed' | 'cancelled';
+  failure: { code: string; message: string } | null;
+  stats: Record<string, number> | null;
+  pauses: { at: string; reason: string }[];
+  resumes: { at: string }[];
+  stateTransitions: number;
+  durationSeconds: number;
+}
+
+/** Where `run` uploads a sheet: a folder per run, as s3rver keeps no versions (the same key would be no new upload). */
+export const runUploadKey = (agent: string, file: string, at = new Date()): string =>
+  `incoming/${agent}/run-${at.toISOString().replace(/[-:.]/g, '')}/${basename(file)}`;
+
+/**
+ * Uploads the sheet as a user would and answers the id intake gives that object version (upload-ref.ts), so the
+ * intake report is read where it will be, never searched for.
+ */
+export async function uploadSheet(
+  objects: ObjectStore,
+  bucket: string,
+  key: string,
+  body: Buffer,
+  metadata: Record<string, string>,
+): Promise<string> {
+  const put = await objects.put(bucket, key, body, 'application/octet-stream', metadata);
+  return uploadId({ bucket, key, ...put, size: body.length });
+}
+
+/** A JSON object of the bucket, or null while it is not there. */
+export async function readJson<T>(objects: ObjectStore, bucket: string, key: string): Promise<T | null> {
+  const obj = await objects.get(bucket, key);
+  return obj ? (JSON.parse(obj.bytes.toString('utf8')) as T) : null;
+}
+
+/** One part's line in the summary: how it ended, its counts, its pauses, how long it took. */
+export function partLine(
+  p: Pick<PartReport, 'status' | 'stats' | 'pauses' | 'resumes'> & { index: number; failure?: { message: string } },
+  took: string,
+): string {
+  const counts = p.stats
+    ? `${p.stats.completed ?? 0} completed, ${p.stats.failed ?? 0} failed, ${p.stats.pending ?? 0} not called`
+    : 'no stats';
+  return `part ${p.index}: ${p.status}, ${counts}; ${p.pauses.length} pause(s), ${p.resumes.length} resume(s); took ${took}${p.failure ? ` — ${p.failure.message}` : ''}`;
+}
 
 /** Seconds as an ISO 8601 duration: PT1H2M3S, or P2DT4H. */
 export function isoDuration(seconds: number): string {

@@ -2,7 +2,9 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { documentClient } from '../../functions/commons/aws/clients.ts';
 import type { ObjectStore } from '../../functions/commons/aws/object-store.ts';
+import { partKey } from '../../functions/commons/campaign-plan.ts';
 import type { Log } from '../../functions/commons/log.ts';
+import { decodeEventKey } from '../../functions/intake/upload-ref.ts';
 import { CampaignStore } from '../../functions/lifecycle/campaign-store.ts';
 import { type PartWindow, partIntervals } from '../../functions/lifecycle/window-plan.ts';
 import {
@@ -75,7 +77,6 @@ export function keepReportPages(
   samples?: (uploadId: string, label: string) => StatsSample[],
 ): { idle(): Promise<void>; close(): Promise<void> } {
   let work: Promise<unknown> = Promise.resolve();
-  // A part's key is its upload, -p and its label (partLabel in the lifecycle).
   const db = documentClient({
     region: LOCAL_REGION,
     endpoints: { dynamodb: stack.dynamo.endpoint },
@@ -85,7 +86,7 @@ export function keepReportPages(
   stack.s3.onEvent((event) => {
     for (const r of event.Records) {
       if (!r.eventName.startsWith('ObjectCreated:')) continue;
-      const key = decodeURIComponent(r.s3.object.key.replace(/\+/g, ' '));
+      const key = decodeEventKey(r.s3.object.key);
       if (!key.startsWith('reports/')) continue;
       work = work
         .then(async () => {
@@ -105,7 +106,7 @@ export function keepReportPages(
               `${JSON.stringify(series)}\n`,
               'application/json',
             );
-          const record = await campaigns.get(`${part[1]}-p${part[2]}`).catch(() => null);
+          const record = await campaigns.get(partKey(part[1] as string, part[2] as string)).catch(() => null);
           const page = await reportPageFor(readFrom(stack.objects, stack.bucket), key, record?.watch?.window);
           if (page) await stack.objects.put(stack.bucket, key.replace(/\.json$/, '.html'), page, 'text/html');
         })

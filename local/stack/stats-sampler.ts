@@ -1,5 +1,5 @@
 import { documentClient } from '../../functions/commons/aws/clients.ts';
-import { partKey } from '../../functions/commons/campaign-plan.ts';
+import { labelOfPartKey } from '../../functions/commons/campaign-plan.ts';
 import type { Log } from '../../functions/commons/log.ts';
 import type { VoiceApiClient } from '../../functions/commons/voice-api/index.ts';
 import { CampaignStore } from '../../functions/lifecycle/campaign-store.ts';
@@ -43,7 +43,7 @@ export function sampleStats(
         if (!part.campaignId) continue;
         const s = await api.campaigns.stats(part.campaignId).catch(() => null);
         if (!s) continue;
-        const key = sampleKey(part.uploadId, labelOf(part.partKey, part.uploadId, part.part));
+        const key = sampleKey(part.uploadId, labelOfPartKey(part.uploadId, part.partKey));
         const list = series.get(key) ?? [];
         const last = list.at(-1);
         // A step chart needs only the changes.
@@ -81,10 +81,4 @@ export function sampleStats(
       db.destroy();
     },
   };
-}
-
-/** The report label of a part key (`<upload>-p1` → `1`; a follow-up round keeps its suffix). */
-function labelOf(key: string, uploadId: string, part: number): string {
-  const root = partKey(uploadId, part);
-  return `${part}${key.startsWith(root) ? key.slice(root.length) : ''}`;
 }

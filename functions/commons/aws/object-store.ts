@@ -67,10 +67,11 @@ export class ObjectStore {
     body: Buffer | string,
     contentType: string,
     metadata: Record<string, string> = {},
-  ): Promise<void> {
-    await this.s3.send(
+  ): Promise<{ eTag: string; versionId: string | null }> {
+    const out = await this.s3.send(
       new PutObjectCommand({ Bucket: bucket, Key: key, Body: body, ContentType: contentType, Metadata: metadata }),
     );
+    return { eTag: unquote(out.ETag), versionId: out.VersionId ?? null };
   }
 
   /** Server-side copy of one exact version, user metadata included. */

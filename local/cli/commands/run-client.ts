@@ -1,55 +1,22 @@
-import { basename, join } from 'node:path';
-import { GetObjectCommand, ListObjectsV2Command, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { join } from 'node:path';
 import { s3Client } from '../../../functions/commons/aws/clients.ts';
-import type { IntakeReport } from '../../../functions/intake/report.ts';
+import { ObjectStore } from '../../../functions/commons/aws/object-store.ts';
+import { type IntakeReport, reportKeys } from '../../../functions/intake/report.ts';
 import type { RunningStack } from '../../stack/running-stack.ts';
-import { type EmulatorCalls, isoDuration, readableDuration, runSummary, summaryLines } from '../run-summary.ts';
-
-interface PartReport {
-  part: number;
-  campaignId: string | null;
-  status: string;
-  failure: { message: string } | null;
-  stats: Record<string, number> | null;
-  pauses: unknown[];
-  resumes: unknown[];
-  durationSeconds: number;
-}
+import {
+  type EmulatorCalls,
+  isoDuration,
+  type PartReport,
+  partLine,
+  readableDuration,
+  readJson,
+  runSummary,
+  runUploadKey,
+  summaryLines,
+  uploadSheet,
+} from '../run-summary.ts';
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function readJson<T>(s3: S3Client, bucket: string, key: string): Promise<T | null> {
-  try {
-    const out = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
-    return JSON.parse(await (out.Body as { transformToString(): Promise<string> }).transformToString()) as T;
-  } catch (err) {
-    if ((err as { name?: string }).name === 'NoSuchKey') return null;
-    throw err;
-  }
-}
-
-/** The intake report of this upload, once intake has written it. */
-async function intakeReportOf(
-  s3: S3Client,
-  bucket: string,
-  key: string,
-  seen: Set<string>,
-): Promise<IntakeReport | null> {
-  let token: string | undefined;
-  do {
-    const page = await s3.send(
-      new ListObjectsV2Command({ Bucket: bucket, Prefix: 'reports/', ContinuationToken: token }),
-    );
-    for (const o of page.Contents ?? []) {
-      if (!o.Key?.endsWith('/report.json') || seen.has(o.Key)) continue;
-      const r = await readJson<IntakeReport>(s3, bucket, o.Key);
-      if (r?.upload.key === key) return r;
-      seen.add(o.Key);
-    }
-    token = page.NextContinuationToken;
-  } while (token);
-  return null;
-}
 
 /**
  * `callsheet run` while `callsheet local` runs on the same data directory: a client of that stack. It uploads the
@@ -75,13 +42,13 @@ export async function runOnStack(
   process.once('SIGINT', interrupt);
   process.once('SIGTERM', interrupt);
   try {
-    const key = `incoming/${o.agent}/run-${new Date().toISOString().replace(/[-:.]/g, '')}/${basename(o.file)}`;
-    await s3.send(new PutObjectCommand({ Bucket: running.bucket, Key: key, Body: o.body, Metadata: o.metadata }));
+    const objects = new ObjectStore(s3);
+    const key = runUploadKey(o.agent, o.file);
+    const id = await uploadSheet(objects, running.bucket, key, o.body, o.metadata);
     say(`${o.file}: uploaded to the running callsheet local (process ${running.pid}) as s3://${running.bucket}/${key}`);
-    const seen = new Set<string>();
     let intake: IntakeReport | null = null;
     while (!intake && !interrupted) {
-      intake = await intakeReportOf(s3, running.bucket, key, seen);
+      intake = await readJson<IntakeReport>(objects, running.bucket, reportKeys(id).json);
       if (!intake) await pause(250);
     }
     if (!intake) return stopped(say);
@@ -99,7 +66,11 @@ export async function runOnStack(
     while (reports.size < intake.parts.length && !interrupted) {
       for (const p of intake.parts) {
         if (reports.has(p.index)) continue;
-        const r = await readJson<PartReport>(s3, running.bucket, `reports/${intake.uploadId}/part-${p.index}.json`);
+        const r = await readJson<PartReport>(
+          objects,
+          running.bucket,
+          `reports/${intake.uploadId}/part-${p.index}.json`,
+        );
         if (r) reports.set(p.index, r);
       }
       if (reports.size < intake.parts.length) await pause(500);
@@ -133,9 +104,7 @@ export async function runOnStack(
     if (o.json) console.log(JSON.stringify({ upload: `s3://${running.bucket}/${key}`, summary, parts }, null, 2));
     else {
       for (const p of parts) {
-        say(
-          `part ${p.index}: ${p.status}, ${p.stats ? `${p.stats.completed ?? 0} completed, ${p.stats.failed ?? 0} failed, ${p.stats.pending ?? 0} not called` : 'no stats'}; ${p.pauses.length} pause(s), ${p.resumes.length} resume(s); took ${readableDuration(p.duration)}${'failure' in p && p.failure ? ` — ${p.failure.message}` : ''}`,
-        );
+        say(partLine(p, readableDuration(p.duration)));
         say(`  report: ${p.page}`);
       }
       for (const line of summaryLines(summary)) say(line);

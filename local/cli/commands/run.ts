@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import { basename, join } from 'node:path';
-import { ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
+import { join } from 'node:path';
 import { documentClient } from '../../../functions/commons/aws/clients.ts';
 import { parseWindowRules, WindowSpecError } from '../../../functions/commons/calling-window.ts';
 import { type CampaignPlan, partKeyOfExecution } from '../../../functions/commons/campaign-plan.ts';
@@ -10,7 +9,7 @@ import { silentLog } from '../../../functions/commons/log.ts';
 import { isValidTimeZone } from '../../../functions/commons/voice-api/contract.ts';
 import { VoiceApiClient } from '../../../functions/commons/voice-api/index.ts';
 import { isCountryCode } from '../../../functions/intake/phone.ts';
-import type { IntakeReport } from '../../../functions/intake/report.ts';
+import { type IntakeReport, reportKeys, reportPrefix } from '../../../functions/intake/report.ts';
 import { startProblem } from '../../../functions/intake/settings.ts';
 import { CampaignStore } from '../../../functions/lifecycle/campaign-store.ts';
 import { partWindow, windowStateAt } from '../../../functions/lifecycle/window-plan.ts';
@@ -28,21 +27,20 @@ import type { LocalExecution } from '../../stack/step-functions.ts';
 import { deliverEmulatorWebhooks } from '../../stack/webhook-receiver.ts';
 import { type Command, numberOption, UsageError } from '../command.ts';
 import { loadFaultPlan, placedCalls } from '../fault-plan-file.ts';
-import { type EmulatorCalls, isoDuration, readableDuration, runSummary, summaryLines } from '../run-summary.ts';
+import {
+  type EmulatorCalls,
+  isoDuration,
+  type PartReport,
+  partLine,
+  readableDuration,
+  readJson,
+  runSummary,
+  runUploadKey,
+  summaryLines,
+  uploadSheet,
+} from '../run-summary.ts';
 import { parseNow } from '../time-option.ts';
 import { runOnStack } from './run-client.ts';
-
-interface PartReport {
-  part: number;
-  campaignId: string | null;
-  status: 'completed' | 'failed' | 'cancelled';
-  failure: { code: string; message: string } | null;
-  stats: Record<string, number> | null;
-  pauses: { at: string; reason: string }[];
-  resumes: { at: string }[];
-  stateTransitions: number;
-  durationSeconds: number;
-}
 
 function checkOptions(values: Record<string, string | boolean | undefined>) {
   const country = (values.country as string | undefined)?.toUpperCase();
@@ -237,8 +235,7 @@ export const runCommand: Command = {
               `--agent ${agent}: the local emulator starts with no agents on each run; leave --agent out (a new agent is made), or point VOICE_API_URL and VOICE_API_KEY at the API that has it`,
             );
         }
-        // A folder per run: s3rver keeps no versions, so the same key and content would be the same upload again.
-        const key = `incoming/${agent}/run-${new Date().toISOString().replace(/[-:.]/g, '')}/${basename(file)}`;
+        const key = runUploadKey(agent, file);
         const metadata = uploadMetadata(opts);
         const admin = emulator ? new EmulatorAdmin(emulator.url) : null;
         if (faults && admin) {
@@ -248,22 +245,18 @@ export const runCommand: Command = {
           );
         }
         const before = new Set(stack.sfn.executions.keys());
-        await stack.s3Client.send(
-          new PutObjectCommand({ Bucket: stack.bucket, Key: key, Body: body, Metadata: metadata }),
-        );
+        const id = await uploadSheet(stack.objects, stack.bucket, key, body, metadata);
         await stack.intakeQueue.idle();
         const started = () => [...stack.sfn.executions.values()].filter((e) => !before.has(e.executionArn));
         const first = started()[0];
         if (!first) {
-          const reports = [...(await listReports(stack, key))];
-          const intake = reports[0];
+          const intake = await readJson<IntakeReport>(stack.objects, stack.bucket, reportKeys(id).json);
           const message = intake?.error?.message ?? 'intake did not start anything; see the logs';
           if (json) console.log(JSON.stringify({ upload: key, error: intake?.error ?? null, parts: [] }, null, 2));
           else console.error(`${file}: ${message}`);
           return 1;
         }
-        const plan = JSON.parse(first.input).plan as { uploadId: string; reportPrefix: string };
-        say(`${file}: uploaded as ${key}; intake report ${join(dataDir, 'reports', plan.uploadId, 'report.json')}`);
+        say(`${file}: uploaded as ${key}; intake report ${join(dataDir, reportKeys(id).json)}`);
         const store = new CampaignStore(
           documentClient({
             region: LOCAL_REGION,
@@ -282,14 +275,14 @@ export const runCommand: Command = {
           process.stdout.write('\r\x1b[K');
         }
 
-        const intake = await readJson<IntakeReport>(stack, `${plan.reportPrefix}report.json`);
+        const intake = await readJson<IntakeReport>(stack.objects, stack.bucket, reportKeys(id).json);
         await pages.idle();
         // Real files under the data directory: the bucket's addresses live only as long as this process.
-        const local = (name: string) => join(dataDir, 'reports', plan.uploadId, name);
+        const local = (name: string) => join(dataDir, 'reports', id, name);
         const parts = [];
         for (const p of intake?.parts ?? []) {
-          const reportKey = `${plan.reportPrefix}part-${p.index}.json`;
-          const r = await readJson<PartReport>(stack, reportKey);
+          const reportKey = `${reportPrefix(id)}part-${p.index}.json`;
+          const r = await readJson<PartReport>(stack.objects, stack.bucket, reportKey);
           parts.push({
             index: p.index,
             campaignId: r?.campaignId ?? null,
@@ -311,9 +304,7 @@ export const runCommand: Command = {
         if (json) console.log(JSON.stringify(result, null, 2));
         else {
           for (const p of parts) {
-            say(
-              `part ${p.index}: ${p.status}, ${p.stats ? `${p.stats.completed ?? 0} completed, ${p.stats.failed ?? 0} failed, ${p.stats.pending ?? 0} not called` : 'no stats'}; ${p.pauses.length} pause(s), ${p.resumes.length} resume(s); took ${readableDuration(p.simulatedDuration)}${emulator ? ' of simulated time' : ''}${'failure' in p && p.failure ? ` — ${p.failure.message}` : ''}`,
-            );
+            say(partLine(p, `${readableDuration(p.simulatedDuration)}${emulator ? ' of simulated time' : ''}`));
             if ('page' in p) say(`  report: ${p.page}`);
           }
           for (const line of summaryLines(summary)) say(line);
@@ -321,7 +312,7 @@ export const runCommand: Command = {
             const hits = records.faulted_requests;
             say(`faulted requests: ${hits.length} (${hits.filter((h) => h.dropped).length} answers dropped)`);
           }
-          say(`all reports: ${join(dataDir, 'reports', plan.uploadId)}`);
+          say(`all reports: ${join(dataDir, 'reports', id)}`);
         }
         if (interrupted) return 130;
         return parts.length > 0 && parts.every((p) => p.status === 'completed') ? 0 : 1;
@@ -363,22 +354,6 @@ async function rehearsalRecords(admin: EmulatorAdmin) {
         ...(dropped ? { dropped } : {}),
       })),
   };
-}
-
-async function readJson<T>(stack: Awaited<ReturnType<typeof startLocalStack>>, key: string): Promise<T | null> {
-  const obj = await stack.objects.get(stack.bucket, key);
-  return obj ? (JSON.parse(obj.bytes.toString('utf8')) as T) : null;
-}
-
-async function listReports(stack: Awaited<ReturnType<typeof startLocalStack>>, key: string): Promise<IntakeReport[]> {
-  const out = await stack.s3Client.send(new ListObjectsV2Command({ Bucket: stack.bucket, Prefix: 'reports/' }));
-  const reports: IntakeReport[] = [];
-  for (const o of out.Contents ?? []) {
-    if (!o.Key?.endsWith('/report.json')) continue;
-    const r = await readJson<IntakeReport>(stack, o.Key);
-    if (r?.upload.key === key) reports.push(r);
-  }
-  return reports.sort((a, b) => (a.uploadId < b.uploadId ? -1 : 1));
 }
 
 /** One line per part on a terminal: status, progress and when the window next changes. */
