@@ -7,7 +7,7 @@
  * function carries: the part of the gap that is the logger, metrics and tracer the stack asks for.
  */
 import { execFile } from 'node:child_process';
-import { mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -76,6 +76,17 @@ async function loadMs(file: string, env: NodeJS.ProcessEnv): Promise<number> {
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
 const kib = (bytes: number) => `${Math.round(bytes / 1024)} KiB`;
 
+/** Writes `<base>.ts` from `lines` and bundles it to `<base>.mjs` as the stack bundles a function; answers the latter. */
+async function buildEntry(base: string, lines: string[]): Promise<string> {
+  writeFileSync(`${base}.ts`, lines.join('\n'));
+  await build({
+    ...esbuildOptions(`${base}.ts`, `${base}.mjs`, false),
+    absWorkingDir: ROOT,
+    nodePaths: [join(ROOT, 'node_modules')],
+  });
+  return `${base}.mjs`;
+}
+
 export async function bundlesBench(): Promise<BenchResult[]> {
   const dir = join(tmpdir(), `callsheet-bundles-${process.pid}`);
   mkdirSync(dir, { recursive: true });
@@ -92,45 +103,25 @@ export async function bundlesBench(): Promise<BenchResult[]> {
         .filter(([, i]) => i.bytesInOutput > 0)
         .map(([path]) => path);
       const used = Object.keys(CLIENTS).filter((pkg) => kept.some((input) => input.includes(`node_modules/${pkg}/`)));
-      const entry = join(dir, folder, 'sdk-only.ts');
-      writeFileSync(
-        entry,
-        [
-          ...used.map((pkg) => `import { ${CLIENTS[pkg]?.name} } from '${pkg}';`),
-          // The document client is built on the DynamoDB client.
-          ...(used.includes('@aws-sdk/lib-dynamodb') && !used.includes('@aws-sdk/client-dynamodb')
-            ? ["import { DynamoDBClient } from '@aws-sdk/client-dynamodb';"]
-            : []),
-          `export const clients = [${used.map((pkg) => CLIENTS[pkg]?.make).join(', ')}];`,
-        ].join('\n'),
-      );
-      const baseline = join(dir, folder, 'sdk-only.mjs');
-      await build({
-        ...esbuildOptions(entry, baseline, false),
-        absWorkingDir: ROOT,
-        nodePaths: [join(ROOT, 'node_modules')],
-      });
-
+      const sdkLines = [
+        ...used.map((pkg) => `import { ${CLIENTS[pkg]?.name} } from '${pkg}';`),
+        // The document client is built on the DynamoDB client.
+        ...(used.includes('@aws-sdk/lib-dynamodb') && !used.includes('@aws-sdk/client-dynamodb')
+          ? ["import { DynamoDBClient } from '@aws-sdk/client-dynamodb';"]
+          : []),
+        `export const clients = [${used.map((pkg) => CLIENTS[pkg]?.make).join(', ')}];`,
+      ];
+      const baseline = await buildEntry(join(dir, folder, 'sdk-only'), sdkLines);
       // The same clients plus the observability every function carries (Powertools logger, metrics, tracer with
       // the X-Ray SDK, middy), so the line says how much of the gap that alone is.
-      const withObsEntry = join(dir, folder, 'sdk-observed.ts');
-      writeFileSync(
-        withObsEntry,
-        [
-          readFileSync(entry, 'utf8'),
-          "import { Logger } from '@aws-lambda-powertools/logger';",
-          "import { Metrics } from '@aws-lambda-powertools/metrics';",
-          "import middy from '@middy/core';",
-          "const { Tracer } = await import('@aws-lambda-powertools/tracer');",
-          "export const observed = [new Logger(), new Metrics({ namespace: 'bench' }), new Tracer(), middy(async () => 0)];",
-        ].join('\n'),
-      );
-      const withObs = join(dir, folder, 'sdk-observed.mjs');
-      await build({
-        ...esbuildOptions(withObsEntry, withObs, false),
-        absWorkingDir: ROOT,
-        nodePaths: [join(ROOT, 'node_modules')],
-      });
+      const withObs = await buildEntry(join(dir, folder, 'sdk-observed'), [
+        ...sdkLines,
+        "import { Logger } from '@aws-lambda-powertools/logger';",
+        "import { Metrics } from '@aws-lambda-powertools/metrics';",
+        "import middy from '@middy/core';",
+        "const { Tracer } = await import('@aws-lambda-powertools/tracer');",
+        "export const observed = [new Logger(), new Metrics({ namespace: 'bench' }), new Tracer(), middy(async () => 0)];",
+      ]);
 
       const env = startEnv(folder, true);
       const untraced = startEnv(folder, false);

@@ -5,6 +5,7 @@
 import { bundlesBench } from './bundles.ts';
 import { clientOverhead } from './client-overhead.ts';
 import { contactsBench } from './contacts.ts';
+import { chooseGroups } from './groups.ts';
 import { intakeBench } from './intake.ts';
 import { lifecycleBench } from './lifecycle.ts';
 import { webhooksBench } from './webhooks.ts';
@@ -20,15 +21,13 @@ const GROUPS = {
   bundles: bundlesBench,
 };
 // `npm run bench -- intake bundles` runs just those groups; no names runs them all.
-const asked = process.argv.slice(2).filter((a) => !a.startsWith('--'));
-const unknown = asked.filter((a) => !(a in GROUPS));
-if (unknown.length > 0) {
-  console.error(`unknown benchmark ${unknown.join(', ')}; choose from ${Object.keys(GROUPS).join(', ')}`);
+const chosen = chooseGroups(process.argv.slice(2), Object.keys(GROUPS));
+if (chosen.unknown.length > 0) {
+  console.error(`unknown benchmark ${chosen.unknown.join(', ')}; choose from ${Object.keys(GROUPS).join(', ')}`);
   process.exit(2);
 }
 const results = [];
-for (const [name, run] of Object.entries(GROUPS))
-  if (asked.length === 0 || asked.includes(name)) results.push(...(await run()));
+for (const name of chosen.run) results.push(...(await GROUPS[name as keyof typeof GROUPS]()));
 for (const r of results) {
   const target = r.target ? `; target ${r.target}${r.met === false ? ' MISS' : ''}` : '';
   console.log(`${r.name}: ${r.ratio.toFixed(2)}× ${r.baseline} (${r.detail})${target}`);

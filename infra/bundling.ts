@@ -17,8 +17,12 @@ export const BUNDLE_TARGET = 'node22';
 export const REQUIRE_BANNER =
   "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);";
 
-/** Imported only with `await import()`, left out of every bundle, and shipped beside it where needed. */
-export const LAZY_PACKAGES = ['@e965/xlsx'] as const;
+/**
+ * Imported only with `await import()`, left out of every bundle, and shipped beside it where needed: each with the
+ * ES module file the bundle would have taken (what `import` resolves to), which must import nothing itself.
+ */
+const LAZY_ENTRIES: Record<string, string> = { '@e965/xlsx': 'xlsx.mjs' };
+export const LAZY_PACKAGES = Object.keys(LAZY_ENTRIES);
 
 /**
  * Shell commands that put the lazy packages into a bundle's folder as `node_modules/<name>/`, as a small package
@@ -26,14 +30,15 @@ export const LAZY_PACKAGES = ['@e965/xlsx'] as const;
  * `root` is the project folder (with node_modules), `out` the bundle's folder.
  */
 export function lazyPackageCommands(root: string, out: string): string[] {
-  const pkg = '@e965/xlsx';
-  const dir = `${out}/node_modules/${pkg}`;
-  const manifest = JSON.stringify({ name: pkg, type: 'module', exports: { '.': './xlsx.mjs' } });
-  return [
-    `mkdir -p "${dir}"`,
-    `cp "${root}/node_modules/${pkg}/xlsx.mjs" "${root}/node_modules/${pkg}/LICENSE" "${dir}/"`,
-    `printf '%s' '${manifest}' > "${dir}/package.json"`,
-  ];
+  return Object.entries(LAZY_ENTRIES).flatMap(([pkg, entry]) => {
+    const dir = `${out}/node_modules/${pkg}`;
+    const manifest = JSON.stringify({ name: pkg, type: 'module', exports: { '.': `./${entry}` } });
+    return [
+      `mkdir -p "${dir}"`,
+      `cp "${root}/node_modules/${pkg}/${entry}" "${root}/node_modules/${pkg}/LICENSE" "${dir}/"`,
+      `printf '%s' '${manifest}' > "${dir}/package.json"`,
+    ];
+  });
 }
 
 /** esbuild options equal to what the CDK bundling below produces (for the benchmark's own builds). */

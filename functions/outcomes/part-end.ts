@@ -2,7 +2,7 @@ import type { ObjectStore } from '../commons/aws/object-store.ts';
 import { type CampaignPlan, followUpKey, stateMachineOf } from '../commons/campaign-plan.ts';
 import type { FrequencyCapStore } from '../commons/frequency-cap-store.ts';
 import type { Log } from '../commons/log.ts';
-import { partWorkbook, readPartFile } from '../commons/spreadsheet/part-file.ts';
+import { type PartRow, partWorkbook, readPartFile } from '../commons/spreadsheet/part-file.ts';
 import type { SuppressionList } from '../commons/suppression-list.ts';
 import type { LifecycleStarter } from '../intake/lifecycle-starter.ts';
 import type { FollowUpStarted, OutcomeReporter, PartEnd, PartOutcomes } from '../lifecycle/part-outcomes.ts';
@@ -92,7 +92,7 @@ export class PartEndOutcomes implements OutcomeReporter {
       return out;
     }
     out.skipped.push(...next.skipped);
-    const sheet = next.groups.length > 0 ? await this.sheetRows(plan) : new Map();
+    const sheet = next.groups.length > 0 ? await this.sheetRows(plan) : new Map<string, PartRow>();
     for (const [i, group] of next.groups.entries()) {
       const started = await this.startRound(end, next.round, i, group, sheet, out.skipped);
       if (started) out.started.push(started);
@@ -107,7 +107,7 @@ export class PartEndOutcomes implements OutcomeReporter {
     round: number,
     index: number,
     group: FollowUpGroup,
-    sheet: Map<string, { name: string | null; customInstruction: string | null }>,
+    sheet: Map<string, PartRow>,
     skipped: NonNullable<PartOutcomes['followUp']>['skipped'],
   ): Promise<FollowUpStarted | null> {
     const { plan } = end;
@@ -158,14 +158,10 @@ export class PartEndOutcomes implements OutcomeReporter {
     };
   }
 
-  /** Names, custom instructions of the part's sheet by number, so a round calls each contact as the first did. */
-  private async sheetRows(plan: CampaignPlan) {
-    const rows = new Map<string, { name: string | null; customInstruction: string | null }>();
+  /** The part's sheet by number (name, custom instruction), so a round calls each contact as the first did. */
+  private async sheetRows(plan: CampaignPlan): Promise<Map<string, PartRow>> {
     const file = await this.deps.objects.get(plan.bucket, plan.part.key);
-    if (!file) return rows;
-    for (const r of await readPartFile(file.bytes))
-      rows.set(r.phone, { name: r.name, customInstruction: r.customInstruction });
-    return rows;
+    return new Map((file ? await readPartFile(file.bytes) : []).map((r) => [r.phone, r]));
   }
 
   /** The root part's report lists every round started after it (read, merged by key, written back). */

@@ -59,6 +59,16 @@ const isSpace = (code: number) => code === 32 || code === 9 || code === 10 || co
 
 const cellOpen: string[] = [];
 
+/** `<c r="AB`: the start of every cell in a column, made once per column (cells are written about a million times). */
+function openCell(column: number): string {
+  let open = cellOpen[column];
+  if (open === undefined) {
+    open = `<c r="${columnName(column)}`;
+    cellOpen[column] = open;
+  }
+  return open;
+}
+
 /**
  * A row's share of each of its cells' XML (its number and the inline-string opening), made once per row: cell
  * writing runs about a million times for a 100,000-row annotated sheet, and number-to-text was a good part of it.
@@ -78,12 +88,7 @@ export function escapedCell(column: number, ref: string, escaped: string): strin
   if (escaped === '') return '';
   // Escaping leaves leading and trailing spaces, tabs and line feeds as they were.
   const preserve = isSpace(escaped.charCodeAt(0)) || isSpace(escaped.charCodeAt(escaped.length - 1));
-  let open = cellOpen[column];
-  if (open === undefined) {
-    open = `<c r="${columnName(column)}`;
-    cellOpen[column] = open;
-  }
-  return `${open}${ref}${preserve ? ' xml:space="preserve">' : '>'}${escaped}</t></is></c>`;
+  return `${openCell(column)}${ref}${preserve ? ' xml:space="preserve">' : '>'}${escaped}</t></is></c>`;
 }
 
 /** One number cell as worksheet XML; a value that is not a finite number writes no cell. */
@@ -96,12 +101,7 @@ export function numberCell(column: number, row: number, value: number): string {
  * fraction of the bytes of an inline string, so less to build and to deflate.
  */
 export function sharedCell(column: number, row: number, index: number): string {
-  let open = cellOpen[column];
-  if (open === undefined) {
-    open = `<c r="${columnName(column)}`;
-    cellOpen[column] = open;
-  }
-  return `${open}${row}" t="s"><v>${index}</v></c>`;
+  return `${openCell(column)}${row}" t="s"><v>${index}</v></c>`;
 }
 
 /** A header row: text cells in the bold style (STYLES' second cell format). */
