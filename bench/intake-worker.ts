@@ -8,7 +8,7 @@
 import { readFile } from 'node:fs/promises';
 import ExcelJS from 'exceljs';
 import { eachConcurrently } from '../functions/commons/concurrently.ts';
-import { partWorkbook } from '../functions/commons/spreadsheet/part-file.ts';
+import { PART_WRITES_AT_ONCE, partWorkbook } from '../functions/commons/spreadsheet/part-file.ts';
 import { validateUpload } from '../functions/intake/validate-upload.ts';
 import { annotatedWorkbook } from '../functions/intake/writers.ts';
 
@@ -39,11 +39,15 @@ async function once(): Promise<number> {
     // report.json holds what IntakeReport holds: counts, rejected rows and parts, not the accepted contacts.
     const { rows: counts, rejected, parts } = outcome.report;
     let bytes = Buffer.byteLength(JSON.stringify({ rows: counts, rejected, parts }, null, 2));
-    // As intake-service puts them: a few part files at once.
-    await eachConcurrently(outcome.parts, 8, async (part) => {
-      bytes += (await partWorkbook(part)).length;
-    });
-    bytes += (await annotatedWorkbook(outcome)).length;
+    // As intake-service puts them: the annotated copy built while a few part files at a time are written.
+    await Promise.all([
+      annotatedWorkbook(outcome).then((xlsx) => {
+        bytes += xlsx.length;
+      }),
+      eachConcurrently(outcome.parts, PART_WRITES_AT_ONCE, async (part) => {
+        bytes += (await partWorkbook(part)).length;
+      }),
+    ]);
     if (bytes === 0) throw new Error('nothing written');
   }
   return outcome.report.rows.total;

@@ -5,7 +5,7 @@ import type { ObjectStore, StoredObject } from '../commons/aws/object-store.ts';
 import { eachConcurrently } from '../commons/concurrently.ts';
 import type { FrequencyCapStore } from '../commons/frequency-cap-store.ts';
 import type { LegalHoursTable } from '../commons/legal-hours.ts';
-import { partWorkbook } from '../commons/spreadsheet/part-file.ts';
+import { PART_WRITES_AT_ONCE, partWorkbook } from '../commons/spreadsheet/part-file.ts';
 import type { SuppressionList } from '../commons/suppression-list.ts';
 import type { AgentsApi } from '../commons/voice-api/agents.ts';
 import type { Agent } from '../commons/voice-api/types.ts';
@@ -18,9 +18,6 @@ import { agentFolder, INCOMING, type UploadRef, uploadId } from './upload-ref.ts
 import type { UploadOutcome, UploadStore } from './upload-store.ts';
 import { type ValidationOutcome, validateUpload } from './validate-upload.ts';
 import { annotatedWorkbook } from './writers.ts';
-
-/** Part files put to S3 at once. */
-const PART_WRITES_AT_ONCE = 8;
 
 export interface IntakeDefaults {
   country?: CountryCode;
@@ -108,7 +105,7 @@ export class IntakeService {
         'upload_missing',
         'The uploaded file was deleted or replaced before intake could read it. Upload it again.',
       );
-      await this.writeReport(id, ref, decision, [], null);
+      await this.writeReport(id, ref, decision, [], null, null);
       return { status: 'rejected', reportKey: keys.json, movedTo: null, parts: [] };
     }
     const decision = await this.capped(id, await this.decide(id, ref, found.object));
@@ -118,12 +115,15 @@ export class IntakeService {
         ? planParts(id, ref, decision.validation, decision.agent, this.deps.defaults, this.deps.defaults.legalHours)
         : [];
 
-    // A few at a time: one after another, 100 parts cost 100 S3 round trips before the first campaign starts.
-    await eachConcurrently(parts, PART_WRITES_AT_ONCE, async (p) => {
-      const part = decision.validation?.parts[p.plan.part.index - 1];
-      if (part) await objects.put(ref.bucket, p.plan.part.key, await partWorkbook(part), XLSX_TYPE);
-    });
-    await this.writeReport(id, ref, decision, parts, destination);
+    // The annotated copy is built (and deflated in zlib's threads) while the part files are on their way to S3.
+    const [annotated] = await Promise.all([
+      this.putAnnotated(id, ref, decision.validation),
+      eachConcurrently(parts, PART_WRITES_AT_ONCE, async (p) => {
+        const part = decision.validation?.parts[p.plan.part.index - 1];
+        if (part) await objects.put(ref.bucket, p.plan.part.key, await partWorkbook(part), XLSX_TYPE);
+      }),
+    ]);
+    await this.writeReport(id, ref, decision, parts, destination, annotated);
     for (const p of parts) await this.deps.starter.start(p.executionName, p.plan);
     // Events with ids from the upload and the number: a redelivery of this upload changes no contact twice.
     if (this.deps.contacts && parts.length > 0)
@@ -204,18 +204,25 @@ export class IntakeService {
     return rejected(validation.report.error.code, validation.report.error.message, validation);
   }
 
+  /** Puts the annotated copy of a sheet that was read; answers its key, or null when there is none. */
+  private async putAnnotated(id: string, ref: UploadRef, v: ValidationOutcome | null): Promise<string | null> {
+    if (!v?.scanned) return null;
+    const key = reportKeys(id).annotated;
+    await this.deps.objects.put(ref.bucket, key, await annotatedWorkbook(v), XLSX_TYPE);
+    return key;
+  }
+
   private async writeReport(
     id: string,
     ref: UploadRef,
     decision: Decision,
     parts: ReturnType<typeof planParts>,
     destination: string | null,
+    annotated: string | null,
   ): Promise<void> {
     const { objects } = this.deps;
     const keys = reportKeys(id);
     const v = decision.validation;
-    const annotated = v?.scanned ? keys.annotated : null;
-    if (v?.scanned && annotated) await objects.put(ref.bucket, annotated, await annotatedWorkbook(v), XLSX_TYPE);
     const report: IntakeReport = {
       uploadId: id,
       status: decision.status,

@@ -16,6 +16,12 @@ import { inspectXlsx } from './zip-guard.ts';
 /** The columns the Voice API reads from a campaign file, in its spelling. */
 export const API_COLUMNS = ['Phone Number', 'Name', 'Custom Instruction'] as const;
 
+/**
+ * Part files written (to S3, or to a folder) at once: one after another, 100 parts cost 100 round trips before the
+ * first campaign starts.
+ */
+export const PART_WRITES_AT_ONCE = 8;
+
 /** One contact of a part file. */
 export interface PartRow {
   phone: string;

@@ -1,6 +1,7 @@
 import { posix } from 'node:path';
 import { FileProblem } from './file-problem.ts';
 import { decodeXstring, parseXml } from './xml-part.ts';
+import type { XmlAttributes } from './xml-scanner.ts';
 import { type CheckedEntry, notAWorkbook, partBytes } from './zip-guard.ts';
 
 export type SheetState = 'visible' | 'hidden' | 'veryHidden';
@@ -47,8 +48,10 @@ function readRels(part: string, bytes: Buffer, sourcePart: string): Map<string, 
   const rels = new Map<string, Relationship>();
   parseXml(part, bytes, {
     open(name, a) {
-      if (name !== 'Relationship' || a.TargetMode === 'External') return;
-      if (a.Id && a.Target) rels.set(a.Id, { type: a.Type ?? '', path: resolveTarget(sourcePart, a.Target) });
+      if (name !== 'Relationship' || a.get('TargetMode') === 'External') return;
+      const id = a.get('Id');
+      const target = a.get('Target');
+      if (id && target) rels.set(id, { type: a.get('Type') ?? '', path: resolveTarget(sourcePart, target) });
     },
     text() {},
     close() {},
@@ -59,7 +62,7 @@ function readRels(part: string, bytes: Buffer, sourcePart: string): Map<string, 
 const ofType = (r: Relationship, type: string) => r.type.toLowerCase().endsWith(`/${type.toLowerCase()}`);
 
 /** The relationship id of a `<sheet>`: `r:id`, whatever prefix the relationships namespace was given. */
-const relId = (a: Record<string, string>) => Object.entries(a).find(([k]) => k.endsWith(':id'))?.[1];
+const relId = (a: XmlAttributes) => a.endingWith(':id');
 
 /**
  * Reads a checked zip as an Excel workbook through its relationships, as Excel does: the package's office document
@@ -87,8 +90,9 @@ export function readPackage(entries: CheckedEntry[]): XlsxPackage {
     open(name, a) {
       root ??= name;
       if (name !== 'sheet') return;
-      const state = a.state === 'hidden' || a.state === 'veryHidden' ? a.state : 'visible';
-      sheets.push({ name: decodeXstring(a.name ?? ''), state, rid: relId(a) });
+      const given = a.get('state');
+      const state = given === 'hidden' || given === 'veryHidden' ? given : 'visible';
+      sheets.push({ name: decodeXstring(a.get('name') ?? ''), state, rid: relId(a) });
     },
     text() {},
     close() {},

@@ -86,10 +86,11 @@ export async function* worksheetRows(entry: CheckedEntry, strings: SharedStrings
       switch (name) {
         case 'row': {
           row = { row: lastRow + 1, cells: [] };
-          rowFixed = a.r !== undefined;
+          const r = a.get('r');
+          rowFixed = r !== undefined;
           if (rowFixed) {
-            const n = Number(a.r);
-            if (!Number.isInteger(n)) throw damaged(`has a row numbered "${a.r}"`);
+            const n = Number(r);
+            if (!Number.isInteger(n)) throw damaged(`has a row numbered "${r}"`);
             setRow(n);
           }
           col = 0;
@@ -97,10 +98,10 @@ export async function* worksheetRows(entry: CheckedEntry, strings: SharedStrings
         }
         case 'c': {
           if (!row) return;
-          type = a.t ?? 'n';
+          type = a.get('t') ?? 'n';
           v = null;
           inline = null;
-          const ref = a.r;
+          const ref = a.get('r');
           if (ref === undefined) col++;
           else {
             const m = CELL_REF.exec(ref);

@@ -1,23 +1,13 @@
 import { TextDecoder } from 'node:util';
-import { SaxesParser } from 'saxes';
 import { FileProblem } from './file-problem.ts';
+import { type XmlHandlers, XmlScanner } from './xml-scanner.ts';
 
-/** What a part's parser is told, element by element. Names are local: a namespace prefix (`x:row`) is dropped. */
-export interface XmlHandlers {
-  open(name: string, attributes: Record<string, string>): void;
-  text(text: string): void;
-  close(name: string): void;
-}
+export type { XmlHandlers };
 
 export const ENTITY_MESSAGE =
   'This workbook contains XML entity declarations, which callsheet refuses. Spreadsheet programs never write them: save the sheet again as .xlsx from Excel, LibreOffice or Google Sheets and upload that copy.';
 
 export const entityProblem = () => new FileProblem('xml_entities', ENTITY_MESSAGE);
-
-const localName = (qname: string): string => {
-  const colon = qname.indexOf(':');
-  return colon < 0 ? qname : qname.slice(colon + 1);
-};
 
 function decoderFor(first: Buffer): TextDecoder {
   // OPC allows UTF-16 parts (with a byte order mark); spreadsheet programs write UTF-8.
@@ -27,11 +17,11 @@ function decoderFor(first: Buffer): TextDecoder {
 }
 
 /**
- * One XML part parsed incrementally by a conforming parser. A document type declaration is refused outright (so no
+ * One XML part parsed incrementally (xml-scanner.ts). A document type declaration is refused outright (so no
  * entity is ever declared, let alone expanded); any other malformation is a damaged file naming the part.
  */
 export class XmlPart {
-  private readonly parser = new SaxesParser({ position: false });
+  private readonly parser: XmlScanner;
   private decoder: TextDecoder | null = null;
   private failure: unknown = null;
 
@@ -39,16 +29,8 @@ export class XmlPart {
     private readonly part: string,
     handlers: XmlHandlers,
   ) {
-    const p = this.parser;
-    p.on('doctype', () => {
+    this.parser = new XmlScanner(handlers, () => {
       throw entityProblem();
-    });
-    p.on('opentag', (tag) => handlers.open(localName(tag.name), tag.attributes as Record<string, string>));
-    p.on('closetag', (tag) => handlers.close(localName(tag.name)));
-    p.on('text', handlers.text);
-    p.on('cdata', handlers.text);
-    p.on('error', (err) => {
-      this.failure ??= err;
     });
   }
 
@@ -88,7 +70,7 @@ export class XmlPart {
     this.guarded(() => {
       const rest = this.decoder?.decode() ?? '';
       if (rest) this.parser.write(rest);
-      this.parser.close();
+      this.parser.end();
     });
   }
 }
