@@ -124,6 +124,13 @@ const MALFORMED = [
   '<a><!-- unterminated</a>',
   '<a><![CDATA[ unterminated</a>',
   '<a><!ELEMENT a ANY></a>',
+  // Names a JavaScript object has on its prototype are no more entities than any other undeclared name.
+  '<a>&constructor;</a>',
+  '<a b="&toString;"/>',
+  '<a>&__proto__;</a>',
+  '<a>1]]>2</a>',
+  '<a><!-- x -- y --></a>',
+  '<a><!-- x ---></a>',
   `<a ${Array.from({ length: 20 }, (_, i) => `k${i}="${i}"`).join(' ')} k13="again"/>`,
 ];
 
@@ -178,19 +185,28 @@ describe('XmlScanner', () => {
     expect(seen.join('')).toBe(`${'x'.repeat(70_000)}&${'y'.repeat(70_000)}\n${'z'.repeat(70_000)}`);
   });
 
-  it('refuses a tag longer than a million characters instead of re-reading it at every piece', () => {
-    const xml = `<a><b c="${'x'.repeat(1_300_000)}"/></a>`;
+  it('refuses a tag longer than 262,144 characters instead of re-reading it at every piece', () => {
+    const xml = `<a><b c="${'x'.repeat(400_000)}"/></a>`;
     const { handlers } = recorder();
     const scanner = new XmlScanner(handlers, () => {
       throw new DoctypeSeen();
     });
     expect(() => {
       for (let at = 0; at < xml.length; at += 64 << 10) scanner.write(xml.slice(at, at + (64 << 10)));
-    }).toThrow(/longer than 1048576 characters/);
+    }).toThrow(/longer than 262144 characters/);
     // Just under the bound, the same tag is read.
-    const fits = `<a><b c="${'x'.repeat(1_000_000)}"/></a>`;
-    const events = scan(fits, [70_000, 500_000, 900_000]);
-    expect(Array.isArray(events) && events[1]?.[2]).toEqual({ c: 'x'.repeat(1_000_000) });
+    const fits = `<a><b c="${'x'.repeat(250_000)}"/></a>`;
+    const events = scan(fits, [70_000, 150_000, 240_000]);
+    expect(Array.isArray(events) && events[1]?.[2]).toEqual({ c: 'x'.repeat(250_000) });
+  });
+
+  it('refuses nesting deeper than 1000 elements, and a long "&" run without ";", without holding either', () => {
+    expect(scan(`${'<a>'.repeat(1001)}${'</a>'.repeat(1001)}`)).toBe('malformed');
+    expect(scan(`${'<a>'.repeat(1000)}${'</a>'.repeat(1000)}`)).toEqual(expect.any(Array));
+    // A run that cannot become a reference is handed on (and refused) rather than held while the buffer grows.
+    const amp = `<a>&${'x'.repeat(4_000_000)}</a>`;
+    const cuts = Array.from({ length: Math.floor(amp.length / 16_384) }, (_, i) => (i + 1) * 16_384);
+    expect(scan(amp, cuts)).toBe('malformed');
   });
 
   it('finds prefixed attribute names by their ending, as relationships name them', () => {

@@ -79,9 +79,13 @@ const MAX_PENDING_TEXT = 64 << 10;
 
 /**
  * The longest tag, comment, processing instruction or CDATA section read (a cell holds at most 32,767 characters;
- * spreadsheet programs write nothing near this).
+ * spreadsheet programs write nothing near this). About the size of one piece of inflated part, so an unfinished
+ * construct is re-read about once.
  */
-const MAX_CONSTRUCT_CHARS = 1 << 20;
+const MAX_CONSTRUCT_CHARS = 1 << 18;
+/** Elements open at once (a worksheet nests about six deep); each is held until it closes. */
+const MAX_DEPTH = 1000;
+const LONGEST_REFERENCE = '&#x10FFFF;'.length;
 
 // biome-ignore lint/suspicious/noControlCharactersInRegex: finding the characters XML forbids is the point
 const FORBIDDEN = /[\0-\x08\x0B\x0C\x0E-\x1F\uFFFE\uFFFF]/;
@@ -141,8 +145,8 @@ function isXmlChar(code: number): boolean {
 
 function reference(match: string, body: string, semicolon: string): string {
   if (semicolon === '') throw new XmlSyntaxError(`"${match.slice(0, 12)}" is not a complete reference (no ";")`);
-  const named = NAMED[body];
-  if (named !== undefined) return named;
+  // Own names only: `constructor` or `toString` must not resolve through the object's prototype.
+  if (Object.hasOwn(NAMED, body)) return NAMED[body] as string;
   let code = Number.NaN;
   if (/^#x[0-9A-Fa-f]{1,6}$/.test(body)) code = Number.parseInt(body.slice(2), 16);
   else if (/^#[0-9]{1,7}$/.test(body)) code = Number.parseInt(body.slice(1), 10);
@@ -192,6 +196,7 @@ export class XmlScanner {
       if (!BLANK.test(raw)) throw new XmlSyntaxError('it has text outside its root element');
       return;
     }
+    if (raw.includes(']]>')) throw new XmlSyntaxError('it has "]]>" in text');
     this.handlers.text(decodeReferences(normalizeLines(raw)));
   }
 
@@ -229,8 +234,10 @@ export class XmlScanner {
     }
     if (s.length - from < MAX_PENDING_TEXT) return from;
     let cut = s.length;
+    // Held back only when it could still become a reference (`&#x10FFFF;` is the longest XML allows); a longer run
+    // without `;` is handed on and refused, rather than waited on while the buffer grows.
     const amp = s.lastIndexOf('&');
-    if (amp >= from && s.indexOf(';', amp) < 0) cut = amp;
+    if (amp >= from && s.length - amp <= LONGEST_REFERENCE && s.indexOf(';', amp) < 0) cut = amp;
     if (s.charCodeAt(cut - 1) === 13) cut--;
     this.text(s.slice(from, cut));
     return cut;
@@ -272,7 +279,11 @@ export class XmlScanner {
     const head = s.slice(lt, lt + 9);
     if (head.startsWith('<!--')) {
       const end = s.indexOf('-->', lt + 4);
-      return end < 0 ? incomplete(final) : end + 3;
+      if (end < 0) return incomplete(final);
+      // `--` may not appear inside a comment (nor end it as `--->`).
+      const dashes = s.indexOf('--', lt + 4);
+      if (dashes < end) throw new XmlSyntaxError('it has "--" inside a comment');
+      return end + 3;
     }
     if (head === '<![CDATA[') {
       const end = s.indexOf(']]>', lt + 9);
@@ -355,7 +366,10 @@ export class XmlScanner {
     const local = localName(name);
     this.handlers.open(local, attributes);
     if (selfClosing) this.handlers.close(local);
-    else this.stack.push(name);
+    else {
+      if (this.stack.length >= MAX_DEPTH) throw new XmlSyntaxError(`it nests elements more than ${MAX_DEPTH} deep`);
+      this.stack.push(name);
+    }
     return k;
   }
 }
