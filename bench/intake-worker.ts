@@ -7,10 +7,8 @@
  */
 import { readFile } from 'node:fs/promises';
 import ExcelJS from 'exceljs';
-import { eachConcurrently } from '../functions/commons/concurrently.ts';
-import { PART_WRITES_AT_ONCE, partWorkbook } from '../functions/commons/spreadsheet/part-file.ts';
 import { validateUpload } from '../functions/intake/validate-upload.ts';
-import { annotatedWorkbook } from '../functions/intake/writers.ts';
+import { writeUploadFiles } from '../functions/intake/writers.ts';
 
 const [mode, fileArg, warmth] = process.argv.slice(2);
 if (!fileArg || (mode !== 'baseline' && mode !== 'intake' && mode !== 'full'))
@@ -39,15 +37,11 @@ async function once(): Promise<number> {
     // report.json holds what IntakeReport holds: counts, rejected rows and parts, not the accepted contacts.
     const { rows: counts, rejected, parts } = outcome.report;
     let bytes = Buffer.byteLength(JSON.stringify({ rows: counts, rejected, parts }, null, 2));
-    // As intake-service puts them: the annotated copy built while a few part files at a time are written.
-    await Promise.all([
-      annotatedWorkbook(outcome).then((xlsx) => {
-        bytes += xlsx.length;
-      }),
-      eachConcurrently(outcome.parts, PART_WRITES_AT_ONCE, async (part) => {
-        bytes += (await partWorkbook(part)).length;
-      }),
-    ]);
+    // As intake-service puts them.
+    const count = async (xlsx: Buffer) => {
+      bytes += xlsx.length;
+    };
+    await writeUploadFiles(outcome, outcome.parts, (_, xlsx) => count(xlsx), count);
     if (bytes === 0) throw new Error('nothing written');
   }
   return outcome.report.rows.total;

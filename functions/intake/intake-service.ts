@@ -2,10 +2,8 @@ import { createHash } from 'node:crypto';
 import type { CountryCode } from 'libphonenumber-js/max';
 import { lookUpAgent } from '../commons/agent-lookup.ts';
 import type { ObjectStore, StoredObject } from '../commons/aws/object-store.ts';
-import { eachConcurrently } from '../commons/concurrently.ts';
 import type { FrequencyCapStore } from '../commons/frequency-cap-store.ts';
 import type { LegalHoursTable } from '../commons/legal-hours.ts';
-import { PART_WRITES_AT_ONCE, partWorkbook } from '../commons/spreadsheet/part-file.ts';
 import type { SuppressionList } from '../commons/suppression-list.ts';
 import type { AgentsApi } from '../commons/voice-api/agents.ts';
 import type { Agent } from '../commons/voice-api/types.ts';
@@ -17,7 +15,7 @@ import { type IntakeReport, originalDestination, reportKeys, XLSX_TYPE } from '.
 import { agentFolder, INCOMING, type UploadRef, uploadId } from './upload-ref.ts';
 import type { UploadOutcome, UploadStore } from './upload-store.ts';
 import { type ValidationOutcome, validateUpload } from './validate-upload.ts';
-import { annotatedWorkbook } from './writers.ts';
+import { writeUploadFiles } from './writers.ts';
 
 export interface IntakeDefaults {
   country?: CountryCode;
@@ -115,14 +113,17 @@ export class IntakeService {
         ? planParts(id, ref, decision.validation, decision.agent, this.deps.defaults, this.deps.defaults.legalHours)
         : [];
 
-    // The annotated copy is built (and deflated in zlib's threads) while the part files are on their way to S3.
-    const [annotated] = await Promise.all([
-      this.putAnnotated(id, ref, decision.validation),
-      eachConcurrently(parts, PART_WRITES_AT_ONCE, async (p) => {
-        const part = decision.validation?.parts[p.plan.part.index - 1];
-        if (part) await objects.put(ref.bucket, p.plan.part.key, await partWorkbook(part), XLSX_TYPE);
-      }),
-    ]);
+    const v = decision.validation;
+    const annotated = v?.scanned ? keys.annotated : null;
+    if (v) {
+      const keyOf = new Map(parts.map((p) => [p.plan.part.index, p.plan.part.key]));
+      await writeUploadFiles(
+        v,
+        v.parts.filter((part) => keyOf.has(part.index)),
+        (part, xlsx) => objects.put(ref.bucket, keyOf.get(part.index) as string, xlsx, XLSX_TYPE),
+        annotated ? (xlsx) => objects.put(ref.bucket, annotated, xlsx, XLSX_TYPE) : null,
+      );
+    }
     await this.writeReport(id, ref, decision, parts, destination, annotated);
     for (const p of parts) await this.deps.starter.start(p.executionName, p.plan);
     // Events with ids from the upload and the number: a redelivery of this upload changes no contact twice.
@@ -202,14 +203,6 @@ export class IntakeService {
     const validation = await capUpload(decision.validation, caps, id, calls, this.deps.now());
     if (validation.report.ok || !validation.report.error) return { ...decision, validation };
     return rejected(validation.report.error.code, validation.report.error.message, validation);
-  }
-
-  /** Puts the annotated copy of a sheet that was read; answers its key, or null when there is none. */
-  private async putAnnotated(id: string, ref: UploadRef, v: ValidationOutcome | null): Promise<string | null> {
-    if (!v?.scanned) return null;
-    const key = reportKeys(id).annotated;
-    await this.deps.objects.put(ref.bucket, key, await annotatedWorkbook(v), XLSX_TYPE);
-    return key;
   }
 
   private async writeReport(

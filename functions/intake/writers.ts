@@ -1,4 +1,6 @@
+import { eachConcurrently } from '../commons/concurrently.ts';
 import { type Cell, cellText } from '../commons/spreadsheet/cell.ts';
+import { PART_WRITES_AT_ONCE, partWorkbook } from '../commons/spreadsheet/part-file.ts';
 import type { RawRow } from '../commons/spreadsheet/sources.ts';
 import {
   columnName,
@@ -12,6 +14,7 @@ import {
   xmlText,
 } from '../commons/spreadsheet/xlsx-writer.ts';
 import { REASON_TEXT } from './contacts.ts';
+import type { Part } from './parts.ts';
 import { COSTLY_TEXT } from './phone.ts';
 import type { ValidationOutcome } from './validate-upload.ts';
 
@@ -126,4 +129,23 @@ export async function annotatedWorkbook(outcome: ValidationOutcome): Promise<Buf
     await xlsx.add(note);
   }
   return xlsx.finish();
+}
+
+/**
+ * Builds and writes an upload's files: each of `parts` (a few at a time) through `putPart`, and, when `putAnnotated`
+ * is given, the annotated copy, which is built (and deflated in zlib's threads) while the part files are on their
+ * way: one after the other, the main thread sat idle through each wait.
+ */
+export async function writeUploadFiles(
+  outcome: ValidationOutcome,
+  parts: readonly Part[],
+  putPart: (part: Part, xlsx: Buffer) => Promise<unknown>,
+  putAnnotated: ((xlsx: Buffer) => Promise<unknown>) | null,
+): Promise<void> {
+  await Promise.all([
+    putAnnotated ? annotatedWorkbook(outcome).then(putAnnotated) : null,
+    eachConcurrently(parts, PART_WRITES_AT_ONCE, async (part) => {
+      await putPart(part, await partWorkbook(part));
+    }),
+  ]);
 }

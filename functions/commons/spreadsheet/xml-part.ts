@@ -1,8 +1,6 @@
 import { TextDecoder } from 'node:util';
 import { FileProblem } from './file-problem.ts';
-import { type XmlHandlers, XmlScanner } from './xml-scanner.ts';
-
-export type { XmlHandlers };
+import { type XmlHandlers, XmlScanner, XmlSyntaxError } from './xml-scanner.ts';
 
 export const ENTITY_MESSAGE =
   'This workbook contains XML entity declarations, which callsheet refuses. Spreadsheet programs never write them: save the sheet again as .xlsx from Excel, LibreOffice or Google Sheets and upload that copy.';
@@ -23,7 +21,6 @@ function decoderFor(first: Buffer): TextDecoder {
 export class XmlPart {
   private readonly parser: XmlScanner;
   private decoder: TextDecoder | null = null;
-  private failure: unknown = null;
 
   constructor(
     private readonly part: string,
@@ -34,44 +31,38 @@ export class XmlPart {
     });
   }
 
-  private check(): void {
-    const err = this.failure;
-    if (err === null) return;
-    if (err instanceof FileProblem) throw err;
-    throw new FileProblem(
-      'corrupt',
-      `The file is damaged: ${this.part} is not well-formed XML (${(err as Error).message.split('\n')[0]}).`,
-    );
-  }
-
-  private guarded(step: () => void): void {
-    try {
-      step();
-    } catch (err) {
-      this.failure ??= err;
-    }
-    this.check();
-  }
-
   write(bytes: Buffer): void {
     if (bytes.length === 0) return;
     this.decoder ??= decoderFor(bytes);
-    const decoder = this.decoder;
-    let text: string;
-    try {
-      text = decoder.decode(bytes, { stream: true });
-    } catch {
-      throw new FileProblem('corrupt', `The file is damaged: ${this.part} is not valid UTF-8 or UTF-16 text.`);
-    }
-    this.guarded(() => this.parser.write(text));
+    this.scan(this.decode(bytes, true));
   }
 
   end(): void {
-    this.guarded(() => {
-      const rest = this.decoder?.decode() ?? '';
-      if (rest) this.parser.write(rest);
-      this.parser.end();
-    });
+    const rest = this.decoder ? this.decode(undefined, false) : '';
+    this.scan(rest);
+    this.named(() => this.parser.end());
+  }
+
+  private decode(bytes: Buffer | undefined, stream: boolean): string {
+    try {
+      return (this.decoder as TextDecoder).decode(bytes, { stream });
+    } catch {
+      throw new FileProblem('corrupt', `The file is damaged: ${this.part} is not valid UTF-8 or UTF-16 text.`);
+    }
+  }
+
+  private scan(text: string): void {
+    if (text !== '') this.named(() => this.parser.write(text));
+  }
+
+  /** Malformed XML becomes a damaged-file problem naming the part; the handlers' own problems pass as they are. */
+  private named(step: () => void): void {
+    try {
+      step();
+    } catch (err) {
+      if (!(err instanceof XmlSyntaxError)) throw err;
+      throw new FileProblem('corrupt', `The file is damaged: ${this.part} is not well-formed XML (${err.message}).`);
+    }
   }
 }
 

@@ -1,13 +1,11 @@
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
-import { eachConcurrently } from '../../../functions/commons/concurrently.ts';
-import { PART_WRITES_AT_ONCE, partWorkbook } from '../../../functions/commons/spreadsheet/part-file.ts';
 import { TABLES } from '../../../functions/commons/tables.ts';
 import { REASON_TEXT } from '../../../functions/intake/contacts.ts';
 import { COSTLY_TEXT, isCountryCode } from '../../../functions/intake/phone.ts';
 import { validateUpload } from '../../../functions/intake/validate-upload.ts';
-import { annotatedWorkbook } from '../../../functions/intake/writers.ts';
+import { writeUploadFiles } from '../../../functions/intake/writers.ts';
 import { localDataDir, localDynamoPath } from '../../stack/data-dir.ts';
 import { type Command, UsageError } from '../command.ts';
 
@@ -74,13 +72,12 @@ export const validateCommand: Command = {
     if (values.out && outcome.scanned) {
       const dir = values.out as string;
       await mkdir(dir, { recursive: true });
-      // The annotated copy is deflated in zlib's threads while the parts are built here, and files are written a few
-      // at a time: one after another, the main thread sat idle through each wait.
-      const annotated = annotatedWorkbook(outcome).then((xlsx) => writeFile(join(dir, 'annotated.xlsx'), xlsx));
-      const parts = eachConcurrently(outcome.parts, PART_WRITES_AT_ONCE, async (part) =>
-        writeFile(join(dir, `part-${part.index}.xlsx`), await partWorkbook(part)),
+      await writeUploadFiles(
+        outcome,
+        outcome.parts,
+        (part, xlsx) => writeFile(join(dir, `part-${part.index}.xlsx`), xlsx),
+        (xlsx) => writeFile(join(dir, 'annotated.xlsx'), xlsx),
       );
-      await Promise.all([annotated, parts]);
     }
 
     if (values.json) {
