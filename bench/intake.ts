@@ -211,7 +211,7 @@ export async function intakeBench(): Promise<BenchResult[]> {
     await makeSheet(small, 1000);
     return [
       ...(await compare(big, 100_000, 5)),
-      ...(await userPaths(dir, big, 3)),
+      ...(await userPaths(dir, big, 5)),
       ...(await cliStartup(dir, 7)),
       // The 1000-row case twice: in a fresh process (a cold Lambda, one-time loading included) and in a warm one.
       ...(await compare(small, 1000, 5)),

@@ -35,8 +35,8 @@ export class OriginalRows {
   private readonly sheetRows: number[] = [];
 
   add(r: RawRow): void {
-    // A copy, so a reader that reused its row array could not change what was kept.
-    this.cells.push(r.cells.slice(0, ORIGINAL_COLUMNS));
+    // Every reader hands over a new array per row (sources.ts), so it is kept as it is unless too wide.
+    this.cells.push(r.cells.length > ORIGINAL_COLUMNS ? r.cells.slice(0, ORIGINAL_COLUMNS) : r.cells);
     this.sheetRows.push(r.row);
   }
 

@@ -124,6 +124,32 @@ describe('damaged and hostile parts', () => {
     expect((await refusal(zip(withProps))).code).toBe('xml_entities');
   });
 
+  it('finds a declaration in a part no reader parses, wherever it falls in the inflated chunks', async () => {
+    const parts = workbookParts({ sheets: [{ name: 'Contacts', data: sheet }] });
+    // Text that barely compresses, so the part is inflated as a stream of 256 KB chunks (its bound passes 4 MB).
+    let filler = '';
+    for (let i = 0; filler.length < 600_000; i++) filler += crc32(String(i)).toString(16);
+    const chunk = 256 * 1024;
+    const withPart = (text: string, method?: number) =>
+      zip([
+        ...parts,
+        { name: 'docProps/custom.xml', data: Buffer.from(text), ...(method === undefined ? {} : { method }) },
+      ]);
+    const at = (offset: number, mark: string) => `${filler.slice(0, offset)}${mark}${filler.slice(offset)}`;
+    for (const mark of ['<!DOCTYPE x>', '<!ENTITY x "y">'])
+      for (let offset = chunk - mark.length - 1; offset <= chunk + 1; offset++) {
+        expect((await refusal(withPart(at(offset, mark)))).code, `${mark} at ${offset}`).toBe('xml_entities');
+        expect((await refusal(withPart(at(offset, mark), 0))).code, `${mark} stored, at ${offset}`).toBe(
+          'xml_entities',
+        );
+      }
+    for (const text of [`<!DOCTYPE x>${filler}`, `${filler}<!DOCTYPE`, '<!ENTITY'])
+      expect((await refusal(withPart(text))).code, text.slice(0, 20)).toBe('xml_entities');
+    // What only looks like one: a comment, exclamation marks, a mark cut short at the end of the part.
+    const harmless = `<!-- note -->!!${at(chunk - 1, '<!')}!<!DOCTYP`;
+    expect((await contacts(withPart(harmless))).rows).toEqual([[2, '+14155550101', 'Ada']]);
+  });
+
   it('reads rows and cells that carry no r attribute at the positions they imply', async () => {
     const data =
       '<row><c t="inlineStr"><is><t>Phone Number</t></is></c><c t="inlineStr"><is><t>Name</t></is></c></row>' +

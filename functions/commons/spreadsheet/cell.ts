@@ -26,7 +26,9 @@ export function cellValue(value: unknown): Cell {
 /** The cell as text, trimmed; numbers keep every digit. */
 export function cellText(c: Cell | undefined): string {
   if (c === null || c === undefined) return '';
-  if (typeof c === 'number') return Number.isInteger(c) && Math.abs(c) < 1e21 ? BigInt(c).toString() : String(c);
+  // Above 2^53 the shortest round-trip form (String) rounds the digits away; BigInt keeps the value's every digit.
+  if (typeof c === 'number')
+    return Number.isInteger(c) && !Number.isSafeInteger(c) && Math.abs(c) < 1e21 ? BigInt(c).toString() : String(c);
   if (c instanceof Date) return c.toISOString();
   return String(c).trim();
 }

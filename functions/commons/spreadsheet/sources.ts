@@ -11,6 +11,7 @@ export type SheetFormat = 'xlsx' | 'xls' | 'csv';
 export interface RawRow {
   /** 1-based, as a spreadsheet program shows it. */
   row: number;
+  /** A new array for every row, never touched by the reader again, so a consumer may keep it. */
   cells: Cell[];
 }
 

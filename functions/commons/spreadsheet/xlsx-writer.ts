@@ -1,5 +1,8 @@
 import { once } from 'node:events';
-import { crc32, createDeflateRaw, type DeflateRaw, deflateRawSync } from 'node:zlib';
+import { promisify } from 'node:util';
+import { crc32, createDeflateRaw, type DeflateRaw, deflateRaw, deflateRawSync } from 'node:zlib';
+
+const deflateRawOnce = promisify(deflateRaw);
 
 /** The widest sheet a spreadsheet program opens (column XFD). */
 export const MAX_COLUMNS = 16_384;
@@ -166,7 +169,8 @@ function layoutXml({ frozenRows = 0, columnWidths = [] }: SheetLayout): string {
 /**
  * Worksheet XML on its way into the zip: rows are appended as text, and once a sheet outgrows one piece it is
  * deflated in zlib's thread pool while the caller builds the next rows. A small sheet (a campaign part) is
- * deflated in one call: a background stream costs more than it saves there.
+ * deflated in one call, on zlib's thread too, so the next part is built meanwhile: a background stream costs more
+ * than it saves there.
  */
 export class SheetStream {
   private pending = '';
@@ -209,6 +213,9 @@ export class SheetStream {
     }
     this.deflate.write(this.take());
     if (this.deflate.writableLength > MAX_QUEUED_BYTES) await once(this.deflate, 'drain');
+    // Otherwise one turn of the event loop, so zlib's finished piece is collected and its next one started while
+    // the caller makes more rows: without it, zlib only ever ran while the writer waited for it to drain.
+    else await new Promise(setImmediate);
   }
 
   async end(): Promise<ZipEntry> {
@@ -219,7 +226,7 @@ export class SheetStream {
       const done = once(deflate, 'end');
       deflate.end();
       await done;
-    } else this.out.push(deflateRawSync(this.take(), { level: LEVEL }));
+    } else this.out.push(await deflateRawOnce(this.take(), { level: LEVEL }));
     const compressedSize = this.out.reduce((n, b) => n + b.length, 0);
     return { name: '', method: 8, crc: this.crc, size: this.size, data: this.out, compressedSize };
   }

@@ -70,6 +70,23 @@ const SYNC_INFLATE_BOUND = 4 * 1024 * 1024;
 const XML_PART = /\.(xml|rels|vml)$/i;
 const DTD_MARKS = [Buffer.from('<!DOCTYPE'), Buffer.from('<!ENTITY')];
 const MARK_OVERLAP = 16;
+const BANG = 0x21;
+const LT = 0x3c;
+
+/**
+ * Whether `<!DOCTYPE` or `<!ENTITY` starts inside `b`. Found through its `!`: a byte a sheet's XML rarely holds, which
+ * `indexOf` finds at memory speed, where searching for both marks took 13 ms per 16 MB sheet.
+ */
+function declaresDtd(b: Buffer): boolean {
+  for (let at = b.indexOf(BANG, 1); at !== -1; at = b.indexOf(BANG, at + 1))
+    if (b[at - 1] === LT && DTD_MARKS.some((m) => startsAt(b, at - 1, m))) return true;
+  return false;
+}
+
+/** Whether `m` is in `b` from `at` on (wholly: a mark cut by the chunk's end is found in the straddle view). */
+function startsAt(b: Buffer, at: number, m: Buffer): boolean {
+  return at + m.length <= b.length && b.compare(m, 0, m.length, at, at + m.length) === 0;
+}
 
 /** What is learnt from an entry while inflating it once: its real size, checksum and whether it declares a DTD. */
 class EntryCheck {
@@ -86,7 +103,7 @@ class EntryCheck {
     if (!this.xml || this.dtd) return;
     // A mark may straddle two chunks: look at the end of the previous one too.
     const view = this.tail.length > 0 ? Buffer.concat([this.tail, chunk.subarray(0, MARK_OVERLAP)]) : null;
-    this.dtd = DTD_MARKS.some((m) => chunk.includes(m) || (view?.includes(m) ?? false));
+    this.dtd = declaresDtd(chunk) || (view !== null && DTD_MARKS.some((m) => view.includes(m)));
     this.tail = Buffer.from(chunk.subarray(Math.max(0, chunk.length - MARK_OVERLAP)));
   }
 }
