@@ -34,7 +34,8 @@ function parse(text: string, country: CountryCode | undefined): PhoneResult | nu
 /** Digits of a number cell, exactly (a phone stored as a number, even one shown as 1.41556E+10). */
 function numberDigits(n: number): string | null {
   if (!Number.isFinite(n) || n < 0 || !Number.isInteger(n)) return null;
-  return BigInt(n).toString();
+  // Above 2^53 String would round the digits away (1.2345678901234567e+21); BigInt gives every one.
+  return Number.isSafeInteger(n) ? String(n) : BigInt(n).toString();
 }
 
 /**
@@ -43,10 +44,13 @@ function numberDigits(n: number): string | null {
  * space or line separator reads as a space.
  */
 export const cleanPhoneText = (cell: string): string =>
-  cell
-    .replace(/\p{Cf}+/gu, '')
-    .replace(/[\p{Zs}\p{Zl}\p{Zp}]/gu, ' ')
-    .trim();
+  // ASCII holds no format character and no space but the space itself: the usual cell skips both patterns.
+  (isAscii(cell) ? cell : cell.replace(/\p{Cf}+/gu, '').replace(/[\p{Zs}\p{Zl}\p{Zp}]/gu, ' ')).trim();
+
+function isAscii(text: string): boolean {
+  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) > 0x7f) return false;
+  return true;
+}
 
 /**
  * The costly type of a valid E.164 number, or null for an ordinary one (fixed line, mobile, toll free, VoIP). These
