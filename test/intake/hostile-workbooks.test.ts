@@ -162,6 +162,18 @@ describe('damaged and hostile parts', () => {
       [5, '', 'B then C', '+14155550505'],
       [6, '+14155550606', '7'],
     ]);
+    // A cell addressed past Excel's last row keeps its column, and a row numbered by it is refused.
+    const far =
+      '<row r="1"><c r="A2097153" t="inlineStr"><is><t>Phone Number</t></is></c><c r="B1" t="inlineStr"><is><t>Name</t></is></c></row>' +
+      '<row r="2"><c r="A2" t="inlineStr"><is><t>+14155550101</t></is></c></row>';
+    expect((await contacts(zip(workbookParts({ sheets: [{ name: 'Contacts', data: far }] })))).rows).toEqual([
+      [2, '+14155550101'],
+    ]);
+    const farRow = '<row><c r="A2097153" t="inlineStr"><is><t>Phone Number</t></is></c></row>';
+    expect(await refusal(zip(workbookParts({ sheets: [{ name: 'Contacts', data: farRow }] })))).toMatchObject({
+      code: 'corrupt',
+      message: expect.stringContaining('has row 2097153 after row 0'),
+    });
     const backwards = inlineRow(3, ['Phone Number']) + inlineRow(2, ['+14155550101']);
     expect(await refusal(zip(workbookParts({ sheets: [{ name: 'Contacts', data: backwards }] })))).toMatchObject({
       code: 'corrupt',

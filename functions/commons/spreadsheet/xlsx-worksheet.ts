@@ -9,12 +9,15 @@ import { type CheckedEntry, partChunks } from './zip-guard.ts';
 export const MAX_COLUMNS = 16_384;
 export const MAX_ROWS = 1_048_576;
 
-/** Packs a cell reference's column and row into one number (rows stay below 2^21). */
-const ROW_SPAN = 2 ** 21;
+/**
+ * Packs a cell reference's column and row into one number: above any row seven digits can write (9,999,999), so a
+ * row past Excel's last decodes as itself and is refused, never carried into the column.
+ */
+export const ROW_SPAN = 2 ** 24;
 
 /**
  * A cell reference (`B7`, `$B$7`, `xfd1048576`: one to three letters, one to seven digits) as
- * `column * 2^21 + row`, or -1 for anything else. Read in place, char by char: it runs for every cell, and a
+ * `column * ROW_SPAN + row`, or -1 for anything else. Read in place, char by char: it runs for every cell, and a
  * regular expression's match array per cell was a good share of the whole read.
  */
 export function cellRef(ref: string): number {
