@@ -46,6 +46,7 @@ function verificationCost(body: string, headers: Record<string, string>, secret:
     detail: `${((v / rounds) * 1000).toFixed(1)} µs vs ${((p / rounds) * 1000).toFixed(1)} µs (${body.length} bytes, HMAC-SHA256 + constant-time compare + parse)`,
     // Microseconds either way: far below one DynamoDB write; the target only guards against a slow path creeping in.
     target: '≤ 10×',
+    met: v / p <= 10,
   };
 }
 
@@ -132,13 +133,15 @@ export async function webhooksBench(): Promise<BenchResult[]> {
     const found = await Promise.all(ids.map((id) => store.get(id)));
     const recorded = found.filter((o) => o?.status === 'completed').length;
     const perSecond = (n: number, t: number) => (n / t) * 1000;
+    const ratio = perSecond(events.length, allMs) / perSecond(events.length, bareMs);
     results.push({
       name: 'webhook events through the queue (embedded stack)',
-      ratio: perSecond(events.length, allMs) / perSecond(events.length, bareMs),
+      ratio,
       baseline: 'bare HTTP server writing one DynamoDB item per event',
       detail: `${perSecond(events.length, allMs).toFixed(0)} events/s recorded (${recorded}/${events.length}; acknowledged at ${perSecond(events.length, ackMs).toFixed(0)}/s) vs ${perSecond(events.length, bareMs).toFixed(0)}/s bare; ${(allMs / events.length).toFixed(2)} ms per event processed incl. GET /calls/{id}`,
       // Per event the pipeline makes 3 DynamoDB writes, 1 API read and 1 queue hop where the baseline makes 1 write.
       target: '≥ 0.2×',
+      met: ratio >= 0.2,
     });
     return results;
   } finally {
