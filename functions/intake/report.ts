@@ -41,6 +41,12 @@ export interface IntakeReport {
 
 export const reportPrefix = (id: string) => `reports/${id}/`;
 
+/**
+ * A part's report beside the intake report: `<prefix>part-<label>.json`, the label `1` for a part or `1-r2a` for a
+ * follow-up round (labelOfPartKey). The lifecycle writes it; run, report and the outcomes read it.
+ */
+export const partReportKey = (prefix: string, label: string | number) => `${prefix}part-${label}.json`;
+
 export const reportKeys = (id: string) => ({
   json: `${reportPrefix(id)}report.json`,
   annotated: `${reportPrefix(id)}annotated.xlsx`,

@@ -1,11 +1,10 @@
 import { eachConcurrently } from '../commons/concurrently.ts';
-import { type Cell, cellText } from '../commons/spreadsheet/cell.ts';
+import { type Cell, cellText, MAX_COLUMNS } from '../commons/spreadsheet/cell.ts';
 import { PART_WRITES_AT_ONCE, partWorkbook } from '../commons/spreadsheet/part-file.ts';
 import type { RawRow } from '../commons/spreadsheet/sources.ts';
 import {
   columnName,
   escapedCell,
-  MAX_COLUMNS,
   rowRef,
   sharedCell,
   textCell,

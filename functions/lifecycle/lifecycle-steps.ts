@@ -2,12 +2,19 @@ import { type EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventb
 import { GetExecutionHistoryCommand, type SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
 import { lookUpAgent } from '../commons/agent-lookup.ts';
 import type { ObjectStore } from '../commons/aws/object-store.ts';
-import { type CampaignPlan, continuationName, partKey, stateMachineOf } from '../commons/campaign-plan.ts';
+import {
+  type CampaignPlan,
+  continuationName,
+  labelOfPartKey,
+  partKey,
+  stateMachineOf,
+} from '../commons/campaign-plan.ts';
 import type { LegalHoursTable } from '../commons/legal-hours.ts';
 import type { VoiceApiClient } from '../commons/voice-api/client.ts';
 import { AmbiguousRequestError, NotFoundError } from '../commons/voice-api/errors.ts';
 import type { CampaignStats } from '../commons/voice-api/types.ts';
 import { parseDateTimeIn } from '../commons/zoned-time.ts';
+import { partReportKey } from '../intake/report.ts';
 import type { CampaignSafety, SecureOutcome } from './campaign-safety.ts';
 import type { CampaignStore, TimelineEntry } from './campaign-store.ts';
 import {
@@ -32,7 +39,7 @@ import {
   type RunningCarry,
   upgradeCarry,
 } from './lifecycle-state.ts';
-import { type OutcomeReporter, type PartOutcomes, partLabel } from './part-outcomes.ts';
+import type { OutcomeReporter, PartOutcomes } from './part-outcomes.ts';
 import { findCampaignByCalls } from './reconcile-create.ts';
 import { nextOpening, type PartWindow, partWindow, windowStateAt } from './window-plan.ts';
 
@@ -344,7 +351,7 @@ export class LifecycleSteps {
     const started = Date.parse(record?.startedAt ?? '') || now.getTime();
     const window = known?.window ?? null;
     const campaignId = record?.campaignId ?? (known && 'campaignId' in known ? known.campaignId : null) ?? null;
-    const label = partLabel(plan, key);
+    const label = labelOfPartKey(plan.uploadId, key);
     const outcomes = await this.outcomesAtEnd(input, key, label, campaignId, status, started, now);
     const report = {
       uploadId: plan.uploadId,
@@ -388,7 +395,7 @@ export class LifecycleSteps {
           }
         : {}),
     };
-    const reportKey = `${plan.reportPrefix}part-${label}.json`;
+    const reportKey = partReportKey(plan.reportPrefix, label);
     await this.deps.objects.put(plan.bucket, reportKey, `${JSON.stringify(report, null, 2)}\n`, 'application/json');
     const out = await this.deps.events.send(
       new PutEventsCommand({

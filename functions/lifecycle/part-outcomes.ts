@@ -57,9 +57,3 @@ export interface PartOutcomes {
 export interface OutcomeReporter {
   atPartEnd(end: PartEnd): Promise<PartOutcomes>;
 }
-
-/** A part's label (`1`, `1-r2a`): the part's index and a follow-up round's key past its root part's key. */
-export const partLabel = (plan: CampaignPlan, key: string): string =>
-  plan.followUp?.partKey && key.startsWith(plan.followUp.rootPartKey)
-    ? `${plan.part.index}${key.slice(plan.followUp.rootPartKey.length)}`
-    : `${plan.part.index}`;

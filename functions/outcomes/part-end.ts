@@ -1,10 +1,11 @@
 import type { ObjectStore } from '../commons/aws/object-store.ts';
-import { type CampaignPlan, followUpKey, stateMachineOf } from '../commons/campaign-plan.ts';
+import { type CampaignPlan, followUpKey, labelOfPartKey, stateMachineOf } from '../commons/campaign-plan.ts';
 import type { FrequencyCapStore } from '../commons/frequency-cap-store.ts';
 import type { Log } from '../commons/log.ts';
 import { type PartRow, partWorkbook, readPartFile } from '../commons/spreadsheet/part-file.ts';
 import type { SuppressionList } from '../commons/suppression-list.ts';
 import type { LifecycleStarter } from '../intake/lifecycle-starter.ts';
+import { partReportKey } from '../intake/report.ts';
 import type { FollowUpStarted, OutcomeReporter, PartEnd, PartOutcomes } from '../lifecycle/part-outcomes.ts';
 import type { ContactOutcome } from './call-outcome.ts';
 import { writeOutcomeReport } from './campaign-report.ts';
@@ -26,9 +27,6 @@ const XLSX_TYPE = 'application/vnd.openxmlformats-officedocument.spreadsheetml.s
 
 /** `YYYY-MM-DDTHH:MM:SS` in UTC, rounded up to the second. */
 const utcWall = (ms: number) => new Date(Math.ceil(ms / 1000) * 1000).toISOString().slice(0, 19);
-
-/** The report of a part with this label: `reports/<upload>/part-<label>.json`. */
-export const partReportKey = (plan: CampaignPlan, label: string) => `${plan.reportPrefix}part-${label}.json`;
 
 /**
  * At a part's end: reconciles its outcomes from the calls list, writes the per-contact export next to the part's
@@ -74,7 +72,7 @@ export class PartEndOutcomes implements OutcomeReporter {
     const out: NonNullable<PartOutcomes['followUp']> = {
       round: follow.round,
       rootPartKey: follow.rootPartKey,
-      rootReport: `s3://${plan.bucket}/${partReportKey(plan, rootLabel)}`,
+      rootReport: `s3://${plan.bucket}/${partReportKey(plan.reportPrefix, rootLabel)}`,
       started: [],
       skipped: [],
       none: null,
@@ -113,7 +111,7 @@ export class PartEndOutcomes implements OutcomeReporter {
     const { plan } = end;
     const follow = plan.followUp as NonNullable<CampaignPlan['followUp']>;
     const key = followUpKey(end.partKey, round, index);
-    const label = `${end.label}${key.slice(end.partKey.length)}`;
+    const label = labelOfPartKey(plan.uploadId, key);
     // The round counts against every number's cap like any campaign: 1 + retries calls each, under its own key.
     const caps = await this.deps.caps.admitAll(
       group.contacts.map((c) => c.phone),
@@ -154,7 +152,7 @@ export class PartEndOutcomes implements OutcomeReporter {
       contacts: chosen.length,
       notBefore: group.notBefore.toISOString(),
       sheet: `s3://${plan.bucket}/${sheetKey}`,
-      report: `s3://${plan.bucket}/${partReportKey(plan, label)}`,
+      report: `s3://${plan.bucket}/${partReportKey(plan.reportPrefix, label)}`,
     };
   }
 
@@ -166,7 +164,7 @@ export class PartEndOutcomes implements OutcomeReporter {
 
   /** The root part's report lists every round started after it (read, merged by key, written back). */
   private async listInRootReport(plan: CampaignPlan, rootLabel: string, started: FollowUpStarted[]): Promise<void> {
-    const key = partReportKey(plan, rootLabel);
+    const key = partReportKey(plan.reportPrefix, rootLabel);
     const file = await this.deps.objects.get(plan.bucket, key);
     if (!file) return;
     const report = JSON.parse(file.bytes.toString('utf8')) as { followUpRounds?: FollowUpStarted[] };

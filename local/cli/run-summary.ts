@@ -41,6 +41,16 @@ export async function readJson<T>(objects: ObjectStore, bucket: string, key: str
   return obj ? (JSON.parse(obj.bytes.toString('utf8')) as T) : null;
 }
 
+/** An upload intake launched nothing for: why, as one JSON object or one line on stderr. */
+export function printNothingLaunched(
+  o: { file: string; upload: string; json: boolean },
+  error: { code: string; message: string } | null,
+  fallback: string,
+): void {
+  if (o.json) console.log(JSON.stringify({ upload: o.upload, error, parts: [] }, null, 2));
+  else console.error(`${o.file}: ${error?.message ?? fallback}`);
+}
+
 /** One part's line in the summary: how it ended, its counts, its pauses, how long it took. */
 export function partLine(
   p: Pick<PartReport, 'status' | 'stats' | 'pauses' | 'resumes'> & { index: number; failure?: { message: string } },

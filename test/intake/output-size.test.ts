@@ -1,7 +1,7 @@
 import ExcelJS from 'exceljs';
 import { describe, expect, it } from 'vitest';
+import { MAX_COLUMNS } from '../../functions/commons/spreadsheet/cell.ts';
 import { partWorkbook } from '../../functions/commons/spreadsheet/part-file.ts';
-import { MAX_COLUMNS } from '../../functions/commons/spreadsheet/xlsx-writer.ts';
 import { ContactRules } from '../../functions/intake/contacts.ts';
 import { validateUpload } from '../../functions/intake/validate-upload.ts';
 import { annotatedWorkbook, FATE_COLUMNS } from '../../functions/intake/writers.ts';

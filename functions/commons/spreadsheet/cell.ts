@@ -1,3 +1,7 @@
+/** Excel's grid: XFD1048576 (what a spreadsheet program opens, and what a sheet may address). */
+export const MAX_COLUMNS = 16_384;
+export const MAX_ROWS = 1_048_576;
+
 /** A spreadsheet cell reduced to what it shows: text, number, boolean, date, or nothing. */
 export type Cell = string | number | boolean | Date | null;
 
@@ -23,12 +27,16 @@ export function cellValue(value: unknown): Cell {
   return String(value);
 }
 
+/**
+ * An integer's every decimal digit: above 2^53 the shortest round-trip form (String) rounds digits away (and from
+ * 1e21 writes an exponent), where BigInt keeps the value's every digit.
+ */
+export const integerText = (n: number): string => (Number.isSafeInteger(n) ? String(n) : BigInt(n).toString());
+
 /** The cell as text, trimmed; numbers keep every digit. */
 export function cellText(c: Cell | undefined): string {
   if (c === null || c === undefined) return '';
-  // Above 2^53 the shortest round-trip form (String) rounds the digits away; BigInt keeps the value's every digit.
-  if (typeof c === 'number')
-    return Number.isInteger(c) && !Number.isSafeInteger(c) && Math.abs(c) < 1e21 ? BigInt(c).toString() : String(c);
+  if (typeof c === 'number') return Number.isInteger(c) && Math.abs(c) < 1e21 ? integerText(c) : String(c);
   if (c instanceof Date) return c.toISOString();
   return String(c).trim();
 }

@@ -1,13 +1,9 @@
-import type { Cell } from './cell.ts';
+import { type Cell, MAX_COLUMNS, MAX_ROWS } from './cell.ts';
 import { FileProblem } from './file-problem.ts';
 import type { RawRow } from './sources.ts';
 import type { SharedStrings } from './xlsx-shared-strings.ts';
 import { decodeXstring, XmlPart } from './xml-part.ts';
 import { type CheckedEntry, partChunks } from './zip-guard.ts';
-
-/** Excel's grid: XFD1048576. */
-export const MAX_COLUMNS = 16_384;
-export const MAX_ROWS = 1_048_576;
 
 /**
  * Packs a cell reference's column and row into one number: above any row seven digits can write (9,999,999), so a

@@ -4,9 +4,6 @@ import { crc32, createDeflateRaw, type DeflateRaw, deflateRaw, deflateRawSync } 
 
 const deflateRawOnce = promisify(deflateRaw);
 
-/** The widest sheet a spreadsheet program opens (column XFD). */
-export const MAX_COLUMNS = 16_384;
-
 /**
  * Characters XML 1.0 cannot carry (C0 controls other than tab and line feed, U+FFFE, U+FFFF, lone surrogates), a
  * carriage return (a parser would turn it into a line feed), DEL (exceljs drops it), and an underscore that would

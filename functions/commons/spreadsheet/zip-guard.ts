@@ -103,7 +103,7 @@ class EntryCheck {
     if (!this.xml || this.dtd) return;
     // A mark may straddle two chunks: look at the end of the previous one too.
     const view = this.tail.length > 0 ? Buffer.concat([this.tail, chunk.subarray(0, MARK_OVERLAP)]) : null;
-    this.dtd = declaresDtd(chunk) || (view !== null && DTD_MARKS.some((m) => view.includes(m)));
+    this.dtd = declaresDtd(chunk) || (view !== null && declaresDtd(view));
     this.tail = Buffer.from(chunk.subarray(Math.max(0, chunk.length - MARK_OVERLAP)));
   }
 }

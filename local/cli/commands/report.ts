@@ -1,5 +1,6 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { partReportKey, reportPrefix } from '../../../functions/intake/report.ts';
 import { localDataDir } from '../../stack/data-dir.ts';
 import { PART_REPORT, reportPageFor } from '../../stack/report-pages.ts';
 import { type Command, UsageError } from '../command.ts';
@@ -38,9 +39,9 @@ export const reportCommand: Command = {
       console.error(`callsheet report: no campaign ${id} in ${t.where}`);
       return 1;
     }
-    const prefix = `reports/${record.uploadId}/`;
+    const prefix = reportPrefix(record.uploadId);
     const label = String(record.part);
-    const jsonKey = `${prefix}part-${label}.json`;
+    const jsonKey = partReportKey(prefix, label);
     const source = await openReports();
     try {
       const json = await source.get(jsonKey);

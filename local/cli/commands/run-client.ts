@@ -1,13 +1,14 @@
 import { join } from 'node:path';
 import { s3Client } from '../../../functions/commons/aws/clients.ts';
 import { ObjectStore } from '../../../functions/commons/aws/object-store.ts';
-import { type IntakeReport, reportKeys } from '../../../functions/intake/report.ts';
+import { type IntakeReport, partReportKey, reportKeys, reportPrefix } from '../../../functions/intake/report.ts';
 import type { RunningStack } from '../../stack/running-stack.ts';
 import {
   type EmulatorCalls,
   isoDuration,
   type PartReport,
   partLine,
+  printNothingLaunched,
   readableDuration,
   readJson,
   runSummary,
@@ -53,11 +54,14 @@ export async function runOnStack(
     }
     if (!intake) return stopped(say);
     if (intake.status !== 'launched' || intake.parts.length === 0) {
-      const message = intake.error?.message ?? `intake ${intake.status} the upload`;
-      if (o.json) console.log(JSON.stringify({ upload: key, error: intake.error, parts: [] }, null, 2));
-      else console.error(`${o.file}: ${message}`);
+      printNothingLaunched(
+        { file: o.file, upload: key, json: o.json },
+        intake.error,
+        `intake ${intake.status} the upload`,
+      );
       return 1;
     }
+    const prefix = reportPrefix(intake.uploadId);
     const local = (name: string) => join(o.dataDir, 'reports', intake.uploadId, name);
     say(
       `intake report ${local('report.json')}; waiting for ${intake.parts.length} part(s) (callsheet status shows them)`,
@@ -66,11 +70,7 @@ export async function runOnStack(
     while (reports.size < intake.parts.length && !interrupted) {
       for (const p of intake.parts) {
         if (reports.has(p.index)) continue;
-        const r = await readJson<PartReport>(
-          objects,
-          running.bucket,
-          `reports/${intake.uploadId}/part-${p.index}.json`,
-        );
+        const r = await readJson<PartReport>(objects, running.bucket, partReportKey(prefix, p.index));
         if (r) reports.set(p.index, r);
       }
       if (reports.size < intake.parts.length) await pause(500);
@@ -86,7 +86,7 @@ export async function runOnStack(
         pauses: r.pauses,
         resumes: r.resumes,
         duration: isoDuration(r.durationSeconds),
-        report: `s3://${running.bucket}/reports/${intake.uploadId}/part-${p.index}.json`,
+        report: `s3://${running.bucket}/${partReportKey(prefix, p.index)}`,
         file: local(`part-${p.index}.json`),
         page: local(`part-${p.index}.html`),
         ...(r.failure ? { failure: r.failure } : {}),

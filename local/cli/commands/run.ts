@@ -9,7 +9,7 @@ import { silentLog } from '../../../functions/commons/log.ts';
 import { isValidTimeZone } from '../../../functions/commons/voice-api/contract.ts';
 import { VoiceApiClient } from '../../../functions/commons/voice-api/index.ts';
 import { isCountryCode } from '../../../functions/intake/phone.ts';
-import { type IntakeReport, reportKeys, reportPrefix } from '../../../functions/intake/report.ts';
+import { type IntakeReport, partReportKey, reportKeys, reportPrefix } from '../../../functions/intake/report.ts';
 import { startProblem } from '../../../functions/intake/settings.ts';
 import { CampaignStore } from '../../../functions/lifecycle/campaign-store.ts';
 import { partWindow, windowStateAt } from '../../../functions/lifecycle/window-plan.ts';
@@ -32,6 +32,7 @@ import {
   isoDuration,
   type PartReport,
   partLine,
+  printNothingLaunched,
   readableDuration,
   readJson,
   runSummary,
@@ -251,9 +252,11 @@ export const runCommand: Command = {
         const first = started()[0];
         if (!first) {
           const intake = await readJson<IntakeReport>(stack.objects, stack.bucket, reportKeys(id).json);
-          const message = intake?.error?.message ?? 'intake did not start anything; see the logs';
-          if (json) console.log(JSON.stringify({ upload: key, error: intake?.error ?? null, parts: [] }, null, 2));
-          else console.error(`${file}: ${message}`);
+          printNothingLaunched(
+            { file, upload: key, json },
+            intake?.error ?? null,
+            'intake did not start anything; see the logs',
+          );
           return 1;
         }
         say(`${file}: uploaded as ${key}; intake report ${join(dataDir, reportKeys(id).json)}`);
@@ -281,7 +284,7 @@ export const runCommand: Command = {
         const local = (name: string) => join(dataDir, 'reports', id, name);
         const parts = [];
         for (const p of intake?.parts ?? []) {
-          const reportKey = `${reportPrefix(id)}part-${p.index}.json`;
+          const reportKey = partReportKey(reportPrefix(id), p.index);
           const r = await readJson<PartReport>(stack.objects, stack.bucket, reportKey);
           parts.push({
             index: p.index,
