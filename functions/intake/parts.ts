@@ -16,24 +16,41 @@ export interface Part {
   contacts: Contact[];
 }
 
+type Group = { zone: ZoneChoice; country: string | null; contacts: Contact[] };
+
 /**
  * Splits contacts into campaign parts of at most `maxRows`, in row order. Contacts are first grouped by their country
  * and the set of zones they may ring in (groups in order of first appearance), so each part keeps one set of local
- * and legal hours. Every contact has zones here: intake rejects a number without any before splitting.
+ * and legal hours. Every contact has zones here (`zones[i]` is `contacts[i]`'s): intake rejects a number without any
+ * before splitting.
  */
 export function splitIntoParts(
   contacts: readonly Contact[],
-  zoneOf: (c: Contact) => ZoneChoice,
+  zones: readonly ZoneChoice[],
   maxRows = MAX_PART_ROWS,
 ): Part[] {
-  const groups = new Map<string, { zone: ZoneChoice; country: string | null; contacts: Contact[] }>();
-  for (const c of contacts) {
-    const zone = zoneOf(c);
-    const key = zoneGroupKey(zone, c.country);
-    let group = groups.get(key);
+  const groups = new Map<string, Group>();
+  // Numbers under one prefix share one ZoneChoice object, so a contact's group is found by that object and its
+  // country; the text key, which merges equal choices of different prefixes, is built once per pair rather than
+  // once per contact (hashing a new string per contact was most of the split).
+  const byChoice = new Map<ZoneChoice, Map<string | null, Group>>();
+  for (let i = 0; i < contacts.length; i++) {
+    const c = contacts[i] as Contact;
+    const zone = zones[i] as ZoneChoice;
+    let byCountry = byChoice.get(zone);
+    if (!byCountry) {
+      byCountry = new Map();
+      byChoice.set(zone, byCountry);
+    }
+    let group = byCountry.get(c.country);
     if (!group) {
-      group = { zone, country: c.country, contacts: [] };
-      groups.set(key, group);
+      const key = zoneGroupKey(zone, c.country);
+      group = groups.get(key);
+      if (!group) {
+        group = { zone, country: c.country, contacts: [] };
+        groups.set(key, group);
+      }
+      byCountry.set(c.country, group);
     }
     group.contacts.push(c);
   }

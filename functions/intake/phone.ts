@@ -52,6 +52,21 @@ function isAscii(text: string): boolean {
   return true;
 }
 
+const callingCodeLengths = new Map<string, number>();
+
+/**
+ * The length of a country's calling code, 0 for a code the metadata does not know; once per country, as each call
+ * to the library builds its metadata object again (it runs for every contact kept).
+ */
+function callingCodeLength(country: string): number {
+  let length = callingCodeLengths.get(country);
+  if (length === undefined) {
+    length = isCountryCode(country) ? getCountryCallingCode(country).length : 0;
+    callingCodeLengths.set(country, length);
+  }
+  return length;
+}
+
 /**
  * The costly type of a valid E.164 number, or null for an ordinary one (fixed line, mobile, toll free, VoIP). These
  * cost the caller a premium or shared rate, or reach no person: premium rate, shared cost, personal numbers (UK
@@ -59,10 +74,8 @@ function isAscii(text: string): boolean {
  * countries), pagers and voicemail access.
  */
 export function costlyNumberType(e164: string, country: string | null): CostlyType | null {
-  if (country && isCountryCode(country)) {
-    const national = e164.slice(1 + getCountryCallingCode(country).length);
-    if (!mayBeCostly(country, national)) return null;
-  }
+  const codeLength = country ? callingCodeLength(country) : 0;
+  if (codeLength > 0 && !mayBeCostly(country as string, e164.slice(1 + codeLength))) return null;
   try {
     const type = parsePhoneNumberWithError(e164).getType();
     return (COSTLY_TYPES as readonly string[]).includes(type ?? '') ? (type as CostlyType) : null;

@@ -35,7 +35,8 @@ export function placeContacts(
 ): Placement {
   const rejected: Unplaced[] = [];
   const placed: Contact[] = [];
-  const zones = new Map<Contact, ZoneChoice>();
+  /** zones[i] is placed[i]'s. */
+  const zones: ZoneChoice[] = [];
   const refusedCountries = new Map<string, PlacementReason>();
   const windowMeetsLegal = new Map<string, boolean>();
   for (const c of contacts) {
@@ -59,7 +60,7 @@ export function placeContacts(
       if (reason !== 'no_time_zone') refusedCountries.set(c.country ?? '', reason);
       continue;
     }
-    zones.set(c, zone as ZoneChoice);
+    zones.push(zone as ZoneChoice);
     placed.push(c);
   }
   const problems = [...refusedCountries].map(([country, reason]) => {
@@ -69,5 +70,5 @@ export function placeContacts(
     const hours = legalHoursOf(legal, country);
     return `the calling window (${describeWindow({ rules: [...(window ?? [])], holidays: [] })}) has no hour within ${country} legal hours (${hours?.spec}, ${hours?.source}): ${who} numbers were not placed`;
   });
-  return { parts: splitIntoParts(placed, (c) => zones.get(c) as ZoneChoice, maxRows), rejected, problems };
+  return { parts: splitIntoParts(placed, zones, maxRows), rejected, problems };
 }

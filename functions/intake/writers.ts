@@ -49,6 +49,17 @@ export class OriginalRows {
     return this.sheetRows[i] as number;
   }
 
+  /**
+   * Where each sheet row is among the held rows: `at[row] - 1`, or -1 for a row not held. Rows come in order, so
+   * the last is the largest (at most Excel's 1,048,576: 4 MB at worst). An array, not a Map: the annotated copy looks
+   * up every row, and a 100,000-entry Map cost about 45 ms to fill and read.
+   */
+  positions(): Int32Array {
+    const at = new Int32Array((this.sheetRows.at(-1) ?? 0) + 1);
+    for (let i = 0; i < this.sheetRows.length; i++) at[this.sheetRows[i] as number] = i + 1;
+    return at;
+  }
+
   /** The `i`th held row's cells as worksheet XML, in the row whose `rowRef` is `ref`. */
   cellsXml(i: number, ref: string): string {
     const cells = this.cells[i] as Cell[];
@@ -72,19 +83,33 @@ export async function annotatedWorkbook(outcome: ValidationOutcome): Promise<Buf
   // The fate columns repeat a few values (result, part, zone, reason) down the whole sheet: each is a shared
   // string, made once, so a row costs a fraction of the bytes to build and to deflate. Only the number is its own.
   const xlsx = new XlsxWriter();
-  const accepted = new Map<number, { phone: string; part: { index: number; zone: number } }>();
+  // Each held row's fate by its position: a part (index into `partCells`, plus one) and its number, or the shared
+  // string of why it was rejected (plus one); zero is neither.
+  const at = originals.positions();
+  const position = (row: number) => (row < at.length ? (at[row] as number) - 1 : -1);
+  const partOf = new Int32Array(originals.size);
+  const phoneOf: string[] = new Array(originals.size);
+  const reasonOf = new Int32Array(originals.size);
+  const partCells: { index: number; zone: number }[] = [];
   for (const p of parts) {
     // Every candidate zone: a row whose number spans zones is called only when all of them are open.
-    const part = { index: xlsx.share(String(p.index)), zone: xlsx.share(p.zones.join(', ')) };
-    for (const c of p.contacts) accepted.set(c.row, { phone: xmlText(c.phone), part });
+    partCells.push({ index: xlsx.share(String(p.index)), zone: xlsx.share(p.zones.join(', ')) });
+    for (const c of p.contacts) {
+      const i = position(c.row);
+      if (i < 0) continue;
+      partOf[i] = partCells.length;
+      phoneOf[i] = xmlText(c.phone);
+    }
   }
-  const rejected = new Map<number, number>();
+  const reject = (row: number, text: string) => {
+    const i = position(row);
+    if (i >= 0 && reasonOf[i] === 0) reasonOf[i] = xlsx.share(text) + 1;
+  };
   for (const r of rejections)
-    rejected.set(r.row, xlsx.share(`${r.reason}: ${REASON_TEXT[r.reason]}${r.firstRow ? ` (row ${r.firstRow})` : ''}`));
+    reject(r.row, `${r.reason}: ${REASON_TEXT[r.reason]}${r.firstRow ? ` (row ${r.firstRow})` : ''}`);
   // The report's list is the complete one: a costly number is rejected after the row rules, outside `rejections`.
   for (const r of outcome.report.rejected)
-    if (!rejected.has(r.row))
-      rejected.set(r.row, xlsx.share(r.reason === 'costly_number' ? `${r.reason}: ${COSTLY_TEXT}` : r.reason));
+    reject(r.row, r.reason === 'costly_number' ? `${r.reason}: ${COSTLY_TEXT}` : r.reason);
   const width = Math.min(scanned.width, ORIGINAL_COLUMNS);
 
   const isAccepted = xlsx.share('accepted');
@@ -98,20 +123,19 @@ export async function annotatedWorkbook(outcome: ValidationOutcome): Promise<Buf
   for (let i = 0; i < originals.size; i++) {
     const outRow = i + 2; // row 1 is the header
     const ref = rowRef(outRow);
-    const sheetRow = originals.sheetRow(i);
     const xml = originals.cellsXml(i, ref);
-    const ok = accepted.get(sheetRow);
+    const part = partOf[i] as number;
     let fate: string;
-    if (ok)
+    if (part > 0) {
+      const cells = partCells[part - 1] as { index: number; zone: number };
       fate =
         sharedCell(width, outRow, isAccepted) +
-        escapedCell(width + 1, ref, ok.phone) +
-        sharedCell(width + 2, outRow, ok.part.index) +
-        sharedCell(width + 3, outRow, ok.part.zone);
-    else {
-      const reason = rejected.get(sheetRow);
-      fate =
-        sharedCell(width, outRow, isRejected) + (reason === undefined ? '' : sharedCell(width + 4, outRow, reason));
+        escapedCell(width + 1, ref, phoneOf[i] as string) +
+        sharedCell(width + 2, outRow, cells.index) +
+        sharedCell(width + 3, outRow, cells.zone);
+    } else {
+      const reason = (reasonOf[i] as number) - 1;
+      fate = sharedCell(width, outRow, isRejected) + (reason < 0 ? '' : sharedCell(width + 4, outRow, reason));
     }
     sheet.write(`<row r="${outRow}">${xml}${fate}</row>`);
     if (sheet.full) await sheet.flush();

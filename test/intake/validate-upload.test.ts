@@ -305,4 +305,53 @@ describe('intake: files it writes', () => {
     expect(String(rows[2]?.[6])).toMatch(/^duplicate_phone: .*row 2/);
     expect(String(rows[3]?.[6])).toMatch(/^invalid_phone/);
   });
+
+  it('gives each row of the annotated copy its own fate, below title rows, across parts and every kind of refusal', async () => {
+    const out = await validateUpload(
+      await xlsx([
+        ['Export of 1 May'],
+        [],
+        ['Phone Number', 'Owner'],
+        ['+33 1 44 55 66 77', 'paris'],
+        ['4155552671', 'sf'],
+        ['1-900-555-1234', 'premium'],
+        ['4155552672', 'suppressed'],
+        [],
+        ['+33 1 44 55 66 78', 'paris again'],
+        ['+442079460000', 'london'],
+        ['4155552671', 'sf again'],
+        ['+80012345678', 'no zone'],
+      ]),
+      'a.xlsx',
+      { ...us, suppressed: async (phones) => new Set(phones.filter((p) => p === '+14155552672')) },
+    );
+    const rows = await readBack(await annotatedWorkbook(out));
+    const fates = rows.slice(1).map((r) => [r[1], ...r.slice(2)]);
+    expect(fates[0]).toEqual(['paris', 'accepted', '+33144556677', '1', 'Europe/Paris']);
+    expect(fates[1]).toEqual(['sf', 'accepted', '+14155552671', '2', 'America/Los_Angeles']);
+    expect(fates[2]).toEqual([
+      'premium',
+      'rejected',
+      undefined,
+      undefined,
+      undefined,
+      expect.stringMatching(/^costly_number: /),
+    ]);
+    expect(fates[3]).toEqual([
+      'suppressed',
+      'rejected',
+      undefined,
+      undefined,
+      undefined,
+      expect.stringMatching(/^suppressed/),
+    ]);
+    expect(fates[4]).toEqual(['paris again', 'accepted', '+33144556678', '1', 'Europe/Paris']);
+    expect(fates[5]?.slice(0, 2)).toEqual(['london', 'rejected']);
+    expect(String(fates[5]?.[5])).toMatch(/^no_legal_hours: /);
+    expect(fates[6]?.slice(0, 2)).toEqual(['sf again', 'rejected']);
+    expect(String(fates[6]?.[5])).toMatch(/^duplicate_phone: .*\(row 5\)/);
+    expect(fates[7]?.slice(0, 2)).toEqual(['no zone', 'rejected']);
+    expect(String(fates[7]?.[5])).toMatch(/^no_time_zone: /);
+    expect(fates).toHaveLength(8);
+  });
 });
