@@ -1,8 +1,5 @@
 import { once } from 'node:events';
-import { promisify } from 'node:util';
-import { crc32, createDeflateRaw, type DeflateRaw, deflateRaw, deflateRawSync } from 'node:zlib';
-
-const deflateRawOnce = promisify(deflateRaw);
+import { crc32, createDeflateRaw, type DeflateRaw, deflateRawSync } from 'node:zlib';
 
 /**
  * Characters XML 1.0 cannot carry (C0 controls other than tab and line feed, U+FFFE, U+FFFF, lone surrogates), a
@@ -166,8 +163,8 @@ function layoutXml({ frozenRows = 0, columnWidths = [] }: SheetLayout): string {
 /**
  * Worksheet XML on its way into the zip: rows are appended as text, and once a sheet outgrows one piece it is
  * deflated in zlib's thread pool while the caller builds the next rows. A small sheet (a campaign part) is
- * deflated in one call, on zlib's thread too, so the next part is built meanwhile: a background stream costs more
- * than it saves there.
+ * deflated in one synchronous call: about 0.1 ms for a 1000-row part, where handing it to zlib's thread cost the
+ * main thread more than that in stream set-up and callbacks (100 parts: about 17 ms against 5).
  */
 export class SheetStream {
   private pending = '';
@@ -223,7 +220,7 @@ export class SheetStream {
       const done = once(deflate, 'end');
       deflate.end();
       await done;
-    } else this.out.push(await deflateRawOnce(this.take(), { level: LEVEL }));
+    } else this.out.push(deflateRawSync(this.take(), { level: LEVEL }));
     const compressedSize = this.out.reduce((n, b) => n + b.length, 0);
     return { name: '', method: 8, crc: this.crc, size: this.size, data: this.out, compressedSize };
   }
