@@ -62,6 +62,7 @@ export async function outcomesXlsx(rows: readonly ContactOutcome[]): Promise<Buf
       else if (value !== null) xml += textCell(i, ref, value);
     }
     sheet.write(`${xml}</row>`);
+    if (sheet.full) await sheet.flush();
   }
   await xlsx.add(sheet);
   return xlsx.finish();

@@ -15,7 +15,7 @@ function rows(n: number): string[][] {
   ]);
 }
 
-async function workbook(data: string[][]): Promise<{ bytes: Buffer; xml: string }> {
+async function workbook(data: string[][], flushing: boolean): Promise<{ bytes: Buffer; xml: string }> {
   const xlsx = new XlsxWriter();
   const sheet = xlsx.sheet('Rows');
   let xml = '';
@@ -23,7 +23,7 @@ async function workbook(data: string[][]): Promise<{ bytes: Buffer; xml: string 
     const row = textRow(i + 1, cells);
     xml += row;
     sheet.write(row);
-    if (sheet.full) await sheet.flush();
+    if (flushing && sheet.full) await sheet.flush();
   }
   await xlsx.add(sheet);
   return { bytes: xlsx.finish(), xml };
@@ -31,11 +31,13 @@ async function workbook(data: string[][]): Promise<{ bytes: Buffer; xml: string 
 
 describe('the xlsx writer', () => {
   it.each([
-    ['one piece (a campaign part)', 50],
-    ['many pieces, deflated in the background', 40_000],
-  ])('writes %s as one valid deflate stream with the right size and CRC', async (_, n) => {
+    ['one piece (a campaign part), deflated at once', 50, true],
+    ["one piece written whole past 1 MB, deflated on zlib's thread", 12_000, false],
+    ['many pieces, deflated in the background', 40_000, true],
+  ])('writes %s as one valid deflate stream with the right size and CRC', async (_, n, flushing) => {
     const data = rows(n);
-    const { bytes, xml } = await workbook(data);
+    const { bytes, xml } = await workbook(data, flushing);
+    if (!flushing) expect(Buffer.byteLength(xml)).toBeGreaterThan(1 << 20);
     // The guard inflates every entry and checks its real size and CRC-32 against the headers.
     const { entries } = await inspectXlsx(bytes, DEFAULT_LIMITS);
     const sheet = entries.find((e) => e.fileName === 'xl/worksheets/sheet1.xml');

@@ -1,5 +1,8 @@
 import { once } from 'node:events';
-import { crc32, createDeflateRaw, type DeflateRaw, deflateRawSync } from 'node:zlib';
+import { promisify } from 'node:util';
+import { crc32, createDeflateRaw, type DeflateRaw, deflateRaw, deflateRawSync } from 'node:zlib';
+
+const deflateRawOnce = promisify(deflateRaw);
 
 /**
  * Characters XML 1.0 cannot carry (C0 controls other than tab and line feed, U+FFFE, U+FFFF, lone surrogates), a
@@ -143,6 +146,12 @@ const CHUNK_CHARS = 64 << 10;
 /** Deflated in the background until this much waits for zlib; then the writer waits (more only adds to peak RSS). */
 const MAX_QUEUED_BYTES = 2 << 20;
 const LEVEL = 1;
+/**
+ * A sheet written whole (never flushed) up to this size is deflated in one synchronous call: a 1000-row part takes
+ * about 0.1 ms, where zlib's thread cost the main thread more in stream set-up and callbacks (100 parts: about 17 ms
+ * against 5). A larger one goes to zlib's thread, so the event loop is not held for long.
+ */
+const SYNC_DEFLATE_BYTES = 1 << 20;
 
 /** How a sheet opens: rows kept in view while scrolling, and column widths (in characters) from column A. */
 export interface SheetLayout {
@@ -163,8 +172,7 @@ function layoutXml({ frozenRows = 0, columnWidths = [] }: SheetLayout): string {
 /**
  * Worksheet XML on its way into the zip: rows are appended as text, and once a sheet outgrows one piece it is
  * deflated in zlib's thread pool while the caller builds the next rows. A small sheet (a campaign part) is
- * deflated in one synchronous call: about 0.1 ms for a 1000-row part, where handing it to zlib's thread cost the
- * main thread more than that in stream set-up and callbacks (100 parts: about 17 ms against 5).
+ * deflated in one call when it ends (see SYNC_DEFLATE_BYTES).
  */
 export class SheetStream {
   private pending = '';
@@ -220,7 +228,14 @@ export class SheetStream {
       const done = once(deflate, 'end');
       deflate.end();
       await done;
-    } else this.out.push(deflateRawSync(this.take(), { level: LEVEL }));
+    } else {
+      const xml = this.take();
+      this.out.push(
+        xml.length <= SYNC_DEFLATE_BYTES
+          ? deflateRawSync(xml, { level: LEVEL })
+          : await deflateRawOnce(xml, { level: LEVEL }),
+      );
+    }
     const compressedSize = this.out.reduce((n, b) => n + b.length, 0);
     return { name: '', method: 8, crc: this.crc, size: this.size, data: this.out, compressedSize };
   }
