@@ -168,6 +168,10 @@ export async function writeUploadFiles(
   await Promise.all([
     putAnnotated ? annotatedWorkbook(outcome).then(putAnnotated) : null,
     eachConcurrently(parts, PART_WRITES_AT_ONCE, async (part) => {
+      // One turn of the event loop per part: parts are built on the main thread in about a millisecond each, and
+      // back to back (puts that answer at once) they held it while zlib ran dry on the annotated copy, which then
+      // had to wait for zlib to catch up.
+      await new Promise(setImmediate);
       await putPart(part, await partWorkbook(part));
     }),
   ]);
