@@ -1,4 +1,5 @@
 import type { ObjectStore } from '../commons/aws/object-store.ts';
+import { partReportFiles } from '../intake/report.ts';
 import type { ContactOutcome } from './call-outcome.ts';
 import { outcomesCsv, outcomesXlsx } from './export.ts';
 import type { OutcomeService } from './outcome-service.ts';
@@ -32,8 +33,8 @@ export async function writeOutcomeReport(
   input: OutcomeReportInput,
 ): Promise<OutcomeReport> {
   const { contacts } = await outcomes.reconcileOutcomes(input.campaignId, input.since);
-  const base = `${input.reportPrefix}outcomes-part-${input.part}`;
-  const keys = { csv: `${base}.csv`, xlsx: `${base}.xlsx` };
+  const files = partReportFiles(input.reportPrefix, input.part);
+  const keys = { csv: files.outcomesCsv, xlsx: files.outcomesXlsx };
   await objects.put(input.bucket, keys.csv, outcomesCsv(contacts), 'text/csv; charset=utf-8');
   await objects.put(
     input.bucket,

@@ -4,6 +4,7 @@ import { documentClient } from '../../functions/commons/aws/clients.ts';
 import type { ObjectStore } from '../../functions/commons/aws/object-store.ts';
 import { partKey } from '../../functions/commons/campaign-plan.ts';
 import type { Log } from '../../functions/commons/log.ts';
+import { partOfReportKey, partReportFiles, reportKeys, reportPrefix } from '../../functions/intake/report.ts';
 import { decodeEventKey } from '../../functions/intake/upload-ref.ts';
 import { CampaignStore } from '../../functions/lifecycle/campaign-store.ts';
 import { type PartWindow, partIntervals } from '../../functions/lifecycle/window-plan.ts';
@@ -15,9 +16,6 @@ import {
 } from '../../functions/reports/html-report.ts';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from './local-aws.ts';
 import type { LocalStack } from './local-stack.ts';
-
-/** reports/<upload>/part-<label>.json: a campaign part's report (not the intake's report.json). */
-export const PART_REPORT = /^reports\/([^/]+)\/part-([^/]+)\.json$/;
 
 const keyOf = (s3Url: string | undefined) => s3Url?.replace(/^s3:\/\/[^/]+\//, '');
 
@@ -31,20 +29,21 @@ export async function reportPageFor(
   /** The part's calling window (the campaigns table keeps it), to draw when it was open. */
   window?: PartWindow,
 ): Promise<string | null> {
-  const m = PART_REPORT.exec(partKey);
-  if (!m) return null;
+  const of = partOfReportKey(partKey);
+  if (!of) return null;
+  const files = partReportFiles(reportPrefix(of.upload), of.label);
   const part = await read(partKey);
   if (!part) return null;
   const view = JSON.parse(part.toString('utf8')) as PartReportView;
-  const intake = await read(`reports/${m[1]}/report.json`);
+  const intake = await read(reportKeys(of.upload).json);
   const rejected = intake
     ? ((JSON.parse(intake.toString('utf8')) as { rejected?: { row: number; reason: string; input: string }[] })
         .rejected ?? [])
     : [];
-  const csv = await read(keyOf(view.outcomes?.exports?.csv) ?? `reports/${m[1]}/outcomes-part-${m[2]}.csv`);
+  const csv = await read(keyOf(view.outcomes?.exports?.csv) ?? files.outcomesCsv);
   const table = csv ? parseCsv(csv.toString('utf8')).filter((r) => r.some((c) => c !== '')) : null;
   const outcomes = table && table.length > 0 ? { header: table[0] as string[], rows: table.slice(1) } : null;
-  const stats = await read(`reports/${m[1]}/stats-part-${m[2]}.json`);
+  const stats = await read(files.stats);
   const samples = stats ? (JSON.parse(stats.toString('utf8')) as StatsSample[]) : undefined;
   const from = Date.parse(view.startedAt ?? '');
   const to = Date.parse(view.finishedAt ?? '');
@@ -96,19 +95,15 @@ export function keepReportPages(
             await mkdir(dirname(file), { recursive: true });
             await writeFile(file, obj.bytes);
           }
-          const part = PART_REPORT.exec(key);
+          const part = partOfReportKey(key);
           if (!part) return;
-          const series = samples?.(part[1] as string, part[2] as string) ?? [];
+          const files = partReportFiles(reportPrefix(part.upload), part.label);
+          const series = samples?.(part.upload, part.label) ?? [];
           if (series.length > 0)
-            await stack.objects.put(
-              stack.bucket,
-              `reports/${part[1]}/stats-part-${part[2]}.json`,
-              `${JSON.stringify(series)}\n`,
-              'application/json',
-            );
-          const record = await campaigns.get(partKey(part[1] as string, part[2] as string)).catch(() => null);
+            await stack.objects.put(stack.bucket, files.stats, `${JSON.stringify(series)}\n`, 'application/json');
+          const record = await campaigns.get(partKey(part.upload, part.label)).catch(() => null);
           const page = await reportPageFor(readFrom(stack.objects, stack.bucket), key, record?.watch?.window);
-          if (page) await stack.objects.put(stack.bucket, key.replace(/\.json$/, '.html'), page, 'text/html');
+          if (page) await stack.objects.put(stack.bucket, files.html, page, 'text/html');
         })
         .catch((err: Error) => log.error('report page failed', { key, error: err.message }));
     }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { followUpKey, labelOfPartKey, partKey } from '../../functions/commons/campaign-plan.ts';
+import { partOfReportKey, partReportFiles, reportKeys, reportPrefix } from '../../functions/intake/report.ts';
 
 describe('part keys and report labels', () => {
   const upload = 'leads-p2-0123456789abcdef';
@@ -11,5 +12,32 @@ describe('part keys and report labels', () => {
   ])('%s is labelled %s, and the label gives the key back', (key, label) => {
     expect(labelOfPartKey(upload, key)).toBe(label);
     expect(partKey(upload, label)).toBe(key);
+  });
+});
+
+describe("a part's report files", () => {
+  const upload = 'leads-p2-0123456789abcdef';
+  it.each(['1', '12', '3-r2a', '3-r2b-r3a'])('the report of part %s names its upload and label back', (label) => {
+    const files = partReportFiles(reportPrefix(upload), label);
+    expect(files).toEqual({
+      json: `reports/${upload}/part-${label}.json`,
+      html: `reports/${upload}/part-${label}.html`,
+      outcomesCsv: `reports/${upload}/outcomes-part-${label}.csv`,
+      outcomesXlsx: `reports/${upload}/outcomes-part-${label}.xlsx`,
+      stats: `reports/${upload}/stats-part-${label}.json`,
+    });
+    expect(partOfReportKey(files.json)).toEqual({ upload, label });
+  });
+
+  it.each([
+    reportKeys(upload).json,
+    reportKeys(upload).annotated,
+    `reports/${upload}/stats-part-1.json`,
+    `reports/${upload}/outcomes-part-1.csv`,
+    `reports/${upload}/part-1.html`,
+    `reports/${upload}/nested/part-1.json`,
+    `parts/${upload}/part-1.json`,
+  ])('%s is not a part report', (key) => {
+    expect(partOfReportKey(key)).toBeNull();
   });
 });

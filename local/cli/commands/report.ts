@@ -1,8 +1,8 @@
 import { writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
-import { partReportKey, reportPrefix } from '../../../functions/intake/report.ts';
+import { basename, join } from 'node:path';
+import { partOfReportKey, partReportFiles, reportKeys, reportPrefix } from '../../../functions/intake/report.ts';
 import { localDataDir } from '../../stack/data-dir.ts';
-import { PART_REPORT, reportPageFor } from '../../stack/report-pages.ts';
+import { reportPageFor } from '../../stack/report-pages.ts';
 import { type Command, UsageError } from '../command.ts';
 import { downloadReports, findPart, openReports, partRecords } from '../operator.ts';
 import { openTable } from '../table-access.ts';
@@ -39,9 +39,9 @@ export const reportCommand: Command = {
       console.error(`callsheet report: no campaign ${id} in ${t.where}`);
       return 1;
     }
-    const prefix = reportPrefix(record.uploadId);
     const label = String(record.part);
-    const jsonKey = partReportKey(prefix, label);
+    const files = partReportFiles(reportPrefix(record.uploadId), label);
+    const jsonKey = files.json;
     const source = await openReports();
     try {
       const json = await source.get(jsonKey);
@@ -59,24 +59,18 @@ export const reportCommand: Command = {
         return 0;
       }
       const out = (values.out as string | undefined) ?? join(localDataDir(), 'reports', record.uploadId);
-      const files = await downloadReports(
+      const downloaded = await downloadReports(
         source,
-        [
-          jsonKey,
-          `${prefix}part-${label}.html`,
-          `${prefix}outcomes-part-${label}.csv`,
-          `${prefix}outcomes-part-${label}.xlsx`,
-          `${prefix}report.json`,
-        ],
+        [jsonKey, files.html, files.outcomesCsv, files.outcomesXlsx, reportKeys(record.uploadId).json],
         out,
       );
-      const htmlFile = join(out, `part-${label}.html`);
-      if (!files.includes(htmlFile) && PART_REPORT.test(jsonKey)) {
+      const htmlFile = join(out, basename(files.html));
+      if (!downloaded.includes(htmlFile) && partOfReportKey(jsonKey)) {
         // A deployed stack writes no page: render it here from what it wrote.
         const page = await reportPageFor((key) => source.get(key), jsonKey, record.watch?.window);
         if (page) {
           await writeFile(htmlFile, page);
-          files.push(htmlFile);
+          downloaded.push(htmlFile);
         }
       }
       const r = JSON.parse(json.toString('utf8')) as {
@@ -94,7 +88,7 @@ export const reportCommand: Command = {
             : 'no stats') +
           `; ${r.pauses.length} pause(s), ${r.resumes.length} resume(s)`,
       );
-      for (const f of files) console.log(f);
+      for (const f of downloaded) console.log(f);
       return 0;
     } finally {
       source.close();

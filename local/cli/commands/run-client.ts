@@ -1,7 +1,7 @@
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { s3Client } from '../../../functions/commons/aws/clients.ts';
 import { ObjectStore } from '../../../functions/commons/aws/object-store.ts';
-import { type IntakeReport, partReportKey, reportKeys, reportPrefix } from '../../../functions/intake/report.ts';
+import { type IntakeReport, partReportFiles, reportKeys, reportPrefix } from '../../../functions/intake/report.ts';
 import type { RunningStack } from '../../stack/running-stack.ts';
 import {
   type EmulatorCalls,
@@ -70,7 +70,7 @@ export async function runOnStack(
     while (reports.size < intake.parts.length && !interrupted) {
       for (const p of intake.parts) {
         if (reports.has(p.index)) continue;
-        const r = await readJson<PartReport>(objects, running.bucket, partReportKey(prefix, p.index));
+        const r = await readJson<PartReport>(objects, running.bucket, partReportFiles(prefix, p.index).json);
         if (r) reports.set(p.index, r);
       }
       if (reports.size < intake.parts.length) await pause(500);
@@ -78,6 +78,7 @@ export async function runOnStack(
     if (interrupted) return stopped(say);
     const parts = intake.parts.map((p) => {
       const r = reports.get(p.index) as PartReport;
+      const files = partReportFiles(prefix, p.index);
       return {
         index: p.index,
         campaignId: r.campaignId,
@@ -86,9 +87,9 @@ export async function runOnStack(
         pauses: r.pauses,
         resumes: r.resumes,
         duration: isoDuration(r.durationSeconds),
-        report: `s3://${running.bucket}/${partReportKey(prefix, p.index)}`,
-        file: local(`part-${p.index}.json`),
-        page: local(`part-${p.index}.html`),
+        report: `s3://${running.bucket}/${files.json}`,
+        file: local(basename(files.json)),
+        page: local(basename(files.html)),
         ...(r.failure ? { failure: r.failure } : {}),
       };
     });

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { documentClient } from '../../../functions/commons/aws/clients.ts';
 import { parseWindowRules, WindowSpecError } from '../../../functions/commons/calling-window.ts';
 import { type CampaignPlan, partKeyOfExecution } from '../../../functions/commons/campaign-plan.ts';
@@ -9,7 +9,7 @@ import { silentLog } from '../../../functions/commons/log.ts';
 import { isValidTimeZone } from '../../../functions/commons/voice-api/contract.ts';
 import { VoiceApiClient } from '../../../functions/commons/voice-api/index.ts';
 import { isCountryCode } from '../../../functions/intake/phone.ts';
-import { type IntakeReport, partReportKey, reportKeys, reportPrefix } from '../../../functions/intake/report.ts';
+import { type IntakeReport, partReportFiles, reportKeys, reportPrefix } from '../../../functions/intake/report.ts';
 import { startProblem } from '../../../functions/intake/settings.ts';
 import { CampaignStore } from '../../../functions/lifecycle/campaign-store.ts';
 import { partWindow, windowStateAt } from '../../../functions/lifecycle/window-plan.ts';
@@ -284,8 +284,8 @@ export const runCommand: Command = {
         const local = (name: string) => join(dataDir, 'reports', id, name);
         const parts = [];
         for (const p of intake?.parts ?? []) {
-          const reportKey = partReportKey(reportPrefix(id), p.index);
-          const r = await readJson<PartReport>(stack.objects, stack.bucket, reportKey);
+          const files = partReportFiles(reportPrefix(id), p.index);
+          const r = await readJson<PartReport>(stack.objects, stack.bucket, files.json);
           parts.push({
             index: p.index,
             campaignId: r?.campaignId ?? null,
@@ -295,8 +295,8 @@ export const runCommand: Command = {
             resumes: r?.resumes ?? [],
             stateTransitions: r?.stateTransitions ?? 0,
             simulatedDuration: isoDuration(r?.durationSeconds ?? 0),
-            report: `s3://${stack.bucket}/${reportKey}`,
-            ...(r ? { file: local(`part-${p.index}.json`), page: local(`part-${p.index}.html`) } : {}),
+            report: `s3://${stack.bucket}/${files.json}`,
+            ...(r ? { file: local(basename(files.json)), page: local(basename(files.html)) } : {}),
             ...(r?.failure ? { failure: r.failure } : {}),
           });
         }
