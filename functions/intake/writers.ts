@@ -1,5 +1,5 @@
 import { eachConcurrently } from '../commons/concurrently.ts';
-import { type Cell, cellText, MAX_COLUMNS } from '../commons/spreadsheet/cell.ts';
+import { type Cell, cellText, MAX_COLUMNS, MAX_ROWS } from '../commons/spreadsheet/cell.ts';
 import { PART_WRITES_AT_ONCE, partWorkbook } from '../commons/spreadsheet/part-file.ts';
 import type { RawRow } from '../commons/spreadsheet/sources.ts';
 import {
@@ -50,14 +50,21 @@ export class OriginalRows {
   }
 
   /**
-   * Where each sheet row is among the held rows: `at[row] - 1`, or -1 for a row not held. Rows come in order, so
-   * the last is the largest (at most Excel's 1,048,576: 4 MB at worst). An array, not a Map: the annotated copy looks
-   * up every row, and a 100,000-entry Map cost about 45 ms to fill and read.
+   * Where a sheet row is among the held rows, or -1 for a row not held. Looked up in an array indexed by row (at most
+   * 4 MB for Excel's 1,048,576 rows), not a Map: the annotated copy looks up every row, and a 100,000-entry Map cost
+   * about 45 ms to fill and read. Only a text file numbered past Excel's rows (blank lines count) gets a Map.
    */
-  positions(): Int32Array {
-    const at = new Int32Array((this.sheetRows.at(-1) ?? 0) + 1);
+  positionOf(): (row: number) => number {
+    let last = 0;
+    for (const row of this.sheetRows) if (row > last) last = row;
+    if (last > MAX_ROWS) {
+      const at = new Map<number, number>();
+      for (let i = 0; i < this.sheetRows.length; i++) at.set(this.sheetRows[i] as number, i);
+      return (row) => at.get(row) ?? -1;
+    }
+    const at = new Int32Array(last + 1);
     for (let i = 0; i < this.sheetRows.length; i++) at[this.sheetRows[i] as number] = i + 1;
-    return at;
+    return (row) => (row < at.length ? (at[row] as number) - 1 : -1);
   }
 
   /** The `i`th held row's cells as worksheet XML, in the row whose `rowRef` is `ref`. */
@@ -85,8 +92,7 @@ export async function annotatedWorkbook(outcome: ValidationOutcome): Promise<Buf
   const xlsx = new XlsxWriter();
   // Each held row's fate by its position: a part (index into `partCells`, plus one) and its number, or the shared
   // string of why it was rejected (plus one); zero is neither.
-  const at = originals.positions();
-  const position = (row: number) => (row < at.length ? (at[row] as number) - 1 : -1);
+  const position = originals.positionOf();
   const partOf = new Int32Array(originals.size);
   const phoneOf: string[] = new Array(originals.size);
   const reasonOf = new Int32Array(originals.size);

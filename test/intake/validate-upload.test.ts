@@ -306,6 +306,17 @@ describe('intake: files it writes', () => {
     expect(String(rows[3]?.[6])).toMatch(/^invalid_phone/);
   });
 
+  it('gives a fate to a text file row numbered past Excel’s last row (blank lines count)', async () => {
+    const csv = `Phone Number,Name\n+14155552671,Ann\n${'\n'.repeat(1_100_000)}+14155552672,Bob\n`;
+    const out = await validateUpload(Buffer.from(csv), 'far.csv', us);
+    expect(out.report.contacts.map((c) => c.row)).toEqual([2, 1_100_003]);
+    const rows = await readBack(await annotatedWorkbook(out));
+    expect(rows.slice(1).map((r) => r.slice(0, 4))).toEqual([
+      ['+14155552671', 'Ann', 'accepted', '+14155552671'],
+      ['+14155552672', 'Bob', 'accepted', '+14155552672'],
+    ]);
+  });
+
   it('gives each row of the annotated copy its own fate, below title rows, across parts and every kind of refusal', async () => {
     const out = await validateUpload(
       await xlsx([
