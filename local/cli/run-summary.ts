@@ -51,6 +51,31 @@ export function printNothingLaunched(
   else console.error(`${o.file}: ${error?.message ?? fallback}`);
 }
 
+/**
+ * One part's entry in `run`'s result, from the report it wrote (null: it wrote none, so it counts as failed): where
+ * the report lives in the bucket and, when there is one, its local copy and page (`local` names a file under the
+ * data directory's copy of the upload's reports).
+ */
+export function partEntry(
+  index: number,
+  r: PartReport | null,
+  bucket: string,
+  files: { json: string; html: string },
+  local: (name: string) => string,
+) {
+  return {
+    index,
+    campaignId: r?.campaignId ?? null,
+    status: r?.status ?? 'failed',
+    stats: r?.stats ?? null,
+    pauses: r?.pauses ?? [],
+    resumes: r?.resumes ?? [],
+    report: `s3://${bucket}/${files.json}`,
+    ...(r ? { file: local(basename(files.json)), page: local(basename(files.html)) } : {}),
+    ...(r?.failure ? { failure: r.failure } : {}),
+  };
+}
+
 /** One part's line in the summary: how it ended, its counts, its pauses, how long it took. */
 export function partLine(
   p: Pick<PartReport, 'status' | 'stats' | 'pauses' | 'resumes'> & { index: number; failure?: { message: string } },

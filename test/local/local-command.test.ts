@@ -233,6 +233,8 @@ describe('callsheet local', () => {
     expect(result.summary.attempted).toBeGreaterThanOrEqual(3);
     expect(result.parts).toEqual([expect.objectContaining({ status: 'completed' })]);
     expect(existsSync(result.parts[0].page)).toBe(true);
+    expect(JSON.parse(await readFile(result.parts[0].file, 'utf8')).campaignId).toBe(result.parts[0].campaignId);
+    expect(result.parts[0].duration).toMatch(/^P(\d+D)?(T(\d+H)?(\d+M)?(\d+S)?)?$/);
     // The same commands on a "deployed" stack, pointed only by the usual variables (here: the running stand-ins).
     const deployed = {
       ...userEnv(),

@@ -1,4 +1,4 @@
-import { basename, join } from 'node:path';
+import { join } from 'node:path';
 import { s3Client } from '../../../functions/commons/aws/clients.ts';
 import { ObjectStore } from '../../../functions/commons/aws/object-store.ts';
 import { type IntakeReport, partReportFiles, reportKeys, reportPrefix } from '../../../functions/intake/report.ts';
@@ -7,6 +7,7 @@ import {
   type EmulatorCalls,
   isoDuration,
   type PartReport,
+  partEntry,
   partLine,
   printNothingLaunched,
   readableDuration,
@@ -79,19 +80,7 @@ export async function runOnStack(
     const parts = intake.parts.map((p) => {
       const r = reports.get(p.index) as PartReport;
       const files = partReportFiles(prefix, p.index);
-      return {
-        index: p.index,
-        campaignId: r.campaignId,
-        status: r.status,
-        stats: r.stats,
-        pauses: r.pauses,
-        resumes: r.resumes,
-        duration: isoDuration(r.durationSeconds),
-        report: `s3://${running.bucket}/${files.json}`,
-        file: local(basename(files.json)),
-        page: local(basename(files.html)),
-        ...(r.failure ? { failure: r.failure } : {}),
-      };
+      return { ...partEntry(p.index, r, running.bucket, files, local), duration: isoDuration(r.durationSeconds) };
     });
     // The emulator's calls of these campaigns only: the stack may be running others.
     const ids = new Set(parts.map((p) => p.campaignId).filter(Boolean));

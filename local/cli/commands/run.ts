@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import { basename, join } from 'node:path';
+import { join } from 'node:path';
 import { documentClient } from '../../../functions/commons/aws/clients.ts';
 import { parseWindowRules, WindowSpecError } from '../../../functions/commons/calling-window.ts';
 import { type CampaignPlan, partKeyOfExecution } from '../../../functions/commons/campaign-plan.ts';
@@ -31,6 +31,7 @@ import {
   type EmulatorCalls,
   isoDuration,
   type PartReport,
+  partEntry,
   partLine,
   printNothingLaunched,
   readableDuration,
@@ -287,17 +288,9 @@ export const runCommand: Command = {
           const files = partReportFiles(reportPrefix(id), p.index);
           const r = await readJson<PartReport>(stack.objects, stack.bucket, files.json);
           parts.push({
-            index: p.index,
-            campaignId: r?.campaignId ?? null,
-            status: r?.status ?? 'failed',
-            stats: r?.stats ?? null,
-            pauses: r?.pauses ?? [],
-            resumes: r?.resumes ?? [],
+            ...partEntry(p.index, r, stack.bucket, files, local),
             stateTransitions: r?.stateTransitions ?? 0,
             simulatedDuration: isoDuration(r?.durationSeconds ?? 0),
-            report: `s3://${stack.bucket}/${files.json}`,
-            ...(r ? { file: local(basename(files.json)), page: local(basename(files.html)) } : {}),
-            ...(r?.failure ? { failure: r.failure } : {}),
           });
         }
         // The emulator's own records, so anyone can check from the raw data that no call started outside its window.
