@@ -122,6 +122,11 @@ describe('callsheet local', () => {
     const uploadId = created?.uploadId as string;
     const paused = await callsheet('campaign', 'pause', id);
     expect(paused.stdout).toContain(`pause requested for campaign ${id}`);
+    // Stamped on the stack's simulated clock (from NOW, at 120×), like the rest of the campaign's timeline.
+    const asked = (await campaignJson(id))[0]?.control as { wanted: string; at: string };
+    expect(asked.wanted).toBe('pause');
+    expect(Date.parse(asked.at)).toBeGreaterThanOrEqual(Date.parse(NOW));
+    expect(Date.parse(asked.at)).toBeLessThan(Date.parse(NOW) + 2 * 86_400_000);
     const timeline = async () =>
       (await campaignJson(id))[0]?.timeline as { event: string; reason: string }[] | undefined;
     await until('the manual pause', timeline, (t) => !!t?.some((e) => e.event === 'pause' && e.reason === 'manual'));

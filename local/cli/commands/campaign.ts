@@ -1,7 +1,7 @@
 import { CampaignControl } from '../../../functions/lifecycle/campaign-control.ts';
 import { type CampaignRecord, CampaignStore, type ManualControl } from '../../../functions/lifecycle/campaign-store.ts';
 import { type Command, UsageError } from '../command.ts';
-import { findPart, partRecords } from '../operator.ts';
+import { findPart, openApi, partRecords } from '../operator.ts';
 import { openTable } from '../table-access.ts';
 import { OUTCOMES_HELP, OUTCOMES_OPTIONS, runOutcomes } from './outcomes.ts';
 
@@ -92,7 +92,11 @@ export const campaignCommand: Command = {
     const t = await openTable('campaigns');
     const store = new CampaignStore(t.db, t.table);
     try {
-      const { partKey } = await new CampaignControl(store).request(id, action as ManualControl);
+      // Stamped on the stack's clock, which `callsheet local` may simulate, so the wish sits on the campaign's own
+      // timeline rather than weeks away from it.
+      const api = await openApi();
+      const at = new Date(api ? await api.now() : Date.now());
+      const { partKey } = await new CampaignControl(store, () => at).request(id, action as ManualControl);
       console.log(
         t.live
           ? `${action} requested for campaign ${id} (part ${partKey}); its workflow acts at its next step.`
