@@ -1,6 +1,6 @@
 import { writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
-import { partOfReportKey, partReportFiles, reportKeys, reportPrefix } from '../../../functions/intake/report.ts';
+import { partReportFiles, reportKeys, reportPrefix } from '../../../functions/intake/report.ts';
 import { localDataDir } from '../../stack/data-dir.ts';
 import { reportPageFor } from '../../stack/report-pages.ts';
 import { type Command, UsageError } from '../command.ts';
@@ -65,7 +65,7 @@ export const reportCommand: Command = {
         out,
       );
       const htmlFile = join(out, basename(files.html));
-      if (!downloaded.includes(htmlFile) && partOfReportKey(jsonKey)) {
+      if (!downloaded.includes(htmlFile)) {
         // A deployed stack writes no page: render it here from what it wrote.
         const page = await reportPageFor((key) => source.get(key), jsonKey, record.watch?.window);
         if (page) {
