@@ -24,6 +24,12 @@ export interface CampaignPlan {
     timeZone: string | null;
     /** The country of the part's numbers (one per part), whose legal calling hours apply. */
     country: string | null;
+    /**
+     * The states or provinces whose calling-hours rules apply to every number of the part as well (`US-FL`; several
+     * when an area code serves more than one, every one of the country's when it is unknown). Absent in plans
+     * written before rules by state: none.
+     */
+    regions?: string[];
   };
   agentId: string;
   campaign: {

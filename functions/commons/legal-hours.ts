@@ -1,83 +1,56 @@
-import { parseWindowRules, type WindowRule, WindowSpecError } from './calling-window.ts';
+import { CA_PROVINCE_RULES } from './calling-hours/ca-provinces.ts';
+import { COUNTRY_RULES } from './calling-hours/countries.ts';
+import type { HoursRule } from './calling-hours/types.ts';
+import { US_STATE_RULES } from './calling-hours/us-states.ts';
+import { intersectRules, parseWindowRules, type WindowRule, WindowSpecError } from './calling-window.ts';
+
+export type { HoursRule } from './calling-hours/types.ts';
 
 /**
- * The hours in which a country's law lets a marketing or automated call be placed, in the recipient's local time.
- * Only hours callsheet can cite are here; a country without an entry needs a calling window on the upload (or a
- * deployment override), otherwise its rows are rejected. These are defaults, not legal advice: a state, province or
- * sector may be stricter (several US states allow 08:00–20:00 only), and the operator stays responsible for that.
+ * Calling-hours rules by scope: countries (`US`) and their subdivisions (`US-FL`, `CA-QC`), each with its source.
+ * These are defaults with citations, not legal advice; `LEGAL_HOURS` lets a deployment replace or add entries.
  */
-export interface LegalHours {
-  /** ISO 3166-1 alpha-2. */
-  country: string;
-  /** The hours, as a calling-window spec (local time of the number's zone). */
-  spec: string;
-  rules: WindowRule[];
-  /** The law or rule the hours come from, or the deployment setting that replaced them. */
-  source: string;
-  /** What the hours cannot express (public holidays are not known to callsheet: list them as holidays). */
-  note?: string;
-}
+export type LegalHoursTable = Readonly<Record<string, HoursRule>>;
 
-export type LegalHoursTable = Readonly<Record<string, LegalHours>>;
+/** The built-in table: countries, US states and DC, Canadian provinces and territories. */
+export const DEFAULT_LEGAL_HOURS: LegalHoursTable = Object.freeze({
+  ...COUNTRY_RULES,
+  ...US_STATE_RULES,
+  ...CA_PROVINCE_RULES,
+});
 
-const PUBLIC_HOLIDAYS =
-  'calls are not allowed on public holidays either: callsheet does not know them, so list them in the upload as holidays';
-
-const ENTRIES: Omit<LegalHours, 'rules'>[] = [
-  {
-    country: 'US',
-    spec: 'daily 08:00-21:00',
-    source: 'TCPA, 47 CFR 64.1200(c)(1): no telephone solicitation before 8 a.m. or after 9 p.m. local time',
-    note: 'some states are stricter (e.g. Florida, 08:00-20:00): set a calling window for numbers there',
-  },
-  {
-    country: 'CA',
-    // The issue asked for at least 08:00-21:00; the CRTC's telemarketing hours are stricter, so they apply.
-    spec: 'Mon-Fri 09:00-21:30; Sat,Sun 10:00-18:00',
-    source:
-      'CRTC Unsolicited Telecommunications Rules, Part III (Telemarketing Rules): weekdays 09:00-21:30, weekends 10:00-18:00',
-  },
-  {
-    country: 'IN',
-    spec: 'daily 09:00-21:00',
-    source: 'TRAI Telecom Commercial Communications Customer Preference Regulations (TCCCPR) 2018: 09:00-21:00',
-  },
-  {
-    country: 'FR',
-    spec: 'Mon-Fri 10:00-13:00,14:00-20:00',
-    source:
-      'Code de la consommation and décret n° 2022-1313 du 13 octobre 2022: weekdays 10:00-13:00 and 14:00-20:00, never on weekends',
-    note: PUBLIC_HOLIDAYS,
-  },
-  {
-    country: 'AU',
-    spec: 'Mon-Fri 09:00-20:00; Sat 09:00-17:00',
-    source:
-      'Telecommunications (Telemarketing and Research Calls) Industry Standard 2017: weekdays 09:00-20:00, Saturday 09:00-17:00, no Sunday',
-    note: PUBLIC_HOLIDAYS,
-  },
-  {
-    country: 'ES',
-    spec: 'Mon-Fri 09:00-21:00',
-    source:
-      'Real Decreto Legislativo 1/2007 (TRLGDCU) art. 96.2, as amended by Ley 3/2014: 09:00-21:00, never on weekends',
-    note: PUBLIC_HOLIDAYS,
-  },
-];
-
-/** The built-in table; `LEGAL_HOURS` may replace entries or add countries. */
-export const DEFAULT_LEGAL_HOURS: LegalHoursTable = Object.freeze(
-  Object.fromEntries(ENTRIES.map((e) => [e.country, { ...e, rules: parseWindowRules(e.spec) }])),
-);
-
-const COUNTRY = /^[A-Z]{2}$/;
+const SCOPE = /^[A-Z]{2}(-[A-Z0-9]{1,3})?$/;
 
 /** An unusable `LEGAL_HOURS` value; the message says what is wrong. */
 export class LegalHoursError extends Error {}
 
+/** "law section", as reports and `callsheet hours` print a rule's source. */
+export const citation = (rule: HoursRule): string => `${rule.source.law} ${rule.source.section}`.trim();
+
+/** A rule as reports, part windows and `callsheet hours` carry it: plain JSON, its source as one citation. */
+export interface AppliedRule {
+  scope: string;
+  hours: string | null;
+  noHolidays: boolean;
+  basis: HoursRule['basis'];
+  source: string;
+  note?: string;
+}
+
+export const appliedRule = (rule: HoursRule): AppliedRule => ({
+  scope: rule.scope,
+  hours: rule.hours,
+  noHolidays: rule.noHolidays,
+  basis: rule.basis,
+  source: citation(rule),
+  ...(rule.note ? { note: rule.note } : {}),
+});
+
 /**
- * Reads the `LEGAL_HOURS` deployment setting, JSON from country to window spec
- * (`{"GB": "Mon-Fri 09:00-20:00", "US": "daily 09:00-20:00"}`), over the built-in table. Throws `LegalHoursError`.
+ * Reads the `LEGAL_HOURS` deployment setting, JSON from scope (`GB`, `US-FL`) to hours or `"off"`, over the
+ * built-in table: `{"GB": "Mon-Fri 09:00-20:00", "DE": "off"}`. Hours replace the entry's hours and keep its
+ * holiday ban. `"off"` removes an entry that is only callsheet's conservative default (numbers there then need the
+ * upload's window); hours that come from law cannot be switched off, only replaced. Throws `LegalHoursError`.
  */
 export function parseLegalHours(value: string): LegalHoursTable {
   let parsed: unknown;
@@ -88,18 +61,36 @@ export function parseLegalHours(value: string): LegalHoursTable {
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
     throw new LegalHoursError('not a JSON object from country code to hours, e.g. {"GB": "Mon-Fri 09:00-20:00"}');
-  const table: Record<string, LegalHours> = { ...DEFAULT_LEGAL_HOURS };
+  const table: Record<string, HoursRule> = { ...DEFAULT_LEGAL_HOURS };
   for (const [key, spec] of Object.entries(parsed)) {
-    const country = key.toUpperCase();
-    if (!COUNTRY.test(country)) throw new LegalHoursError(`"${key}" is not a two-letter country code`);
+    const scope = key.toUpperCase();
+    if (!SCOPE.test(scope))
+      throw new LegalHoursError(`"${key}" is not a two-letter country code or a subdivision such as US-FL`);
     if (typeof spec !== 'string')
-      throw new LegalHoursError(`the hours for ${country} must be a text such as "Mon-Fri 09:00-20:00"`);
+      throw new LegalHoursError(`the hours for ${scope} must be a text such as "Mon-Fri 09:00-20:00", or "off"`);
+    const built = DEFAULT_LEGAL_HOURS[scope];
+    if (spec.trim().toLowerCase() === 'off') {
+      if (built && built.basis !== 'default')
+        throw new LegalHoursError(
+          `the hours for ${scope} come from law (${citation(built)}) and cannot be switched off; give other hours instead`,
+        );
+      delete table[scope];
+      continue;
+    }
     try {
-      table[country] = { country, spec, rules: parseWindowRules(spec), source: 'deployment setting LEGAL_HOURS' };
+      parseWindowRules(spec);
     } catch (err) {
-      if (err instanceof WindowSpecError) throw new LegalHoursError(`the hours for ${country}: ${err.message}`);
+      if (err instanceof WindowSpecError) throw new LegalHoursError(`the hours for ${scope}: ${err.message}`);
       throw err;
     }
+    table[scope] = {
+      scope,
+      hours: spec,
+      noHolidays: built?.noHolidays ?? false,
+      basis: 'setting',
+      source: { law: 'deployment setting LEGAL_HOURS', section: '' },
+      ...(built ? { note: `replaces the built-in ${built.hours ?? 'rule'} (${citation(built)})` } : {}),
+    };
   }
   return Object.freeze(table);
 }
@@ -114,9 +105,55 @@ export function readLegalHours(value: string): LegalHoursTable | { problem: stri
   }
 }
 
-/** The legal hours of a country, or null when callsheet has none (an explicit window is then required). */
-export const legalHoursOf = (table: LegalHoursTable, country: string | null): LegalHours | null =>
+/** The country's own rule, or null when callsheet has none (an explicit window is then required). */
+export const legalHoursOf = (table: LegalHoursTable, country: string | null): HoursRule | null =>
   (country && table[country]) || null;
+
+/**
+ * Every rule that may apply to a number: its country's, then each subdivision it may belong to. Null when the
+ * country has no rule: nobody can say when calling there is legal without the upload's own window.
+ */
+export function rulesThatApply(
+  table: LegalHoursTable,
+  country: string | null,
+  regions: readonly string[] = [],
+): HoursRule[] | null {
+  const own = legalHoursOf(table, country);
+  if (!own) return null;
+  const out = [own];
+  for (const r of regions) {
+    const rule = table[r];
+    if (rule && !out.includes(rule)) out.push(rule);
+  }
+  return out;
+}
+
+const parsedHours = new Map<string, WindowRule[]>();
+
+/** A rule's hours as window rules (parsed once per text); null when it sets none. */
+export function hoursOfRule(rule: HoursRule): WindowRule[] | null {
+  if (rule.hours === null) return null;
+  let rules = parsedHours.get(rule.hours);
+  if (!rules) {
+    rules = parseWindowRules(rule.hours);
+    parsedHours.set(rule.hours, rules);
+  }
+  return rules;
+}
+
+/** The hours every one of the rules allows (their intersection); null when none of them sets hours. */
+export function legalWindowOf(rules: readonly HoursRule[]): WindowRule[] | null {
+  let out: WindowRule[] | null = null;
+  for (const rule of rules) {
+    const hours = hoursOfRule(rule);
+    if (hours) out = out === null ? hours : intersectRules(out, hours);
+  }
+  return out;
+}
+
+/** The scopes whose public holidays are closed, in the order the rules came. */
+export const holidayScopesOf = (rules: readonly HoursRule[]): string[] =>
+  rules.filter((r) => r.noHolidays).map((r) => r.scope);
 
 /** Why rows of a country without legal hours are refused, in words the uploader can act on. */
 export const noLegalHoursMessage = (country: string | null): string =>

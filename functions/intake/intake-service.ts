@@ -110,7 +110,15 @@ export class IntakeService {
     const destination = originalDestination(ref.key, id, decision.status === 'launched' ? 'processed' : 'rejected');
     const parts =
       decision.status === 'launched' && decision.validation && decision.agent
-        ? planParts(id, ref, decision.validation, decision.agent, this.deps.defaults, this.deps.defaults.legalHours)
+        ? planParts(
+            id,
+            ref,
+            decision.validation,
+            decision.agent,
+            this.deps.defaults,
+            this.deps.defaults.legalHours,
+            this.deps.now().getTime(),
+          )
         : [];
 
     const v = decision.validation;

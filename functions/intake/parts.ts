@@ -3,6 +3,8 @@ import { type ZoneChoice, zoneGroupKey } from './time-zones.ts';
 
 export const MAX_PART_ROWS = 1000;
 
+const NO_REGIONS: readonly string[] = [];
+
 export interface Part {
   /** 1-based, in the order parts are written and launched. */
   index: number;
@@ -13,49 +15,56 @@ export interface Part {
   zoneSource: ZoneChoice['source'];
   /** The one country of the part's numbers, whose legal calling hours apply. */
   country: string | null;
+  /** The states or provinces whose rules apply to every number of the part too (`US-FL`); often none. */
+  regions: readonly string[];
   contacts: Contact[];
 }
 
-type Group = { zone: ZoneChoice; country: string | null; contacts: Contact[] };
+type Group = { zone: ZoneChoice; country: string | null; regions: readonly string[]; contacts: Contact[] };
 
 /**
- * Splits contacts into campaign parts of at most `maxRows`, in row order. Contacts are first grouped by their country
- * and the set of zones they may ring in (groups in order of first appearance), so each part keeps one set of local
- * and legal hours. Every contact has zones here (`zones[i]` is `contacts[i]`'s): intake rejects a number without any
- * before splitting.
+ * Splits contacts into campaign parts of at most `maxRows`, in row order. Contacts are first grouped by their country,
+ * the states or provinces whose rules apply and the set of zones they may ring in (groups in order of first
+ * appearance), so each part keeps one set of local and legal hours. Every contact has zones here (`zones[i]` is
+ * `contacts[i]`'s, `regions[i]` likewise): intake rejects a number without any before splitting.
  */
 export function splitIntoParts(
   contacts: readonly Contact[],
   zones: readonly ZoneChoice[],
   maxRows = MAX_PART_ROWS,
+  regions: readonly (readonly string[])[] = [],
 ): Part[] {
   const groups = new Map<string, Group>();
   // Numbers under one prefix share one ZoneChoice object, so a contact's group is found by that object and its
   // country; the text key, which merges equal choices of different prefixes, is built once per pair rather than
   // once per contact (hashing a new string per contact was most of the split).
-  const byChoice = new Map<ZoneChoice, Map<string | null, Group>>();
+  // A number's regions are one of the shared arrays of the area-code table, each of a single country, so a
+  // non-empty array stands for its country too.
+  const byChoice = new Map<ZoneChoice, Map<string | null | readonly string[], Group>>();
   for (let i = 0; i < contacts.length; i++) {
     const c = contacts[i] as Contact;
     const zone = zones[i] as ZoneChoice;
-    let byCountry = byChoice.get(zone);
-    if (!byCountry) {
-      byCountry = new Map();
-      byChoice.set(zone, byCountry);
+    const own = regions[i] ?? NO_REGIONS;
+    let byJurisdiction = byChoice.get(zone);
+    if (!byJurisdiction) {
+      byJurisdiction = new Map();
+      byChoice.set(zone, byJurisdiction);
     }
-    let group = byCountry.get(c.country);
+    const jurisdiction = own.length > 0 ? own : c.country;
+    let group = byJurisdiction.get(jurisdiction);
     if (!group) {
-      const key = zoneGroupKey(zone, c.country);
+      const key = `${zoneGroupKey(zone, c.country)}|${own.join(' ')}`;
       group = groups.get(key);
       if (!group) {
-        group = { zone, country: c.country, contacts: [] };
+        group = { zone, country: c.country, regions: own, contacts: [] };
         groups.set(key, group);
       }
-      byCountry.set(c.country, group);
+      byJurisdiction.set(jurisdiction, group);
     }
     group.contacts.push(c);
   }
   const parts: Part[] = [];
-  for (const { zone, country, contacts: members } of groups.values()) {
+  for (const { zone, country, regions: scopes, contacts: members } of groups.values()) {
     for (let i = 0; i < members.length; i += maxRows) {
       parts.push({
         index: parts.length + 1,
@@ -63,6 +72,7 @@ export function splitIntoParts(
         timeZone: zone.zones[0] as string,
         zoneSource: zone.source,
         country,
+        regions: scopes,
         contacts: members.slice(i, i + maxRows),
       });
     }

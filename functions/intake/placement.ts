@@ -1,5 +1,12 @@
+import { regionsOfNumber } from '../commons/calling-hours/regions.ts';
 import { describeWindow, intersectRules, type WindowRule } from '../commons/calling-window.ts';
-import { DEFAULT_LEGAL_HOURS, type LegalHoursTable, legalHoursOf } from '../commons/legal-hours.ts';
+import {
+  citation,
+  DEFAULT_LEGAL_HOURS,
+  type LegalHoursTable,
+  legalWindowOf,
+  rulesThatApply,
+} from '../commons/legal-hours.ts';
 import type { Contact, RejectReason } from './contacts.ts';
 import { MAX_PART_ROWS, type Part, splitIntoParts } from './parts.ts';
 import { type ZoneChoice, zonesForNumber } from './time-zones.ts';
@@ -17,14 +24,43 @@ export interface Placement {
   parts: Part[];
   /** In row order. */
   rejected: Unplaced[];
-  /** One line per country whose rows were refused for want of legal hours, in words the uploader can act on. */
+  /** One line per country or state whose rows were refused for want of legal hours, in words the uploader can act on. */
   problems: string[];
 }
 
+/** What the rules of one jurisdiction (a country, or the states an area code serves) allow with the upload's window. */
+interface Verdict {
+  reason: PlacementReason | null;
+  problem: string | null;
+}
+
+function judge(
+  legal: LegalHoursTable,
+  country: string | null,
+  regions: readonly string[],
+  window: readonly WindowRule[] | null,
+): Verdict {
+  const rules = rulesThatApply(legal, country, regions);
+  if (!rules && !window)
+    return {
+      reason: 'no_legal_hours',
+      problem: `set a calling window for ${country || 'these'} numbers: callsheet has no default legal hours for ${country || 'numbers of unknown country'}`,
+    };
+  const hours = rules ? legalWindowOf(rules) : null;
+  if (!hours || !window) return { reason: null, problem: null };
+  if (intersectRules(window, hours).length > 0) return { reason: null, problem: null };
+  const who = [country, ...regions].filter(Boolean).join(', ');
+  const cited = (rules ?? []).map((r) => `${r.scope} ${r.hours ?? '-'} (${citation(r)})`).join('; ');
+  return {
+    reason: 'outside_legal_hours',
+    problem: `the calling window (${describeWindow({ rules: [...window], holidays: [] })}) has no hour within the legal hours of ${who} (${cited}): those numbers were not placed`,
+  };
+}
+
 /**
- * Places each contact in a part by its country and the zones it may ring in; never guesses a zone. A number the
- * zone data does not know is refused; so is one whose country has no legal hours when the upload set no window,
- * and one whose country's legal hours share no hour with the upload's window.
+ * Places each contact in a part by its country, the states or provinces whose rules apply to it and the zones it
+ * may ring in; never guesses a zone. A number the zone data does not know is refused; so is one whose country has
+ * no legal hours when the upload set no window, and one whose rules share no hour with the upload's window.
  */
 export function placeContacts(
   contacts: readonly Contact[],
@@ -35,40 +71,34 @@ export function placeContacts(
 ): Placement {
   const rejected: Unplaced[] = [];
   const placed: Contact[] = [];
-  /** zones[i] is placed[i]'s. */
+  /** zones[i] and regions[i] are placed[i]'s. */
   const zones: ZoneChoice[] = [];
-  const refusedCountries = new Map<string, PlacementReason>();
-  const windowMeetsLegal = new Map<string, boolean>();
+  const regions: (readonly string[])[] = [];
+  // Keyed by the shared regions array of an area code, or by the country elsewhere.
+  const verdicts = new Map<string | null | readonly string[], Verdict>();
+  const problems = new Set<string>();
   for (const c of contacts) {
     const zone = zonesForNumber(c.phone, now);
     let reason: PlacementReason | null = null;
+    const own = regionsOfNumber(c.phone, c.country);
     if (!zone) reason = 'no_time_zone';
     else {
-      const hours = legalHoursOf(legal, c.country);
-      if (!hours && !window) reason = 'no_legal_hours';
-      else if (hours && window) {
-        let meets = windowMeetsLegal.get(hours.country);
-        if (meets === undefined) {
-          meets = intersectRules(window, hours.rules).length > 0;
-          windowMeetsLegal.set(hours.country, meets);
-        }
-        if (!meets) reason = 'outside_legal_hours';
+      const key = own.length > 0 ? own : c.country;
+      let verdict = verdicts.get(key);
+      if (!verdict) {
+        verdict = judge(legal, c.country, own, window);
+        verdicts.set(key, verdict);
+        if (verdict.problem) problems.add(verdict.problem);
       }
+      reason = verdict.reason;
     }
     if (reason) {
       rejected.push({ row: c.row, reason, input: c.phone });
-      if (reason !== 'no_time_zone') refusedCountries.set(c.country ?? '', reason);
       continue;
     }
     zones.push(zone as ZoneChoice);
+    regions.push(own);
     placed.push(c);
   }
-  const problems = [...refusedCountries].map(([country, reason]) => {
-    const who = country || 'these';
-    if (reason === 'no_legal_hours')
-      return `set a calling window for ${who} numbers: callsheet has no default legal hours for ${country || 'numbers of unknown country'}`;
-    const hours = legalHoursOf(legal, country);
-    return `the calling window (${describeWindow({ rules: [...(window ?? [])], holidays: [] })}) has no hour within ${country} legal hours (${hours?.spec}, ${hours?.source}): ${who} numbers were not placed`;
-  });
-  return { parts: splitIntoParts(placed, zones, maxRows), rejected, problems };
+  return { parts: splitIntoParts(placed, zones, maxRows, regions), rejected, problems: [...problems] };
 }

@@ -1,5 +1,5 @@
 import { type CampaignPlan, partKey as lifecyclePartKey } from '../commons/campaign-plan.ts';
-import { DEFAULT_LEGAL_HOURS, type LegalHoursTable } from '../commons/legal-hours.ts';
+import { type AppliedRule, DEFAULT_LEGAL_HOURS, type LegalHoursTable } from '../commons/legal-hours.ts';
 import type { Agent } from '../commons/voice-api/types.ts';
 import { partWindow } from '../lifecycle/window-plan.ts';
 import type { IntakeDefaults } from './intake-service.ts';
@@ -15,17 +15,21 @@ const ZONE_WORDS: Record<ZoneSource, (zones: string[]) => string> = {
     `the numbers' range spans ${zones.length} time zones (${zones.join(', ')}) and no data narrows it: called only when the window is open in all of them`,
 };
 
-/** What the intake report says of a part's hours: the window it will be called in, and whether legal hours cut it. */
+/**
+ * What the intake report says of a part's hours: the window it will be called in, whether legal hours cut it, and
+ * every rule that shaped it with its source, so an auditor can see why any call of the part was allowed.
+ */
 export interface PartHours {
   window: string;
   clippedToLegalHours: boolean;
+  rules: AppliedRule[];
 }
 
-function hoursOf(plan: CampaignPlan, legal: LegalHoursTable): PartHours {
-  const w = partWindow(plan, legal);
+function hoursOf(plan: CampaignPlan, legal: LegalHoursTable, nowMs: number): PartHours {
+  const w = partWindow(plan, legal, nowMs);
   return w.ok
-    ? { window: w.window.description, clippedToLegalHours: w.window.clipped }
-    : { window: `not callable: ${w.message}`, clippedToLegalHours: false };
+    ? { window: w.window.description, clippedToLegalHours: w.window.clipped, rules: w.window.legal }
+    : { window: `not callable: ${w.message}`, clippedToLegalHours: false, rules: [] };
 }
 
 /** One execution input per part; derived only from the upload, so every retry builds the same plans. */
@@ -36,6 +40,7 @@ export function planParts(
   agent: Agent,
   defaults: IntakeDefaults,
   legal: LegalHoursTable = DEFAULT_LEGAL_HOURS,
+  nowMs = Date.now(),
 ): { executionName: string; zoneDecidedBy: string; hours: PartHours; plan: CampaignPlan }[] {
   const { settings, parts } = validation;
   const baseName = settings.campaignName ?? (ref.key.split('/').pop() ?? id).replace(/\.[^.]*$/, '');
@@ -51,6 +56,7 @@ export function planParts(
         zones: part.zones,
         timeZone: part.timeZone,
         country: part.country,
+        ...(part.regions.length > 0 ? { regions: [...part.regions] } : {}),
       },
       agentId: agent.id,
       campaign: {
@@ -68,7 +74,7 @@ export function planParts(
     return {
       executionName: executionName(id, part.index),
       zoneDecidedBy: ZONE_WORDS[part.zoneSource](part.zones),
-      hours: hoursOf(plan, legal),
+      hours: hoursOf(plan, legal, nowMs),
       plan,
     };
   });

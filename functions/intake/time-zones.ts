@@ -1,4 +1,5 @@
 import { offsetSegments, zoneOffsetMs } from '../commons/zoned-time.ts';
+import { SPLIT_AREA_CODES } from '../commons/calling-hours/split-area-codes.ts';
 import { RENAMED_ZONES, readZoneTable } from './phone-zone-data.ts';
 
 /**
@@ -53,7 +54,8 @@ let prefixTrie: PrefixNode | null = null;
 
 /**
  * Zones the phone data leaves out of a prefix, added to what it says (never replacing it): a number there is then
- * called only when legal in every zone. Each entry names why.
+ * called only when legal in every zone. Each entry names why; NANP area codes that span zones come from the sourced
+ * table in commons/calling-hours/split-area-codes.ts.
  */
 const MISSING_ZONES: Record<string, { zones: string[]; why: string }> = {
   // +61 2 6563: the data places the whole 02 area in Sydney, but Lord Howe Island keeps its own clock
@@ -89,7 +91,11 @@ function zoneTrie(): PrefixNode {
       }
       node.raw = zones.split('&');
     }
-    for (const [prefix, extra] of Object.entries(MISSING_ZONES)) {
+    const extras: [string, string[]][] = [
+      ...Object.entries(MISSING_ZONES).map(([prefix, e]): [string, string[]] => [prefix, e.zones]),
+      ...Object.entries(SPLIT_AREA_CODES).map(([npa, e]): [string, string[]] => [`1${npa}`, e.zones]),
+    ];
+    for (const [prefix, zones] of extras) {
       let node = root;
       let inherited: string[] = [];
       for (let i = 0; i < prefix.length; i++) {
@@ -98,7 +104,13 @@ function zoneTrie(): PrefixNode {
         node = node.next[d] as PrefixNode;
         if (node.raw) inherited = node.raw;
       }
-      node.raw = [...new Set([...inherited, ...extra.zones])];
+      // Longer prefixes below win a lookup, so they get the zones too.
+      const below = [node];
+      while (below.length > 0) {
+        const n = below.pop() as PrefixNode;
+        if (n === node || n.raw) n.raw = [...new Set([...(n.raw ?? inherited), ...zones])];
+        for (const child of n.next) if (child) below.push(child);
+      }
     }
     prefixTrie = root;
   }

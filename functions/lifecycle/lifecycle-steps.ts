@@ -89,7 +89,7 @@ export class LifecycleSteps {
   constructor(private readonly deps: LifecycleDeps) {}
 
   private window(plan: CampaignPlan): PartWindow {
-    const result = partWindow(plan, this.deps.settings.legalHours);
+    const result = partWindow(plan, this.deps.settings.legalHours, this.deps.now().getTime());
     if (!result.ok) throw new PermanentError(result.code, result.message);
     return result.window;
   }

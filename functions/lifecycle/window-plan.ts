@@ -7,10 +7,20 @@ import {
   openIntervals,
   sameHours,
   stateOfIntervals,
+  WINDOW_HORIZON_MS,
   type WindowRule,
 } from '../commons/calling-window.ts';
+import { publicHolidays } from '../commons/calling-hours/holidays.ts';
 import type { CampaignPlan } from '../commons/campaign-plan.ts';
-import { type LegalHoursTable, legalHoursOf, noLegalHoursMessage } from '../commons/legal-hours.ts';
+import {
+  type AppliedRule,
+  appliedRule,
+  holidayScopesOf,
+  type LegalHoursTable,
+  legalWindowOf,
+  noLegalHoursMessage,
+  rulesThatApply,
+} from '../commons/legal-hours.ts';
 import { zoneOffsetMs } from '../commons/zoned-time.ts';
 
 export type { LegalHoursTable } from '../commons/legal-hours.ts';
@@ -23,17 +33,22 @@ export interface PartWindow extends CallingWindow {
   /** Every zone the part's numbers may be in; a call may start only when the window is open in all of them. */
   zones: string[];
   description: string;
-  /** `upload` when the upload set the hours (clipped or not), `legal hours` when the country's defaults apply. */
+  /** `upload` when the upload set the hours (clipped or not), `legal hours` when the rules' hours apply. */
   source: string;
-  /** True when the upload's hours went beyond the country's legal hours and were cut to them. */
+  /** True when the upload's hours went beyond the legal hours and were cut to them. */
   clipped: boolean;
   /** zones[0], for display and for a scheduled start's `time_zone`. */
   timeZone: string;
   country: string | null;
-  /** The legal hours applied, with where they come from; null when the country has none and the upload set hours. */
-  legal: { country: string; hours: string; source: string; note: string | null } | null;
-  // `rules` (inherited): the hours that apply in every zone, the upload's window ∩ the legal hours, per local date;
-  // `holidays` (inherited): the upload's holidays, local dates closed in every zone.
+  /** The states or provinces the part's numbers may belong to (`US-FL`), whose rules apply too. */
+  regions: string[];
+  /** Every rule that shaped the hours, with its source; empty when the country has none and the upload set hours. */
+  legal: AppliedRule[];
+  /** Scopes whose public holidays are closed (from date-holidays), already in `holidays`. */
+  holidayScopes: string[];
+  // `rules` (inherited): the hours that apply in every zone, the upload's window ∩ every rule's hours;
+  // `holidays` (inherited): the upload's holidays and the public holidays of `holidayScopes`, local dates closed in
+  // every zone, from the day before the window was made for WINDOW_HORIZON_MS.
 }
 
 export type PartWindowResult = { ok: true; window: PartWindow } | { ok: false; code: string; message: string };
@@ -55,15 +70,33 @@ function isZone(zone: string): boolean {
   }
 }
 
+const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+
+/** The upload's holidays and the public holidays of every scope whose rule bans them, around `nowMs`. */
+function closedDays(upload: readonly string[], scopes: readonly string[], nowMs: number): string[] {
+  if (scopes.length === 0) return [...upload];
+  const from = day(nowMs - 2 * DAY_MS);
+  const to = day(nowMs + WINDOW_HORIZON_MS + 2 * DAY_MS);
+  const all = new Set(upload);
+  for (const scope of scopes) for (const d of publicHolidays(scope, from, to)) all.add(d);
+  return [...all].sort();
+}
+
+const listRules = (rules: readonly AppliedRule[]) =>
+  rules.map((r) => `${r.scope} ${r.hours ?? 'no hours of its own'} (${r.source})`).join('; ');
+
 /**
- * The window a part is called in: the upload's hours intersected with the legal hours of the part's country,
- * applied in each of the part's candidate zones. Refused (with a reason the uploader can act on) when the part has
- * no zone, when its country has no legal hours and the upload set none, or when the two share no hour.
+ * The window a part is called in: the upload's hours intersected with the hours of every rule that applies to the
+ * part's numbers (country, then each state or province they may belong to), applied in each of the part's
+ * candidate zones, closed on the public holidays of every rule that bans them. Refused (with a reason the uploader
+ * can act on) when the part has no zone, when its country has no legal hours and the upload set none, or when they
+ * share no hour. `nowMs` fixes which public holidays are listed (from the day before, for WINDOW_HORIZON_MS).
  */
-export function partWindow(plan: CampaignPlan, legalTable: LegalHoursTable): PartWindowResult {
-  const part = plan.part as CampaignPlan['part'] & { zones?: string[] };
-  // Plans written before parts carried `zones` name one zone.
+export function partWindow(plan: CampaignPlan, legalTable: LegalHoursTable, nowMs: number): PartWindowResult {
+  const part = plan.part as CampaignPlan['part'] & { zones?: string[]; regions?: string[] };
+  // Plans written before parts carried `zones` name one zone; before `regions`, none.
   const zones = part.zones ?? (part.timeZone ? [part.timeZone] : []);
+  const regions = part.regions ?? [];
   if (zones.length === 0)
     return {
       ok: false,
@@ -75,39 +108,43 @@ export function partWindow(plan: CampaignPlan, legalTable: LegalHoursTable): Par
     return { ok: false, code: 'unknown_time_zone', message: `"${unknown}" is not a time zone this runtime knows` };
 
   const country = part.country;
-  const legal = legalHoursOf(legalTable, country);
+  const applying = rulesThatApply(legalTable, country, regions) ?? [];
+  const legal = legalWindowOf(applying);
   const upload = plan.window.rules;
-  const holidays = plan.window.holidays;
   if (!upload && !legal) return { ok: false, code: 'no_legal_hours', message: noLegalHoursMessage(country) };
 
-  const rules = upload && legal ? intersectRules(upload, legal.rules) : ((upload ?? legal?.rules) as WindowRule[]);
+  const rules = upload && legal ? intersectRules(upload, legal) : ((upload ?? legal) as WindowRule[]);
   const clipped = upload !== null && legal !== null && !sameHours(rules, upload);
+  const applied = applying.map(appliedRule);
+  const who = [country, ...regions].filter(Boolean).join(', ');
   if (rules.length === 0)
     return {
       ok: false,
       code: 'window_outside_legal_hours',
-      message: `the calling window (${describeWindow({ rules: upload ?? [], holidays: [] })}) has no hour within the legal hours for ${country} (${legal?.spec}, ${legal?.source}); set a window inside them`,
+      message: `the calling window (${describeWindow({ rules: upload ?? [], holidays: [] })}) has no hour within the legal hours for ${who} (${listRules(applied)}); set a window inside them`,
     };
 
-  let description = describeWindow({ rules, holidays });
+  const holidayScopes = holidayScopesOf(applying);
+  let description = describeWindow({ rules, holidays: plan.window.holidays });
   if (zones.length > 1) description += `, in each of ${zones.join(', ')} (open only where all are)`;
+  if (holidayScopes.length > 0) description += `; closed on public holidays (${holidayScopes.join(', ')})`;
   if (clipped)
-    description += `; the upload's ${describeWindow({ rules: upload ?? [], holidays: [] })} cut to ${country} legal hours ${legal?.spec}`;
-  else if (!upload) description += `; ${country} legal hours`;
+    description += `; the upload's ${describeWindow({ rules: upload ?? [], holidays: [] })} cut to the legal hours of ${who} (${describeWindow({ rules: legal ?? [], holidays: [] })})`;
+  else if (!upload) description += `; legal hours of ${who}`;
   return {
     ok: true,
     window: {
       zones,
       timeZone: zones[0] as string,
       rules,
-      holidays,
+      holidays: closedDays(plan.window.holidays, holidayScopes, nowMs),
       country,
+      regions,
       description,
       source: upload ? 'upload' : 'legal hours',
       clipped,
-      legal: legal
-        ? { country: legal.country, hours: legal.spec, source: legal.source, note: legal.note ?? null }
-        : null,
+      legal: applied,
+      holidayScopes,
     },
   };
 }

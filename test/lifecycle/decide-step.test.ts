@@ -34,7 +34,7 @@ function windowOf(spec: string | null, zones: string[], country: string, holiday
     part: { index: 1, of: 1, key: 'k', rows: 1, timeZone: zones[0], zones, country },
     window: { rules: spec ? parseWindowRules(spec) : null, holidays },
   } as unknown as CampaignPlan;
-  const result = partWindow(plan, DEFAULT_LEGAL_HOURS);
+  const result = partWindow(plan, DEFAULT_LEGAL_HOURS, Date.parse('2026-12-01T00:00Z'));
   if (!result.ok) throw new Error(result.message);
   return result.window;
 }

@@ -27,8 +27,13 @@ function plan(zones: string[], country: string | null, spec: string | null, holi
   };
 }
 
-function windowOf(p: CampaignPlan, legal: LegalHoursTable = DEFAULT_LEGAL_HOURS): PartWindow {
-  const r = partWindow(p, legal);
+/** When the windows are made: fixes which public holidays they list. */
+const MADE = at('2026-03-01T00:00Z');
+/** The built-in table without Great Britain's conservative default: a country with no hours of its own. */
+const NO_GB = parseLegalHours('{"GB": "off"}');
+
+function windowOf(p: CampaignPlan, legal: LegalHoursTable = NO_GB): PartWindow {
+  const r = partWindow(p, legal, MADE);
   if (!r.ok) throw new Error(`${r.code}: ${r.message}`);
   return JSON.parse(JSON.stringify(r.window)); // the workflow carries it as JSON
 }
@@ -43,8 +48,8 @@ describe('part window: upload hours ∩ legal hours, in every candidate zone', (
     const w = windowOf(plan(['America/New_York'], 'US', 'Mon-Fri 09:00-5:00'));
     expect(w).toMatchObject({ source: 'upload', clipped: true, zones: ['America/New_York'] });
     expect(w.description).toContain('Mon,Tue,Wed,Thu,Fri 09:00-21:00');
-    expect(w.description).toContain('cut to US legal hours daily 08:00-21:00');
-    expect(w.legal?.source).toMatch(/47 CFR 64\.1200\(c\)\(1\)/);
+    expect(w.description).toContain('cut to the legal hours of US (Sun,Mon,Tue,Wed,Thu,Fri,Sat 08:00-21:00)');
+    expect(w.legal[0]?.source).toMatch(/47 CFR § 64\.1200\(c\)\(1\)/);
     // Tuesday 02:00 in New York was inside the upload's window; it is not legal, so it is closed.
     expect(state(w, '2026-03-03T07:00Z')).toEqual({ open: false, changesAt: '2026-03-03T14:00' });
     expect(state(w, '2026-03-03T20:00Z')).toEqual({ open: true, changesAt: '2026-03-04T01:55' });
@@ -69,13 +74,16 @@ describe('part window: upload hours ∩ legal hours, in every candidate zone', (
     [null, null, 'no_legal_hours', 'set a calling window'],
     ['US', 'Mon-Fri 22:00-07:00', 'window_outside_legal_hours', 'has no hour within the legal hours for US'],
   ])('refuses a part of country %s with window %s: %s', (country, spec, code, message) => {
-    const r = partWindow(plan(['Europe/London'], country, spec), DEFAULT_LEGAL_HOURS);
+    const r = partWindow(plan(['Europe/London'], country, spec), NO_GB, MADE);
     expect(r).toMatchObject({ ok: false, code, message: expect.stringContaining(message) });
   });
 
   it('refuses a part without zones, or with a zone the runtime does not know, instead of guessing one', () => {
-    expect(partWindow(plan([], 'US', null), DEFAULT_LEGAL_HOURS)).toMatchObject({ ok: false, code: 'no_time_zone' });
-    expect(partWindow(plan(['Mars/Olympus'], 'US', null), DEFAULT_LEGAL_HOURS)).toMatchObject({
+    expect(partWindow(plan([], 'US', null), DEFAULT_LEGAL_HOURS, MADE)).toMatchObject({
+      ok: false,
+      code: 'no_time_zone',
+    });
+    expect(partWindow(plan(['Mars/Olympus'], 'US', null), DEFAULT_LEGAL_HOURS, MADE)).toMatchObject({
       ok: false,
       code: 'unknown_time_zone',
     });
@@ -84,8 +92,11 @@ describe('part window: upload hours ∩ legal hours, in every candidate zone', (
   it('accepts a country without an entry once an override or the upload gives hours', () => {
     const legal = parseLegalHours('{"GB": "Mon-Fri 09:00-20:00"}');
     const w = windowOf(plan(['Europe/London'], 'GB', 'daily 08:00-22:00'), legal);
-    expect(w).toMatchObject({ clipped: true, legal: { source: 'deployment setting LEGAL_HOURS' } });
-    expect(windowOf(plan(['Europe/London'], 'GB', 'Mon 10:00-11:00'))).toMatchObject({ legal: null, clipped: false });
+    expect(w).toMatchObject({ clipped: true, legal: [{ scope: 'GB', source: 'deployment setting LEGAL_HOURS' }] });
+    expect(windowOf(plan(['Europe/London'], 'GB', 'Mon 10:00-11:00'), NO_GB)).toMatchObject({
+      legal: [],
+      clipped: false,
+    });
   });
 
   it('reads a plan from before parts carried zones by its one time zone', () => {
@@ -162,9 +173,11 @@ describe('window state and next opening, with a closing margin', () => {
     ['Pacific/Auckland', 'NZ', 'Mon-Fri 09:00-17:00', '2026-01-04T20:30Z', true, '2026-01-05T03:55'],
     // Lord Howe, Saturday after DST ends (Sunday 2026-04-05 02:00 → 01:30): AU hours 09:00-17:00 at +10:30.
     ['Australia/Lord_Howe', 'AU', null, '2026-04-11T00:00Z', true, '2026-04-11T06:25'],
-    ['Australia/Lord_Howe', 'AU', null, '2026-04-03T22:00Z', true, '2026-04-04T05:55'],
-    // Sydney on the fall-back Sunday: no Sunday calls in Australia; Monday 09:00 AEST.
-    ['Australia/Sydney', 'AU', null, '2026-04-05T00:00Z', false, '2026-04-05T23:00'],
+    // Easter 2026 falls on that weekend, and Australia bans calls on public holidays: Saturday the 4th (Easter
+    // Saturday) and Monday the 6th (Easter Monday) are closed, so the next opening is Tuesday 09:00 (+10:30).
+    ['Australia/Lord_Howe', 'AU', null, '2026-04-03T22:00Z', false, '2026-04-06T22:30'],
+    // Sydney on the fall-back Sunday: no Sunday calls; Easter Monday closed; Tuesday 09:00 AEST.
+    ['Australia/Sydney', 'AU', null, '2026-04-05T00:00Z', false, '2026-04-06T23:00'],
   ])('%s (%s, %s) at %s: open %s, changes %s', (zone, country, spec, now, open, changesAt) => {
     const w = windowOf(plan([zone], country, spec));
     expect(state(w, now)).toEqual({ open, changesAt });

@@ -18,7 +18,8 @@ export interface RuleSource {
  * The hours one jurisdiction allows a call to start, in the recipient's local time.
  * - `law`: a statute or regulation sets these hours (or bans holidays);
  * - `none`: no calling-hours law was found for this scope; the wider scope's rule (e.g. the federal one) applies;
- * - `default`: no statute; callsheet's conservative default, which the `LEGAL_HOURS` setting can switch off.
+ * - `default`: no statute; callsheet's conservative default, which the `LEGAL_HOURS` setting can switch off;
+ * - `setting`: the deployment's own hours, from the `LEGAL_HOURS` setting.
  */
 export interface HoursRule {
   /** ISO 3166-1 alpha-2 (`US`), or with a subdivision (`US-FL`, `CA-QC`), as date-holidays names them. */
@@ -27,7 +28,7 @@ export interface HoursRule {
   hours: string | null;
   /** True when the rule bans calls on the public holidays of its scope. */
   noHolidays: boolean;
-  basis: 'law' | 'none' | 'default';
+  basis: 'law' | 'none' | 'default' | 'setting';
   source: RuleSource;
   /** What the data is unsure of, and which stricter reading was taken because of it. */
   note?: string;

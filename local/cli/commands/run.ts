@@ -367,7 +367,7 @@ async function show(
     const record = await store.get(partKey).catch(() => null);
     const stats = record?.campaignId ? await api.campaigns.stats(record.campaignId).catch(() => null) : null;
     // The part's own window in all its zones (never a guessed zone); the progress line shows when it changes.
-    const w = partWindow(plan, DEFAULT_LEGAL_HOURS);
+    const w = partWindow(plan, DEFAULT_LEGAL_HOURS, now);
     const change = w.ok ? windowStateAt(w.window, now, 0) : { open: false, changesAt: null };
     const next = change.changesAt
       ? `window ${change.open ? 'closes' : 'opens'} ${new Date(change.changesAt).toISOString().slice(0, 16)}Z`
