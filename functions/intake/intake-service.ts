@@ -244,6 +244,8 @@ export class IntakeService {
         zoneDecidedBy: p.zoneDecidedBy,
         window: p.hours.window,
         clippedToLegalHours: p.hours.clippedToLegalHours,
+        regions: p.plan.part.regions ?? [],
+        rules: p.hours.rules,
         campaignName: p.plan.campaign.name,
         file: `s3://${ref.bucket}/${p.plan.part.key}`,
         executionName: p.executionName,

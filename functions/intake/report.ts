@@ -1,3 +1,4 @@
+import type { AppliedRule } from '../commons/legal-hours.ts';
 import type { UploadSettings } from './settings.ts';
 import type { ValidationReport } from './validate-upload.ts';
 
@@ -27,9 +28,13 @@ export interface IntakeReport {
     timeZone: string | null;
     /** How the zones were found; says when a number range spans zones and all of them are kept. */
     zoneDecidedBy: string;
-    /** The hours the part is called in (upload window ∩ the country's legal hours) and whether legal hours cut it. */
+    /** The hours the part is called in (upload window ∩ every rule's hours) and whether legal hours cut it. */
     window: string;
     clippedToLegalHours: boolean;
+    /** The states or provinces whose rules apply to the part's numbers (from their area codes). */
+    regions: string[];
+    /** Every rule that shaped the window, with its source: why any call of the part was allowed. */
+    rules: AppliedRule[];
     campaignName: string;
     file: string;
     executionName: string;

@@ -370,6 +370,10 @@ export class LifecycleSteps {
             hours: window.description,
             source: window.source,
             clipped: window.clipped,
+            regions: window.regions ?? [],
+            // Windows carried from before rules by scope have no list.
+            rules: window.legal ?? [],
+            holidayScopes: window.holidayScopes ?? [],
           }
         : null,
       closingMarginMinutes: this.deps.settings.closingMarginMs / 60_000,

@@ -1,3 +1,4 @@
+import { publicHolidays } from '../commons/calling-hours/holidays.ts';
 import {
   type CallingWindow,
   describeWindow,
@@ -10,7 +11,6 @@ import {
   WINDOW_HORIZON_MS,
   type WindowRule,
 } from '../commons/calling-window.ts';
-import { publicHolidays } from '../commons/calling-hours/holidays.ts';
 import type { CampaignPlan } from '../commons/campaign-plan.ts';
 import {
   type AppliedRule,

@@ -43,6 +43,11 @@ const COMMANDS: CommandEntry[] = [
     load: async () => (await import('./commands/emulator.ts')).emulatorCommand,
   },
   {
+    name: 'hours',
+    summary: 'when numbers may be called on a date, and every rule (with its source) that says so',
+    load: async () => (await import('./commands/hours.ts')).hoursCommand,
+  },
+  {
     name: 'status',
     summary: 'uploads and their campaigns: progress, calling window and when it next changes',
     load: async () => (await import('./commands/status.ts')).statusCommand,

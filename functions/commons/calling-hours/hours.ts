@@ -73,7 +73,14 @@ export function hoursFor(phone: string, question: HoursQuestion): HoursAnswer | 
   const from = instantOfWallTime({ year, month, day, hour: 0, minute: 0, second: 0 }, zone);
   const next = new Date(Date.UTC(year, month - 1, day + 1));
   const to = instantOfWallTime(
-    { year: next.getUTCFullYear(), month: next.getUTCMonth() + 1, day: next.getUTCDate(), hour: 0, minute: 0, second: 0 },
+    {
+      year: next.getUTCFullYear(),
+      month: next.getUTCMonth() + 1,
+      day: next.getUTCDate(),
+      hour: 0,
+      minute: 0,
+      second: 0,
+    },
     zone,
   );
   const plan = {

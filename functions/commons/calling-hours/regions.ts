@@ -1,6 +1,6 @@
+import { CA_PROVINCE_RULES } from './ca-provinces.ts';
 import { NANP_AREA_CODES } from './nanp-area-codes.ts';
 import { US_STATE_RULES } from './us-states.ts';
-import { CA_PROVINCE_RULES } from './ca-provinces.ts';
 
 const NONE: readonly string[] = Object.freeze([]);
 const EVERY: Record<string, readonly string[]> = {
@@ -17,7 +17,7 @@ const EVERY: Record<string, readonly string[]> = {
 export function regionsOfNumber(e164: string, country: string | null): readonly string[] {
   if (country !== 'US' && country !== 'CA') return NONE;
   const served = NANP_AREA_CODES[e164.slice(2, 5)];
-  return served && served.every((r) => r.startsWith(`${country}-`)) ? served : (EVERY[country] as readonly string[]);
+  return served?.every((r) => r.startsWith(`${country}-`)) ? served : (EVERY[country] as readonly string[]);
 }
 
 /** Whether the number's area code is in the table (false: every subdivision's rule applies). */

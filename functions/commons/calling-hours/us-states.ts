@@ -14,7 +14,10 @@ export const US_STATE_RULES: Readonly<Record<string, HoursRule>> = {
     hours: null,
     noHolidays: false,
     basis: 'none',
-    source: { law: 'Idaho Telephone Solicitation Act, Idaho Code', section: '§§ 48-1001 to 48-1010 (no calling hours)' },
+    source: {
+      law: 'Idaho Telephone Solicitation Act, Idaho Code',
+      section: '§§ 48-1001 to 48-1010 (no calling hours)',
+    },
     note: 'the federal rule applies',
   },
 };

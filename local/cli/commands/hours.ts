@@ -1,0 +1,96 @@
+import { type HoursAnswer, hoursFor } from '../../../functions/commons/calling-hours/hours.ts';
+import { DEFAULT_LEGAL_HOURS, type LegalHoursTable, readLegalHours } from '../../../functions/commons/legal-hours.ts';
+import { wallTimeAt } from '../../../functions/commons/zoned-time.ts';
+import { type Command, UsageError } from '../command.ts';
+
+type Answer = HoursAnswer | { phone: string; error: string };
+
+/** The local date in the number's own zone now, so "today" is the recipient's today. */
+function todayOf(phone: string, table: LegalHoursTable, now: number): string {
+  const utc = new Date(now).toISOString().slice(0, 10);
+  const first = hoursFor(phone, { on: utc, table });
+  if ('error' in first) return utc;
+  const w = wallTimeAt(now, first.zones[0] as string);
+  return `${w.year}-${String(w.month).padStart(2, '0')}-${String(w.day).padStart(2, '0')}`;
+}
+
+const clock = (iso: string) => iso.slice(11, 16);
+
+function describe(a: Answer, on: string): string[] {
+  if ('error' in a) return [`${a.phone}  not callable: ${a.error}`, ''];
+  const zone = a.zones[0] as string;
+  const where = [a.rules[0]?.scope, ...a.regions].filter(Boolean).join(', ');
+  const lines = [`${a.phone}  ${where}; ${a.zones.length > 1 ? 'zones' : 'zone'} ${a.zones.join(', ')}; on ${on}`];
+  if (a.allowed.length === 0) lines.push('  no call may start on this date');
+  for (const w of a.allowed)
+    lines.push(`  a call may start ${clock(w.from)}-${clock(w.to)} ${zone} (${w.from} to ${w.to})`);
+  for (const h of a.holidays) lines.push(`  closed: ${h.name}, a public holiday in ${h.scope}`);
+  if (a.zones.length > 1) lines.push(`  open only where every zone's hours are open`);
+  if (a.zoneSource)
+    lines.push(`  area code ${a.zoneSource.areaCode} spans zones: ${a.zoneSource.note} (${a.zoneSource.source})`);
+  lines.push('  rules:');
+  for (const r of a.rules) {
+    const hours = r.hours ?? 'no hours of its own';
+    const holidays = r.noHolidays ? ', not on public holidays' : '';
+    lines.push(`    ${r.scope.padEnd(6)} ${hours}${holidays} [${r.basis}] ${r.source}${r.note ? `; ${r.note}` : ''}`);
+  }
+  lines.push('');
+  return lines;
+}
+
+export const hoursCommand: Command = {
+  name: 'hours',
+  summary: 'when numbers may be called on a date, and every rule (with its source) that says so',
+  usage: 'hours <phone>… [--on YYYY-MM-DD] [--window SPEC] [--json]',
+  allowPositionals: true,
+  options: {
+    on: { type: 'string' },
+    window: { type: 'string' },
+    json: { type: 'boolean' },
+  },
+  help: [
+    'arguments:',
+    '  <phone>…        numbers in international form (+12085550143); several at once',
+    'options:',
+    "  --on DATE       the local date to answer for (default: today in each number's own zone)",
+    '  --window SPEC   an upload calling window to intersect, e.g. "Mon-Fri 09:00-17:00"',
+    '  --json          print a JSON array: phone, zones, regions, allowed [{from, to}], rules [{scope, hours,',
+    '                  source}], holidays',
+    '',
+    "The hours are the strictest of every rule that may apply: the country's, the state's or province's (from the",
+    'area code), every time zone the number may ring in, and public holidays where a rule bans them. The',
+    'deployment setting LEGAL_HOURS, when set in the environment, is applied as intake and the lifecycle apply it.',
+    '',
+    'Exit status: 0 when every number was answered, 1 when one could not be, 2 for a usage mistake.',
+  ],
+  async run(values, positionals) {
+    if (positionals.length === 0) throw new UsageError('give at least one phone number, e.g. +12085550143');
+    const on = values.on as string | undefined;
+    if (on !== undefined && !/^\d{4}-\d{2}-\d{2}$/.test(on))
+      throw new UsageError(`--on ${on} is not a date (use YYYY-MM-DD, e.g. 2026-12-07)`);
+    let table = DEFAULT_LEGAL_HOURS;
+    const setting = process.env.LEGAL_HOURS;
+    if (setting) {
+      const read = readLegalHours(setting);
+      if ('problem' in read) throw new UsageError(`LEGAL_HOURS: ${read.problem}`);
+      table = read;
+    }
+    const window = (values.window as string | undefined) ?? null;
+    const now = Date.now();
+    const answers: { on: string; answer: Answer }[] = positionals.map((phone) => {
+      const date = on ?? todayOf(phone, table, now);
+      const a = hoursFor(phone, { on: date, window, table });
+      return { on: date, answer: 'error' in a ? { phone, error: a.error } : a };
+    });
+    if (values.json)
+      console.log(
+        JSON.stringify(
+          answers.map((a) => ({ on: a.on, ...a.answer })),
+          null,
+          2,
+        ),
+      );
+    else console.log(answers.flatMap((a) => describe(a.answer, a.on)).join('\n'));
+    return answers.some((a) => 'error' in a.answer) ? 1 : 0;
+  },
+};
