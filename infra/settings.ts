@@ -149,7 +149,15 @@ export const SETTINGS = {
   LEGAL_HOURS: {
     type: 'json',
     readBy: ['intake', ...LIFECYCLE],
-    doc: 'Legal calling hours by country over the built-in table, e.g. `{"GB": "Mon-Fri 09:00-20:00"}`.',
+    doc: 'Calling hours by country or state over the built-in table (docs/calling-hours.md), e.g. `{"GB": "Mon-Fri 09:00-20:00", "US-TX": "Mon-Fri 09:00-20:00"}`; `"off"` removes a conservative default.',
+  },
+  START_HORIZON_DAYS: {
+    type: 'integer',
+    min: 1,
+    max: 365,
+    readBy: ['intake'],
+    default: 14,
+    doc: 'Furthest ahead an upload may start; later starts are refused, as one workflow run lasts at most LIFECYCLE_TIMEOUT_SECONDS.',
   },
   CALL_CAP_PER_DAY: {
     type: 'integer',

@@ -8,6 +8,7 @@ import { LIMITS } from '../commons/voice-api/contract.ts';
 import { readVoiceApiSource, type VoiceApiSource } from '../commons/voice-api-access.ts';
 import type { IntakeDefaults } from './intake-service.ts';
 import { isCountryCode } from './phone.ts';
+import { DEFAULT_START_HORIZON_DAYS } from './settings.ts';
 
 export interface IntakeConfig {
   aws: AwsSettings;
@@ -46,6 +47,12 @@ export function readIntakeConfig(source: Env): IntakeConfig {
             : { problem: `a whole number from 0 to ${LIMITS.campaignRetriesMax}` },
         ) ?? 1,
       legalHours: env.checked('LEGAL_HOURS', readLegalHours) ?? DEFAULT_LEGAL_HOURS,
+      startHorizonDays:
+        env.checked('START_HORIZON_DAYS', (v) =>
+          /^\d+$/.test(v) && Number(v) >= 1 && Number(v) <= 365
+            ? Number(v)
+            : { problem: 'a whole number from 1 to 365' },
+        ) ?? DEFAULT_START_HORIZON_DAYS,
     },
     leaseMs:
       env.checked('INTAKE_LEASE_SECONDS', (v) =>

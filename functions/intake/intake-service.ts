@@ -12,6 +12,7 @@ import type { Contact } from './contacts.ts';
 import type { LifecycleStarter } from './lifecycle-starter.ts';
 import { planParts } from './plan-parts.ts';
 import { type IntakeReport, originalDestination, reportKeys, XLSX_TYPE } from './report.ts';
+import { DEFAULT_START_HORIZON_DAYS } from './settings.ts';
 import { agentFolder, INCOMING, type UploadRef, uploadId } from './upload-ref.ts';
 import type { UploadOutcome, UploadStore } from './upload-store.ts';
 import { type ValidationOutcome, validateUpload } from './validate-upload.ts';
@@ -22,6 +23,8 @@ export interface IntakeDefaults {
   retries: number;
   /** Legal calling hours by country (`LEGAL_HOURS` over the built-in table); the built-in table when absent. */
   legalHours?: LegalHoursTable;
+  /** How far ahead a start may be (`START_HORIZON_DAYS`); DEFAULT_START_HORIZON_DAYS when absent. */
+  startHorizonDays?: number;
 }
 
 export interface IntakeDeps {
@@ -178,6 +181,10 @@ export class IntakeService {
       metadata: object.metadata,
       legalHours: this.deps.defaults.legalHours,
       suppressed: (phones) => this.deps.suppression.matching(phones),
+      startHorizon: {
+        now: this.deps.now().getTime(),
+        days: this.deps.defaults.startHorizonDays ?? DEFAULT_START_HORIZON_DAYS,
+      },
     });
     const { report } = validation;
     if (!report.ok && report.error) return rejected(report.error.code, report.error.message, validation);

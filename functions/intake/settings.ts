@@ -166,13 +166,36 @@ function yesNo(s: RawSetting): boolean {
 }
 
 /**
+ * How far ahead a start may be, by default. One lifecycle execution runs at most LIFECYCLE_TIMEOUT_SECONDS (30
+ * days); it waits for the start, then must have launched and continued afresh (at the latest after
+ * CONTINUE_AFTER_STEPS looks of at most POLL_MAX_SECONDS: 1000 × 900 s, about 10.4 days) before then.
+ */
+export const DEFAULT_START_HORIZON_DAYS = 14;
+
+/** Until when a start is accepted: `days` after `now`. */
+export interface StartHorizon {
+  now: number;
+  days: number;
+}
+
+/** Why a start is further ahead than the workflow can wait, or null. */
+export function startTooFar(startMs: number, horizon: StartHorizon): string | null {
+  const limit = horizon.now + horizon.days * 86_400_000;
+  if (startMs <= limit) return null;
+  const ahead = Math.ceil((startMs - horizon.now) / 86_400_000);
+  return `the start is ${ahead} days ahead, and a campaign's workflow waits at most ${horizon.days} days for its start (setting START_HORIZON_DAYS): upload it again within ${horizon.days} days of the start, or choose an earlier start`;
+}
+
+/**
  * Reads the settings an upload gives, from its Settings worksheet and its S3 object metadata. A setting given in
  * both places must agree. Any bad value is a file-level problem naming the setting, where it was written and why.
+ * With a horizon, a start further ahead than it is refused too.
  */
 export function readSettings(
   sheetRows: Cell[][] | null,
   metadata: Record<string, string> = {},
   source: SettingSource = S3_METADATA,
+  horizon: StartHorizon | null = null,
 ): UploadSettings {
   const raw = new Map<Name, RawSetting>();
   if (sheetRows) fromSheet(sheetRows, raw);
@@ -194,8 +217,11 @@ export function readSettings(
   if (start && zone) {
     const why = startProblem(start.value);
     if (why) throw problem(start.where, why);
-    if (Number.isNaN(parseDateTimeIn(start.value, zone.value)))
+    const at = parseDateTimeIn(start.value, zone.value);
+    if (Number.isNaN(at))
       throw problem(start.where, `"${start.value}" is not a date and time (use e.g. 2026-12-01T09:30:00)`);
+    const far = horizon && startTooFar(at, horizon);
+    if (far) throw problem(start.where, far);
     out.start = { dateTime: start.value.replace(' ', 'T'), timeZone: zone.value };
   }
 

@@ -8,7 +8,7 @@ import { type Contact, ContactRules, type Rejection } from './contacts.ts';
 import type { Part } from './parts.ts';
 import { type CostlyType, costlyNumberType } from './phone.ts';
 import { placeContacts } from './placement.ts';
-import { readSettings, S3_METADATA, type SettingSource, type UploadSettings } from './settings.ts';
+import { readSettings, S3_METADATA, type SettingSource, type StartHorizon, type UploadSettings } from './settings.ts';
 import { type ScannedUpload, scanUpload } from './sheet/scan.ts';
 import type { ZoneChoice } from './time-zones.ts';
 import { OriginalRows } from './writers.ts';
@@ -25,6 +25,8 @@ export interface ValidateOptions {
   /** Answers which of these numbers are on the suppression list. */
   suppressed?: (phones: string[]) => Promise<ReadonlySet<string>>;
   limits?: ReadLimits;
+  /** Refuses a start further ahead than the workflow can wait (START_HORIZON_DAYS); no limit when absent. */
+  startHorizon?: StartHorizon;
 }
 
 /** What `callsheet validate --json` prints, and what intake reports. */
@@ -140,7 +142,12 @@ export async function validateUpload(
     // names another country costs a second read.
     let country = countryBeforeReading(options);
     ({ scanned, rules, originals } = await readContacts(upload, country));
-    settings = readSettings(scanned.settings, options.metadata, options.metadataSource ?? S3_METADATA);
+    settings = readSettings(
+      scanned.settings,
+      options.metadata,
+      options.metadataSource ?? S3_METADATA,
+      options.startHorizon ?? null,
+    );
     if ((settings.defaultCountry ?? options.defaultCountry) !== country) {
       country = settings.defaultCountry ?? options.defaultCountry;
       ({ scanned, rules, originals } = await readContacts(upload, country));

@@ -8,9 +8,10 @@ import { DEFAULT_LEGAL_HOURS } from '../../../functions/commons/legal-hours.ts';
 import { silentLog } from '../../../functions/commons/log.ts';
 import { isValidTimeZone } from '../../../functions/commons/voice-api/contract.ts';
 import { VoiceApiClient } from '../../../functions/commons/voice-api/index.ts';
+import { parseDateTimeIn } from '../../../functions/commons/zoned-time.ts';
 import { isCountryCode } from '../../../functions/intake/phone.ts';
 import { type IntakeReport, partReportFiles, reportKeys, reportPrefix } from '../../../functions/intake/report.ts';
-import { startProblem } from '../../../functions/intake/settings.ts';
+import { DEFAULT_START_HORIZON_DAYS, startProblem, startTooFar } from '../../../functions/intake/settings.ts';
 import { CampaignStore } from '../../../functions/lifecycle/campaign-store.ts';
 import { partWindow, windowStateAt } from '../../../functions/lifecycle/window-plan.ts';
 import { parseFollowUpPolicy } from '../../../functions/outcomes/follow-up.ts';
@@ -69,6 +70,11 @@ function checkOptions(values: Record<string, string | boolean | undefined>) {
   // The same checks intake makes, blamed on the flag rather than on the S3 metadata run passes them as.
   const startWrong = start === undefined ? null : startProblem(start);
   if (startWrong) throw new UsageError(`--start ${start}: ${startWrong}`);
+  const far =
+    start && zone
+      ? startTooFar(parseDateTimeIn(start, zone), { now: now ?? Date.now(), days: DEFAULT_START_HORIZON_DAYS })
+      : null;
+  if (far) throw new UsageError(`--start ${start}: ${far}`);
   const followUp = values['follow-up'] as string | undefined;
   if (followUp !== undefined) {
     const policy = parseFollowUpPolicy(followUp);

@@ -4,10 +4,20 @@ import { basename, join } from 'node:path';
 import { TABLES } from '../../../functions/commons/tables.ts';
 import { REASON_TEXT } from '../../../functions/intake/contacts.ts';
 import { COSTLY_TEXT, isCountryCode } from '../../../functions/intake/phone.ts';
+import { DEFAULT_START_HORIZON_DAYS } from '../../../functions/intake/settings.ts';
 import { validateUpload } from '../../../functions/intake/validate-upload.ts';
 import { writeUploadFiles } from '../../../functions/intake/writers.ts';
 import { localDataDir, localDynamoPath } from '../../stack/data-dir.ts';
 import { type Command, UsageError } from '../command.ts';
+
+/** START_HORIZON_DAYS as the deployment sets it for intake, when set here too. */
+function startHorizonDays(): number {
+  const v = process.env.START_HORIZON_DAYS;
+  if (v === undefined) return DEFAULT_START_HORIZON_DAYS;
+  if (!/^\d+$/.test(v) || Number(v) < 1 || Number(v) > 365)
+    throw new UsageError(`START_HORIZON_DAYS=${v} is not a whole number from 1 to 365`);
+  return Number(v);
+}
 
 export const validateCommand: Command = {
   name: 'validate',
@@ -66,6 +76,7 @@ export const validateCommand: Command = {
       ...(hasSuppressionList() ? { suppressed: suppressedNumbers } : {}),
       metadata: flags,
       metadataSource: (key) => `option ${flagOf[key] ?? key}`,
+      startHorizon: { now: Date.now(), days: startHorizonDays() },
     });
     const { report } = outcome;
 
