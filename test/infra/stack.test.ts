@@ -263,6 +263,7 @@ describe('settings reach the functions that read them', () => {
     BRAKE_LEAD_SECONDS: 20,
     SECURE_RETRY_SECONDS: 30,
     HOLD_HORIZON_DAYS: 10,
+    START_HORIZON_DAYS: 12,
     POLL_MIN_SECONDS: 40,
     POLL_MAX_SECONDS: 800,
     CONTINUE_AFTER_STEPS: 900,

@@ -142,3 +142,30 @@ describe('upload settings', () => {
     expect(readSettings([['Retries', 1]], { retries: '1' })).toEqual({ retries: 1 });
   });
 });
+
+describe('start horizon: a start no further ahead than the workflow can wait', () => {
+  const now = Date.parse('2026-12-01T12:00:00Z');
+  it.each([
+    // 05:00 in Chicago is 11:00Z: 13 days 23 hours ahead.
+    ['2026-12-15T05:00', 14, null],
+    ['2026-12-16T09:00', 14, /the start is 16 days ahead, .* waits at most 14 days .*START_HORIZON_DAYS/],
+    ['2029-12-01T09:00', 14, /the start is 1097 days ahead/],
+    ['2026-12-16T09:00', 30, null],
+    ['2026-11-01T09:00', 14, null],
+  ])('start %s with %d days: %s', (start, days, problem) => {
+    const read = () =>
+      readSettings(null, { 'start-date-time': start, 'time-zone': 'America/Chicago' }, undefined, { now, days });
+    if (problem) expect(read).toThrow(problem);
+    else expect(read().start?.dateTime).toBe(start);
+  });
+
+  it('refuses the upload with a report naming the setting, and accepts it without a horizon', async () => {
+    const bytes = await withSettings([
+      ['start date time', '2029-12-01T09:00'],
+      ['time zone', 'America/Chicago'],
+    ]);
+    const far = await validateUpload(bytes, 'far.xlsx', { startHorizon: { now, days: 14 } });
+    expect(far.report.error?.message).toMatch(/Settings sheet.*1097 days ahead.*START_HORIZON_DAYS/is);
+    expect((await validateUpload(bytes, 'far.xlsx')).report.ok).toBe(true);
+  });
+});

@@ -1,6 +1,7 @@
 import ExcelJS from 'exceljs';
 import { describe, expect, it } from 'vitest';
 import { parseWindowRules } from '../../functions/commons/calling-window.ts';
+import { parseLegalHours } from '../../functions/commons/legal-hours.ts';
 import type { Contact } from '../../functions/intake/contacts.ts';
 import { placeContacts } from '../../functions/intake/placement.ts';
 import { planParts } from '../../functions/intake/plan-parts.ts';
@@ -83,12 +84,13 @@ describe('placing contacts in parts', () => {
     const out = placeContacts(
       [contact(2, '+442079460018', 'GB'), contact(3, '+14155552671', 'US')],
       nights,
-      undefined,
+      // Great Britain without its conservative default: no hours of its own.
+      parseLegalHours('{"GB": "off"}'),
       NOW,
     );
     expect(out.parts.map((p) => p.country)).toEqual(['GB']);
     expect(out.rejected).toEqual([{ row: 3, reason: 'outside_legal_hours', input: '+14155552671' }]);
-    expect(out.problems[0]).toMatch(/has no hour within US legal hours \(daily 08:00-21:00, TCPA/);
+    expect(out.problems[0]).toMatch(/has no hour within the legal hours of US\b.*US daily 08:00-21:00 \(.*47 CFR/);
   });
 
   it('never puts one zone set of two countries in one part', () => {
@@ -120,8 +122,11 @@ describe('plans and the intake report', () => {
     expect(plans[0]?.zoneDecidedBy).toMatch(/spans 2 time zones \(America\/Adak, America\/Anchorage\).*all of them/);
     expect(plans[1]?.zoneDecidedBy).toMatch(/own area/);
     expect(plans[0]?.hours).toEqual({
-      window: expect.stringContaining('cut to US legal hours daily 08:00-21:00'),
+      window: expect.stringContaining('cut to the legal hours of US, US-AK (Sun,Mon,Tue,Wed,Thu,Fri,Sat 08:00-21:00)'),
       clippedToLegalHours: true,
+      rules: expect.arrayContaining([
+        expect.objectContaining({ scope: 'US', source: expect.stringMatching(/47 CFR § 64\.1200\(c\)\(1\)/) }),
+      ]),
     });
     expect(plans[0]?.hours.window).toContain('in each of America/Adak, America/Anchorage');
 
