@@ -14,6 +14,8 @@ interface PartStatus {
   live: boolean;
   window: { hours: string; open: boolean; changesAt: string | null } | null;
   lastEvent: string | null;
+  /** Why an ended part failed or was held (its workflow timed out, its window never opened…), when it says. */
+  failure: string | null;
 }
 
 /** A running part as an operator sees it: paused (and why), or asked to change and not yet acted on. */
@@ -67,10 +69,12 @@ async function partStatus(
         ? { hours: r.watch.window.description, open: w.open, changesAt: w.changesAt ? iso(w.changesAt) : null }
         : null,
     lastEvent: last ? `${last.event} (${last.reason}) ${last.at}` : null,
+    failure: r.failure ? `${r.failure.code}: ${r.failure.message}` : null,
   };
 }
 
-function render(s: Awaited<ReturnType<typeof snapshot>>): string {
+/** The status screen, from a snapshot (exported for its table test). */
+export function render(s: Awaited<ReturnType<typeof snapshot>>): string {
   if (s.parts.length === 0) return `No uploads with campaigns in ${s.where}.`;
   const lines = [`${s.where}, at ${s.now}`];
   let upload = '';
@@ -83,7 +87,7 @@ function render(s: Awaited<ReturnType<typeof snapshot>>): string {
       ? `window ${p.window.open ? 'open' : 'closed'}${p.window.changesAt ? `, ${p.window.open ? 'closes' : 'opens'} ${p.window.changesAt}` : ''}`
       : '';
     lines.push(
-      `  part ${p.part} ${(p.campaignId ?? '-').padEnd(22)} ${p.status.padEnd(10)} ${p.progress ? bar(p.progress.done, p.progress.total) : p.live ? (s.api ? '(no progress: the Voice API did not answer)' : '(progress needs VOICE_API_URL and VOICE_API_KEY)') : '(ended; see callsheet report)'}  ${window}`,
+      `  part ${p.part} ${(p.campaignId ?? '-').padEnd(22)} ${p.status.padEnd(10)} ${p.progress ? bar(p.progress.done, p.progress.total) : p.live ? (s.api ? '(no progress: the Voice API did not answer)' : '(progress needs VOICE_API_URL and VOICE_API_KEY)') : p.failure ? `(${p.failure})` : '(ended; see callsheet report)'}  ${window}`,
     );
   }
   return lines.join('\n');

@@ -1,0 +1,39 @@
+import { describe, expect, it } from 'vitest';
+import { render } from '../../local/cli/commands/status.ts';
+
+const part = {
+  uploadId: 'u1',
+  partKey: 'u1-p1',
+  campaignId: null,
+  progress: null,
+  live: false,
+  window: null,
+  lastEvent: null,
+};
+
+describe('callsheet status screen', () => {
+  it.each([
+    [
+      'a part whose workflow timed out before launching says why',
+      {
+        ...part,
+        part: 1,
+        status: 'failed',
+        failure: 'workflow_timed_out: the workflow timed out; the guard left the campaign none',
+      },
+      /part 1 -\s+failed\s+\(workflow_timed_out: the workflow timed out; the guard left the campaign none\)/,
+    ],
+    [
+      'a held part says its window never opened',
+      { ...part, part: 2, status: 'held', failure: 'window_never_opens: held, not dialled' },
+      /part 2 -\s+held\s+\(window_never_opens: held, not dialled\)/,
+    ],
+    [
+      'an ended part without a failure points to the report',
+      { ...part, part: 3, status: 'completed', failure: null },
+      /\(ended; see callsheet report\)/,
+    ],
+  ])('%s', (_what, p, line) => {
+    expect(render({ now: '2026-12-07T12:00:00Z', where: 'the local stack', api: true, parts: [p] })).toMatch(line);
+  });
+});
