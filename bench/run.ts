@@ -6,6 +6,7 @@ import { bundlesBench } from './bundles.ts';
 import { clientOverhead } from './client-overhead.ts';
 import { contactsBench } from './contacts.ts';
 import { chooseGroups } from './groups.ts';
+import { hoursBench } from './hours.ts';
 import { intakeBench } from './intake.ts';
 import { lifecycleBench } from './lifecycle.ts';
 import { webhooksBench } from './webhooks.ts';
@@ -19,6 +20,7 @@ const GROUPS = {
   webhooks: webhooksBench,
   contacts: contactsBench,
   bundles: bundlesBench,
+  hours: hoursBench,
 };
 // `npm run bench -- intake bundles` runs just those groups; no names runs them all.
 const chosen = chooseGroups(process.argv.slice(2), Object.keys(GROUPS));

@@ -1,4 +1,4 @@
-import { publicHolidays } from '../commons/calling-hours/holidays.ts';
+import { HolidaysUnknown, publicHolidays } from '../commons/calling-hours/holidays.ts';
 import {
   type CallingWindow,
   describeWindow,
@@ -125,6 +125,14 @@ export function partWindow(plan: CampaignPlan, legalTable: LegalHoursTable, nowM
     };
 
   const holidayScopes = holidayScopesOf(applying);
+  let holidays: string[];
+  try {
+    holidays = closedDays(plan.window.holidays, holidayScopes, nowMs);
+  } catch (err) {
+    // A day that may be a holiday nobody can name is never treated as open.
+    if (err instanceof HolidaysUnknown) return { ok: false, code: 'holidays_unknown', message: err.message };
+    throw err;
+  }
   let description = describeWindow({ rules, holidays: plan.window.holidays });
   if (zones.length > 1) description += `, in each of ${zones.join(', ')} (open only where all are)`;
   if (holidayScopes.length > 0) description += `; closed on public holidays (${holidayScopes.join(', ')})`;
@@ -137,7 +145,7 @@ export function partWindow(plan: CampaignPlan, legalTable: LegalHoursTable, nowM
       zones,
       timeZone: zones[0] as string,
       rules,
-      holidays: closedDays(plan.window.holidays, holidayScopes, nowMs),
+      holidays,
       country,
       regions,
       description,

@@ -40,15 +40,15 @@ describe('zones of split area codes', () => {
 });
 
 describe('public holidays from date-holidays', () => {
-  it('lists a scope’s public holidays on local dates, and refuses a scope it has no calendar for', () => {
-    expect(publicHolidays('US-FL', '2026-12-01', '2026-12-31')).toContain('2026-12-25');
+  it('lists a scope’s public holidays on local dates, and refuses a scope or year it has no calendar for', () => {
     expect(publicHolidays('AU', '2026-04-01', '2026-04-30')).toEqual(
       expect.arrayContaining(['2026-04-03', '2026-04-06']),
     );
     expect(publicHolidays('FR', '2026-12-26', '2027-01-02')).toEqual(['2027-01-01']);
-    expect(knowsHolidaysOf('US-FL')).toBe(true);
+    expect(knowsHolidaysOf('FR')).toBe(true);
     expect(knowsHolidaysOf('US-ZZ')).toBe(false);
-    expect(() => publicHolidays('ZZ', '2026-01-01', '2026-12-31')).toThrow(/no calendar for ZZ/);
+    expect(() => publicHolidays('ZZ', '2026-01-01', '2026-12-31')).toThrow(/no holiday calendar for ZZ/);
+    expect(() => publicHolidays('FR', '2026-01-01', '2099-12-31')).toThrow(/covers 2025-2031, not 2026-2099/);
   });
 });
 

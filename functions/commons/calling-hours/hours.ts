@@ -35,6 +35,14 @@ export interface HoursQuestion {
 
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 
+/**
+ * Numbers that share zones, country, states (and a NANP area code) get the same answer on a date: worked out once.
+ * Keyed per table, since a `LEGAL_HOURS` override changes every answer.
+ */
+type Shared = Omit<HoursAnswer, 'phone'> | { error: string };
+const answers = new WeakMap<LegalHoursTable, Map<string, Shared>>();
+const MAX_REMEMBERED = 10_000;
+
 /** `2026-12-07T09:00:00-05:00`: the instant as the zone's clock shows it, with the zone's offset. */
 export function isoInZone(ms: number, zone: string): string {
   const offset = zoneOffsetMs(ms, zone);
@@ -67,8 +75,38 @@ export function hoursFor(phone: string, question: HoursQuestion): HoursAnswer | 
   const noon = Date.UTC(year, month - 1, day, 12);
   const choice = zonesForNumber(e164, noon);
   if (!choice) return { error: `${e164}: callsheet has no time-zone data for this number, so it is never called` };
-  const zones = [...choice.zones];
-  const regions = [...regionsOfNumber(e164, country)];
+  const regions = regionsOfNumber(e164, country);
+  const table = question.table ?? DEFAULT_LEGAL_HOURS;
+  const npa = e164.startsWith('+1') ? e164.slice(2, 5) : '';
+  const key = `${choice.zones.join(' ')}|${country}|${regions.join(' ')}|${npa}|${question.on}|${question.window ?? ''}`;
+  let remembered = answers.get(table);
+  if (!remembered) {
+    remembered = new Map();
+    answers.set(table, remembered);
+  }
+  let shared = remembered.get(key);
+  if (!shared) {
+    shared = answerFor(choice.zones, country, regions, npa, upload, table, year, month, day, question.on);
+    if (remembered.size >= MAX_REMEMBERED) remembered.clear();
+    remembered.set(key, shared);
+  }
+  return 'error' in shared ? { error: `${e164}: ${shared.error}` } : { phone: e164, ...shared };
+}
+
+function answerFor(
+  zoneList: readonly string[],
+  country: string | null,
+  regionList: readonly string[],
+  npa: string,
+  upload: WindowRule[] | null,
+  table: LegalHoursTable,
+  year: number,
+  month: number,
+  day: number,
+  on: string,
+): Shared {
+  const zones = [...zoneList];
+  const regions = [...regionList];
   const zone = zones[0] as string;
   const from = instantOfWallTime({ year, month, day, hour: 0, minute: 0, second: 0 }, zone);
   const next = new Date(Date.UTC(year, month - 1, day + 1));
@@ -87,26 +125,21 @@ export function hoursFor(phone: string, question: HoursQuestion): HoursAnswer | 
     part: { zones, timeZone: zone, country, regions },
     window: { rules: upload, holidays: [] },
   } as unknown as CampaignPlan;
-  const result = partWindow(plan, question.table ?? DEFAULT_LEGAL_HOURS, from);
-  if (!result.ok) return { error: `${e164}: ${result.message}` };
+  const result = partWindow(plan, table, from);
+  if (!result.ok) return { error: result.message };
   const w = result.window;
-  const split = e164.startsWith('+1') ? SPLIT_AREA_CODES[e164.slice(2, 5)] : undefined;
+  const split = npa ? SPLIT_AREA_CODES[npa] : undefined;
   return {
-    phone: e164,
     zones,
     regions,
     allowed: partIntervals(w, from, to).map((i) => ({ from: isoInZone(i.from, zone), to: isoInZone(i.to, zone) })),
     rules: w.legal,
     holidays: w.holidayScopes.flatMap((scope) => {
-      const name = holidayName(scope, question.on);
+      const name = holidayName(scope, on);
       return name ? [{ scope, name }] : [];
     }),
     zoneSource: split
-      ? {
-          areaCode: e164.slice(2, 5),
-          source: `${split.source.law} ${split.source.section}`,
-          note: split.note,
-        }
+      ? { areaCode: npa, source: `${split.source.law} ${split.source.section}`, note: split.note }
       : null,
   };
 }
