@@ -10,18 +10,13 @@ process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 async function loadMain() {
   const fresh = freshBundle();
   if (fresh) return import(fresh);
-  let entry;
   try {
-    entry = await buildCli({ quiet: true });
+    return import(await buildCli({ quiet: true }));
   } catch (err) {
-    // A source that does not compile (say, mid-edit): say so, and run the sources themselves, so commands whose
-    // code is intact still work and the broken one fails with its own error.
-    console.error(`callsheet: could not compile the CLI, running its TypeScript sources instead: ${err.message}`);
-    const { register } = await import('tsx/esm/api');
-    register();
-    return import('../local/cli/main.ts');
+    // A source that does not compile (say, mid-edit): say so and stop; an out-of-date bundle never runs.
+    console.error(`callsheet: could not compile the CLI (fix the source, then run it again): ${err.message}`);
+    process.exit(1);
   }
-  return import(entry);
 }
 
 const { main } = await loadMain();

@@ -74,10 +74,10 @@ export async function main(argv: string[]): Promise<number> {
     expect(JSON.parse((await run(bin)).stdout)).toMatchObject({ version: '2', greeting: 'bonjour', compiled: true });
   });
 
-  it('when a source does not compile, says so and runs the sources instead of the old bundle', async () => {
+  it('when a source does not compile, says so and stops instead of running the old bundle', async () => {
     await writeFile(join(dir, 'local/cli/greeting.ts'), "export const greeting = 'broken\n");
     const broken = await run(bin);
-    expect(broken.stderr).toContain('callsheet: could not compile the CLI, running its TypeScript sources instead');
+    expect(broken.stderr).toContain('callsheet: could not compile the CLI (fix the source, then run it again)');
     expect(broken.stdout).not.toContain('bonjour');
     expect(broken.code).not.toBe(0);
   });
