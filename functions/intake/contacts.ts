@@ -10,6 +10,12 @@ export type RejectReason =
   | 'no_time_zone'
   | 'no_legal_hours'
   | 'outside_legal_hours'
+  // The row's own Time Zone or State/Region cell (functions/intake/stated-place.ts): not a name callsheet knows, or
+  // not one the number's country has.
+  | 'unknown_time_zone'
+  | 'zone_contradicts_number'
+  | 'unknown_region'
+  | 'region_contradicts_number'
   // Over the call frequency cap of the number across all campaigns (functions/intake/caps.ts).
   | 'daily-cap'
   | 'weekly-cap';
@@ -21,6 +27,9 @@ export interface SheetRow {
   phone: PhoneCell;
   name: string | null;
   customInstruction: string | null;
+  /** The row's `Time Zone` and `State`/`Region`/`Province` cells, when the sheet has those columns; input only. */
+  timeZone?: string | null;
+  region?: string | null;
 }
 
 export interface Contact {
@@ -30,6 +39,13 @@ export interface Contact {
   country: string | null;
   name: string | null;
   customInstruction: string | null;
+  /**
+   * What the row's own Time Zone and State/Region cells say, as written (null or absent: blank, or no such column).
+   * They narrow, or add to, the zones and states the number's data gives (functions/intake/stated-place.ts); they
+   * never reach the part file.
+   */
+  timeZone?: string | null;
+  region?: string | null;
 }
 
 export interface Rejection {
@@ -52,6 +68,14 @@ export const REASON_TEXT: Record<RejectReason, string> = {
     'callsheet has no default legal calling hours for this number\'s country: set a calling window (Settings sheet "calling window" or x-amz-meta-calling-window) to call it',
   outside_legal_hours:
     "the upload's calling window has no hour within the legal calling hours of this number's country: set a window inside them",
+  unknown_time_zone:
+    'the Time Zone cell names no time zone callsheet knows: write an IANA zone name such as America/New_York, America/Los_Angeles or Europe/Paris, or leave the cell blank',
+  zone_contradicts_number:
+    "the Time Zone cell names a zone this number's country does not use: fix the zone (or the number), or leave the cell blank",
+  unknown_region:
+    'the State/Region cell names no state, province or region callsheet knows: write its code (FL or US-FL, ON or CA-ON) or its full name (Florida, Ontario), or leave the cell blank',
+  region_contradicts_number:
+    "the State/Region cell names a state, province or region of another country than this number's: fix it (or the number), or leave the cell blank",
   'daily-cap':
     'this number already has as many calls as allowed in 24 hours across all campaigns (CALL_CAP_PER_DAY); upload it again tomorrow',
   'weekly-cap':
@@ -89,6 +113,8 @@ export class ContactRules {
       country: result.country,
       name: r.name,
       customInstruction: r.customInstruction,
+      timeZone: r.timeZone ?? null,
+      region: r.region ?? null,
     });
   }
 

@@ -9,10 +9,16 @@ import {
 } from '../commons/legal-hours.ts';
 import type { Contact, RejectReason } from './contacts.ts';
 import { MAX_PART_ROWS, type Part, splitIntoParts } from './parts.ts';
+import { StatedPlaces, type StatedReason } from './stated-place.ts';
 import { type ZoneChoice, zonesForNumber } from './time-zones.ts';
 
-/** Why a valid number cannot be placed in a part: nobody could say when calling it is legal. */
-export type PlacementReason = Extract<RejectReason, 'no_time_zone' | 'no_legal_hours' | 'outside_legal_hours'>;
+/**
+ * Why a valid number cannot be placed in a part: nobody could say when calling it is legal, or its row's own Time
+ * Zone or State/Region cell is unknown or contradicts the number.
+ */
+export type PlacementReason =
+  | Extract<RejectReason, 'no_time_zone' | 'no_legal_hours' | 'outside_legal_hours'>
+  | StatedReason;
 
 export interface Unplaced {
   row: number;
@@ -60,7 +66,9 @@ function judge(
 /**
  * Places each contact in a part by its country, the states or provinces whose rules apply to it and the zones it
  * may ring in; never guesses a zone. A number the zone data does not know is refused; so is one whose country has
- * no legal hours when the upload set no window, and one whose rules share no hour with the upload's window.
+ * no legal hours when the upload set no window, and one whose rules share no hour with the upload's window. A row's
+ * own Time Zone and State/Region cells narrow the number's zones and states, or add to them (stated-place.ts); a
+ * cell naming nothing callsheet knows, or a zone or region of another country, refuses the row.
  */
 export function placeContacts(
   contacts: readonly Contact[],
@@ -77,10 +85,33 @@ export function placeContacts(
   // Keyed by the shared regions array of an area code, or by the country elsewhere.
   const verdicts = new Map<string | null | readonly string[], Verdict>();
   const problems = new Set<string>();
+  // Made at the first row with a Time Zone or State/Region cell: a sheet without them costs nothing more per row.
+  let stated: StatedPlaces | null = null;
   for (const c of contacts) {
-    const zone = zonesForNumber(c.phone, now);
+    let zone = zonesForNumber(c.phone, now);
     let reason: PlacementReason | null = null;
-    const own = regionsOfNumber(c.phone, c.country);
+    let own = regionsOfNumber(c.phone, c.country);
+    let input = c.phone;
+    if (zone && (c.timeZone || c.region)) {
+      stated ??= new StatedPlaces(now);
+      const zoneAnswer = c.timeZone ? stated.zones(zone, c.phone, c.country, c.timeZone) : zone;
+      const regionAnswer = c.region ? stated.regions(own, c.country, c.region) : own;
+      if (typeof zoneAnswer === 'string') {
+        reason = zoneAnswer;
+        input = c.timeZone as string;
+      } else if (typeof regionAnswer === 'string') {
+        reason = regionAnswer;
+        input = c.region as string;
+      } else {
+        zone = zoneAnswer;
+        own = regionAnswer;
+      }
+    }
+    if (reason) {
+      // The cell at fault is the one the user must fix: it is what the rejection shows.
+      rejected.push({ row: c.row, reason, input });
+      continue;
+    }
     if (!zone) reason = 'no_time_zone';
     else {
       const key = own.length > 0 ? own : c.country;

@@ -13,6 +13,9 @@ const ZONE_WORDS: Record<ZoneSource, (zones: string[]) => string> = {
   country: () => "the numbers' area, whose time zones all keep the same clock",
   several: (zones) =>
     `the numbers' range spans ${zones.length} time zones (${zones.join(', ')}) and no data narrows it: called only when the window is open in all of them`,
+  sheet: (zones) => `the rows' Time Zone cell, which picked ${zones[0]} among the time zones the numbers' range spans`,
+  'sheet-added': (zones) =>
+    `the numbers' own time zones plus the one the rows' Time Zone cell names, which the numbers' data does not list (a number kept after a move): ${zones.join(', ')}, called only when the window is open in all of them`,
 };
 
 /**

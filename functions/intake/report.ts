@@ -31,7 +31,7 @@ export interface IntakeReport {
     /** The hours the part is called in (upload window ∩ every rule's hours) and whether legal hours cut it. */
     window: string;
     clippedToLegalHours: boolean;
-    /** The states or provinces whose rules apply to the part's numbers (from their area codes). */
+    /** The states or provinces whose rules apply to the part's numbers (their area codes', and their rows' State cells). */
     regions: string[];
     /** Every rule that shaped the window, with its source: why any call of the part was allowed. */
     rules: AppliedRule[];

@@ -7,9 +7,12 @@ import { RENAMED_ZONES, readZoneTable } from './phone-zone-data.ts';
  * its prefix names several zones that all keep the same clock (a UK mobile: London, Guernsey or the Isle of Man).
  * `several`: its prefix spans zones of different clocks and no longer prefix narrows it (an Alaska number may be
  * Anchorage or Adak time): every one is kept, and the part is called only when its window is open in all of them.
- * No zone is ever guessed: not UTC, not the upload's zone.
+ * No zone is ever guessed: not UTC, not the upload's zone. A row's own `Time Zone` cell may change the number's answer
+ * (functions/intake/stated-place.ts): `sheet`: the cell picked one of the number's zones of different clocks;
+ * `sheet-added`: the cell named a zone of the number's country that the number's data does not list (a mobile that
+ * moved), so it was added to the number's own, and the part is called only when open in all of them.
  */
-export type ZoneSource = 'number' | 'country' | 'several';
+export type ZoneSource = 'number' | 'country' | 'several' | 'sheet' | 'sheet-added';
 
 export interface ZoneChoice {
   /** One zone per distinct clock, the zone people know first; never empty. */
@@ -144,6 +147,20 @@ export function zonesOf(e164: string): readonly string[] {
   return node ? zonesAt(node) : NO_ZONES;
 }
 
+/** Every zone (current IANA names) of the prefixes the table knows that start with `digits` (a calling code). */
+export function zonesUnderPrefix(digits: string): string[] {
+  let node: PrefixNode | undefined = zoneTrie();
+  for (let i = 0; i < digits.length && node; i++) node = node.next[digits.charCodeAt(i) - 48];
+  const out = new Set<string>();
+  const below = node ? [node] : [];
+  while (below.length > 0) {
+    const n = below.pop() as PrefixNode;
+    if (n.raw) for (const zone of zonesAt(n)) out.add(zone);
+    for (const child of n.next) if (child) below.push(child);
+  }
+  return [...out];
+}
+
 /** How far ahead two zones must keep the same clock to be treated as one: longer than any campaign runs. */
 const SAME_CLOCK_DAYS = 400;
 const DAY_MS = 86_400_000;
@@ -155,7 +172,7 @@ const clockSignatures = new Map<string, string>();
  * open in the other. Sampled daily, each day whose samples differ worked out exactly (a zone that changed its offset
  * and back within one day would escape; none does). Once per zone and UTC day, per process.
  */
-function clockSignature(zone: string, now: number): string {
+export function clockSignature(zone: string, now: number): string {
   const from = Math.floor(now / DAY_MS) * DAY_MS;
   const key = `${zone}|${from}`;
   let sig = clockSignatures.get(key);
@@ -226,6 +243,11 @@ function isKnownZone(zone: string): boolean {
   return known;
 }
 
-/** The key a part is grouped by: numbers of one country with the same candidate zones share a part. */
+/**
+ * The key a part is grouped by: numbers of one country with the same candidate zones share a part. Zones a row's own
+ * Time Zone cell decided make parts of their own, so each part's report says truly how its zones were found.
+ */
 export const zoneGroupKey = (choice: ZoneChoice, country: string | null): string =>
-  `${country ?? ''}|${choice.zones.join(' ')}`;
+  choice.source === 'sheet' || choice.source === 'sheet-added'
+    ? `${country ?? ''}|${choice.zones.join(' ')}|${choice.source}`
+    : `${country ?? ''}|${choice.zones.join(' ')}`;

@@ -117,6 +117,8 @@ async function readContacts(
       name: columns.name === null ? null : textOrNull(cellText(r.cells[columns.name])),
       customInstruction:
         columns.customInstruction === null ? null : textOrNull(cellText(r.cells[columns.customInstruction])),
+      timeZone: columns.timeZone === null ? null : textOrNull(cellText(r.cells[columns.timeZone])),
+      region: columns.region === null ? null : textOrNull(cellText(r.cells[columns.region])),
     });
   });
   return { scanned, rules, originals };

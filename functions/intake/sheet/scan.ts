@@ -16,7 +16,14 @@ export interface ContactColumns {
   phone: number;
   name: number | null;
   customInstruction: number | null;
+  /** Optional input-only columns: an IANA zone, and a state, province or region, per row (the first of each). */
+  timeZone: number | null;
+  region: number | null;
 }
+
+/** Header names (as `headerKey`) of the optional columns; the first column with any of the names is read. */
+const TIME_ZONE_HEADERS = new Set(['time zone', 'timezone']);
+const REGION_HEADERS = new Set(['state', 'region', 'province']);
 
 export interface ScannedUpload {
   format: SheetFormat;
@@ -40,7 +47,17 @@ function columnsOf(cells: Cell[]): ContactColumns | null {
     const i = keys.indexOf(k);
     return i < 0 ? null : i;
   };
-  return { phone, name: idx('name'), customInstruction: idx('custom instruction') };
+  const first = (names: ReadonlySet<string>) => {
+    const i = keys.findIndex((k) => names.has(k));
+    return i < 0 ? null : i;
+  };
+  return {
+    phone,
+    name: idx('name'),
+    customInstruction: idx('custom instruction'),
+    timeZone: first(TIME_ZONE_HEADERS),
+    region: first(REGION_HEADERS),
+  };
 }
 
 /** Called with each non-blank data row of the contact sheet, in order, as it is read. */
