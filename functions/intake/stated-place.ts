@@ -1,5 +1,5 @@
-import Holidays from 'date-holidays';
 import { type CountryCode, getCountryCallingCode } from 'libphonenumber-js/max';
+import { PLACES } from '../commons/calling-hours/places.ts';
 import type { RejectReason } from './contacts.ts';
 import { RENAMED_ZONES } from './phone-zone-data.ts';
 import { clockSignature, type ZoneChoice, zonesOf, zonesUnderPrefix } from './time-zones.ts';
@@ -42,11 +42,6 @@ function resolveZone(text: string): string | null {
 }
 
 const countryZones = new Map<string, ReadonlySet<string>>();
-let holidays: Holidays | null = null;
-const holidayData = (): Holidays => {
-  holidays ??= new Holidays();
-  return holidays;
-};
 
 /**
  * The zones numbers of a country may ring in, to judge a Time Zone cell by: the country's zones in date-holidays'
@@ -59,7 +54,7 @@ export function zonesOfCountry(country: string): ReadonlySet<string> {
   let zones = countryZones.get(country);
   if (!zones) {
     let names: string[] = [];
-    if (country in holidayData().getCountries()) names = new Holidays(country).getTimezones();
+    names = [...(PLACES[country]?.zones ?? [])];
     if (names.length === 0) {
       try {
         names = zonesUnderPrefix(getCountryCallingCode(country as CountryCode));
@@ -115,8 +110,7 @@ const subdivisions = new Map<string, { codes: ReadonlySet<string>; byName: Reado
 function subdivisionsOf(country: string) {
   let s = subdivisions.get(country);
   if (!s) {
-    const states: Record<string, string> =
-      (country in holidayData().getCountries() ? holidayData().getStates(country) : undefined) ?? {};
+    const states = PLACES[country]?.states ?? {};
     s = {
       codes: new Set(Object.keys(states)),
       byName: new Map(Object.entries(states).map(([code, name]) => [nameKey(name), code])),
@@ -128,7 +122,7 @@ function subdivisionsOf(country: string) {
 
 /** Whether some country's subdivision has this code or name (`ON`, `Ontario`): only asked of a cell that fails. */
 function anyCountryHas(upperCode: string, name: string): boolean {
-  for (const country of Object.keys(holidayData().getCountries())) {
+  for (const country of Object.keys(PLACES)) {
     const s = subdivisionsOf(country);
     if (s.codes.has(upperCode) || s.byName.has(name)) return true;
   }
