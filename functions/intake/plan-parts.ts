@@ -1,9 +1,9 @@
-import { type CampaignPlan, partKey as lifecyclePartKey } from '../commons/campaign-plan.ts';
+import { type CampaignPlan, partKey } from '../commons/campaign-plan.ts';
 import { type AppliedRule, DEFAULT_LEGAL_HOURS, type LegalHoursTable } from '../commons/legal-hours.ts';
 import type { Agent } from '../commons/voice-api/types.ts';
 import { partWindow } from '../lifecycle/window-plan.ts';
 import type { IntakeDefaults } from './intake-service.ts';
-import { partKey, reportPrefix } from './report.ts';
+import { partFileKey, reportPrefix } from './report.ts';
 import type { ZoneSource } from './time-zones.ts';
 import { executionName, type UploadRef } from './upload-ref.ts';
 import type { ValidationOutcome } from './validate-upload.ts';
@@ -54,7 +54,7 @@ export function planParts(
       part: {
         index: part.index,
         of: parts.length,
-        key: partKey(id, part.index),
+        key: partFileKey(id, part.index),
         rows: part.contacts.length,
         zones: part.zones,
         timeZone: part.timeZone,
@@ -71,7 +71,7 @@ export function planParts(
       window: { rules: settings.window ?? null, holidays: settings.holidays ?? [] },
       reportPrefix: reportPrefix(id),
       ...(settings.followUp
-        ? { followUp: { policy: settings.followUp, round: 1, rootPartKey: lifecyclePartKey(id, part.index) } }
+        ? { followUp: { policy: settings.followUp, round: 1, rootPartKey: partKey(id, part.index) } }
         : {}),
     };
     return {

@@ -75,7 +75,8 @@ export const reportKeys = (id: string) => ({
   annotated: `${reportPrefix(id)}annotated.xlsx`,
 });
 
-export const partKey = (id: string, index: number) => `parts/${id}/part-${index}.xlsx`;
+/** Where a part's file (exactly the API columns) is written: not to be confused with a part's lasting key. */
+export const partFileKey = (id: string, index: number) => `parts/${id}/part-${index}.xlsx`;
 
 /**
  * Where the original goes once its report is written: `processed/` or `rejected/`, keeping the agent folder and

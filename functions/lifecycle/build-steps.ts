@@ -10,6 +10,7 @@ import { CampaignStore } from './campaign-store.ts';
 import type { LifecycleConfig } from './config.ts';
 import { LifecycleSteps } from './lifecycle-steps.ts';
 import { logSafetySignals } from './safety-signals.ts';
+import { EventBridgeEvents, StepFunctionsWorkflow } from './workflow.ts';
 
 export interface BuildOptions {
   now?: () => Date;
@@ -65,8 +66,8 @@ export async function buildLifecycleSteps(config: LifecycleConfig, options: Buil
     campaigns,
     safety,
     objects,
-    sfn,
-    events: eventsClient(config.aws),
+    workflow: new StepFunctionsWorkflow(sfn),
+    events: new EventBridgeEvents(eventsClient(config.aws), config.eventBusName),
     now,
     settings: config.settings,
     outcomes: config.outcomes

@@ -26,6 +26,8 @@ export interface LifecycleConfig {
    * reserved share, so a contact sync never delays a pause. Without it the client paces itself per process.
    */
   budget: BudgetConfig | null;
+  /** Where a part's end is announced. */
+  eventBusName: string;
 }
 
 const whole =
@@ -67,8 +69,8 @@ export function readLifecycleConfig(source: Env): LifecycleConfig {
       },
       continueAfterSteps: env.checked('CONTINUE_AFTER_STEPS', whole(1)) ?? 1000,
       reconcileMinutes: env.checked('RECONCILE_MINUTES', whole(1)) ?? 30,
-      eventBusName: env.optional('EVENT_BUS_NAME') ?? 'default',
     },
+    eventBusName: env.optional('EVENT_BUS_NAME') ?? 'default',
     outcomes: null,
     budget: env.optional(TABLES.apiBudget.env) ? readBudgetConfig(env) : null,
   };

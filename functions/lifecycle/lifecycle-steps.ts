@@ -1,14 +1,6 @@
-import { type EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
-import { GetExecutionHistoryCommand, type SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
 import { lookUpAgent } from '../commons/agent-lookup.ts';
 import type { ObjectStore } from '../commons/aws/object-store.ts';
-import {
-  type CampaignPlan,
-  continuationName,
-  labelOfPartKey,
-  partKey,
-  stateMachineOf,
-} from '../commons/campaign-plan.ts';
+import { type CampaignPlan, continuationName, labelOfPartKey, partKey } from '../commons/campaign-plan.ts';
 import type { LegalHoursTable } from '../commons/legal-hours.ts';
 import type { VoiceApiClient } from '../commons/voice-api/client.ts';
 import { AmbiguousRequestError, NotFoundError } from '../commons/voice-api/errors.ts';
@@ -16,7 +8,7 @@ import type { CampaignStats } from '../commons/voice-api/types.ts';
 import { parseDateTimeIn } from '../commons/zoned-time.ts';
 import { partReportKey } from '../intake/report.ts';
 import type { CampaignSafety, SecureOutcome } from './campaign-safety.ts';
-import type { CampaignStore, TimelineEntry } from './campaign-store.ts';
+import type { CampaignStore } from './campaign-store.ts';
 import {
   afterStep,
   type DecideSettings,
@@ -40,8 +32,10 @@ import {
   upgradeCarry,
 } from './lifecycle-state.ts';
 import type { OutcomeReporter, PartOutcomes } from './part-outcomes.ts';
+import { buildPartReport, type PartEndStatus } from './part-report.ts';
 import { findCampaignByCalls } from './reconcile-create.ts';
 import { nextOpening, type PartWindow, partWindow, windowStateAt } from './window-plan.ts';
+import type { CampaignEvents, LifecycleWorkflow } from './workflow.ts';
 
 export interface StepInput {
   action: 'checkAgent' | 'createCampaign' | 'step' | 'continueAsNew' | 'secure' | 'finish' | 'fail';
@@ -58,7 +52,6 @@ export interface LifecycleSettings extends DecideSettings {
   holdHorizonMs: number;
   /** How long to look for a campaign whose create answer was lost, after it should have started dialling. */
   reconcileMinutes: number;
-  eventBusName: string;
 }
 
 export interface LifecycleDeps {
@@ -66,8 +59,8 @@ export interface LifecycleDeps {
   campaigns: CampaignStore;
   safety: CampaignSafety;
   objects: ObjectStore;
-  sfn: SFNClient;
-  events: EventBridgeClient;
+  workflow: LifecycleWorkflow;
+  events: CampaignEvents;
   now: () => Date;
   settings: LifecycleSettings;
   /** Per-contact outcomes, suppressed numbers and follow-up rounds at a part's end; null: counts only. */
@@ -278,17 +271,11 @@ export class LifecycleSteps {
   async continueAsNew(input: StepInput): Promise<{ execution: string }> {
     const carry = this.upgraded(input);
     if (carry.phase === 'new') throw new PermanentError('bad_phase', 'continueAsNew before the agent check');
-    const used = await this.transitions(input.execution);
+    const used = await this.deps.workflow.transitions(input.execution);
     const generation = carry.generation + 1;
     const next = { ...carry, steps: 0, generation, transitionsBefore: carry.transitionsBefore + used };
-    const out = await this.deps.sfn.send(
-      new StartExecutionCommand({
-        stateMachineArn: stateMachineOf(input.execution),
-        name: continuationName(partKeyOf(input.plan), generation),
-        input: JSON.stringify({ plan: input.plan, carry: next }),
-      }),
-    );
-    return { execution: out.executionArn ?? '' };
+    const name = continuationName(partKeyOf(input.plan), generation);
+    return { execution: await this.deps.workflow.continueAs(input.execution, name, { plan: input.plan, carry: next }) };
   }
 
   /**
@@ -335,7 +322,7 @@ export class LifecycleSteps {
 
   private async close(
     input: StepInput,
-    status: 'completed' | 'cancelled' | 'failed' | 'held',
+    status: PartEndStatus,
     stats: CampaignStats | null,
     failure: Failure | null,
   ): Promise<{ report: string; status: string }> {
@@ -345,77 +332,32 @@ export class LifecycleSteps {
     const now = this.deps.now();
     await this.deps.campaigns.finish(key, status, now, failure ?? undefined);
     const record = await this.deps.campaigns.get(key);
-    const timeline: TimelineEntry[] = record?.timeline ?? [];
     const known = carry.phase === 'new' ? null : carry;
-    const transitions = (known?.transitionsBefore ?? 0) + (await this.transitions(input.execution));
+    const transitions = (known?.transitionsBefore ?? 0) + (await this.deps.workflow.transitions(input.execution));
     const started = Date.parse(record?.startedAt ?? '') || now.getTime();
-    const window = known?.window ?? null;
     const campaignId = record?.campaignId ?? (known && 'campaignId' in known ? known.campaignId : null) ?? null;
     const label = labelOfPartKey(plan.uploadId, key);
-    const outcomes = await this.outcomesAtEnd(input, key, label, campaignId, status, started, now);
-    const report = {
-      uploadId: plan.uploadId,
-      part: plan.part.index,
-      of: plan.part.of,
-      campaignId,
-      campaignName: plan.campaign.name,
+    const report = buildPartReport({
+      plan,
       status,
       failure,
-      secured: record?.secured ?? null,
       stats,
-      window: window
-        ? {
-            timeZone: window.zones[0] ?? null,
-            zones: window.zones,
-            hours: window.description,
-            source: window.source,
-            clipped: window.clipped,
-            regions: window.regions ?? [],
-            // Windows carried from before rules by scope have no list.
-            rules: window.legal ?? [],
-            holidayScopes: window.holidayScopes ?? [],
-          }
-        : null,
-      closingMarginMinutes: this.deps.settings.closingMarginMs / 60_000,
-      pauses: timeline.filter((t) => t.event === 'pause').map((t) => ({ at: t.at, reason: t.reason })),
-      resumes: timeline.filter((t) => t.event === 'resume').map((t) => ({ at: t.at })),
-      brakes: timeline
-        .filter((t) => t.event === 'brake' || t.event === 'brake released')
-        .map((t) => ({ at: t.at, event: t.event })),
-      stateTransitions: transitions,
+      record,
+      window: known?.window ?? null,
+      campaignId,
+      closingMarginMs: this.deps.settings.closingMarginMs,
+      transitions,
       executions: (known?.generation ?? 0) + 1,
-      startedAt: iso(started),
-      finishedAt: now.toISOString(),
-      durationSeconds: Math.round((now.getTime() - started) / 1000),
-      outcomes,
-      ...(plan.followUp
-        ? {
-            round: plan.followUp.round,
-            rootPartKey: plan.followUp.rootPartKey,
-            // The root part's report lists every round (later rounds add themselves to it when they start).
-            ...(plan.followUp.round === 1 && outcomes && 'followUp' in outcomes
-              ? { followUpRounds: outcomes.followUp?.started ?? [] }
-              : {}),
-          }
-        : {}),
-    };
+      startedMs: started,
+      now,
+      outcomes: await this.outcomesAtEnd(input, key, label, campaignId, status, started, now),
+    });
     const reportKey = partReportKey(plan.reportPrefix, label);
     await this.deps.objects.put(plan.bucket, reportKey, `${JSON.stringify(report, null, 2)}\n`, 'application/json');
-    const out = await this.deps.events.send(
-      new PutEventsCommand({
-        Entries: [
-          {
-            EventBusName: this.deps.settings.eventBusName,
-            Source: 'callsheet',
-            DetailType: status === 'failed' ? 'Campaign Failed' : 'Campaign Completed',
-            Detail: JSON.stringify({ ...report, report: `s3://${plan.bucket}/${reportKey}` }),
-          },
-        ],
-      }),
-    );
-    // PutEvents answers 200 even when it drops an entry: a dropped completion event is worth a retry.
-    if ((out.FailedEntryCount ?? 0) > 0)
-      throw new TransientError(`publishing the campaign event: ${out.Entries?.[0]?.ErrorMessage ?? 'entry failed'}`);
+    await this.deps.events.publish(status === 'failed' ? 'Campaign Failed' : 'Campaign Completed', {
+      ...report,
+      report: `s3://${plan.bucket}/${reportKey}`,
+    });
     return { report: `s3://${plan.bucket}/${reportKey}`, status };
   }
 
@@ -429,7 +371,7 @@ export class LifecycleSteps {
     key: string,
     label: string,
     campaignId: string | null,
-    status: 'completed' | 'cancelled' | 'failed' | 'held',
+    status: PartEndStatus,
     started: number,
     now: Date,
   ): Promise<PartOutcomes | { error: string } | null> {
@@ -570,20 +512,6 @@ export class LifecycleSteps {
         return ended;
       }
     }
-  }
-
-  /** State transitions this execution has used so far: the StateEntered events in its history. */
-  private async transitions(executionArn: string): Promise<number> {
-    let count = 0;
-    let nextToken: string | undefined;
-    do {
-      const out = await this.deps.sfn.send(
-        new GetExecutionHistoryCommand({ executionArn, nextToken, maxResults: 1000 }),
-      );
-      count += (out.events ?? []).filter((e) => e.type?.endsWith('StateEntered')).length;
-      nextToken = out.nextToken;
-    } while (nextToken);
-    return count;
   }
 }
 

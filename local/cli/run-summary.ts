@@ -1,20 +1,11 @@
 import { basename } from 'node:path';
 import type { ObjectStore } from '../../functions/commons/aws/object-store.ts';
 import type { IntakeReport } from '../../functions/intake/report.ts';
+import type { PartReport } from '../../functions/lifecycle/part-report.ts';
 import { uploadId } from '../../functions/intake/upload-ref.ts';
 
-/** A part's report as the lifecycle writes it (reports/<upload>/part-N.json): what run prints of it. */
-export interface PartReport {
-  part: number;
-  campaignId: string | null;
-  status: 'completed' | 'failed' | 'cancelled';
-  failure: { code: string; message: string } | null;
-  stats: Record<string, number> | null;
-  pauses: { at: string; reason: string }[];
-  resumes: { at: string }[];
-  stateTransitions: number;
-  durationSeconds: number;
-}
+export type { PartReport };
+
 
 /** Where `run` uploads a sheet: a folder per run, as s3rver keeps no versions (the same key would be no new upload). */
 export const runUploadKey = (agent: string, file: string, at = new Date()): string =>

@@ -3,21 +3,13 @@ import { documentClient } from '../../functions/commons/aws/clients.ts';
 import { partKeyOfExecution } from '../../functions/commons/campaign-plan.ts';
 import { CampaignControl } from '../../functions/lifecycle/campaign-control.ts';
 import { CampaignStore } from '../../functions/lifecycle/campaign-store.ts';
+import type { PartReport } from '../../functions/lifecycle/part-report.ts';
 import { LOCAL_CREDENTIALS } from '../../local/stack/local-aws.ts';
 import type { LocalExecution } from '../../local/stack/step-functions.ts';
 import { readJson, toLegalMorning, uploadAndRun, uploadOnly, usePipeline } from '../helpers/pipeline.ts';
 import { contactSheet, phones, xlsx } from '../helpers/sheets.ts';
 
 const p = usePipeline({ VOICE_API_TIMEOUT_SECONDS: '1' });
-
-interface PartReport {
-  status: string;
-  campaignId: string | null;
-  failure: { code: string; message: string } | null;
-  stats: { pending: number; in_progress: number; completed: number; failed: number; total: number } | null;
-  pauses: { at: string; reason: string }[];
-  resumes: { at: string }[];
-}
 
 // Cut to US legal hours (08:00-21:00 local); each test starts at 10:00 in Los Angeles.
 const ALWAYS = { 'calling-window': 'daily 00:00-24:00' };

@@ -1,18 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import type { IntakeReport } from '../../functions/intake/report.ts';
+import type { PartReport } from '../../functions/lifecycle/part-report.ts';
 import { readJson, uploadAndRun, usePipeline } from '../helpers/pipeline.ts';
 import { contactSheet, phones, xlsx } from '../helpers/sheets.ts';
 
 const p = usePipeline();
-
-interface PartReport {
-  status: string;
-  campaignId: string;
-  stats: { pending: number; in_progress: number; completed: number; failed: number; total: number };
-  pauses: { at: string; reason: string }[];
-  resumes: { at: string }[];
-  stateTransitions: number;
-}
 
 describe('campaign lifecycle on the local stack', () => {
   it('launches at once, watches the campaign until nobody is left to call, and writes the report', async () => {
@@ -24,8 +16,8 @@ describe('campaign lifecycle on the local stack', () => {
     const plan = JSON.parse(executions[0]?.input ?? '{}').plan;
     const report = await readJson<PartReport>(p, `${plan.reportPrefix}part-1.json`);
     expect(report.status).toBe('completed');
-    expect(report.stats.pending + report.stats.in_progress).toBe(0);
-    expect(report.stats.completed + report.stats.failed).toBe(5);
+    expect(report.stats!.pending + report.stats!.in_progress).toBe(0);
+    expect(report.stats!.completed + report.stats!.failed).toBe(5);
     expect(report.stateTransitions).toBeGreaterThan(4);
     const intakeReport = await readJson<IntakeReport>(p, `${plan.reportPrefix}report.json`);
     expect(intakeReport.status).toBe('launched');

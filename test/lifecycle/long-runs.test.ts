@@ -1,17 +1,10 @@
 import { describe, expect, it } from 'vitest';
+import type { PartReport } from '../../functions/lifecycle/part-report.ts';
 import { readJson, uploadAndRun, usePipeline } from '../helpers/pipeline.ts';
 import { contactSheet, phones, xlsx } from '../helpers/sheets.ts';
 
 // A tiny history budget, so a short campaign already has to continue in new executions.
 const p = usePipeline({ CONTINUE_AFTER_STEPS: '3' });
-
-interface PartReport {
-  status: string;
-  stats: { pending: number; in_progress: number };
-  stateTransitions: number;
-  executions: number;
-  pauses: { at: string; reason: string }[];
-}
 
 describe('long campaigns', () => {
   it('continues as a new execution before the history grows, carrying the state over', async () => {

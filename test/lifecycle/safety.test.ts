@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { documentClient } from '../../functions/commons/aws/clients.ts';
 import { partKeyOfExecution } from '../../functions/commons/campaign-plan.ts';
 import { CampaignStore } from '../../functions/lifecycle/campaign-store.ts';
+import type { PartReport } from '../../functions/lifecycle/part-report.ts';
 import type { FaultInput } from '../../local/emulator/fault-plan.ts';
 import type { LambdaInvoke } from '../../local/stack/lifecycle-machine.ts';
 import { LOCAL_CREDENTIALS } from '../../local/stack/local-aws.ts';
@@ -57,15 +58,6 @@ const campaignStore = () =>
   );
 const WINDOW = 'Mon-Fri 09:00-17:00';
 const RULE: CallRule = { hours: WINDOW, closingMarginMinutes: 5 };
-
-interface PartReport {
-  status: string;
-  campaignId: string | null;
-  failure: { code: string } | null;
-  window: { zones: string[]; clipped: boolean } | null;
-  pauses: { at: string; reason: string }[];
-  brakes: { at: string; event: string }[];
-}
 
 interface Scenario {
   name: string;

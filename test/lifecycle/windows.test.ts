@@ -1,17 +1,10 @@
 import { describe, expect, it } from 'vitest';
+import type { PartReport } from '../../functions/lifecycle/part-report.ts';
 import { auditCalls } from '../helpers/call-audit.ts';
 import { placedCalls, readJson, uploadAndRun, usePipeline } from '../helpers/pipeline.ts';
 import { contactSheet, phones, xlsx } from '../helpers/sheets.ts';
 
 const p = usePipeline();
-
-interface PartReport {
-  status: string;
-  stats: { pending: number; in_progress: number; completed: number; failed: number };
-  pauses: { at: string; reason: string }[];
-  resumes: { at: string }[];
-  window: { timeZone: string; zones: string[]; hours: string; source: string; clipped: boolean };
-}
 
 async function run(name: string, count: number, prefix: string, metadata: Record<string, string>) {
   const agent = await p.f.api.agents.create({ name });
@@ -55,7 +48,7 @@ describe('calling windows', () => {
       holidays: '2026-03-18',
     });
     expect(report.status).toBe('completed');
-    expect(report.window.timeZone).toBe('Europe/London');
+    expect(report.window!.timeZone).toBe('Europe/London');
     const rule = { hours: 'Mon-Sun 22:00-00:30', holidays: ['2026-03-18'], closingMarginMinutes: 5 };
     expect(await auditCalls(calls, rule)).toEqual([]);
     // Tuesday's stretch stops 7 minutes before midnight (margin and lead), where the holiday begins…
