@@ -48,8 +48,8 @@ export const appliedRule = (rule: HoursRule): AppliedRule => ({
 
 /**
  * Reads the `LEGAL_HOURS` deployment setting, JSON from scope (`GB`, `US-FL`) to hours or `"off"`, over the
- * built-in table: `{"GB": "Mon-Fri 09:00-20:00", "DE": "off"}`. Hours replace the entry's hours and keep its
- * holiday ban. `"off"` removes an entry that is only callsheet's conservative default (numbers there then need the
+ * built-in table: `{"GB": "Mon-Fri 09:00-20:00", "DE": "off"}`. Hours replace the entry's hours; a holiday ban
+ * that comes from law stays, one that is part of a conservative default goes with it. `"off"` removes an entry that is only callsheet's conservative default (numbers there then need the
  * upload's window); hours that come from law cannot be switched off, only replaced. Throws `LegalHoursError`.
  */
 export function parseLegalHours(value: string): LegalHoursTable {
@@ -86,7 +86,8 @@ export function parseLegalHours(value: string): LegalHoursTable {
     table[scope] = {
       scope,
       hours: spec,
-      noHolidays: built?.noHolidays ?? false,
+      // A law's holiday ban stays; a conservative default is replaced whole, ban and all.
+      noHolidays: built?.basis === 'law' ? built.noHolidays : false,
       basis: 'setting',
       source: { law: 'deployment setting LEGAL_HOURS', section: '' },
       ...(built ? { note: `replaces the built-in ${built.hours ?? 'rule'} (${citation(built)})` } : {}),

@@ -1,5 +1,6 @@
 import ExcelJS from 'exceljs';
 import { describe, expect, it } from 'vitest';
+import { parseLegalHours } from '../../functions/commons/legal-hours.ts';
 import { API_COLUMNS, partWorkbook } from '../../functions/commons/spreadsheet/part-file.ts';
 import { validateUpload } from '../../functions/intake/validate-upload.ts';
 import { annotatedWorkbook } from '../../functions/intake/writers.ts';
@@ -334,7 +335,12 @@ describe('intake: files it writes', () => {
         ['+80012345678', 'no zone'],
       ]),
       'a.xlsx',
-      { ...us, suppressed: async (phones) => new Set(phones.filter((p) => p === '+14155552672')) },
+      {
+        ...us,
+        suppressed: async (phones) => new Set(phones.filter((p) => p === '+14155552672')),
+        // Great Britain without its conservative default: a country with no legal hours of its own.
+        legalHours: parseLegalHours('{"GB": "off"}'),
+      },
     );
     const rows = await readBack(await annotatedWorkbook(out));
     const fates = rows.slice(1).map((r) => [r[1], ...r.slice(2)]);

@@ -44,7 +44,9 @@ const wrap =
     return out;
   };
 
-const p = usePipeline({}, { wrapLifecycle: wrap });
+// Great Britain without callsheet's conservative default: the London rehearsals test the upload's own windows
+// (nights, DST gaps) as they are, with no legal hours of the country's to cut them.
+const p = usePipeline({ LEGAL_HOURS: '{"GB": "off"}' }, { wrapLifecycle: wrap });
 lambda.now = () => p.f.emu.core.clock.now();
 
 const campaignStore = () =>
