@@ -139,6 +139,15 @@ describe('auditCalls', () => {
     expect(await candidateZones('12')).toEqual([]);
   });
 
+  it('checks a number in the extra zones a test names for its prefix too', async () => {
+    // Northern Idaho keeps Pacific time: 09:30 in Boise is 08:30 in Los Angeles, before a 09:00 opening there.
+    const idaho = call('+12082345678', '2026-12-07T16:30:00Z');
+    expect(await auditCalls([idaho], OFFICE)).toEqual([]);
+    const extra = await auditCalls([idaho], OFFICE, { '+1208': ['America/Los_Angeles'] });
+    expect(extra.map((v) => [v.zone, v.reason])).toEqual([['America/Los_Angeles', 'outside_hours']]);
+    expect(await auditCalls([call(NEW_YORK, '2026-12-07T15:00:00Z')], OFFICE, { '+1208': ['Asia/Tokyo'] })).toEqual([]);
+  });
+
   it('reports a number without zones and a record without a start; skips calls never placed', async () => {
     const violations = await auditCalls(
       [call('+999', '2026-12-07T15:00:00Z'), call(NEW_YORK, 'yesterday'), call(NEW_YORK, null)],
