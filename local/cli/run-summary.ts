@@ -1,11 +1,10 @@
 import { basename } from 'node:path';
 import type { ObjectStore } from '../../functions/commons/aws/object-store.ts';
 import type { IntakeReport } from '../../functions/intake/report.ts';
-import type { PartReport } from '../../functions/lifecycle/part-report.ts';
 import { uploadId } from '../../functions/intake/upload-ref.ts';
+import type { PartReport } from '../../functions/lifecycle/part-report.ts';
 
 export type { PartReport };
-
 
 /** Where `run` uploads a sheet: a folder per run, as s3rver keeps no versions (the same key would be no new upload). */
 export const runUploadKey = (agent: string, file: string, at = new Date()): string =>

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { publicHolidays } from '../../functions/commons/calling-hours/holidays.ts';
-import { hoursFor } from '../../functions/commons/calling-hours/hours.ts';
 import {
   type Interval,
   openIntervals,
@@ -9,6 +8,7 @@ import {
 } from '../../functions/commons/calling-window.ts';
 import { DEFAULT_LEGAL_HOURS, hoursOfRule } from '../../functions/commons/legal-hours.ts';
 import { wallTimeAt } from '../../functions/commons/zoned-time.ts';
+import { hoursFor } from '../../local/cli/hours-for.ts';
 
 /** A small seeded generator: the same cases on every run, and a failing seed can be replayed. */
 function random(seed: number) {

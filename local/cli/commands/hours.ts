@@ -1,7 +1,7 @@
-import { type HoursAnswer, hoursFor } from '../../../functions/commons/calling-hours/hours.ts';
 import { DEFAULT_LEGAL_HOURS, type LegalHoursTable, readLegalHours } from '../../../functions/commons/legal-hours.ts';
 import { wallTimeAt } from '../../../functions/commons/zoned-time.ts';
 import { type Command, UsageError } from '../command.ts';
+import { type HoursAnswer, hoursFor } from '../hours-for.ts';
 
 type Answer = HoursAnswer | { phone: string; error: string };
 

@@ -1,13 +1,13 @@
-import { normalizePhone } from '../../intake/phone.ts';
-import { zonesForNumber } from '../../intake/time-zones.ts';
-import { partIntervals, partWindow } from '../../lifecycle/window-plan.ts';
-import { parseWindowRules, type WindowRule, WindowSpecError } from '../calling-window.ts';
-import type { CampaignPlan } from '../campaign-plan.ts';
-import { type AppliedRule, DEFAULT_LEGAL_HOURS, type LegalHoursTable } from '../legal-hours.ts';
-import { instantOfWallTime, zoneOffsetMs } from '../zoned-time.ts';
-import { holidayName } from './holidays.ts';
-import { regionsOfNumber } from './regions.ts';
-import { SPLIT_AREA_CODES } from './split-area-codes.ts';
+import { holidayName } from '../../functions/commons/calling-hours/holidays.ts';
+import { regionsOfNumber } from '../../functions/commons/calling-hours/regions.ts';
+import { SPLIT_AREA_CODES } from '../../functions/commons/calling-hours/split-area-codes.ts';
+import { parseWindowRules, type WindowRule, WindowSpecError } from '../../functions/commons/calling-window.ts';
+import type { CampaignPlan } from '../../functions/commons/campaign-plan.ts';
+import { type AppliedRule, DEFAULT_LEGAL_HOURS, type LegalHoursTable } from '../../functions/commons/legal-hours.ts';
+import { instantOfWallTime, zoneOffsetMs } from '../../functions/commons/zoned-time.ts';
+import { normalizePhone } from '../../functions/intake/phone.ts';
+import { zonesForNumber } from '../../functions/intake/time-zones.ts';
+import { partIntervals, partWindow } from '../../functions/lifecycle/window-plan.ts';
 
 /** When a number may be called on one local date, and every rule that says so. */
 export interface HoursAnswer {
@@ -53,7 +53,8 @@ export function isoInZone(ms: number, zone: string): string {
 }
 
 /**
- * The windows in which a call to `phone` may start on a local date: the strictest of every rule that may apply
+ * `callsheet hours`' answer. It lives on the top floor because it composes intake's phone and zone reading with the
+ * lifecycle's part window: the windows in which a call to `phone` may start on a local date: the strictest of every rule that may apply
  * (country, state or province, every zone the number may ring in, public holidays where a rule bans them),
  * intersected with the upload's window when given. Worked out by the same part window the lifecycle dials by.
  */
