@@ -49,8 +49,8 @@ export function areaCodes(file: string | URL = GEOCODES): Record<string, string[
     const scope = scopeOf(description, index);
     if (!scope) continue;
     const npa = prefix.slice(0, 3);
-    let set = served.get(npa);
-    if (!set) served.set(npa, (set = new Set()));
+    const set = served.get(npa) ?? new Set<string>();
+    served.set(npa, set);
     set.add(scope);
   }
   return Object.fromEntries([...served].sort(([a], [b]) => a.localeCompare(b)).map(([npa, s]) => [npa, [...s].sort()]));

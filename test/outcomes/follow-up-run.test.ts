@@ -16,15 +16,6 @@ import { phones, xlsx } from '../helpers/sheets.ts';
 
 const p = usePipeline();
 
-interface Round {
-  round: number;
-  partKey: string;
-  contacts: number;
-  notBefore: string;
-  sheet: string;
-  report: string;
-}
-
 const hourInLosAngeles = (iso: string) =>
   Number(
     new Intl.DateTimeFormat('en-US', { timeZone: 'America/Los_Angeles', hour: '2-digit', hourCycle: 'h23' }).format(
