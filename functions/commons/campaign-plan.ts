@@ -1,5 +1,5 @@
-import type { FollowUpPolicy } from '../outcomes/follow-up.ts';
 import type { WindowRule } from './calling-window.ts';
+import type { FollowUpPolicy } from './follow-up-policy.ts';
 
 /**
  * Everything the campaign lifecycle needs to launch one part of an upload: the input of one state-machine

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { documentClient } from '../../../functions/commons/aws/clients.ts';
 import { parseWindowRules, WindowSpecError } from '../../../functions/commons/calling-window.ts';
 import { type CampaignPlan, partKeyOfExecution } from '../../../functions/commons/campaign-plan.ts';
+import { parseFollowUpPolicy } from '../../../functions/commons/follow-up-policy.ts';
 import { DEFAULT_LEGAL_HOURS } from '../../../functions/commons/legal-hours.ts';
 import { silentLog } from '../../../functions/commons/log.ts';
 import { isValidTimeZone } from '../../../functions/commons/voice-api/contract.ts';
@@ -14,7 +15,6 @@ import { type IntakeReport, partReportFiles, reportKeys, reportPrefix } from '..
 import { DEFAULT_START_HORIZON_DAYS, startProblem, startTooFar } from '../../../functions/intake/settings.ts';
 import { CampaignStore } from '../../../functions/lifecycle/campaign-store.ts';
 import { partWindow, windowStateAt } from '../../../functions/lifecycle/window-plan.ts';
-import { parseFollowUpPolicy } from '../../../functions/outcomes/follow-up.ts';
 import { EmulatorAdmin } from '../../emulator/admin-client.ts';
 import type { FaultInput } from '../../emulator/fault-plan.ts';
 import { startEmulator } from '../../emulator/server.ts';
