@@ -1,4 +1,4 @@
-import type { Contact } from '../intake/contacts.ts';
+import type { Contact } from '../commons/contact.ts';
 import type { ContactUpsertedV1 } from './contact-event.ts';
 import type { EventSink } from './sheet-intake.ts';
 

@@ -1,7 +1,7 @@
 import type { ErrorObject } from 'ajv';
 import type { CountryCode } from 'libphonenumber-js/max';
+import { isCountryCode, normalizePhone } from '../commons/phone/phone.ts';
 import { CONTACT_TEXT_FIELDS, normalizeLabel } from '../commons/voice-api/contract.ts';
-import { isCountryCode, normalizePhone } from '../intake/phone.ts';
 import { validate as compiledSchema } from './contact-upserted.v1.validator.ts';
 
 /** EventBridge detail-type of a contact change on callsheet's bus. */

@@ -1,6 +1,6 @@
 import type { CountryCode } from 'libphonenumber-js/max';
 import type { ObjectStore } from '../commons/aws/object-store.ts';
-import { type UploadRef, uploadId } from '../intake/upload-ref.ts';
+import { type UploadRef, uploadId } from '../commons/upload-ref.ts';
 import type { ContactUpsertedV1 } from './contact-event.ts';
 import { ContactSheetProblem, readContactSheet, type SheetRejection } from './contact-sheet.ts';
 

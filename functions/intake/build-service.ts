@@ -2,6 +2,7 @@ import { SQSClient } from '@aws-sdk/client-sqs';
 import { documentClient, s3Client, sfnClient } from '../commons/aws/clients.ts';
 import { ObjectStore } from '../commons/aws/object-store.ts';
 import { FrequencyCapStore } from '../commons/frequency-cap-store.ts';
+import { StepFunctionsStarter } from '../commons/lifecycle-starter.ts';
 import { SuppressionList } from '../commons/suppression-list.ts';
 import { VoiceApiClient } from '../commons/voice-api/client.ts';
 import { resolveVoiceApiAccess } from '../commons/voice-api-access.ts';
@@ -9,7 +10,6 @@ import { CampaignContactEvents } from '../contacts/campaign-contacts.ts';
 import { SqsEventSink } from '../contacts/dead-letters.ts';
 import type { IntakeConfig } from './config.ts';
 import { IntakeService } from './intake-service.ts';
-import { StepFunctionsStarter } from './lifecycle-starter.ts';
 import { UploadStore } from './upload-store.ts';
 
 /** Wires intake to AWS (or the local stand-ins the endpoints point at) and the Voice API. */

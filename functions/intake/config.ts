@@ -3,11 +3,11 @@ import { type AwsSettings, readAwsSettings } from '../commons/aws/clients.ts';
 import { type Env, EnvReader } from '../commons/config.ts';
 import { type CapLimits, readCapLimits } from '../commons/frequency-cap.ts';
 import { DEFAULT_LEGAL_HOURS, readLegalHours } from '../commons/legal-hours.ts';
+import { isCountryCode } from '../commons/phone/phone.ts';
 import { TABLES } from '../commons/tables.ts';
 import { LIMITS } from '../commons/voice-api/contract.ts';
 import { readVoiceApiSource, type VoiceApiSource } from '../commons/voice-api-access.ts';
 import type { IntakeDefaults } from './intake-service.ts';
-import { isCountryCode } from './phone.ts';
 import { DEFAULT_START_HORIZON_DAYS } from './settings.ts';
 
 export interface IntakeConfig {

@@ -1,5 +1,6 @@
 import type { CountryCode } from 'libphonenumber-js/max';
-import { normalizePhone, type PhoneCell } from './phone.ts';
+import type { Contact } from '../commons/contact.ts';
+import { normalizePhone, type PhoneCell } from '../commons/phone/phone.ts';
 
 export type RejectReason =
   | 'missing_phone'
@@ -32,21 +33,7 @@ export interface SheetRow {
   region?: string | null;
 }
 
-export interface Contact {
-  row: number;
-  phone: string;
-  /** ISO country of the number, as the phone metadata places it. */
-  country: string | null;
-  name: string | null;
-  customInstruction: string | null;
-  /**
-   * What the row's own Time Zone and State/Region cells say, as written (null or absent: blank, or no such column).
-   * They narrow, or add to, the zones and states the number's data gives (functions/intake/stated-place.ts); they
-   * never reach the part file.
-   */
-  timeZone?: string | null;
-  region?: string | null;
-}
+export type { Contact };
 
 export interface Rejection {
   row: number;

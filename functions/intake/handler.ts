@@ -11,8 +11,8 @@ import {
   observe,
   tagLogs,
 } from '../commons/observability.ts';
+import { uploadId, uploadsInS3Event } from '../commons/upload-ref.ts';
 import type { IntakeService } from './intake-service.ts';
-import { uploadId, uploadsInS3Event } from './upload-ref.ts';
 
 /**
  * S3 → SQS → this function. Each message holds one S3 notification; a message whose upload could not be finished

@@ -1,4 +1,5 @@
 import { eachConcurrently } from '../commons/concurrently.ts';
+import { COSTLY_TEXT } from '../commons/phone/phone.ts';
 import { type Cell, cellText, MAX_COLUMNS, MAX_ROWS } from '../commons/spreadsheet/cell.ts';
 import { PART_WRITES_AT_ONCE, partWorkbook } from '../commons/spreadsheet/part-file.ts';
 import type { RawRow } from '../commons/spreadsheet/sources.ts';
@@ -14,7 +15,6 @@ import {
 } from '../commons/spreadsheet/xlsx-writer.ts';
 import { REASON_TEXT } from './contacts.ts';
 import type { Part } from './parts.ts';
-import { COSTLY_TEXT } from './phone.ts';
 import type { ValidationOutcome } from './validate-upload.ts';
 
 export const FATE_COLUMNS = ['callsheet result', 'normalized phone', 'part', 'time zone', 'reason'] as const;

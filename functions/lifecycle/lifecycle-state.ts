@@ -1,6 +1,6 @@
 import type { CampaignStats } from '../commons/voice-api/types.ts';
+import type { PartWindow } from '../commons/window-plan.ts';
 import type { PollMemory } from './poll-interval.ts';
-import type { PartWindow } from './window-plan.ts';
 
 /**
  * What the workflow carries from step to step, one shape per phase (the timeline lives in DynamoDB). The

@@ -1,5 +1,5 @@
 import type { ObjectStore } from '../commons/aws/object-store.ts';
-import { partReportFiles } from '../intake/report.ts';
+import { partReportFiles } from '../commons/report-keys.ts';
 import type { ContactOutcome } from './call-outcome.ts';
 import { outcomesCsv, outcomesXlsx } from './export.ts';
 import type { OutcomeService } from './outcome-service.ts';
@@ -8,7 +8,7 @@ export interface OutcomeReportInput {
   bucket: string;
   /** The upload's report folder, `reports/<upload id>/` (CampaignPlan.reportPrefix). */
   reportPrefix: string;
-  /** The part's label: `1`, or `1-r2a` for a follow-up round (functions/lifecycle/part-outcomes.ts). */
+  /** The part's label: `1`, or `1-r2a` for a follow-up round (functions/commons/part-outcomes.ts). */
   part: number | string;
   campaignId: string;
   /** When the campaign started: the calls list is read from here. */

@@ -1,12 +1,12 @@
 import type { ObjectStore } from '../commons/aws/object-store.ts';
 import { type CampaignPlan, followUpKey, labelOfPartKey, stateMachineOf } from '../commons/campaign-plan.ts';
 import type { FrequencyCapStore } from '../commons/frequency-cap-store.ts';
+import type { LifecycleStarter } from '../commons/lifecycle-starter.ts';
 import type { Log } from '../commons/log.ts';
+import type { FollowUpStarted, OutcomeReporter, PartEnd, PartOutcomes } from '../commons/part-outcomes.ts';
+import { partReportKey } from '../commons/report-keys.ts';
 import { type PartRow, partWorkbook, readPartFile } from '../commons/spreadsheet/part-file.ts';
 import type { SuppressionList } from '../commons/suppression-list.ts';
-import type { LifecycleStarter } from '../intake/lifecycle-starter.ts';
-import { partReportKey } from '../intake/report.ts';
-import type { FollowUpStarted, OutcomeReporter, PartEnd, PartOutcomes } from '../lifecycle/part-outcomes.ts';
 import type { ContactOutcome } from './call-outcome.ts';
 import { writeOutcomeReport } from './campaign-report.ts';
 import { type FollowUpGroup, planFollowUp } from './follow-up.ts';

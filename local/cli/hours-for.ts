@@ -4,10 +4,10 @@ import { SPLIT_AREA_CODES } from '../../functions/commons/calling-hours/split-ar
 import { parseWindowRules, type WindowRule, WindowSpecError } from '../../functions/commons/calling-window.ts';
 import type { CampaignPlan } from '../../functions/commons/campaign-plan.ts';
 import { type AppliedRule, DEFAULT_LEGAL_HOURS, type LegalHoursTable } from '../../functions/commons/legal-hours.ts';
+import { normalizePhone } from '../../functions/commons/phone/phone.ts';
+import { partIntervals, partWindow } from '../../functions/commons/window-plan.ts';
 import { instantOfWallTime, zoneOffsetMs } from '../../functions/commons/zoned-time.ts';
-import { normalizePhone } from '../../functions/intake/phone.ts';
 import { zonesForNumber } from '../../functions/intake/time-zones.ts';
-import { partIntervals, partWindow } from '../../functions/lifecycle/window-plan.ts';
 
 /** When a number may be called on one local date, and every rule that says so. */
 export interface HoursAnswer {

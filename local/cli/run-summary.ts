@@ -1,7 +1,7 @@
 import { basename } from 'node:path';
 import type { ObjectStore } from '../../functions/commons/aws/object-store.ts';
+import { uploadId } from '../../functions/commons/upload-ref.ts';
 import type { IntakeReport } from '../../functions/intake/report.ts';
-import { uploadId } from '../../functions/intake/upload-ref.ts';
 import type { PartReport } from '../../functions/lifecycle/part-report.ts';
 
 export type { PartReport };

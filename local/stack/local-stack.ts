@@ -4,6 +4,7 @@ import { s3Client } from '../../functions/commons/aws/clients.ts';
 import { ObjectStore } from '../../functions/commons/aws/object-store.ts';
 import { type Log, silentLog } from '../../functions/commons/log.ts';
 import { TABLES } from '../../functions/commons/tables.ts';
+import { INCOMING } from '../../functions/commons/upload-ref.ts';
 import { buildCampaignGuard } from '../../functions/guard/build-guard.ts';
 import { readGuardConfig } from '../../functions/guard/config.ts';
 import { EXECUTION_STATUS_CHANGE, matchesGuardPattern } from '../../functions/guard/event-pattern.ts';
@@ -11,7 +12,6 @@ import { makeGuardHandler, makeSweeperHandler } from '../../functions/guard/hand
 import { buildIntakeService } from '../../functions/intake/build-service.ts';
 import { readIntakeConfig } from '../../functions/intake/config.ts';
 import { makeIntakeHandler } from '../../functions/intake/handler.ts';
-import { INCOMING } from '../../functions/intake/upload-ref.ts';
 import { buildLifecycleSteps } from '../../functions/lifecycle/build-steps.ts';
 import { readLifecycleConfig } from '../../functions/lifecycle/config.ts';
 import { makeLifecycleHandler } from '../../functions/lifecycle/handler.ts';

@@ -4,10 +4,10 @@ import { documentClient } from '../../functions/commons/aws/clients.ts';
 import type { ObjectStore } from '../../functions/commons/aws/object-store.ts';
 import { partKey } from '../../functions/commons/campaign-plan.ts';
 import type { Log } from '../../functions/commons/log.ts';
-import { partOfReportKey, partReportFiles, reportKeys, reportPrefix } from '../../functions/intake/report.ts';
-import { decodeEventKey } from '../../functions/intake/upload-ref.ts';
+import { partOfReportKey, partReportFiles, reportKeys, reportPrefix } from '../../functions/commons/report-keys.ts';
+import { decodeEventKey } from '../../functions/commons/upload-ref.ts';
+import { type PartWindow, partIntervals } from '../../functions/commons/window-plan.ts';
 import { CampaignStore } from '../../functions/lifecycle/campaign-store.ts';
-import { type PartWindow, partIntervals } from '../../functions/lifecycle/window-plan.ts';
 import {
   type PartReportView,
   parseCsv,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { costlyNumberType, normalizePhone } from '../../functions/commons/phone/phone.ts';
 import { DEFAULT_LIMITS } from '../../functions/commons/spreadsheet/limits.ts';
-import { costlyNumberType, normalizePhone } from '../../functions/intake/phone.ts';
 import { readSettings } from '../../functions/intake/settings.ts';
 import { validateUpload } from '../../functions/intake/validate-upload.ts';
 import { xlsx } from '../helpers/sheets.ts';

@@ -3,6 +3,7 @@ import { parseWindowRules } from '../../functions/commons/calling-window.ts';
 import type { CampaignPlan } from '../../functions/commons/campaign-plan.ts';
 import { DEFAULT_LEGAL_HOURS } from '../../functions/commons/legal-hours.ts';
 import type { CampaignStats } from '../../functions/commons/voice-api/types.ts';
+import { type PartWindow, partWindow } from '../../functions/commons/window-plan.ts';
 import {
   afterStep,
   type DecideSettings,
@@ -17,7 +18,6 @@ import {
   type RunningCarry,
   upgradeCarry,
 } from '../../functions/lifecycle/lifecycle-state.ts';
-import { type PartWindow, partWindow } from '../../functions/lifecycle/window-plan.ts';
 
 const MIN = 60_000;
 const settings: DecideSettings = {

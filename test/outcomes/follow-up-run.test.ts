@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { sfnClient } from '../../functions/commons/aws/clients.ts';
+import type { PartOutcomes } from '../../functions/commons/part-outcomes.ts';
 import type { Call } from '../../functions/commons/voice-api/types.ts';
 import { readLifecycleConfig } from '../../functions/lifecycle/config.ts';
-import type { PartOutcomes } from '../../functions/lifecycle/part-outcomes.ts';
 import type { PartReport } from '../../functions/lifecycle/part-report.ts';
 import { buildPartEndOutcomes } from '../../functions/outcomes/build-service.ts';
 import { deliverEmulatorWebhooks } from '../../local/stack/webhook-receiver.ts';

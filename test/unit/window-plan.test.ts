@@ -8,7 +8,7 @@ import {
   partWindow,
   STATE_HORIZON_MS,
   windowStateAt,
-} from '../../functions/lifecycle/window-plan.ts';
+} from '../../functions/commons/window-plan.ts';
 
 const MIN = 60_000;
 const DAY = 86_400_000;

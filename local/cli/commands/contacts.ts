@@ -5,6 +5,7 @@ import { readBudgetConfig } from '../../../functions/commons/api-budget/config.t
 import { SharedApiBudget } from '../../../functions/commons/api-budget/shared-budget.ts';
 import { readAwsSettings } from '../../../functions/commons/aws/clients.ts';
 import { EnvReader } from '../../../functions/commons/config.ts';
+import { isCountryCode, normalizePhone } from '../../../functions/commons/phone/phone.ts';
 import { TABLES } from '../../../functions/commons/tables.ts';
 import { VoiceApiClient } from '../../../functions/commons/voice-api/index.ts';
 import { readVoiceApiSource, resolveVoiceApiAccess } from '../../../functions/commons/voice-api-access.ts';
@@ -20,7 +21,6 @@ import {
   type Pusher,
 } from '../../../functions/contacts/contact-sync.ts';
 import { planContactPush } from '../../../functions/contacts/push-plan.ts';
-import { isCountryCode, normalizePhone } from '../../../functions/intake/phone.ts';
 import { type Command, UsageError } from '../command.ts';
 import { type OpenTable, openTable } from '../table-access.ts';
 

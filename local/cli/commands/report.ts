@@ -1,6 +1,6 @@
 import { writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
-import { partReportFiles, reportKeys, reportPrefix } from '../../../functions/intake/report.ts';
+import { partReportFiles, reportKeys, reportPrefix } from '../../../functions/commons/report-keys.ts';
 import { localDataDir } from '../../stack/data-dir.ts';
 import { reportPageFor } from '../../stack/report-pages.ts';
 import { type Command, UsageError } from '../command.ts';

@@ -1,7 +1,8 @@
 import { join } from 'node:path';
 import { s3Client } from '../../../functions/commons/aws/clients.ts';
 import { ObjectStore } from '../../../functions/commons/aws/object-store.ts';
-import { type IntakeReport, partReportFiles, reportKeys, reportPrefix } from '../../../functions/intake/report.ts';
+import { partReportFiles, reportKeys, reportPrefix } from '../../../functions/commons/report-keys.ts';
+import type { IntakeReport } from '../../../functions/intake/report.ts';
 import type { RunningStack } from '../../stack/running-stack.ts';
 import {
   type EmulatorCalls,

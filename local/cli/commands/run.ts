@@ -7,14 +7,15 @@ import { type CampaignPlan, partKeyOfExecution } from '../../../functions/common
 import { parseFollowUpPolicy } from '../../../functions/commons/follow-up-policy.ts';
 import { DEFAULT_LEGAL_HOURS } from '../../../functions/commons/legal-hours.ts';
 import { silentLog } from '../../../functions/commons/log.ts';
+import { isCountryCode } from '../../../functions/commons/phone/phone.ts';
+import { partReportFiles, reportKeys, reportPrefix } from '../../../functions/commons/report-keys.ts';
 import { isValidTimeZone } from '../../../functions/commons/voice-api/contract.ts';
 import { VoiceApiClient } from '../../../functions/commons/voice-api/index.ts';
+import { partWindow, windowStateAt } from '../../../functions/commons/window-plan.ts';
 import { parseDateTimeIn } from '../../../functions/commons/zoned-time.ts';
-import { isCountryCode } from '../../../functions/intake/phone.ts';
-import { type IntakeReport, partReportFiles, reportKeys, reportPrefix } from '../../../functions/intake/report.ts';
+import type { IntakeReport } from '../../../functions/intake/report.ts';
 import { DEFAULT_START_HORIZON_DAYS, startProblem, startTooFar } from '../../../functions/intake/settings.ts';
 import { CampaignStore } from '../../../functions/lifecycle/campaign-store.ts';
-import { partWindow, windowStateAt } from '../../../functions/lifecycle/window-plan.ts';
 import { EmulatorAdmin } from '../../emulator/admin-client.ts';
 import type { FaultInput } from '../../emulator/fault-plan.ts';
 import { startEmulator } from '../../emulator/server.ts';

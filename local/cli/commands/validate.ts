@@ -1,9 +1,9 @@
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
+import { COSTLY_TEXT, isCountryCode } from '../../../functions/commons/phone/phone.ts';
 import { TABLES } from '../../../functions/commons/tables.ts';
 import { REASON_TEXT } from '../../../functions/intake/contacts.ts';
-import { COSTLY_TEXT, isCountryCode } from '../../../functions/intake/phone.ts';
 import { DEFAULT_START_HORIZON_DAYS } from '../../../functions/intake/settings.ts';
 import { validateUpload } from '../../../functions/intake/validate-upload.ts';
 import { writeUploadFiles } from '../../../functions/intake/writers.ts';

@@ -4,7 +4,7 @@ import {
   isSupportedCountry,
   parsePhoneNumberWithError,
 } from 'libphonenumber-js/max';
-import { integerText } from '../commons/spreadsheet/cell.ts';
+import { integerText } from '../spreadsheet/cell.ts';
 import { COSTLY_TYPES, type CostlyType, fastParse, mayBeCostly } from './phone-fast.ts';
 
 export { COSTLY_TYPES, type CostlyType };

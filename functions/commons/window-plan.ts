@@ -1,4 +1,4 @@
-import { HolidaysUnknown, publicHolidays } from '../commons/calling-hours/holidays.ts';
+import { HolidaysUnknown, publicHolidays } from './calling-hours/holidays.ts';
 import {
   type CallingWindow,
   describeWindow,
@@ -10,8 +10,8 @@ import {
   stateOfIntervals,
   WINDOW_HORIZON_MS,
   type WindowRule,
-} from '../commons/calling-window.ts';
-import type { CampaignPlan } from '../commons/campaign-plan.ts';
+} from './calling-window.ts';
+import type { CampaignPlan } from './campaign-plan.ts';
 import {
   type AppliedRule,
   appliedRule,
@@ -20,10 +20,10 @@ import {
   legalWindowOf,
   noLegalHoursMessage,
   rulesThatApply,
-} from '../commons/legal-hours.ts';
-import { zoneOffsetMs } from '../commons/zoned-time.ts';
+} from './legal-hours.ts';
+import { zoneOffsetMs } from './zoned-time.ts';
 
-export type { LegalHoursTable } from '../commons/legal-hours.ts';
+export type { LegalHoursTable } from './legal-hours.ts';
 
 /**
  * When a part may be called: the same local hours in every zone its numbers may ring in, open only where all of

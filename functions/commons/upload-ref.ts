@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { partKey } from '../commons/campaign-plan.ts';
+import { partKey } from './campaign-plan.ts';
 
 /** One uploaded object version, as an S3 event names it (key already URL-decoded). */
 export interface UploadRef {

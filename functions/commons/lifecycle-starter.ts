@@ -1,5 +1,5 @@
 import { ExecutionAlreadyExists, type SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
-import type { CampaignPlan } from '../commons/campaign-plan.ts';
+import type { CampaignPlan } from './campaign-plan.ts';
 
 export type StartResult = 'started' | 'already_started';
 

@@ -1,4 +1,4 @@
-import type { CampaignPlan } from '../commons/campaign-plan.ts';
+import type { CampaignPlan } from './campaign-plan.ts';
 
 /** A part (or follow-up round) whose campaign has ended, as close() knows it. */
 export interface PartEnd {
