@@ -115,7 +115,7 @@ export const validateCommand: Command = {
       );
     for (const p of report.parts) {
       console.log(
-        `  part ${p.index}: ${p.rows} contacts${p.timeZone ? `, called in ${p.timeZone} (${p.zoneSource === 'number' ? 'from the numbers' : p.zoneSource === 'country' ? "from the numbers' country" : p.zoneSource === 'sheet' ? "from the sheet's Time Zone column" : p.zoneSource === 'sheet-added' ? "the numbers' zones plus the sheet's Time Zone" : p.zoneSource})` : ', time zone not decided by the numbers'}`,
+        `  part ${p.index}: ${p.rows} contacts${p.timeZone ? `, called in ${p.timeZone} (${p.zoneSource === 'number' ? 'from the numbers' : p.zoneSource === 'country' ? "from the numbers' country" : p.zoneSource === 'sheet' ? "from the sheet's Time Zone column" : p.zoneSource === 'sheet-added' ? "the numbers' zones plus the sheet's Time Zone" : `their area spans zones: open only where ${p.zones.join(', ')} all are`})` : ', time zone not decided by the numbers'}`,
       );
     }
     if (values.out) console.log(`  files written to ${values.out}`);
