@@ -34,30 +34,3 @@ export class SqsDeadLetters implements DeadLetterSink {
     }
   }
 }
-
-/** Sends events to the contact queue, ten to a request, a few requests at a time. */
-export class SqsEventSink implements EventSink {
-  constructor(
-    private readonly sqs: SQSClient,
-    private readonly queueUrl: string,
-  ) {}
-
-  async send(events: ContactUpsertedV1[]): Promise<void> {
-    const batches: ContactUpsertedV1[][] = [];
-    for (let i = 0; i < events.length; i += 10) batches.push(events.slice(i, i + 10));
-    for (let i = 0; i < batches.length; i += 8) {
-      await Promise.all(
-        batches.slice(i, i + 8).map(async (batch) => {
-          const out = await this.sqs.send(
-            new SendMessageBatchCommand({
-              QueueUrl: this.queueUrl,
-              Entries: batch.map((e, j) => ({ Id: String(j), MessageBody: JSON.stringify(e) })),
-            }),
-          );
-          if ((out.Failed ?? []).length > 0)
-            throw new Error(`contact queue refused ${out.Failed?.length} event(s): ${out.Failed?.[0]?.Message}`);
-        }),
-      );
-    }
-  }
-}

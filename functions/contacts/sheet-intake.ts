@@ -8,11 +8,6 @@ import { ContactSheetProblem, readContactSheet, type SheetRejection } from './co
 export const CONTACT_SHEETS = 'contacts/';
 export const contactReportKey = (id: string) => `reports/contacts/${id}.json`;
 
-/** Where a sheet's events go: the contact queue (SQS in AWS). */
-export interface EventSink {
-  send(events: ContactUpsertedV1[]): Promise<void>;
-}
-
 export interface ContactSheetReport {
   uploadId: string;
   upload: { bucket: string; key: string; versionId: string | null; eTag: string };

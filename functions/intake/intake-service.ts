@@ -11,6 +11,7 @@ import { agentFolder, INCOMING, type UploadRef, uploadId } from '../commons/uplo
 import type { AgentsApi } from '../commons/voice-api/agents.ts';
 import type { Agent } from '../commons/voice-api/types.ts';
 import { capUpload } from './caps.ts';
+import type { IntakeDefaults } from './config.ts';
 import type { Contact } from './contacts.ts';
 import { planParts } from './plan-parts.ts';
 import { type IntakeReport, originalDestination, XLSX_TYPE } from './report.ts';
@@ -18,15 +19,6 @@ import { DEFAULT_START_HORIZON_DAYS } from './settings.ts';
 import type { UploadOutcome, UploadStore } from './upload-store.ts';
 import { type ValidationOutcome, validateUpload } from './validate-upload.ts';
 import { writeUploadFiles } from './writers.ts';
-
-export interface IntakeDefaults {
-  country?: CountryCode;
-  retries: number;
-  /** Legal calling hours by country (`LEGAL_HOURS` over the built-in table); the built-in table when absent. */
-  legalHours?: LegalHoursTable;
-  /** How far ahead a start may be (`START_HORIZON_DAYS`); DEFAULT_START_HORIZON_DAYS when absent. */
-  startHorizonDays?: number;
-}
 
 export interface IntakeDeps {
   objects: ObjectStore;

@@ -1,10 +1,5 @@
-import type { SFNClient } from '@aws-sdk/client-sfn';
 import { apiBudget } from '../commons/api-budget/config.ts';
 import { documentClient } from '../commons/aws/clients.ts';
-import type { ObjectStore } from '../commons/aws/object-store.ts';
-import type { CapLimits } from '../commons/frequency-cap.ts';
-import { FrequencyCapStore } from '../commons/frequency-cap-store.ts';
-import { StepFunctionsStarter } from '../commons/lifecycle-starter.ts';
 import { type Log, silentLog } from '../commons/log.ts';
 import { SuppressionList } from '../commons/suppression-list.ts';
 import { VoiceApiClient } from '../commons/voice-api/client.ts';
@@ -14,7 +9,6 @@ import { CallResolver } from './call-resolver.ts';
 import type { OutcomesConfig } from './config.ts';
 import { OutcomeService } from './outcome-service.ts';
 import { OutcomeStore } from './outcome-store.ts';
-import { PartEndOutcomes } from './part-end.ts';
 
 /** Wires outcomes to DynamoDB (or dynalite) and the Voice API; the lead calls `reconcileOutcomes` on the result. */
 export async function buildOutcomeService(
@@ -43,25 +37,5 @@ export async function buildOutcomeService(
     suppression: new SuppressionList(db, config.suppressionTable),
     log: options.log ?? silentLog,
     now: options.now ?? (() => new Date()),
-  });
-}
-
-/** What the lifecycle calls at a part's end (its OutcomeReporter): exports, suppressed numbers, follow-up rounds. */
-export async function buildPartEndOutcomes(
-  config: OutcomesConfig,
-  caps: CapLimits,
-  aws: { sfn: SFNClient; objects: ObjectStore },
-  options: { now?: () => Date; log?: Log; api?: Partial<VoiceApiOptions> } = {},
-): Promise<PartEndOutcomes> {
-  const db = documentClient(config.aws);
-  const now = options.now ?? (() => new Date());
-  return new PartEndOutcomes({
-    outcomes: await buildOutcomeService(config, options),
-    suppression: new SuppressionList(db, config.suppressionTable),
-    caps: new FrequencyCapStore(db, config.outcomesTable, caps),
-    objects: aws.objects,
-    starter: (arn) => new StepFunctionsStarter(aws.sfn, arn),
-    log: options.log ?? silentLog,
-    now,
   });
 }
