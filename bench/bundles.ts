@@ -13,8 +13,8 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { build } from 'esbuild';
-import { esbuildOptions } from '../infra/bundling.ts';
-import { type FunctionFolder, namesReadBy } from '../infra/settings.ts';
+import { esbuildOptions } from '#infra/bundling.ts';
+import { type FunctionFolder, namesReadBy } from '#infra/settings.ts';
 import { atMost, type BenchResult } from './client-overhead.ts';
 
 const run = promisify(execFile);

@@ -2,13 +2,13 @@ import { existsSync, readFileSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import { Stack } from 'aws-cdk-lib';
 import type { IConstruct } from 'constructs';
-import { ConfigError, type Env } from '../functions/commons/config.ts';
-import { readContactsConfig } from '../functions/contacts/config.ts';
-import { readGuardConfig } from '../functions/guard/config.ts';
-import { readIntakeConfig } from '../functions/intake/config.ts';
-import { readLifecycleConfig } from '../functions/lifecycle/config.ts';
-import { readOutcomesConfig } from '../functions/outcomes/config.ts';
-import { readWebhookConfig } from '../functions/webhooks/config.ts';
+import { ConfigError, type Env } from '#commons/config.ts';
+import { readOutcomesConfig } from '#commons/outcomes/config.ts';
+import { readContactsConfig } from '#contacts/config.ts';
+import { readIntakeConfig } from '#intake/config.ts';
+import { readLifecycleConfig } from '#lifecycle/config.ts';
+import { readGuardConfig } from '#lifecycle/safety-net/config.ts';
+import { readWebhookConfig } from '#webhooks/config.ts';
 
 /**
  * callsheet's deployment settings: one schema, read from `callsheet.config.json` at the repository root (or the
@@ -43,7 +43,7 @@ export type SettingSpec = Kind & {
 
 /** Everything that reads the Voice API key (functions/commons/voice-api-access.ts). */
 const API_USERS: FunctionFolder[] = ['intake', 'lifecycle', 'guard', 'sweeper', 'contacts', 'outcomes'];
-/** The guard and the sweeper read the lifecycle's settings too (functions/guard/config.ts). */
+/** The guard and the sweeper read the lifecycle's settings too (functions/lifecycle/safety-net/config.ts). */
 const LIFECYCLE: FunctionFolder[] = ['lifecycle', 'guard', 'sweeper'];
 /** Everything that takes tokens from the account-wide API budget (functions/commons/api-budget/). */
 const BUDGET_USERS: FunctionFolder[] = [...LIFECYCLE, 'contacts', 'outcomes'];

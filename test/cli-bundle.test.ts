@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { COMMAND_TABLE } from '../local/cli/main.ts';
+import { COMMAND_TABLE } from '#local/cli/main.ts';
 import { runCli, runScript } from './helpers/cli.ts';
 
 const REPO = fileURLToPath(new URL('..', import.meta.url));

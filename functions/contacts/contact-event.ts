@@ -1,7 +1,8 @@
 import type { ErrorObject } from 'ajv';
 import type { CountryCode } from 'libphonenumber-js/max';
-import { isCountryCode, normalizePhone } from '../commons/phone/phone.ts';
-import { CONTACT_TEXT_FIELDS, normalizeLabel } from '../commons/voice-api/contract.ts';
+import type { ContactUpsertedV1 } from '#commons/contact-events.ts';
+import { isCountryCode, normalizePhone } from '#commons/phone/phone.ts';
+import { CONTACT_TEXT_FIELDS, normalizeLabel } from '#commons/voice-api/contract.ts';
 import { validate as compiledSchema } from './contact-upserted.v1.validator.ts';
 
 /** EventBridge detail-type of a contact change on callsheet's bus. */

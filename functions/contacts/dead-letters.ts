@@ -1,7 +1,5 @@
 import { SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import type { ContactUpsertedV1 } from './contact-event.ts';
 import type { DeadLetter, DeadLetterSink } from './contact-sync.ts';
-import type { EventSink } from './sheet-intake.ts';
 
 /** SQS's limit on a message attribute value is generous; a reason is cut to stay readable. */
 const MAX_REASON = 1000;

@@ -1,15 +1,13 @@
 import { createHash } from 'node:crypto';
-import type { CountryCode } from 'libphonenumber-js/max';
-import { lookUpAgent } from '../commons/agent-lookup.ts';
-import type { ObjectStore, StoredObject } from '../commons/aws/object-store.ts';
-import type { FrequencyCapStore } from '../commons/frequency-cap-store.ts';
-import type { LegalHoursTable } from '../commons/legal-hours.ts';
-import type { LifecycleStarter } from '../commons/lifecycle-starter.ts';
-import { reportKeys } from '../commons/report-keys.ts';
-import type { SuppressionList } from '../commons/suppression-list.ts';
-import { agentFolder, INCOMING, type UploadRef, uploadId } from '../commons/upload-ref.ts';
-import type { AgentsApi } from '../commons/voice-api/agents.ts';
-import type { Agent } from '../commons/voice-api/types.ts';
+import { lookUpAgent } from '#commons/agent-lookup.ts';
+import type { ObjectStore, StoredObject } from '#commons/aws/object-store.ts';
+import type { FrequencyCapStore } from '#commons/frequency-cap-store.ts';
+import type { LifecycleStarter } from '#commons/lifecycle-starter.ts';
+import { reportKeys } from '#commons/report-keys.ts';
+import type { SuppressionList } from '#commons/suppression-list.ts';
+import { agentFolder, INCOMING, type UploadRef, uploadId } from '#commons/upload-ref.ts';
+import type { AgentsApi } from '#commons/voice-api/agents.ts';
+import type { Agent } from '#commons/voice-api/types.ts';
 import { capUpload } from './caps.ts';
 import type { IntakeDefaults } from './config.ts';
 import type { Contact } from './contacts.ts';
@@ -30,7 +28,7 @@ export interface IntakeDeps {
   /** How long one attempt may hold an upload before another delivery may take it over. */
   leaseMs: number;
   now: () => Date;
-  /** The contact store learns everyone a launched sheet calls (functions/contacts/campaign-contacts.ts). */
+  /** The contact store learns everyone a launched sheet calls (functions/intake/campaign-contacts.ts). */
   contacts?: { upsertAccepted(uploadId: string, contacts: Contact[]): Promise<void> };
   /** Calls per number per day and week across all campaigns (OUTCOMES_TABLE); absent: no caps. */
   caps?: Pick<FrequencyCapStore, 'admitAll'>;

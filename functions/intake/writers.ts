@@ -1,8 +1,7 @@
-import { eachConcurrently } from '../commons/concurrently.ts';
-import { COSTLY_TEXT } from '../commons/phone/phone.ts';
-import { type Cell, cellText, MAX_COLUMNS, MAX_ROWS } from '../commons/spreadsheet/cell.ts';
-import { PART_WRITES_AT_ONCE, partWorkbook } from '../commons/spreadsheet/part-file.ts';
-import type { RawRow } from '../commons/spreadsheet/sources.ts';
+import { eachConcurrently } from '#commons/concurrently.ts';
+import { COSTLY_TEXT } from '#commons/phone/phone.ts';
+import { MAX_COLUMNS } from '#commons/spreadsheet/cell.ts';
+import { PART_WRITES_AT_ONCE, partWorkbook } from '#commons/spreadsheet/part-file.ts';
 import {
   columnName,
   escapedCell,
@@ -12,10 +11,10 @@ import {
   textRow,
   XlsxWriter,
   xmlText,
-} from '../commons/spreadsheet/xlsx-writer.ts';
+} from '#commons/spreadsheet/xlsx-writer.ts';
 import { REASON_TEXT } from './contacts.ts';
-import type { Part } from './parts.ts';
 import { FATE_COLUMNS, ORIGINAL_COLUMNS } from './original-rows.ts';
+import type { Part } from './parts.ts';
 import type { ValidationOutcome } from './validate-upload.ts';
 
 /**

@@ -1,10 +1,10 @@
-import { apiBudget } from '../commons/api-budget/config.ts';
-import { documentClient } from '../commons/aws/clients.ts';
-import { type Log, silentLog } from '../commons/log.ts';
-import { SuppressionList } from '../commons/suppression-list.ts';
-import { VoiceApiClient } from '../commons/voice-api/client.ts';
-import type { VoiceApiOptions } from '../commons/voice-api/http.ts';
-import { resolveVoiceApiAccess } from '../commons/voice-api-access.ts';
+import { apiBudget } from '../api-budget/config.ts';
+import { documentClient } from '../aws/clients.ts';
+import { type Log, silentLog } from '../log.ts';
+import { SuppressionList } from '../suppression-list.ts';
+import { VoiceApiClient } from '../voice-api/client.ts';
+import type { VoiceApiOptions } from '../voice-api/http.ts';
+import { resolveVoiceApiAccess } from '../voice-api-access.ts';
 import { CallResolver } from './call-resolver.ts';
 import type { OutcomesConfig } from './config.ts';
 import { OutcomeService } from './outcome-service.ts';
