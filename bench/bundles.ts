@@ -13,13 +13,13 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { build } from 'esbuild';
-import { esbuildOptions } from '../infra/bundling.ts';
-import { type FunctionFolder, namesReadBy } from '../infra/settings.ts';
+import { esbuildOptions } from '#infra/bundling.ts';
+import { FUNCTION_ENTRIES, type FunctionFolder, namesReadBy } from '#infra/settings.ts';
 import { atMost, type BenchResult } from './client-overhead.ts';
 
 const run = promisify(execFile);
 const ROOT = new URL('..', import.meta.url).pathname;
-/** The folders the stack deploys (infra/*.ts), each with its functions/<folder>/index.ts. */
+/** The functions the stack deploys (infra/*.ts), each bundled from its entry (FUNCTION_ENTRIES). */
 const DEPLOYED: FunctionFolder[] = ['intake', 'lifecycle', 'guard', 'sweeper', 'contacts', 'webhooks', 'outcomes'];
 const LOADS = 9;
 
@@ -95,7 +95,7 @@ export async function bundlesBench(): Promise<BenchResult[]> {
     for (const folder of DEPLOYED) {
       const out = join(dir, folder, 'index.mjs');
       const built = await build({
-        ...esbuildOptions(join(ROOT, 'functions', folder, 'index.ts'), out, false),
+        ...esbuildOptions(join(ROOT, 'functions', FUNCTION_ENTRIES[folder]), out, false),
         metafile: true,
       });
       // Inputs that put bytes into the bundle (esbuild drops the clients a function never constructs).

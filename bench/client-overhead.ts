@@ -1,5 +1,5 @@
-import { VoiceApiClient } from '../functions/commons/voice-api/index.ts';
-import { startEmulator } from '../local/emulator/server.ts';
+import { VoiceApiClient } from '#commons/voice-api/index.ts';
+import { startEmulator } from '#local/emulator/server.ts';
 
 /**
  * One measurement. A target always comes with its verdict (`npm run bench` prints MISS beside a missed one), so no

@@ -1,14 +1,14 @@
-import { SharedApiBudget } from '../functions/commons/api-budget/shared-budget.ts';
-import { documentClient } from '../functions/commons/aws/clients.ts';
-import { VoiceApiClient } from '../functions/commons/voice-api/index.ts';
-import type { Clock } from '../functions/commons/voice-api/rate-limiter.ts';
-import { ContactPusher } from '../functions/contacts/contact-pusher.ts';
-import { ContactStore } from '../functions/contacts/contact-store.ts';
-import { ContactSync, type MessageResult, type QueuedEvent } from '../functions/contacts/contact-sync.ts';
-import { startEmulator } from '../local/emulator/server.ts';
-import { startDynamo } from '../local/stack/dynamo.ts';
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../local/stack/local-aws.ts';
-import { contactSheet, phones, xlsx } from '../test/helpers/sheets.ts';
+import { SharedApiBudget } from '#commons/api-budget/shared-budget.ts';
+import { documentClient } from '#commons/aws/clients.ts';
+import { VoiceApiClient } from '#commons/voice-api/index.ts';
+import type { Clock } from '#commons/voice-api/rate-limiter.ts';
+import { ContactPusher } from '#contacts/contact-pusher.ts';
+import { ContactStore } from '#contacts/contact-store.ts';
+import { ContactSync, type MessageResult, type QueuedEvent } from '#contacts/contact-sync.ts';
+import { startEmulator } from '#local/emulator/server.ts';
+import { startDynamo } from '#local/stack/dynamo.ts';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from '#local/stack/local-aws.ts';
+import { contactSheet, phones, xlsx } from '#test/helpers/sheets.ts';
 import { atLeast, atMost, type BenchResult } from './client-overhead.ts';
 
 const EVENTS = Number(process.env.BENCH_CONTACT_EVENTS ?? 20_000);

@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { getExampleNumber, parsePhoneNumberFromString } from 'libphonenumber-js/max';
 import examples from 'libphonenumber-js/mobile/examples';
-import { COUNTRY_RULES } from '../functions/commons/calling-hours/countries.ts';
+import { COUNTRY_RULES } from '#commons/calling-hours/countries.ts';
 import { atMost, type BenchResult } from './client-overhead.ts';
 
 const run = promisify(execFile);

@@ -7,8 +7,8 @@
  */
 import { readFile } from 'node:fs/promises';
 import ExcelJS from 'exceljs';
-import { validateUpload } from '../functions/intake/validate-upload.ts';
-import { writeUploadFiles } from '../functions/intake/writers.ts';
+import { validateUpload } from '#intake/validate-upload.ts';
+import { writeUploadFiles } from '#intake/writers.ts';
 
 const [mode, fileArg, warmth] = process.argv.slice(2);
 if (!fileArg || (mode !== 'baseline' && mode !== 'intake' && mode !== 'full'))

@@ -6,8 +6,8 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { build } from 'esbuild';
 import ExcelJS from 'exceljs';
-import { esbuildOptions, PHONE_ZONE_TABLE } from '../infra/bundling.ts';
-import { buildCli } from '../scripts/build-cli.mjs';
+import { esbuildOptions, PHONE_ZONE_TABLE } from '#infra/bundling.ts';
+import { buildCli } from '#scripts/build-cli.mjs';
 import { atMost, type BenchResult } from './client-overhead.ts';
 
 const run = promisify(execFile);

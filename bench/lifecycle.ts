@@ -1,7 +1,7 @@
 import { PutObjectCommand } from '@aws-sdk/client-s3';
-import { startEmulator } from '../local/emulator/server.ts';
-import { startLocalStack } from '../local/stack/local-stack.ts';
-import { contactSheet, phones, xlsx } from '../test/helpers/sheets.ts';
+import { startEmulator } from '#local/emulator/server.ts';
+import { startLocalStack } from '#local/stack/local-stack.ts';
+import { contactSheet, phones, xlsx } from '#test/helpers/sheets.ts';
 import { atMost, type BenchResult } from './client-overhead.ts';
 
 interface Run {

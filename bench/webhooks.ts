@@ -1,13 +1,13 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
-import { documentClient } from '../functions/commons/aws/clients.ts';
-import { VoiceApiClient } from '../functions/commons/voice-api/index.ts';
-import { findSignatureHeader, signWebhook, verifyWebhook } from '../functions/commons/voice-api/webhooks.ts';
-import { OutcomeStore } from '../functions/outcomes/outcome-store.ts';
-import { startEmulator } from '../local/emulator/server.ts';
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../local/stack/local-aws.ts';
-import { startLocalStack } from '../local/stack/local-stack.ts';
+import { documentClient } from '#commons/aws/clients.ts';
+import { OutcomeStore } from '#commons/outcomes/outcome-store.ts';
+import { VoiceApiClient } from '#commons/voice-api/index.ts';
+import { findSignatureHeader, signWebhook, verifyWebhook } from '#commons/voice-api/webhooks.ts';
+import { startEmulator } from '#local/emulator/server.ts';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from '#local/stack/local-aws.ts';
+import { startLocalStack } from '#local/stack/local-stack.ts';
 import { atLeast, atMost, type BenchResult } from './client-overhead.ts';
 
 const CALLS = 300;

@@ -2,7 +2,7 @@
 // The CLI runs as JavaScript compiled by scripts/build-cli.mjs (on `npm ci`, `npm test`, `npm run build`). When any
 // of its sources changed since, it is compiled again here first (esbuild takes a fraction of a second), so an
 // out-of-date build never runs.
-import { buildCli, freshBundle } from '../scripts/build-cli.mjs';
+import { buildCli, freshBundle } from '#scripts/build-cli.mjs';
 
 // Node 20 runs the CLI here; Lambda runs Node 22. The SDK's notice about its future Node support is not for users.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';

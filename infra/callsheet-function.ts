@@ -5,15 +5,15 @@ import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, type NodejsFunctionProps, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import type { TableName } from '../functions/commons/tables.ts';
-import { TABLES } from '../functions/commons/tables.ts';
+import type { TableName } from '#commons/tables.ts';
+import { TABLES } from '#commons/tables.ts';
 import { BUNDLE_TARGET, LAZY_PACKAGES, lazyPackageCommands, REQUIRE_BANNER } from './bundling.ts';
 import { acknowledge } from './nag.ts';
-import { settingsOf } from './settings.ts';
+import { FUNCTION_ENTRIES, type FunctionFolder, settingsOf } from './settings.ts';
 
 export interface CallsheetFunctionProps {
-  /** The folder under functions/ whose index.ts is the handler; its settings are forwarded by this name. */
-  folder: string;
+  /** The function's name: its handler is functions/<FUNCTION_ENTRIES[folder]>; its settings go by this name. */
+  folder: FunctionFolder;
   description: string;
   timeout?: Duration;
   memorySize?: number;
@@ -55,7 +55,7 @@ export class CallsheetFunction extends Construct {
       retention: retentionOf(settings?.integer('LOG_RETENTION_DAYS') ?? 30),
     });
     const fnProps: NodejsFunctionProps = {
-      entry: `${root}functions/${props.folder}/index.ts`,
+      entry: `${root}functions/${FUNCTION_ENTRIES[props.folder]}`,
       projectRoot: root,
       depsLockFilePath: `${root}package-lock.json`,
       runtime: Runtime.NODEJS_22_X,

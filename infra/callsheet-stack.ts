@@ -79,7 +79,7 @@ export class CallsheetStack extends Stack {
       credentials: this.credentials,
       settings: settings.propsFor('contacts'),
     });
-    // A launched sheet's accepted rows reach the contact store (functions/contacts/campaign-contacts.ts).
+    // A launched sheet's accepted rows reach the contact store (functions/intake/campaign-contacts.ts).
     this.intake.function.fn.addEnvironment('CONTACTS_QUEUE_URL', this.contacts.queue.queueUrl);
     this.contacts.queue.grantSendMessages(this.intake.function.fn);
     this.monitoring = new Monitoring(this, 'Monitoring', {

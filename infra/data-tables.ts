@@ -1,7 +1,7 @@
 import { RemovalPolicy } from 'aws-cdk-lib';
 import { AttributeType, Billing, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { Construct } from 'constructs';
-import { TABLES, type TableName } from '../functions/commons/tables.ts';
+import { TABLES, type TableName } from '#commons/tables.ts';
 
 /**
  * callsheet's DynamoDB tables, from the same list the local stack creates in dynalite. A table whose entry names a

@@ -27,8 +27,8 @@ import {
   METRICS_NAMESPACE,
   METRICS_SERVICE,
   type MetricName,
-} from '../functions/commons/observability.ts';
-import { SAFETY_METRICS, SAFETY_NAMESPACE } from '../functions/lifecycle/safety-signals.ts';
+} from '#commons/observability.ts';
+import { SAFETY_METRICS, SAFETY_NAMESPACE } from '#lifecycle/safety-signals.ts';
 
 export interface MonitoringProps {
   /** The bus callsheet's campaign events go to. */

@@ -2,24 +2,38 @@ import { existsSync, readFileSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import { Stack } from 'aws-cdk-lib';
 import type { IConstruct } from 'constructs';
-import { ConfigError, type Env } from '../functions/commons/config.ts';
-import { readContactsConfig } from '../functions/contacts/config.ts';
-import { readGuardConfig } from '../functions/guard/config.ts';
-import { readIntakeConfig } from '../functions/intake/config.ts';
-import { readLifecycleConfig } from '../functions/lifecycle/config.ts';
-import { readOutcomesConfig } from '../functions/outcomes/config.ts';
-import { readWebhookConfig } from '../functions/webhooks/config.ts';
+import { ConfigError, type Env } from '#commons/config.ts';
+import { readOutcomesConfig } from '#commons/outcomes/config.ts';
+import { readContactsConfig } from '#contacts/config.ts';
+import { readIntakeConfig } from '#intake/config.ts';
+import { readLifecycleConfig } from '#lifecycle/config.ts';
+import { readGuardConfig } from '#lifecycle/safety-net/config.ts';
+import { readWebhookConfig } from '#webhooks/config.ts';
 
 /**
  * callsheet's deployment settings: one schema, read from `callsheet.config.json` at the repository root (or the
  * file named by `-c callsheet:config=path`), each overridable with `-c callsheet:NAME=value`. Checked at synth:
  * an unknown name, a bad value or a missing required one stops synthesis with every problem named. Function
  * settings go, as environment variables of the same name, to exactly the functions that read them (`readBy`,
- * by folder under functions/); stack settings shape the stack itself. README "Configuration" lists them all.
+ * by function name); stack settings shape the stack itself. README "Configuration" lists them all.
  */
 
-/** Folders under functions/ whose Lambda functions the stack deploys; a function's settings go by this name. */
+/** The Lambda functions the stack deploys, by name; a function's settings go by this name. */
 export type FunctionFolder = 'intake' | 'lifecycle' | 'guard' | 'sweeper' | 'contacts' | 'outcomes' | 'webhooks';
+
+/**
+ * Each function's handler file under functions/: a capability's index.ts, but the guard and the sweeper are
+ * further entry points of the lifecycle, whose safety net they are (its settings, store and CampaignSafety).
+ */
+export const FUNCTION_ENTRIES: Record<FunctionFolder, string> = {
+  intake: 'intake/index.ts',
+  lifecycle: 'lifecycle/index.ts',
+  guard: 'lifecycle/guard.ts',
+  sweeper: 'lifecycle/sweeper.ts',
+  contacts: 'contacts/index.ts',
+  outcomes: 'outcomes/index.ts',
+  webhooks: 'webhooks/index.ts',
+};
 
 type Kind =
   | { type: 'string'; pattern?: RegExp; hint?: string }
@@ -43,7 +57,7 @@ export type SettingSpec = Kind & {
 
 /** Everything that reads the Voice API key (functions/commons/voice-api-access.ts). */
 const API_USERS: FunctionFolder[] = ['intake', 'lifecycle', 'guard', 'sweeper', 'contacts', 'outcomes'];
-/** The guard and the sweeper read the lifecycle's settings too (functions/guard/config.ts). */
+/** The guard and the sweeper read the lifecycle's settings too (functions/lifecycle/safety-net/config.ts). */
 const LIFECYCLE: FunctionFolder[] = ['lifecycle', 'guard', 'sweeper'];
 /** Everything that takes tokens from the account-wide API budget (functions/commons/api-budget/). */
 const BUDGET_USERS: FunctionFolder[] = [...LIFECYCLE, 'contacts', 'outcomes'];
@@ -525,7 +539,7 @@ function check(spec: SettingSpec, value: unknown): Value | undefined | { problem
   }
 }
 
-/** Each deployed function's start-up reader (its functions/<folder>/config.ts). */
+/** Each deployed function's start-up reader, which its entry (FUNCTION_ENTRIES) calls at cold start. */
 const READERS: Record<FunctionFolder, (env: Env) => unknown> = {
   intake: readIntakeConfig,
   lifecycle: readLifecycleConfig,

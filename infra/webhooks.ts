@@ -4,7 +4,7 @@ import { FunctionUrlAuthType } from 'aws-cdk-lib/aws-lambda';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { TABLES } from '../functions/commons/tables.ts';
+import { TABLES } from '#commons/tables.ts';
 import { CallsheetFunction } from './callsheet-function.ts';
 import type { VoiceApiCredentials } from './voice-api-credentials.ts';
 

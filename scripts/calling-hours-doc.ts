@@ -4,12 +4,12 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { CA_PROVINCE_RULES } from '../functions/commons/calling-hours/ca-provinces.ts';
-import { CONSERVATIVE_DEFAULT, COUNTRY_RULES } from '../functions/commons/calling-hours/countries.ts';
-import { NANP_AREA_CODES } from '../functions/commons/calling-hours/nanp-area-codes.ts';
-import { SPLIT_AREA_CODES } from '../functions/commons/calling-hours/split-area-codes.ts';
-import type { HoursRule, RuleSource } from '../functions/commons/calling-hours/types.ts';
-import { US_STATE_RULES } from '../functions/commons/calling-hours/us-states.ts';
+import { CA_PROVINCE_RULES } from '#commons/calling-hours/ca-provinces.ts';
+import { CONSERVATIVE_DEFAULT, COUNTRY_RULES } from '#commons/calling-hours/countries.ts';
+import { NANP_AREA_CODES } from '#commons/calling-hours/nanp-area-codes.ts';
+import { SPLIT_AREA_CODES } from '#commons/calling-hours/split-area-codes.ts';
+import type { HoursRule, RuleSource } from '#commons/calling-hours/types.ts';
+import { US_STATE_RULES } from '#commons/calling-hours/us-states.ts';
 
 export const DOC_PATH = fileURLToPath(new URL('../docs/calling-hours.md', import.meta.url));
 

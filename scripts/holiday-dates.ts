@@ -7,7 +7,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import Holidays from 'date-holidays';
-import { DEFAULT_LEGAL_HOURS } from '../functions/commons/legal-hours.ts';
+import { DEFAULT_LEGAL_HOURS } from '#commons/legal-hours.ts';
 
 export const HOLIDAY_DATES_PATH = fileURLToPath(
   new URL('../functions/commons/calling-hours/holiday-dates.ts', import.meta.url),

@@ -7,8 +7,8 @@
  */
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { PLACES } from '../functions/commons/calling-hours/places.ts';
-import { readZoneTable } from '../functions/intake/phone-zone-data.ts';
+import { PLACES } from '#commons/calling-hours/places.ts';
+import { readZoneTable } from '#intake/phone-zone-data.ts';
 
 export const AREA_CODES_PATH = fileURLToPath(
   new URL('../functions/commons/calling-hours/nanp-area-codes.ts', import.meta.url),

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { COMMAND_TABLE } from '../local/cli/main.ts';
+import { COMMAND_TABLE } from '#local/cli/main.ts';
 import { runCli, runScript } from './helpers/cli.ts';
 
 const REPO = fileURLToPath(new URL('..', import.meta.url));
@@ -38,7 +38,9 @@ export async function main(argv: string[]): Promise<number> {
     await cp(join(REPO, 'bin'), join(dir, 'bin'), { recursive: true });
     await cp(join(REPO, 'scripts'), join(dir, 'scripts'), { recursive: true });
     await cp(join(REPO, 'tsconfig.json'), join(dir, 'tsconfig.json'));
-    await writeFile(join(dir, 'package.json'), '{ "type": "module" }\n');
+    // The real bin finds the build script (and the sources it falls back to) through the package's aliases.
+    const { imports } = JSON.parse(await readFile(join(REPO, 'package.json'), 'utf8')) as { imports: unknown };
+    await writeFile(join(dir, 'package.json'), `${JSON.stringify({ type: 'module', imports })}\n`);
     await symlink(join(REPO, 'node_modules'), join(dir, 'node_modules'));
     await writeFile(join(dir, 'local/cli/main.ts'), main('1'));
     await writeFile(join(dir, 'local/cli/greeting.ts'), "export const greeting = 'hello';\n");

@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
-import { VoiceApiClient } from '../functions/commons/voice-api/index.ts';
+import { VoiceApiClient } from '#commons/voice-api/index.ts';
 import { BIN, runCli } from './helpers/cli.ts';
 
 const children: ChildProcess[] = [];

@@ -3,9 +3,9 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { TABLES } from '../functions/commons/tables.ts';
-import { buildApp } from '../infra/build-app.ts';
-import { DEFAULT_EXECUTION_TIMEOUT_SECONDS } from '../state-machines/lifecycle-document.ts';
+import { TABLES } from '#commons/tables.ts';
+import { buildApp } from '#infra/build-app.ts';
+import { DEFAULT_EXECUTION_TIMEOUT_SECONDS } from '#state-machines/lifecycle-document.ts';
 
 let template: Template;
 let synth: () => void;

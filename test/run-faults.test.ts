@@ -2,9 +2,9 @@ import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { UsageError } from '../local/cli/command.ts';
-import { loadFaultPlan, type PlacedCall, placedCalls } from '../local/cli/fault-plan-file.ts';
-import { main } from '../local/cli/main.ts';
+import { UsageError } from '#local/cli/command.ts';
+import { loadFaultPlan, type PlacedCall, placedCalls } from '#local/cli/fault-plan-file.ts';
+import { main } from '#local/cli/main.ts';
 import { auditCalls } from './helpers/call-audit.ts';
 import { runCli } from './helpers/cli.ts';
 

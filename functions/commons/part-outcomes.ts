@@ -53,7 +53,7 @@ export interface PartOutcomes {
   } | null;
 }
 
-/** What close() calls when a campaign has ended (functions/outcomes/part-end.ts in AWS and locally). */
+/** What close() calls when a campaign has ended (functions/lifecycle/part-end/part-end.ts in AWS and locally). */
 export interface OutcomeReporter {
   atPartEnd(end: PartEnd): Promise<PartOutcomes>;
 }

@@ -1,16 +1,17 @@
 import { SQSClient } from '@aws-sdk/client-sqs';
-import { apiBudget } from '../commons/api-budget/config.ts';
-import { documentClient, s3Client } from '../commons/aws/clients.ts';
-import { ObjectStore } from '../commons/aws/object-store.ts';
-import { VoiceApiClient } from '../commons/voice-api/client.ts';
-import type { VoiceApiOptions } from '../commons/voice-api/http.ts';
-import { resolveVoiceApiAccess } from '../commons/voice-api-access.ts';
+import { apiBudget } from '#commons/api-budget/config.ts';
+import { documentClient, s3Client } from '#commons/aws/clients.ts';
+import { ObjectStore } from '#commons/aws/object-store.ts';
+import { type EventSink, SqsEventSink } from '#commons/contact-events.ts';
+import { VoiceApiClient } from '#commons/voice-api/client.ts';
+import type { VoiceApiOptions } from '#commons/voice-api/http.ts';
+import { resolveVoiceApiAccess } from '#commons/voice-api-access.ts';
 import type { ContactsConfig } from './config.ts';
 import { ContactPusher } from './contact-pusher.ts';
 import { ContactStore } from './contact-store.ts';
 import { ContactSync, type DeadLetterSink } from './contact-sync.ts';
-import { SqsDeadLetters, SqsEventSink } from './dead-letters.ts';
-import { ContactSheetIntake, type EventSink } from './sheet-intake.ts';
+import { SqsDeadLetters } from './dead-letters.ts';
+import { ContactSheetIntake } from './sheet-intake.ts';
 
 export interface BuildSyncOptions {
   now?: () => Date;

@@ -1,10 +1,10 @@
 import type { CountryCode } from 'libphonenumber-js/max';
-import { type BudgetConfig, readBudgetConfig } from '../commons/api-budget/config.ts';
-import { type AwsSettings, readAwsSettings } from '../commons/aws/clients.ts';
-import { type Env, EnvReader } from '../commons/config.ts';
-import { isCountryCode } from '../commons/phone/phone.ts';
-import { TABLES } from '../commons/tables.ts';
-import { readVoiceApiSource, type VoiceApiSource } from '../commons/voice-api-access.ts';
+import { type BudgetConfig, readBudgetConfig } from '#commons/api-budget/config.ts';
+import { type AwsSettings, readAwsSettings } from '#commons/aws/clients.ts';
+import { type Env, EnvReader } from '#commons/config.ts';
+import { isCountryCode } from '#commons/phone/phone.ts';
+import { TABLES } from '#commons/tables.ts';
+import { readVoiceApiSource, type VoiceApiSource } from '#commons/voice-api-access.ts';
 
 export interface ContactsConfig {
   aws: AwsSettings;

@@ -1,7 +1,8 @@
 import type { ErrorObject } from 'ajv';
 import type { CountryCode } from 'libphonenumber-js/max';
-import { isCountryCode, normalizePhone } from '../commons/phone/phone.ts';
-import { CONTACT_TEXT_FIELDS, normalizeLabel } from '../commons/voice-api/contract.ts';
+import type { ContactUpsertedV1 } from '#commons/contact-events.ts';
+import { isCountryCode, normalizePhone } from '#commons/phone/phone.ts';
+import { CONTACT_TEXT_FIELDS, normalizeLabel } from '#commons/voice-api/contract.ts';
 import { validate as compiledSchema } from './contact-upserted.v1.validator.ts';
 
 /** EventBridge detail-type of a contact change on callsheet's bus. */
@@ -12,23 +13,6 @@ export const CONTACT_EVENT_SOURCE = 'callsheet.contacts';
 export const CONTACT_FIELDS = CONTACT_TEXT_FIELDS;
 export type ContactField = (typeof CONTACT_FIELDS)[number];
 export type ContactFields = Partial<Record<ContactField, string>>;
-
-/** A `Contact Upserted` event as published (schemas/contact-upserted.v1.json). */
-export interface ContactUpsertedV1 {
-  schema_version?: 1;
-  event_id: string;
-  phone_number: string;
-  country?: string;
-  name?: string | null;
-  email?: string | null;
-  city?: string | null;
-  location?: string | null;
-  source?: string | null;
-  lead_status?: string | null;
-  custom_instruction?: string | null;
-  tags?: string[] | null;
-  note?: string | null;
-}
 
 /** One change, checked and normalized: what the store applies. Blank values are already gone. */
 export interface ContactChange {

@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { BudgetExhaustedError } from '../commons/api-budget/errors.ts';
+import { BudgetExhaustedError } from '#commons/api-budget/errors.ts';
 import {
   AmbiguousRequestError,
   NetworkError,
   RateLimitedError,
   ServerError,
   VoiceApiError,
-} from '../commons/voice-api/errors.ts';
-import type { BulkResult, ContactInput } from '../commons/voice-api/types.ts';
+} from '#commons/voice-api/errors.ts';
+import type { BulkResult, ContactInput } from '#commons/voice-api/types.ts';
 import type { ContactState, PushedState } from './contact-state.ts';
 import type { ContactStore } from './contact-store.ts';
 import { inGroups } from './in-groups.ts';

@@ -1,10 +1,11 @@
 import { createHash } from 'node:crypto';
 import type { CountryCode } from 'libphonenumber-js/max';
-import { type Cell, cellText, headerKey } from '../commons/spreadsheet/cell.ts';
-import { FileProblem } from '../commons/spreadsheet/file-problem.ts';
-import { DEFAULT_LIMITS } from '../commons/spreadsheet/limits.ts';
-import { openWorkbook } from '../commons/spreadsheet/sources.ts';
-import { type ContactUpsertedV1, checkContactEvent } from './contact-event.ts';
+import type { ContactUpsertedV1 } from '#commons/contact-events.ts';
+import { type Cell, cellText, headerKey } from '#commons/spreadsheet/cell.ts';
+import { FileProblem } from '#commons/spreadsheet/file-problem.ts';
+import { DEFAULT_LIMITS } from '#commons/spreadsheet/limits.ts';
+import { openWorkbook } from '#commons/spreadsheet/sources.ts';
+import { checkContactEvent } from './contact-event.ts';
 
 /** Column headers of a contact sheet (any case and spacing) and the event field each fills. */
 export const SHEET_COLUMNS: Record<string, keyof ContactUpsertedV1> = {

@@ -6,7 +6,7 @@ import {
   ScanCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import { isConditionFailed } from '../commons/aws/conditional-write.ts';
+import { isConditionFailed } from '#commons/aws/conditional-write.ts';
 import type { ContactChange } from './contact-event.ts';
 import { type ContactState, type Note, type PushClaim, type PushedState, planApply } from './contact-state.ts';
 

@@ -1,5 +1,5 @@
 import type { CountryCode } from 'libphonenumber-js/max';
-import { type UploadRef, uploadsInS3Event } from '../commons/upload-ref.ts';
+import { type UploadRef, uploadsInS3Event } from '#commons/upload-ref.ts';
 import { type ContactChange, checkContactMessage } from './contact-event.ts';
 import type { PushOutcome } from './contact-pusher.ts';
 import type { ApplyStatus, ContactStore } from './contact-store.ts';

@@ -1,7 +1,7 @@
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import middy from '@middy/core';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import type { Log } from '../commons/log.ts';
+import type { Log } from '#commons/log.ts';
 import type { ContactSync, MessageResult } from './contact-sync.ts';
 
 /** A message that must come back to the queue (its contact could not be stored or pushed yet). */

@@ -1,5 +1,5 @@
 // Lambda entry: configuration is read and the API key resolved once, at cold start; a bad setting fails here.
-import { jsonLog } from '../commons/log.ts';
+import { jsonLog } from '#commons/log.ts';
 import { buildContactSync } from './build-sync.ts';
 import { readContactsConfig } from './config.ts';
 import { makeContactsHandler } from './handler.ts';

@@ -1,5 +1,5 @@
-import { LIMITS } from '../commons/voice-api/contract.ts';
-import type { ContactInput } from '../commons/voice-api/types.ts';
+import { LIMITS } from '#commons/voice-api/contract.ts';
+import type { ContactInput } from '#commons/voice-api/types.ts';
 import { CONTACT_FIELDS, type ContactFields } from './contact-event.ts';
 import type { ContactState, Note, PushedState } from './contact-state.ts';
 

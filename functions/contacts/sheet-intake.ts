@@ -1,17 +1,12 @@
 import type { CountryCode } from 'libphonenumber-js/max';
-import type { ObjectStore } from '../commons/aws/object-store.ts';
-import { type UploadRef, uploadId } from '../commons/upload-ref.ts';
-import type { ContactUpsertedV1 } from './contact-event.ts';
+import type { ObjectStore } from '#commons/aws/object-store.ts';
+import type { EventSink } from '#commons/contact-events.ts';
+import { type UploadRef, uploadId } from '#commons/upload-ref.ts';
 import { ContactSheetProblem, readContactSheet, type SheetRejection } from './contact-sheet.ts';
 
 /** Contact sheets are dropped here; their reports go to reports/contacts/. */
 export const CONTACT_SHEETS = 'contacts/';
 export const contactReportKey = (id: string) => `reports/contacts/${id}.json`;
-
-/** Where a sheet's events go: the contact queue (SQS in AWS). */
-export interface EventSink {
-  send(events: ContactUpsertedV1[]): Promise<void>;
-}
 
 export interface ContactSheetReport {
   uploadId: string;

@@ -1,4 +1,4 @@
-import type { FrequencyCapStore } from '../commons/frequency-cap-store.ts';
+import type { FrequencyCapStore } from '#commons/frequency-cap-store.ts';
 import type { Rejection } from './contacts.ts';
 import { reportParts, type ValidationOutcome } from './validate-upload.ts';
 

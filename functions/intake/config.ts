@@ -1,14 +1,23 @@
 import type { CountryCode } from 'libphonenumber-js/max';
-import { type AwsSettings, readAwsSettings } from '../commons/aws/clients.ts';
-import { type Env, EnvReader } from '../commons/config.ts';
-import { type CapLimits, readCapLimits } from '../commons/frequency-cap.ts';
-import { DEFAULT_LEGAL_HOURS, readLegalHours } from '../commons/legal-hours.ts';
-import { isCountryCode } from '../commons/phone/phone.ts';
-import { TABLES } from '../commons/tables.ts';
-import { LIMITS } from '../commons/voice-api/contract.ts';
-import { readVoiceApiSource, type VoiceApiSource } from '../commons/voice-api-access.ts';
-import type { IntakeDefaults } from './intake-service.ts';
+import { type AwsSettings, readAwsSettings } from '#commons/aws/clients.ts';
+import { type Env, EnvReader } from '#commons/config.ts';
+import { type CapLimits, readCapLimits } from '#commons/frequency-cap.ts';
+import { DEFAULT_LEGAL_HOURS, type LegalHoursTable, readLegalHours } from '#commons/legal-hours.ts';
+import { isCountryCode } from '#commons/phone/phone.ts';
+import { TABLES } from '#commons/tables.ts';
+import { LIMITS } from '#commons/voice-api/contract.ts';
+import { readVoiceApiSource, type VoiceApiSource } from '#commons/voice-api-access.ts';
 import { DEFAULT_START_HORIZON_DAYS } from './settings.ts';
+
+/** What an upload gets when it does not say: deployment settings, read here at start-up. */
+export interface IntakeDefaults {
+  country?: CountryCode;
+  retries: number;
+  /** Legal calling hours by country (`LEGAL_HOURS` over the built-in table); the built-in table when absent. */
+  legalHours?: LegalHoursTable;
+  /** How far ahead a start may be (`START_HORIZON_DAYS`); DEFAULT_START_HORIZON_DAYS when absent. */
+  startHorizonDays?: number;
+}
 
 export interface IntakeConfig {
   aws: AwsSettings;

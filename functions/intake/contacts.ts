@@ -1,6 +1,6 @@
 import type { CountryCode } from 'libphonenumber-js/max';
-import type { Contact } from '../commons/contact.ts';
-import { normalizePhone, type PhoneCell } from '../commons/phone/phone.ts';
+import type { Contact } from '#commons/contact.ts';
+import { normalizePhone, type PhoneCell } from '#commons/phone/phone.ts';
 
 export type RejectReason =
   | 'missing_phone'

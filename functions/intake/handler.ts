@@ -1,6 +1,6 @@
 import middy from '@middy/core';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import type { Log } from '../commons/log.ts';
+import type { Log } from '#commons/log.ts';
 import {
   asLog,
   clearTags,
@@ -10,8 +10,8 @@ import {
   observabilityFor,
   observe,
   tagLogs,
-} from '../commons/observability.ts';
-import { uploadId, uploadsInS3Event } from '../commons/upload-ref.ts';
+} from '#commons/observability.ts';
+import { uploadId, uploadsInS3Event } from '#commons/upload-ref.ts';
 import type { IntakeService } from './intake-service.ts';
 
 /**

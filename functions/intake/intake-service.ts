@@ -1,16 +1,15 @@
 import { createHash } from 'node:crypto';
-import type { CountryCode } from 'libphonenumber-js/max';
-import { lookUpAgent } from '../commons/agent-lookup.ts';
-import type { ObjectStore, StoredObject } from '../commons/aws/object-store.ts';
-import type { FrequencyCapStore } from '../commons/frequency-cap-store.ts';
-import type { LegalHoursTable } from '../commons/legal-hours.ts';
-import type { LifecycleStarter } from '../commons/lifecycle-starter.ts';
-import { reportKeys } from '../commons/report-keys.ts';
-import type { SuppressionList } from '../commons/suppression-list.ts';
-import { agentFolder, INCOMING, type UploadRef, uploadId } from '../commons/upload-ref.ts';
-import type { AgentsApi } from '../commons/voice-api/agents.ts';
-import type { Agent } from '../commons/voice-api/types.ts';
+import { lookUpAgent } from '#commons/agent-lookup.ts';
+import type { ObjectStore, StoredObject } from '#commons/aws/object-store.ts';
+import type { FrequencyCapStore } from '#commons/frequency-cap-store.ts';
+import type { LifecycleStarter } from '#commons/lifecycle-starter.ts';
+import { reportKeys } from '#commons/report-keys.ts';
+import type { SuppressionList } from '#commons/suppression-list.ts';
+import { agentFolder, INCOMING, type UploadRef, uploadId } from '#commons/upload-ref.ts';
+import type { AgentsApi } from '#commons/voice-api/agents.ts';
+import type { Agent } from '#commons/voice-api/types.ts';
 import { capUpload } from './caps.ts';
+import type { IntakeDefaults } from './config.ts';
 import type { Contact } from './contacts.ts';
 import { planParts } from './plan-parts.ts';
 import { type IntakeReport, originalDestination, XLSX_TYPE } from './report.ts';
@@ -18,15 +17,6 @@ import { DEFAULT_START_HORIZON_DAYS } from './settings.ts';
 import type { UploadOutcome, UploadStore } from './upload-store.ts';
 import { type ValidationOutcome, validateUpload } from './validate-upload.ts';
 import { writeUploadFiles } from './writers.ts';
-
-export interface IntakeDefaults {
-  country?: CountryCode;
-  retries: number;
-  /** Legal calling hours by country (`LEGAL_HOURS` over the built-in table); the built-in table when absent. */
-  legalHours?: LegalHoursTable;
-  /** How far ahead a start may be (`START_HORIZON_DAYS`); DEFAULT_START_HORIZON_DAYS when absent. */
-  startHorizonDays?: number;
-}
 
 export interface IntakeDeps {
   objects: ObjectStore;
@@ -38,7 +28,7 @@ export interface IntakeDeps {
   /** How long one attempt may hold an upload before another delivery may take it over. */
   leaseMs: number;
   now: () => Date;
-  /** The contact store learns everyone a launched sheet calls (functions/contacts/campaign-contacts.ts). */
+  /** The contact store learns everyone a launched sheet calls (functions/intake/campaign-contacts.ts). */
   contacts?: { upsertAccepted(uploadId: string, contacts: Contact[]): Promise<void> };
   /** Calls per number per day and week across all campaigns (OUTCOMES_TABLE); absent: no caps. */
   caps?: Pick<FrequencyCapStore, 'admitAll'>;

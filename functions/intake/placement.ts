@@ -1,12 +1,12 @@
-import { regionsOfNumber } from '../commons/calling-hours/regions.ts';
-import { describeWindow, intersectRules, type WindowRule } from '../commons/calling-window.ts';
+import { regionsOfNumber } from '#commons/calling-hours/regions.ts';
+import { describeWindow, intersectRules, type WindowRule } from '#commons/calling-window.ts';
 import {
   citation,
   DEFAULT_LEGAL_HOURS,
   type LegalHoursTable,
   legalWindowOf,
   rulesThatApply,
-} from '../commons/legal-hours.ts';
+} from '#commons/legal-hours.ts';
 import type { Contact, RejectReason } from './contacts.ts';
 import { MAX_PART_ROWS, type Part, splitIntoParts } from './parts.ts';
 import { StatedPlaces, type StatedReason } from './stated-place.ts';

@@ -1,10 +1,10 @@
-import { type CampaignPlan, partKey } from '../commons/campaign-plan.ts';
-import { type AppliedRule, DEFAULT_LEGAL_HOURS, type LegalHoursTable } from '../commons/legal-hours.ts';
-import { partFileKey, reportPrefix } from '../commons/report-keys.ts';
-import { executionName, type UploadRef } from '../commons/upload-ref.ts';
-import type { Agent } from '../commons/voice-api/types.ts';
-import { partWindow } from '../commons/window-plan.ts';
-import type { IntakeDefaults } from './intake-service.ts';
+import { type CampaignPlan, partKey } from '#commons/campaign-plan.ts';
+import { type AppliedRule, DEFAULT_LEGAL_HOURS, type LegalHoursTable } from '#commons/legal-hours.ts';
+import { partFileKey, reportPrefix } from '#commons/report-keys.ts';
+import { executionName, type UploadRef } from '#commons/upload-ref.ts';
+import type { Agent } from '#commons/voice-api/types.ts';
+import { partWindow } from '#commons/window-plan.ts';
+import type { IntakeDefaults } from './config.ts';
 import type { ZoneSource } from './time-zones.ts';
 import type { ValidationOutcome } from './validate-upload.ts';
 

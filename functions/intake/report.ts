@@ -1,4 +1,4 @@
-import type { AppliedRule } from '../commons/legal-hours.ts';
+import type { AppliedRule } from '#commons/legal-hours.ts';
 import type { UploadSettings } from './settings.ts';
 import type { ValidationReport } from './validate-upload.ts';
 

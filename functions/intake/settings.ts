@@ -1,11 +1,11 @@
 import type { CountryCode } from 'libphonenumber-js/max';
-import { parseHolidays, parseWindowRules, type WindowRule, WindowSpecError } from '../commons/calling-window.ts';
-import { type FollowUpPolicy, parseFollowUpPolicy } from '../commons/follow-up-policy.ts';
-import { isCountryCode } from '../commons/phone/phone.ts';
-import { type Cell, cellText, headerKey } from '../commons/spreadsheet/cell.ts';
-import { FileProblem } from '../commons/spreadsheet/file-problem.ts';
-import { isValidTimeZone, LIMITS } from '../commons/voice-api/contract.ts';
-import { parseDateTimeIn } from '../commons/zoned-time.ts';
+import { parseHolidays, parseWindowRules, type WindowRule, WindowSpecError } from '#commons/calling-window.ts';
+import { type FollowUpPolicy, parseFollowUpPolicy } from '#commons/follow-up-policy.ts';
+import { isCountryCode } from '#commons/phone/phone.ts';
+import { type Cell, cellText, headerKey } from '#commons/spreadsheet/cell.ts';
+import { FileProblem } from '#commons/spreadsheet/file-problem.ts';
+import { isValidTimeZone, LIMITS } from '#commons/voice-api/contract.ts';
+import { parseDateTimeIn } from '#commons/zoned-time.ts';
 
 /** What an upload may say about its campaign. Anything absent takes the deployment default. */
 export interface UploadSettings {

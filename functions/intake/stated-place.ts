@@ -1,5 +1,5 @@
 import { type CountryCode, getCountryCallingCode } from 'libphonenumber-js/max';
-import { PLACES } from '../commons/calling-hours/places.ts';
+import { PLACES } from '#commons/calling-hours/places.ts';
 import type { RejectReason } from './contacts.ts';
 import { RENAMED_ZONES } from './phone-zone-data.ts';
 import { clockSignature, type ZoneChoice, zonesOf, zonesUnderPrefix } from './time-zones.ts';

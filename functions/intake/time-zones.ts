@@ -1,5 +1,5 @@
-import { SPLIT_AREA_CODES } from '../commons/calling-hours/split-area-codes.ts';
-import { offsetSegments, zoneOffsetMs } from '../commons/zoned-time.ts';
+import { SPLIT_AREA_CODES } from '#commons/calling-hours/split-area-codes.ts';
+import { offsetSegments, zoneOffsetMs } from '#commons/zoned-time.ts';
 import { RENAMED_ZONES, readZoneTable } from './phone-zone-data.ts';
 
 /**

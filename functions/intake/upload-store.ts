@@ -1,6 +1,6 @@
 import { type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { isConditionFailed } from '../commons/aws/conditional-write.ts';
-import type { UploadRef } from '../commons/upload-ref.ts';
+import { isConditionFailed } from '#commons/aws/conditional-write.ts';
+import type { UploadRef } from '#commons/upload-ref.ts';
 
 export interface UploadOutcome {
   status: 'launched' | 'rejected' | 'repeated';

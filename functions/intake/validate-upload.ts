@@ -1,17 +1,17 @@
 import type { CountryCode } from 'libphonenumber-js/max';
-import type { LegalHoursTable } from '../commons/legal-hours.ts';
-import { type CostlyType, costlyNumberType } from '../commons/phone/phone.ts';
-import { cellText } from '../commons/spreadsheet/cell.ts';
-import { FileProblem } from '../commons/spreadsheet/file-problem.ts';
-import { DEFAULT_LIMITS, type ReadLimits } from '../commons/spreadsheet/limits.ts';
-import { openWorkbook, type SheetFormat } from '../commons/spreadsheet/sources.ts';
+import type { LegalHoursTable } from '#commons/legal-hours.ts';
+import { type CostlyType, costlyNumberType } from '#commons/phone/phone.ts';
+import { cellText } from '#commons/spreadsheet/cell.ts';
+import { FileProblem } from '#commons/spreadsheet/file-problem.ts';
+import { DEFAULT_LIMITS, type ReadLimits } from '#commons/spreadsheet/limits.ts';
+import { openWorkbook, type SheetFormat } from '#commons/spreadsheet/sources.ts';
 import { type Contact, ContactRules, type Rejection } from './contacts.ts';
+import { OriginalRows } from './original-rows.ts';
 import type { Part } from './parts.ts';
 import { placeContacts } from './placement.ts';
 import { readSettings, S3_METADATA, type SettingSource, type StartHorizon, type UploadSettings } from './settings.ts';
 import { type ScannedUpload, scanUpload } from './sheet/scan.ts';
 import type { ZoneChoice } from './time-zones.ts';
-import { OriginalRows } from './writers.ts';
 
 export interface ValidateOptions {
   /** For numbers without a country code, unless the upload's settings name another country. */

@@ -1,14 +1,14 @@
-import { apiBudget } from '../commons/api-budget/config.ts';
-import { documentClient, eventsClient, s3Client, sfnClient } from '../commons/aws/clients.ts';
-import { ObjectStore } from '../commons/aws/object-store.ts';
-import type { Log } from '../commons/log.ts';
-import { VoiceApiClient } from '../commons/voice-api/client.ts';
-import { resolveVoiceApiAccess } from '../commons/voice-api-access.ts';
-import { buildPartEndOutcomes } from '../outcomes/build-service.ts';
+import { apiBudget } from '#commons/api-budget/config.ts';
+import { documentClient, eventsClient, s3Client, sfnClient } from '#commons/aws/clients.ts';
+import { ObjectStore } from '#commons/aws/object-store.ts';
+import type { Log } from '#commons/log.ts';
+import { VoiceApiClient } from '#commons/voice-api/client.ts';
+import { resolveVoiceApiAccess } from '#commons/voice-api-access.ts';
 import { CampaignSafety } from './campaign-safety.ts';
 import { CampaignStore } from './campaign-store.ts';
 import type { LifecycleConfig } from './config.ts';
 import { LifecycleSteps } from './lifecycle-steps.ts';
+import { buildPartEndOutcomes } from './part-end/build-part-end.ts';
 import { logSafetySignals } from './safety-signals.ts';
 import { EventBridgeEvents, StepFunctionsWorkflow } from './workflow.ts';
 

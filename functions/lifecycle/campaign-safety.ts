@@ -1,5 +1,5 @@
-import { ConflictError, NotFoundError } from '../commons/voice-api/errors.ts';
-import type { CampaignStats } from '../commons/voice-api/types.ts';
+import { ConflictError, NotFoundError } from '#commons/voice-api/errors.ts';
+import type { CampaignStats } from '#commons/voice-api/types.ts';
 
 /** The two levers the contract gives over a campaign that must stop dialling. */
 export interface CampaignLever {

@@ -1,6 +1,6 @@
 import { type DynamoDBDocumentClient, GetCommand, PutCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { isConditionFailed } from '../commons/aws/conditional-write.ts';
-import type { PartWindow } from '../commons/window-plan.ts';
+import { isConditionFailed } from '#commons/aws/conditional-write.ts';
+import type { PartWindow } from '#commons/window-plan.ts';
 import type { BrakeRegister } from './campaign-safety.ts';
 
 export type ManualControl = 'pause' | 'resume' | 'cancel';

@@ -1,11 +1,11 @@
-import { type BudgetConfig, readBudgetConfig } from '../commons/api-budget/config.ts';
-import { type AwsSettings, readAwsSettings } from '../commons/aws/clients.ts';
-import { type Env, EnvReader } from '../commons/config.ts';
-import { type CapLimits, readCapLimits } from '../commons/frequency-cap.ts';
-import { DEFAULT_LEGAL_HOURS, readLegalHours } from '../commons/legal-hours.ts';
-import { TABLES } from '../commons/tables.ts';
-import { readVoiceApiSource, type VoiceApiSource } from '../commons/voice-api-access.ts';
-import { type OutcomesConfig, readOutcomesConfig } from '../outcomes/config.ts';
+import { type BudgetConfig, readBudgetConfig } from '#commons/api-budget/config.ts';
+import { type AwsSettings, readAwsSettings } from '#commons/aws/clients.ts';
+import { type Env, EnvReader } from '#commons/config.ts';
+import { type CapLimits, readCapLimits } from '#commons/frequency-cap.ts';
+import { DEFAULT_LEGAL_HOURS, readLegalHours } from '#commons/legal-hours.ts';
+import { type OutcomesConfig, readOutcomesConfig } from '#commons/outcomes/config.ts';
+import { TABLES } from '#commons/tables.ts';
+import { readVoiceApiSource, type VoiceApiSource } from '#commons/voice-api-access.ts';
 import type { LifecycleSettings } from './lifecycle-steps.ts';
 
 export interface LifecycleConfig {

@@ -1,5 +1,5 @@
-import type { CampaignStats } from '../commons/voice-api/types.ts';
-import { windowStateAt } from '../commons/window-plan.ts';
+import type { CampaignStats } from '#commons/voice-api/types.ts';
+import { windowStateAt } from '#commons/window-plan.ts';
 import type { ManualControl } from './campaign-store.ts';
 import type { EndedCarry, Failure, Next, PauseReason, ReconcilingCarry, RunningCarry } from './lifecycle-state.ts';
 import { nextInterval, type PollBounds } from './poll-interval.ts';

@@ -10,7 +10,7 @@ import {
   RequestValidationError,
   ServerError,
   ValidationError,
-} from '../commons/voice-api/errors.ts';
+} from '#commons/voice-api/errors.ts';
 
 /** Worth retrying (429, 5xx, timeouts): the state machine retries these with full jitter and a cap. */
 export class TransientError extends Error {

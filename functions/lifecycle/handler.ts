@@ -1,5 +1,5 @@
 import middy from '@middy/core';
-import type { Log } from '../commons/log.ts';
+import type { Log } from '#commons/log.ts';
 import {
   asLog,
   countCampaignState,
@@ -7,7 +7,7 @@ import {
   observabilityFor,
   observe,
   tagLogs,
-} from '../commons/observability.ts';
+} from '#commons/observability.ts';
 import { asRetryable } from './errors.ts';
 import { type LifecycleSteps, partKeyOf, type StepInput } from './lifecycle-steps.ts';
 

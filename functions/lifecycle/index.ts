@@ -1,5 +1,5 @@
 // Lambda entry: configuration is read and the API key resolved once, at cold start; a bad setting fails here.
-import { asLog, observabilityFor } from '../commons/observability.ts';
+import { asLog, observabilityFor } from '#commons/observability.ts';
 import { buildLifecycleSteps } from './build-steps.ts';
 import { readLifecycleConfig } from './config.ts';
 import { makeLifecycleHandler } from './handler.ts';

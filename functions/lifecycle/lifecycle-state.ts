@@ -1,5 +1,5 @@
-import type { CampaignStats } from '../commons/voice-api/types.ts';
-import type { PartWindow } from '../commons/window-plan.ts';
+import type { CampaignStats } from '#commons/voice-api/types.ts';
+import type { PartWindow } from '#commons/window-plan.ts';
 import type { PollMemory } from './poll-interval.ts';
 
 /**

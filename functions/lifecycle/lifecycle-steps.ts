@@ -1,14 +1,14 @@
-import { lookUpAgent } from '../commons/agent-lookup.ts';
-import type { ObjectStore } from '../commons/aws/object-store.ts';
-import { type CampaignPlan, continuationName, labelOfPartKey, partKey } from '../commons/campaign-plan.ts';
-import type { LegalHoursTable } from '../commons/legal-hours.ts';
-import type { OutcomeReporter, PartOutcomes } from '../commons/part-outcomes.ts';
-import { partReportKey } from '../commons/report-keys.ts';
-import type { VoiceApiClient } from '../commons/voice-api/client.ts';
-import { AmbiguousRequestError, NotFoundError } from '../commons/voice-api/errors.ts';
-import type { CampaignStats } from '../commons/voice-api/types.ts';
-import { nextOpening, type PartWindow, partWindow, windowStateAt } from '../commons/window-plan.ts';
-import { parseDateTimeIn } from '../commons/zoned-time.ts';
+import { lookUpAgent } from '#commons/agent-lookup.ts';
+import type { ObjectStore } from '#commons/aws/object-store.ts';
+import { type CampaignPlan, continuationName, labelOfPartKey, partKey } from '#commons/campaign-plan.ts';
+import type { LegalHoursTable } from '#commons/legal-hours.ts';
+import type { OutcomeReporter, PartOutcomes } from '#commons/part-outcomes.ts';
+import { partReportKey } from '#commons/report-keys.ts';
+import type { VoiceApiClient } from '#commons/voice-api/client.ts';
+import { AmbiguousRequestError, NotFoundError } from '#commons/voice-api/errors.ts';
+import type { CampaignStats } from '#commons/voice-api/types.ts';
+import { nextOpening, type PartWindow, partWindow, windowStateAt } from '#commons/window-plan.ts';
+import { parseDateTimeIn } from '#commons/zoned-time.ts';
 import type { CampaignSafety, SecureOutcome } from './campaign-safety.ts';
 import type { CampaignStore } from './campaign-store.ts';
 import {

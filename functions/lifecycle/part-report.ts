@@ -1,8 +1,8 @@
-import type { CampaignPlan } from '../commons/campaign-plan.ts';
-import type { AppliedRule } from '../commons/legal-hours.ts';
-import type { FollowUpStarted, PartOutcomes } from '../commons/part-outcomes.ts';
-import type { CampaignStats } from '../commons/voice-api/types.ts';
-import type { PartWindow } from '../commons/window-plan.ts';
+import type { CampaignPlan } from '#commons/campaign-plan.ts';
+import type { AppliedRule } from '#commons/legal-hours.ts';
+import type { FollowUpStarted, PartOutcomes } from '#commons/part-outcomes.ts';
+import type { CampaignStats } from '#commons/voice-api/types.ts';
+import type { PartWindow } from '#commons/window-plan.ts';
 import type { CampaignRecord, TimelineEntry } from './campaign-store.ts';
 import type { Failure } from './lifecycle-state.ts';
 

@@ -1,7 +1,7 @@
-import type { ObjectStore } from '../commons/aws/object-store.ts';
-import type { CampaignPlan } from '../commons/campaign-plan.ts';
-import { readPartFile } from '../commons/spreadsheet/part-file.ts';
-import type { VoiceApiClient } from '../commons/voice-api/client.ts';
+import type { ObjectStore } from '#commons/aws/object-store.ts';
+import type { CampaignPlan } from '#commons/campaign-plan.ts';
+import { readPartFile } from '#commons/spreadsheet/part-file.ts';
+import type { VoiceApiClient } from '#commons/voice-api/client.ts';
 
 /**
  * A campaign of this agent calling one of this part's numbers since the lost create is this part's: the API

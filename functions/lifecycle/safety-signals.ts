@@ -1,4 +1,4 @@
-import { jsonLog, type Log } from '../commons/log.ts';
+import { jsonLog, type Log } from '#commons/log.ts';
 import type { SafetySignals } from './campaign-safety.ts';
 
 /** CloudWatch metric names of safety actions, one per actor; alarms watch them (infra/campaign-guard.ts). */

@@ -1,6 +1,6 @@
 import { type EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import { GetExecutionHistoryCommand, type SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
-import { stateMachineOf } from '../commons/campaign-plan.ts';
+import { stateMachineOf } from '#commons/campaign-plan.ts';
 import { TransientError } from './errors.ts';
 
 /** What the lifecycle asks of its own workflow: continue a part in a fresh execution, and count what one used. */

@@ -1,9 +1,9 @@
 import middy from '@middy/core';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import type { Log } from '../commons/log.ts';
-import { asLog, clearTags, type Observability, observabilityFor, observe, tagLogs } from '../commons/observability.ts';
-import type { WebhookEvent } from '../commons/voice-api/types.ts';
-import type { OutcomeService } from './outcome-service.ts';
+import type { Log } from '#commons/log.ts';
+import { asLog, clearTags, type Observability, observabilityFor, observe, tagLogs } from '#commons/observability.ts';
+import type { OutcomeService } from '#commons/outcomes/outcome-service.ts';
+import type { WebhookEvent } from '#commons/voice-api/types.ts';
 
 /**
  * Outcomes queue → this function. A message that fails (the API or DynamoDB did, or it is not an event at all) is

@@ -1,7 +1,7 @@
 // Lambda entry for the outcomes queue: configuration is read and the API key resolved once, at cold start.
-import { asLog, observabilityFor } from '../commons/observability.ts';
-import { buildOutcomeService } from './build-service.ts';
-import { readOutcomesConfig } from './config.ts';
+import { asLog, observabilityFor } from '#commons/observability.ts';
+import { buildOutcomeService } from '#commons/outcomes/build-service.ts';
+import { readOutcomesConfig } from '#commons/outcomes/config.ts';
 import { makeOutcomesHandler } from './handler.ts';
 
 const obs = observabilityFor('outcomes');

@@ -1,5 +1,5 @@
 import { SQSClient } from '@aws-sdk/client-sqs';
-import { documentClient } from '../commons/aws/clients.ts';
+import { documentClient } from '#commons/aws/clients.ts';
 import type { WebhookConfig } from './config.ts';
 import { type OutcomeQueue, WebhookReceiver } from './receiver.ts';
 import { DynamoReplayGuard } from './replay-guard.ts';

@@ -1,6 +1,6 @@
-import { type AwsSettings, readAwsSettings } from '../commons/aws/clients.ts';
-import { type Env, EnvReader } from '../commons/config.ts';
-import { TABLES } from '../commons/tables.ts';
+import { type AwsSettings, readAwsSettings } from '#commons/aws/clients.ts';
+import { type Env, EnvReader } from '#commons/config.ts';
+import { TABLES } from '#commons/tables.ts';
 import type { WebhookSecretSource } from './webhook-secret.ts';
 
 export interface WebhookConfig {

@@ -1,7 +1,7 @@
 import middy from '@middy/core';
 import type { LambdaFunctionURLEvent, LambdaFunctionURLResult } from 'aws-lambda';
-import type { Log } from '../commons/log.ts';
-import { asLog, type Observability, observabilityFor, observe } from '../commons/observability.ts';
+import type { Log } from '#commons/log.ts';
+import { asLog, type Observability, observabilityFor, observe } from '#commons/observability.ts';
 import type { WebhookReceiver } from './receiver.ts';
 
 /**

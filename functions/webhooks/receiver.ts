@@ -1,4 +1,4 @@
-import { findSignatureHeader, verifyWebhook } from '../commons/voice-api/webhooks.ts';
+import { findSignatureHeader, verifyWebhook } from '#commons/voice-api/webhooks.ts';
 import type { CachedSecret } from './webhook-secret.ts';
 
 export interface WebhookRequest {

@@ -1,5 +1,5 @@
 import { DeleteCommand, type DynamoDBDocumentClient, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { isConditionFailed } from '../commons/aws/conditional-write.ts';
+import { isConditionFailed } from '#commons/aws/conditional-write.ts';
 import type { ReplayGuard } from './receiver.ts';
 
 const eventPk = (key: string) => `event#${key}`;

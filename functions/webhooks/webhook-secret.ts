@@ -1,5 +1,5 @@
 import { GetSecretValueCommand } from '@aws-sdk/client-secrets-manager';
-import { type AwsSettings, secretsClient } from '../commons/aws/clients.ts';
+import { type AwsSettings, secretsClient } from '#commons/aws/clients.ts';
 
 /** Where the signing secret lives: the environment (local runs) or the Voice API secret's `webhookSecret` field. */
 export type WebhookSecretSource = { value: string } | { secretArn: string };

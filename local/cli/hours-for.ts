@@ -1,13 +1,13 @@
-import { holidayName } from '../../functions/commons/calling-hours/holidays.ts';
-import { regionsOfNumber } from '../../functions/commons/calling-hours/regions.ts';
-import { SPLIT_AREA_CODES } from '../../functions/commons/calling-hours/split-area-codes.ts';
-import { parseWindowRules, type WindowRule, WindowSpecError } from '../../functions/commons/calling-window.ts';
-import type { CampaignPlan } from '../../functions/commons/campaign-plan.ts';
-import { type AppliedRule, DEFAULT_LEGAL_HOURS, type LegalHoursTable } from '../../functions/commons/legal-hours.ts';
-import { normalizePhone } from '../../functions/commons/phone/phone.ts';
-import { partIntervals, partWindow } from '../../functions/commons/window-plan.ts';
-import { instantOfWallTime, zoneOffsetMs } from '../../functions/commons/zoned-time.ts';
-import { zonesForNumber } from '../../functions/intake/time-zones.ts';
+import { holidayName } from '#commons/calling-hours/holidays.ts';
+import { regionsOfNumber } from '#commons/calling-hours/regions.ts';
+import { SPLIT_AREA_CODES } from '#commons/calling-hours/split-area-codes.ts';
+import { parseWindowRules, type WindowRule, WindowSpecError } from '#commons/calling-window.ts';
+import type { CampaignPlan } from '#commons/campaign-plan.ts';
+import { type AppliedRule, DEFAULT_LEGAL_HOURS, type LegalHoursTable } from '#commons/legal-hours.ts';
+import { normalizePhone } from '#commons/phone/phone.ts';
+import { partIntervals, partWindow } from '#commons/window-plan.ts';
+import { instantOfWallTime, zoneOffsetMs } from '#commons/zoned-time.ts';
+import { zonesForNumber } from '#intake/time-zones.ts';
 
 /** When a number may be called on one local date, and every rule that says so. */
 export interface HoursAnswer {

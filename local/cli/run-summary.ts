@@ -1,8 +1,8 @@
 import { basename } from 'node:path';
-import type { ObjectStore } from '../../functions/commons/aws/object-store.ts';
-import { uploadId } from '../../functions/commons/upload-ref.ts';
-import type { IntakeReport } from '../../functions/intake/report.ts';
-import type { PartReport } from '../../functions/lifecycle/part-report.ts';
+import type { ObjectStore } from '#commons/aws/object-store.ts';
+import { uploadId } from '#commons/upload-ref.ts';
+import type { IntakeReport } from '#intake/report.ts';
+import type { PartReport } from '#lifecycle/part-report.ts';
 
 export type { PartReport };
 

@@ -1,7 +1,7 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { documentClient, readAwsSettings } from '../../functions/commons/aws/clients.ts';
-import { EnvReader } from '../../functions/commons/config.ts';
-import { TABLES, type TableName } from '../../functions/commons/tables.ts';
+import { documentClient, readAwsSettings } from '#commons/aws/clients.ts';
+import { EnvReader } from '#commons/config.ts';
+import { TABLES, type TableName } from '#commons/tables.ts';
 import { localDataDir, localDynamoPath } from '../stack/data-dir.ts';
 import { startDynamo } from '../stack/dynamo.ts';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../stack/local-aws.ts';

@@ -1,9 +1,9 @@
-import { cellText, headerKey } from '../../functions/commons/spreadsheet/cell.ts';
-import { FileProblem } from '../../functions/commons/spreadsheet/file-problem.ts';
-import { DEFAULT_LIMITS, type ReadLimits } from '../../functions/commons/spreadsheet/limits.ts';
-import { type OpenedWorkbook, openWorkbook, type RawRow } from '../../functions/commons/spreadsheet/sources.ts';
-import { E164, LIMITS } from '../../functions/commons/voice-api/contract.ts';
-import type { ValidationItem } from '../../functions/commons/voice-api/errors.ts';
+import { cellText, headerKey, type RawRow } from '#commons/spreadsheet/cell.ts';
+import { FileProblem } from '#commons/spreadsheet/file-problem.ts';
+import { DEFAULT_LIMITS, type ReadLimits } from '#commons/spreadsheet/limits.ts';
+import { type OpenedWorkbook, openWorkbook } from '#commons/spreadsheet/sources.ts';
+import { E164, LIMITS } from '#commons/voice-api/contract.ts';
+import type { ValidationItem } from '#commons/voice-api/errors.ts';
 
 export interface SheetContact {
   row: number;

@@ -1,4 +1,4 @@
-import type { TranscriptLine } from '../../functions/commons/voice-api/types.ts';
+import type { TranscriptLine } from '#commons/voice-api/types.ts';
 import { between, pick } from './random.ts';
 
 const USER_LINES = [

@@ -1,4 +1,4 @@
-import { FINISHED_CALL_STATUSES } from '../../functions/commons/voice-api/contract.ts';
+import { FINISHED_CALL_STATUSES } from '#commons/voice-api/contract.ts';
 import type { SimClock } from './clock.ts';
 import { conversation } from './conversation.ts';
 import { between, type IdMaker, streamFor } from './random.ts';

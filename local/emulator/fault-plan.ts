@@ -1,4 +1,4 @@
-import { API_PREFIX } from '../../functions/commons/voice-api/http.ts';
+import { API_PREFIX } from '#commons/voice-api/http.ts';
 
 /**
  * Fault plans: what the emulator should break, when and how often. One validator for the admin API and for

@@ -1,4 +1,4 @@
-import type { ValidationItem } from '../../functions/commons/voice-api/errors.ts';
+import type { ValidationItem } from '#commons/voice-api/errors.ts';
 import { invalid } from './http-kit.ts';
 
 type Loc = (string | number)[];

@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import busboy from 'busboy';
-import { LIMITS } from '../../functions/commons/voice-api/contract.ts';
+import { LIMITS } from '#commons/voice-api/contract.ts';
 import { HttpError, invalid } from './http-kit.ts';
 
 export interface UploadedFile {

@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import type { ValidationItem } from '../../functions/commons/voice-api/errors.ts';
+import type { ValidationItem } from '#commons/voice-api/errors.ts';
 
 /** An error answer: status plus the contract's `{"detail": ...}` body. */
 export class HttpError extends Error {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { API_PREFIX } from '../../functions/commons/voice-api/http.ts';
+import { API_PREFIX } from '#commons/voice-api/http.ts';
 import { EmulatorCore, type EmulatorOptions } from './core.ts';
 import { type Handler, HttpError, parseJson, type Reply, Router, readBody } from './http-kit.ts';
 import { type RateDecision, rateLimit } from './rate-limit.ts';

@@ -1,5 +1,5 @@
-import type { CallStatus, CampaignStatus } from '../../functions/commons/voice-api/contract.ts';
-import type { TranscriptLine } from '../../functions/commons/voice-api/types.ts';
+import type { CallStatus, CampaignStatus } from '#commons/voice-api/contract.ts';
+import type { TranscriptLine } from '#commons/voice-api/types.ts';
 import type { Timer } from './clock.ts';
 
 /** The emulator's in-memory account. Records hold epoch milliseconds; routes render them as ISO strings. */

@@ -1,4 +1,4 @@
-import { FINISHED_CALL_STATUSES } from '../../functions/commons/voice-api/contract.ts';
+import { FINISHED_CALL_STATUSES } from '#commons/voice-api/contract.ts';
 import {
   type AgentRecord,
   type CallRecord,

@@ -1,5 +1,5 @@
-import { SIGNATURE_HEADER } from '../../functions/commons/voice-api/contract.ts';
-import { signWebhook } from '../../functions/commons/voice-api/webhooks.ts';
+import { SIGNATURE_HEADER } from '#commons/voice-api/contract.ts';
+import { signWebhook } from '#commons/voice-api/webhooks.ts';
 import type { CallEventType } from './dialer.ts';
 import { type CallRecord, type EmulatorSettings, iso } from './state.ts';
 

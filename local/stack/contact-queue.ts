@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import type { DeadLetter, DeadLetterSink } from '../../functions/contacts/contact-sync.ts';
+import type { DeadLetter, DeadLetterSink } from '#contacts/contact-sync.ts';
 import { localContext } from './lambda-context.ts';
 
 export type BatchHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse>;

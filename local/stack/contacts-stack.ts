@@ -1,10 +1,10 @@
-import { type Log, silentLog } from '../../functions/commons/log.ts';
-import { TABLES } from '../../functions/commons/tables.ts';
-import type { Clock } from '../../functions/commons/voice-api/rate-limiter.ts';
-import { buildContactSync } from '../../functions/contacts/build-sync.ts';
-import { readContactsConfig } from '../../functions/contacts/config.ts';
-import { makeContactsHandler } from '../../functions/contacts/handler.ts';
-import { CONTACT_SHEETS } from '../../functions/contacts/sheet-intake.ts';
+import { type Log, silentLog } from '#commons/log.ts';
+import { TABLES } from '#commons/tables.ts';
+import type { Clock } from '#commons/voice-api/rate-limiter.ts';
+import { buildContactSync } from '#contacts/build-sync.ts';
+import { readContactsConfig } from '#contacts/config.ts';
+import { makeContactsHandler } from '#contacts/handler.ts';
+import { CONTACT_SHEETS } from '#contacts/sheet-intake.ts';
 import { LocalBatchQueue } from './contact-queue.ts';
 import type { LocalS3 } from './s3.ts';
 

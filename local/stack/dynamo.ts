@@ -1,7 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import { CreateTableCommand, DynamoDBClient, ListTablesCommand, waitUntilTableExists } from '@aws-sdk/client-dynamodb';
 import dynalite from 'dynalite';
-import { TABLES, type TableName } from '../../functions/commons/tables.ts';
+import { TABLES, type TableName } from '#commons/tables.ts';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from './local-aws.ts';
 
 export interface LocalDynamo {

@@ -1,5 +1,5 @@
 import type { StateMachineDefinition } from 'aws-local-stepfunctions';
-import { renderLifecycleDocument } from '../../state-machines/lifecycle-document.ts';
+import { renderLifecycleDocument } from '#state-machines/lifecycle-document.ts';
 import { localContext } from './lambda-context.ts';
 import type { SimScheduler } from './sim-scheduler.ts';
 import type { LocalStateMachine } from './step-functions.ts';

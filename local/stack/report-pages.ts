@@ -1,19 +1,14 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { documentClient } from '../../functions/commons/aws/clients.ts';
-import type { ObjectStore } from '../../functions/commons/aws/object-store.ts';
-import { partKey } from '../../functions/commons/campaign-plan.ts';
-import type { Log } from '../../functions/commons/log.ts';
-import { partOfReportKey, partReportFiles, reportKeys, reportPrefix } from '../../functions/commons/report-keys.ts';
-import { decodeEventKey } from '../../functions/commons/upload-ref.ts';
-import { type PartWindow, partIntervals } from '../../functions/commons/window-plan.ts';
-import { CampaignStore } from '../../functions/lifecycle/campaign-store.ts';
-import {
-  type PartReportView,
-  parseCsv,
-  renderReportPage,
-  type StatsSample,
-} from '../../functions/reports/html-report.ts';
+import { documentClient } from '#commons/aws/clients.ts';
+import type { ObjectStore } from '#commons/aws/object-store.ts';
+import { partKey } from '#commons/campaign-plan.ts';
+import type { Log } from '#commons/log.ts';
+import { partOfReportKey, partReportFiles, reportKeys, reportPrefix } from '#commons/report-keys.ts';
+import { decodeEventKey } from '#commons/upload-ref.ts';
+import { type PartWindow, partIntervals } from '#commons/window-plan.ts';
+import { CampaignStore } from '#lifecycle/campaign-store.ts';
+import { type PartReportView, parseCsv, renderReportPage, type StatsSample } from './html-report.ts';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from './local-aws.ts';
 import type { LocalStack } from './local-stack.ts';
 

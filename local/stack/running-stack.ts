@@ -1,6 +1,6 @@
 import { mkdir, readFile, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { TableName } from '../../functions/commons/tables.ts';
+import type { TableName } from '#commons/tables.ts';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from './local-aws.ts';
 import type { LocalStack } from './local-stack.ts';
 

@@ -1,9 +1,9 @@
-import { documentClient } from '../../functions/commons/aws/clients.ts';
-import { labelOfPartKey } from '../../functions/commons/campaign-plan.ts';
-import type { Log } from '../../functions/commons/log.ts';
-import type { VoiceApiClient } from '../../functions/commons/voice-api/index.ts';
-import { CampaignStore } from '../../functions/lifecycle/campaign-store.ts';
-import type { StatsSample } from '../../functions/reports/html-report.ts';
+import { documentClient } from '#commons/aws/clients.ts';
+import { labelOfPartKey } from '#commons/campaign-plan.ts';
+import type { Log } from '#commons/log.ts';
+import type { VoiceApiClient } from '#commons/voice-api/index.ts';
+import { CampaignStore } from '#lifecycle/campaign-store.ts';
+import type { StatsSample } from './html-report.ts';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from './local-aws.ts';
 import type { LocalStack } from './local-stack.ts';
 

@@ -1,11 +1,11 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { BudgetExhaustedError } from '../../functions/commons/api-budget/errors.ts';
-import { SharedApiBudget } from '../../functions/commons/api-budget/shared-budget.ts';
-import { documentClient } from '../../functions/commons/aws/clients.ts';
-import { VoiceApiClient } from '../../functions/commons/voice-api/index.ts';
-import type { Clock } from '../../functions/commons/voice-api/rate-limiter.ts';
-import { type LocalDynamo, startDynamo } from '../../local/stack/dynamo.ts';
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../local/stack/local-aws.ts';
+import { BudgetExhaustedError } from '#commons/api-budget/errors.ts';
+import { SharedApiBudget } from '#commons/api-budget/shared-budget.ts';
+import { documentClient } from '#commons/aws/clients.ts';
+import { VoiceApiClient } from '#commons/voice-api/index.ts';
+import type { Clock } from '#commons/voice-api/rate-limiter.ts';
+import { type LocalDynamo, startDynamo } from '#local/stack/dynamo.ts';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from '#local/stack/local-aws.ts';
 import { TEST_KEY, useEmulator } from '../helpers/emulator.ts';
 import { contactSheet, phones, xlsx } from '../helpers/sheets.ts';
 

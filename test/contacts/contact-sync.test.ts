@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
-import { CONTACT_FIELDS } from '../../functions/contacts/contact-event.ts';
-import type { ContactState } from '../../functions/contacts/contact-state.ts';
+import { CONTACT_FIELDS } from '#contacts/contact-event.ts';
+import type { ContactState } from '#contacts/contact-state.ts';
 import { useEmulator } from '../helpers/emulator.ts';
 import { emulatorContact, requestsTo, useSyncRig } from './harness.ts';
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { ContactChange } from '../../functions/contacts/contact-event.ts';
-import { type ContactState, planApply } from '../../functions/contacts/contact-state.ts';
-import { packBulk, planContactPush } from '../../functions/contacts/push-plan.ts';
-import { rateLimit } from '../../local/emulator/rate-limit.ts';
+import type { ContactChange } from '#contacts/contact-event.ts';
+import { type ContactState, planApply } from '#contacts/contact-state.ts';
+import { packBulk, planContactPush } from '#contacts/push-plan.ts';
+import { rateLimit } from '#local/emulator/rate-limit.ts';
 
 const NOW = new Date('2026-03-02T09:00:00Z');
 const P = '+14155550100';

@@ -1,16 +1,16 @@
 import { afterEach, beforeEach } from 'vitest';
-import { SharedApiBudget } from '../../functions/commons/api-budget/shared-budget.ts';
-import { documentClient } from '../../functions/commons/aws/clients.ts';
-import { silentLog } from '../../functions/commons/log.ts';
-import type { Clock } from '../../functions/commons/voice-api/rate-limiter.ts';
-import { buildContactSync } from '../../functions/contacts/build-sync.ts';
-import { readContactsConfig } from '../../functions/contacts/config.ts';
-import type { ContactStore } from '../../functions/contacts/contact-store.ts';
-import type { ContactSync } from '../../functions/contacts/contact-sync.ts';
-import { makeContactsHandler } from '../../functions/contacts/handler.ts';
-import { LocalBatchQueue } from '../../local/stack/contact-queue.ts';
-import { type LocalDynamo, startDynamo } from '../../local/stack/dynamo.ts';
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../local/stack/local-aws.ts';
+import { SharedApiBudget } from '#commons/api-budget/shared-budget.ts';
+import { documentClient } from '#commons/aws/clients.ts';
+import { silentLog } from '#commons/log.ts';
+import type { Clock } from '#commons/voice-api/rate-limiter.ts';
+import { buildContactSync } from '#contacts/build-sync.ts';
+import { readContactsConfig } from '#contacts/config.ts';
+import type { ContactStore } from '#contacts/contact-store.ts';
+import type { ContactSync } from '#contacts/contact-sync.ts';
+import { makeContactsHandler } from '#contacts/handler.ts';
+import { LocalBatchQueue } from '#local/stack/contact-queue.ts';
+import { type LocalDynamo, startDynamo } from '#local/stack/dynamo.ts';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from '#local/stack/local-aws.ts';
 import { type EmulatorFixture, TEST_KEY } from '../helpers/emulator.ts';
 
 export interface SyncRig {

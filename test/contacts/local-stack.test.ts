@@ -1,9 +1,9 @@
 import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type LocalContacts, startLocalContacts } from '../../local/stack/contacts-stack.ts';
-import { type LocalDynamo, startDynamo } from '../../local/stack/dynamo.ts';
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../local/stack/local-aws.ts';
-import { type LocalS3, startS3 } from '../../local/stack/s3.ts';
+import { type LocalContacts, startLocalContacts } from '#local/stack/contacts-stack.ts';
+import { type LocalDynamo, startDynamo } from '#local/stack/dynamo.ts';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from '#local/stack/local-aws.ts';
+import { type LocalS3, startS3 } from '#local/stack/s3.ts';
 import { TEST_KEY, useEmulator } from '../helpers/emulator.ts';
 import { xlsx } from '../helpers/sheets.ts';
 import { emulatorContact } from './harness.ts';

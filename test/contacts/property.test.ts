@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { CONTACT_FIELDS } from '../../functions/contacts/contact-event.ts';
-import type { ContactState } from '../../functions/contacts/contact-state.ts';
-import type { ContactSync, QueuedEvent } from '../../functions/contacts/contact-sync.ts';
-import { rng } from '../../local/emulator/random.ts';
+import { CONTACT_FIELDS } from '#contacts/contact-event.ts';
+import type { ContactState } from '#contacts/contact-state.ts';
+import type { ContactSync, QueuedEvent } from '#contacts/contact-sync.ts';
+import { rng } from '#local/emulator/random.ts';
 import { useEmulator } from '../helpers/emulator.ts';
 import { emulatorContact, useSyncRig } from './harness.ts';
 

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Ajv } from 'ajv';
 import { describe, expect, it } from 'vitest';
-import { validate as compiled } from '../../functions/contacts/contact-upserted.v1.validator.ts';
+import { validate as compiled } from '#contacts/contact-upserted.v1.validator.ts';
 
 const ROOT = new URL('../..', import.meta.url).pathname;
 const schema = JSON.parse(readFileSync(`${ROOT}schemas/contact-upserted.v1.json`, 'utf8'));

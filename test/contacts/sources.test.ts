@@ -1,11 +1,11 @@
 import { GetObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CAMPAIGN_TAG, CampaignContactEvents } from '../../functions/contacts/campaign-contacts.ts';
-import { CONTACT_UPSERTED, checkContactEvent } from '../../functions/contacts/contact-event.ts';
-import type { ContactState } from '../../functions/contacts/contact-state.ts';
-import type { ContactSheetReport } from '../../functions/contacts/sheet-intake.ts';
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../local/stack/local-aws.ts';
-import { type LocalS3, startS3 } from '../../local/stack/s3.ts';
+import { CONTACT_UPSERTED, checkContactEvent } from '#contacts/contact-event.ts';
+import type { ContactState } from '#contacts/contact-state.ts';
+import type { ContactSheetReport } from '#contacts/sheet-intake.ts';
+import { CAMPAIGN_TAG, CampaignContactEvents } from '#intake/campaign-contacts.ts';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from '#local/stack/local-aws.ts';
+import { type LocalS3, startS3 } from '#local/stack/s3.ts';
 import { useEmulator } from '../helpers/emulator.ts';
 import { xls, xlsx } from '../helpers/sheets.ts';
 import { emulatorContact, useSyncRig } from './harness.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConflictError, NotFoundError, ValidationError } from '../../functions/commons/voice-api/index.ts';
+import { ConflictError, NotFoundError, ValidationError } from '#commons/voice-api/index.ts';
 import { raw, useEmulator } from '../helpers/emulator.ts';
 
 const f = useEmulator();

@@ -5,7 +5,7 @@ import {
   InsufficientCreditsError,
   NotFoundError,
   RequestValidationError,
-} from '../../functions/commons/voice-api/index.ts';
+} from '#commons/voice-api/index.ts';
 import { advanceUntil, raw, useEmulator } from '../helpers/emulator.ts';
 import { phones } from '../helpers/sheets.ts';
 

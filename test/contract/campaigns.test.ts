@@ -1,10 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  type CampaignStats,
-  ConflictError,
-  NotFoundError,
-  ValidationError,
-} from '../../functions/commons/voice-api/index.ts';
+import { type CampaignStats, ConflictError, NotFoundError, ValidationError } from '#commons/voice-api/index.ts';
 import { advanceUntil, raw, useEmulator } from '../helpers/emulator.ts';
 import { contactSheet, phones, xls, xlsx } from '../helpers/sheets.ts';
 

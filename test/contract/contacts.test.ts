@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { RequestValidationError } from '../../functions/commons/voice-api/index.ts';
+import { RequestValidationError } from '#commons/voice-api/index.ts';
 import { raw, useEmulator } from '../helpers/emulator.ts';
 import { phones } from '../helpers/sheets.ts';
 

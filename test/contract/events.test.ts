@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { type LiveMessage, parseWebhook, verifyWebhook } from '../../functions/commons/voice-api/index.ts';
+import { type LiveMessage, parseWebhook, verifyWebhook } from '#commons/voice-api/index.ts';
 import { advanceUntil, useEmulator } from '../helpers/emulator.ts';
 import { xlsx } from '../helpers/sheets.ts';
 import { startReceiver } from '../helpers/webhook-receiver.ts';

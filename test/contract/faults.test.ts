@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { ServerError } from '../../functions/commons/voice-api/index.ts';
+import { ServerError } from '#commons/voice-api/index.ts';
 import { raw, useEmulator } from '../helpers/emulator.ts';
 import { contactSheet, phones, xlsx } from '../helpers/sheets.ts';
 

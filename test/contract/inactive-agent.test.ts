@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConflictError } from '../../functions/commons/voice-api/index.ts';
+import { ConflictError } from '#commons/voice-api/index.ts';
 import { useEmulator } from '../helpers/emulator.ts';
 import { contactSheet, phones, xlsx } from '../helpers/sheets.ts';
 

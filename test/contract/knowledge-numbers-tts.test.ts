@@ -5,7 +5,7 @@ import {
   NotFoundError,
   RequestValidationError,
   TtsApi,
-} from '../../functions/commons/voice-api/index.ts';
+} from '#commons/voice-api/index.ts';
 import { raw, useEmulator } from '../helpers/emulator.ts';
 
 const f = useEmulator();

@@ -8,7 +8,7 @@ import {
   RateLimitedError,
   ServerError,
   VoiceApiClient,
-} from '../../functions/commons/voice-api/index.ts';
+} from '#commons/voice-api/index.ts';
 import { raw, TEST_KEY, useEmulator } from '../helpers/emulator.ts';
 import { contactSheet, phones, xlsx } from '../helpers/sheets.ts';
 

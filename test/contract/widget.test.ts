@@ -1,10 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  ForbiddenError,
-  LiveTranscript,
-  RateLimitedError,
-  RequestValidationError,
-} from '../../functions/commons/voice-api/index.ts';
+import { ForbiddenError, LiveTranscript, RateLimitedError, RequestValidationError } from '#commons/voice-api/index.ts';
 import { raw, TEST_KEY, useEmulator } from '../helpers/emulator.ts';
 
 const f = useEmulator();

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { buildCli, freshBundle } from '../../scripts/build-cli.mjs';
+import { buildCli, freshBundle } from '#scripts/build-cli.mjs';
 
 export const BIN = new URL('../../bin/callsheet.mjs', import.meta.url).pathname;
 

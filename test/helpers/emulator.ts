@@ -1,8 +1,8 @@
 import { afterAll, afterEach, beforeAll } from 'vitest';
-import { VoiceApiClient, type VoiceApiOptions } from '../../functions/commons/voice-api/index.ts';
-import { EmulatorAdmin } from '../../local/emulator/admin-client.ts';
-import type { EmulatorOptions } from '../../local/emulator/core.ts';
-import { type RunningEmulator, startEmulator } from '../../local/emulator/server.ts';
+import { VoiceApiClient, type VoiceApiOptions } from '#commons/voice-api/index.ts';
+import { EmulatorAdmin } from '#local/emulator/admin-client.ts';
+import type { EmulatorOptions } from '#local/emulator/core.ts';
+import { type RunningEmulator, startEmulator } from '#local/emulator/server.ts';
 
 export const TEST_KEY = 'test-key-0123456789';
 

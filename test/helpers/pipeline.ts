@@ -1,8 +1,8 @@
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll } from 'vitest';
-import { jsonLog } from '../../functions/commons/log.ts';
-import { type LocalStack, type LocalStackOptions, startLocalStack } from '../../local/stack/local-stack.ts';
-import type { LocalExecution } from '../../local/stack/step-functions.ts';
+import { jsonLog } from '#commons/log.ts';
+import { type LocalStack, type LocalStackOptions, startLocalStack } from '#local/stack/local-stack.ts';
+import type { LocalExecution } from '#local/stack/step-functions.ts';
 import { type EmulatorFixture, TEST_KEY, useEmulator } from './emulator.ts';
 
 export interface PipelineFixture {

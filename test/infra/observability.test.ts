@@ -13,9 +13,9 @@ import {
   observabilityFor,
   observe,
   tagLogs,
-} from '../../functions/commons/observability.ts';
-import { makeIntakeHandler } from '../../functions/intake/handler.ts';
-import type { IntakeService } from '../../functions/intake/intake-service.ts';
+} from '#commons/observability.ts';
+import { makeIntakeHandler } from '#intake/handler.ts';
+import type { IntakeService } from '#intake/intake-service.ts';
 
 const context = {
   functionName: 'callsheet-intake',

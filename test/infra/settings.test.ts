@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { App, Stack } from 'aws-cdk-lib';
 import { describe, expect, it } from 'vitest';
-import { ConfigError } from '../../functions/commons/config.ts';
-import { KNOWN_READERS, namesReadBy, SETTINGS, type SettingSpec, Settings } from '../../infra/settings.ts';
+import { ConfigError } from '#commons/config.ts';
+import { KNOWN_READERS, namesReadBy, SETTINGS, type SettingSpec, Settings } from '#infra/settings.ts';
 
 /** A scratch directory holding `callsheet.config.json` with `file` (or none). */
 function root(file?: unknown): string {

@@ -1,8 +1,8 @@
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { TABLES } from '../../functions/commons/tables.ts';
-import { buildApp } from '../../infra/build-app.ts';
-import { SETTINGS, type SettingSpec } from '../../infra/settings.ts';
+import { TABLES } from '#commons/tables.ts';
+import { buildApp } from '#infra/build-app.ts';
+import { SETTINGS, type SettingSpec } from '#infra/settings.ts';
 
 type Resource = { Type: string; Properties: Record<string, unknown>; DeletionPolicy?: string };
 type Statement = { Effect: string; Action: string | string[]; Resource: unknown };

@@ -1,15 +1,11 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AwsSettings } from '../../functions/commons/aws/clients.ts';
-import { EnvReader } from '../../functions/commons/config.ts';
-import { makeObservability } from '../../functions/commons/observability.ts';
-import { AuthenticationError, VoiceApiClient } from '../../functions/commons/voice-api/index.ts';
-import {
-  readVoiceApiSource,
-  resolveVoiceApiAccess,
-  type VoiceApiSource,
-} from '../../functions/commons/voice-api-access.ts';
+import type { AwsSettings } from '#commons/aws/clients.ts';
+import { EnvReader } from '#commons/config.ts';
+import { makeObservability } from '#commons/observability.ts';
+import { AuthenticationError, VoiceApiClient } from '#commons/voice-api/index.ts';
+import { readVoiceApiSource, resolveVoiceApiAccess, type VoiceApiSource } from '#commons/voice-api-access.ts';
 import { TEST_KEY, useEmulator } from '../helpers/emulator.ts';
 
 const fixture = useEmulator();

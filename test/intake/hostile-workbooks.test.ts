@@ -1,12 +1,12 @@
 import { crc32 } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { cellText } from '../../functions/commons/spreadsheet/cell.ts';
-import { FileProblem } from '../../functions/commons/spreadsheet/file-problem.ts';
-import { DEFAULT_LIMITS, type ReadLimits } from '../../functions/commons/spreadsheet/limits.ts';
-import { openWorkbook } from '../../functions/commons/spreadsheet/sources.ts';
-import { SharedStrings } from '../../functions/commons/spreadsheet/xlsx-shared-strings.ts';
-import { ENTITY_MESSAGE } from '../../functions/commons/spreadsheet/xml-part.ts';
-import { scanUpload } from '../../functions/intake/sheet/scan.ts';
+import { cellText } from '#commons/spreadsheet/cell.ts';
+import { FileProblem } from '#commons/spreadsheet/file-problem.ts';
+import { DEFAULT_LIMITS, type ReadLimits } from '#commons/spreadsheet/limits.ts';
+import { openWorkbook } from '#commons/spreadsheet/sources.ts';
+import { SharedStrings } from '#commons/spreadsheet/xlsx-shared-strings.ts';
+import { ENTITY_MESSAGE } from '#commons/spreadsheet/xml-part.ts';
+import { scanUpload } from '#intake/sheet/scan.ts';
 import { esc, inlineRow, workbookParts } from '../helpers/ooxml.ts';
 import { zip } from '../helpers/zip.ts';
 

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
-import { validateUpload } from '../../functions/intake/validate-upload.ts';
+import { validateUpload } from '#intake/validate-upload.ts';
 
 // Made by LibreOffice Calc from leads.fods (test/fixtures/libreoffice/make.sh): files as a real program writes them.
 const fixture = (name: string) => readFile(new URL(`../fixtures/libreoffice/${name}`, import.meta.url));

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { costlyNumberType, normalizePhone } from '../../functions/commons/phone/phone.ts';
-import { DEFAULT_LIMITS } from '../../functions/commons/spreadsheet/limits.ts';
-import { readSettings } from '../../functions/intake/settings.ts';
-import { validateUpload } from '../../functions/intake/validate-upload.ts';
+import { costlyNumberType, normalizePhone } from '#commons/phone/phone.ts';
+import { DEFAULT_LIMITS } from '#commons/spreadsheet/limits.ts';
+import { readSettings } from '#intake/settings.ts';
+import { validateUpload } from '#intake/validate-upload.ts';
 import { xlsx } from '../helpers/sheets.ts';
 
 describe('invisible characters in a phone number', () => {

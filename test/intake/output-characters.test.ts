@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { partWorkbook } from '../../functions/commons/spreadsheet/part-file.ts';
-import { MAX_CELL_CHARS, xmlText } from '../../functions/commons/spreadsheet/xlsx-writer.ts';
-import type { Contact } from '../../functions/intake/contacts.ts';
-import { validateUpload } from '../../functions/intake/validate-upload.ts';
-import { annotatedWorkbook, FATE_COLUMNS, OriginalRows } from '../../functions/intake/writers.ts';
+import { partWorkbook } from '#commons/spreadsheet/part-file.ts';
+import { MAX_CELL_CHARS, xmlText } from '#commons/spreadsheet/xlsx-writer.ts';
+import type { Contact } from '#intake/contacts.ts';
+import { FATE_COLUMNS, OriginalRows } from '#intake/original-rows.ts';
+import { validateUpload } from '#intake/validate-upload.ts';
+import { annotatedWorkbook } from '#intake/writers.ts';
 import { unzip } from '../helpers/zip.ts';
 import { readAllWays } from './output-readers.ts';
 

@@ -1,10 +1,11 @@
 import ExcelJS from 'exceljs';
 import { describe, expect, it } from 'vitest';
-import { MAX_COLUMNS } from '../../functions/commons/spreadsheet/cell.ts';
-import { partWorkbook } from '../../functions/commons/spreadsheet/part-file.ts';
-import { ContactRules } from '../../functions/intake/contacts.ts';
-import { validateUpload } from '../../functions/intake/validate-upload.ts';
-import { annotatedWorkbook, FATE_COLUMNS } from '../../functions/intake/writers.ts';
+import { MAX_COLUMNS } from '#commons/spreadsheet/cell.ts';
+import { partWorkbook } from '#commons/spreadsheet/part-file.ts';
+import { ContactRules } from '#intake/contacts.ts';
+import { FATE_COLUMNS } from '#intake/original-rows.ts';
+import { validateUpload } from '#intake/validate-upload.ts';
+import { annotatedWorkbook } from '#intake/writers.ts';
 import { readAllWays } from './output-readers.ts';
 
 /** `n` distinct valid US numbers: +1 415 2000000 onwards. */

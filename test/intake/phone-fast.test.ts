@@ -1,7 +1,7 @@
 import examples from 'libphonenumber-js/examples.mobile.json';
 import { parsePhoneNumberWithError } from 'libphonenumber-js/max';
 import { describe, expect, it } from 'vitest';
-import { fastParse } from '../../functions/commons/phone/phone-fast.ts';
+import { fastParse } from '#commons/phone/phone-fast.ts';
 
 /** What libphonenumber-js itself answers: the reference the fast path must match exactly. */
 function library(text: string, country: string | undefined) {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { normalizePhone } from '../../functions/commons/phone/phone.ts';
+import { normalizePhone } from '#commons/phone/phone.ts';
 
 describe('phone normalization (libphonenumber max metadata)', () => {
   it('reads national formats in the default country, with spaces, dashes, dots, brackets and trunk prefixes', () => {

@@ -1,10 +1,10 @@
 import * as XLSX from '@e965/xlsx';
 import { describe, expect, it } from 'vitest';
-import { type Cell, cellText, HEADER_SEARCH_ROWS, headerKey } from '../../functions/commons/spreadsheet/cell.ts';
-import { FileProblem } from '../../functions/commons/spreadsheet/file-problem.ts';
-import { DEFAULT_LIMITS } from '../../functions/commons/spreadsheet/limits.ts';
-import { openWorkbook } from '../../functions/commons/spreadsheet/sources.ts';
-import { scanUpload } from '../../functions/intake/sheet/scan.ts';
+import { type Cell, cellText, HEADER_SEARCH_ROWS, headerKey } from '#commons/spreadsheet/cell.ts';
+import { FileProblem } from '#commons/spreadsheet/file-problem.ts';
+import { DEFAULT_LIMITS } from '#commons/spreadsheet/limits.ts';
+import { openWorkbook } from '#commons/spreadsheet/sources.ts';
+import { scanUpload } from '#intake/sheet/scan.ts';
 import { type BuiltSheet, esc, workbookParts } from '../helpers/ooxml.ts';
 import { zip } from '../helpers/zip.ts';
 

@@ -1,7 +1,7 @@
 import ExcelJS from 'exceljs';
 import { describe, expect, it } from 'vitest';
-import { readSettings } from '../../functions/intake/settings.ts';
-import { validateUpload } from '../../functions/intake/validate-upload.ts';
+import { readSettings } from '#intake/settings.ts';
+import { validateUpload } from '#intake/validate-upload.ts';
 import { xlsx } from '../helpers/sheets.ts';
 
 async function withSettings(settings: (string | number | Date)[][], phones = ['4155552671']): Promise<Buffer> {

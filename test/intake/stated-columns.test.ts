@@ -3,11 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import ExcelJS from 'exceljs';
 import { describe, expect, it } from 'vitest';
-import { API_COLUMNS, partWorkbook } from '../../functions/commons/spreadsheet/part-file.ts';
-import { REASON_TEXT } from '../../functions/intake/contacts.ts';
-import { planParts } from '../../functions/intake/plan-parts.ts';
-import { validateUpload } from '../../functions/intake/validate-upload.ts';
-import { annotatedWorkbook } from '../../functions/intake/writers.ts';
+import { API_COLUMNS, partWorkbook } from '#commons/spreadsheet/part-file.ts';
+import { REASON_TEXT } from '#intake/contacts.ts';
+import { planParts } from '#intake/plan-parts.ts';
+import { validateUpload } from '#intake/validate-upload.ts';
+import { annotatedWorkbook } from '#intake/writers.ts';
 import { runCli } from '../helpers/cli.ts';
 import { type Row, xlsx } from '../helpers/sheets.ts';
 

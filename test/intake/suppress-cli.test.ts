@@ -2,11 +2,11 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { documentClient } from '../../functions/commons/aws/clients.ts';
-import { SuppressionList } from '../../functions/commons/suppression-list.ts';
-import { localDynamoPath } from '../../local/stack/data-dir.ts';
-import { startDynamo } from '../../local/stack/dynamo.ts';
-import { LOCAL_CREDENTIALS } from '../../local/stack/local-aws.ts';
+import { documentClient } from '#commons/aws/clients.ts';
+import { SuppressionList } from '#commons/suppression-list.ts';
+import { localDynamoPath } from '#local/stack/data-dir.ts';
+import { startDynamo } from '#local/stack/dynamo.ts';
+import { LOCAL_CREDENTIALS } from '#local/stack/local-aws.ts';
 import { runCli } from '../helpers/cli.ts';
 
 let dataDir: string;

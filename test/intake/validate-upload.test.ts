@@ -1,9 +1,9 @@
 import ExcelJS from 'exceljs';
 import { describe, expect, it } from 'vitest';
-import { parseLegalHours } from '../../functions/commons/legal-hours.ts';
-import { API_COLUMNS, partWorkbook } from '../../functions/commons/spreadsheet/part-file.ts';
-import { validateUpload } from '../../functions/intake/validate-upload.ts';
-import { annotatedWorkbook } from '../../functions/intake/writers.ts';
+import { parseLegalHours } from '#commons/legal-hours.ts';
+import { API_COLUMNS, partWorkbook } from '#commons/spreadsheet/part-file.ts';
+import { validateUpload } from '#intake/validate-upload.ts';
+import { annotatedWorkbook } from '#intake/writers.ts';
 import { type Row, xls, xlsx } from '../helpers/sheets.ts';
 import { unzip, zip } from '../helpers/zip.ts';
 

@@ -1,13 +1,13 @@
 import ExcelJS from 'exceljs';
 import { describe, expect, it } from 'vitest';
-import { parseWindowRules } from '../../functions/commons/calling-window.ts';
-import { parseLegalHours } from '../../functions/commons/legal-hours.ts';
-import type { Contact } from '../../functions/intake/contacts.ts';
-import { placeContacts } from '../../functions/intake/placement.ts';
-import { planParts } from '../../functions/intake/plan-parts.ts';
-import { zonesForNumber } from '../../functions/intake/time-zones.ts';
-import { validateUpload } from '../../functions/intake/validate-upload.ts';
-import { annotatedWorkbook } from '../../functions/intake/writers.ts';
+import { parseWindowRules } from '#commons/calling-window.ts';
+import { parseLegalHours } from '#commons/legal-hours.ts';
+import type { Contact } from '#intake/contacts.ts';
+import { placeContacts } from '#intake/placement.ts';
+import { planParts } from '#intake/plan-parts.ts';
+import { zonesForNumber } from '#intake/time-zones.ts';
+import { validateUpload } from '#intake/validate-upload.ts';
+import { annotatedWorkbook } from '#intake/writers.ts';
 import { xlsx } from '../helpers/sheets.ts';
 
 const NOW = Date.parse('2026-03-02T12:00:00Z');

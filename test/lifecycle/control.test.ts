@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { documentClient } from '../../functions/commons/aws/clients.ts';
-import { partKeyOfExecution } from '../../functions/commons/campaign-plan.ts';
-import { CampaignControl } from '../../functions/lifecycle/campaign-control.ts';
-import { CampaignStore } from '../../functions/lifecycle/campaign-store.ts';
-import type { PartReport } from '../../functions/lifecycle/part-report.ts';
-import { LOCAL_CREDENTIALS } from '../../local/stack/local-aws.ts';
-import type { LocalExecution } from '../../local/stack/step-functions.ts';
+import { documentClient } from '#commons/aws/clients.ts';
+import { partKeyOfExecution } from '#commons/campaign-plan.ts';
+import { CampaignControl } from '#lifecycle/campaign-control.ts';
+import { CampaignStore } from '#lifecycle/campaign-store.ts';
+import type { PartReport } from '#lifecycle/part-report.ts';
+import { LOCAL_CREDENTIALS } from '#local/stack/local-aws.ts';
+import type { LocalExecution } from '#local/stack/step-functions.ts';
 import { readJson, toLegalMorning, uploadAndRun, uploadOnly, usePipeline } from '../helpers/pipeline.ts';
 import { contactSheet, phones, xlsx } from '../helpers/sheets.ts';
 

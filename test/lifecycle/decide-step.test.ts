@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { parseWindowRules } from '../../functions/commons/calling-window.ts';
-import type { CampaignPlan } from '../../functions/commons/campaign-plan.ts';
-import { DEFAULT_LEGAL_HOURS } from '../../functions/commons/legal-hours.ts';
-import type { CampaignStats } from '../../functions/commons/voice-api/types.ts';
-import { type PartWindow, partWindow } from '../../functions/commons/window-plan.ts';
+import { parseWindowRules } from '#commons/calling-window.ts';
+import type { CampaignPlan } from '#commons/campaign-plan.ts';
+import { DEFAULT_LEGAL_HOURS } from '#commons/legal-hours.ts';
+import type { CampaignStats } from '#commons/voice-api/types.ts';
+import { type PartWindow, partWindow } from '#commons/window-plan.ts';
 import {
   afterStep,
   type DecideSettings,
@@ -11,13 +11,8 @@ import {
   decideStep,
   type EffectResult,
   type Observation,
-} from '../../functions/lifecycle/decide-step.ts';
-import {
-  CARRY_SCHEMA,
-  type ReconcilingCarry,
-  type RunningCarry,
-  upgradeCarry,
-} from '../../functions/lifecycle/lifecycle-state.ts';
+} from '#lifecycle/decide-step.ts';
+import { CARRY_SCHEMA, type ReconcilingCarry, type RunningCarry, upgradeCarry } from '#lifecycle/lifecycle-state.ts';
 
 const MIN = 60_000;
 const settings: DecideSettings = {

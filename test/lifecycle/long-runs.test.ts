@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { PartReport } from '../../functions/lifecycle/part-report.ts';
+import type { PartReport } from '#lifecycle/part-report.ts';
 import { readJson, uploadAndRun, usePipeline } from '../helpers/pipeline.ts';
 import { contactSheet, phones, xlsx } from '../helpers/sheets.ts';
 

@@ -1,10 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  type PartReportView,
-  parseCsv,
-  pausedStretches,
-  renderReportPage,
-} from '../../functions/reports/html-report.ts';
+import { type PartReportView, parseCsv, pausedStretches, renderReportPage } from '#local/stack/html-report.ts';
 
 const part = (over: Partial<PartReportView> = {}): PartReportView => ({
   uploadId: 'sheet-1',

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { PacedScheduler, type RunningClock } from '../../local/stack/paced-scheduler.ts';
+import { PacedScheduler, type RunningClock } from '#local/stack/paced-scheduler.ts';
 
 const T0 = Date.parse('2026-12-07T17:00:00Z');
 

@@ -4,7 +4,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { claimDataDir, DataDirBusyError, readRunningStack } from '../../local/stack/running-stack.ts';
+import { claimDataDir, DataDirBusyError, readRunningStack } from '#local/stack/running-stack.ts';
 
 let dir: string;
 beforeAll(async () => {

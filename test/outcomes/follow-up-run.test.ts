@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { sfnClient } from '../../functions/commons/aws/clients.ts';
-import type { PartOutcomes } from '../../functions/commons/part-outcomes.ts';
-import type { Call } from '../../functions/commons/voice-api/types.ts';
-import { readLifecycleConfig } from '../../functions/lifecycle/config.ts';
-import type { PartReport } from '../../functions/lifecycle/part-report.ts';
-import { buildPartEndOutcomes } from '../../functions/outcomes/build-service.ts';
-import { deliverEmulatorWebhooks } from '../../local/stack/webhook-receiver.ts';
+import { sfnClient } from '#commons/aws/clients.ts';
+import type { PartOutcomes } from '#commons/part-outcomes.ts';
+import type { Call } from '#commons/voice-api/types.ts';
+import { readLifecycleConfig } from '#lifecycle/config.ts';
+import { buildPartEndOutcomes } from '#lifecycle/part-end/build-part-end.ts';
+import type { PartReport } from '#lifecycle/part-report.ts';
+import { deliverEmulatorWebhooks } from '#local/stack/webhook-receiver.ts';
 
 /** The outcomes of a part that recorded them (an `{ error }` would fail the assertions on it). */
 const done = (r: PartReport) => r.outcomes as PartOutcomes;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { parseFollowUpPolicy } from '../../functions/commons/follow-up-policy.ts';
-import type { ContactOutcome } from '../../functions/outcomes/call-outcome.ts';
-import { planFollowUp } from '../../functions/outcomes/follow-up.ts';
+import { parseFollowUpPolicy } from '#commons/follow-up-policy.ts';
+import type { ContactOutcome } from '#commons/outcomes/call-outcome.ts';
+import { planFollowUp } from '#lifecycle/part-end/follow-up.ts';
 
 const contact = (phone: string, more: Partial<ContactOutcome>): ContactOutcome => ({
   campaignId: 'cmp',

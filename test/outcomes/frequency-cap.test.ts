@@ -1,14 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EnvReader } from '../../functions/commons/config.ts';
-import {
-  type CapEntry,
-  capDecision,
-  DEFAULT_CAP_LIMITS,
-  liveEntries,
-  readCapLimits,
-} from '../../functions/commons/frequency-cap.ts';
-import { FrequencyCapStore } from '../../functions/commons/frequency-cap-store.ts';
-import { type LocalDynamo, startDynamo } from '../../local/stack/dynamo.ts';
+import { EnvReader } from '#commons/config.ts';
+import { type CapEntry, capDecision, DEFAULT_CAP_LIMITS, liveEntries, readCapLimits } from '#commons/frequency-cap.ts';
+import { FrequencyCapStore } from '#commons/frequency-cap-store.ts';
+import { type LocalDynamo, startDynamo } from '#local/stack/dynamo.ts';
 import { dynaliteClient } from './webhook-run.ts';
 
 const T = Date.parse('2026-03-02T12:00:00Z');

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { Call } from '../../functions/commons/voice-api/types.ts';
-import { OutcomeStore } from '../../functions/outcomes/outcome-store.ts';
+import { OutcomeStore } from '#commons/outcomes/outcome-store.ts';
+import type { Call } from '#commons/voice-api/types.ts';
 import { readJson, usePipeline } from '../helpers/pipeline.ts';
 import { phones } from '../helpers/sheets.ts';
 import { runWithWebhooks, stackDb } from './webhook-run.ts';

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FrequencyCapStore } from '../../functions/commons/frequency-cap-store.ts';
-import { capUpload } from '../../functions/intake/caps.ts';
-import { validateUpload } from '../../functions/intake/validate-upload.ts';
-import { type LocalDynamo, startDynamo } from '../../local/stack/dynamo.ts';
+import { FrequencyCapStore } from '#commons/frequency-cap-store.ts';
+import { capUpload } from '#intake/caps.ts';
+import { validateUpload } from '#intake/validate-upload.ts';
+import { type LocalDynamo, startDynamo } from '#local/stack/dynamo.ts';
 import { xlsx } from '../helpers/sheets.ts';
 import { dynaliteClient } from './webhook-run.ts';
 

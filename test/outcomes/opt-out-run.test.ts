@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { SuppressionList } from '../../functions/commons/suppression-list.ts';
-import { writeOutcomeReport } from '../../functions/outcomes/campaign-report.ts';
+import { SuppressionList } from '#commons/suppression-list.ts';
+import { writeOutcomeReport } from '#lifecycle/part-end/campaign-report.ts';
 import { usePipeline } from '../helpers/pipeline.ts';
 import { phones } from '../helpers/sheets.ts';
 import { runWithWebhooks, stackDb } from './webhook-run.ts';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { optOutInTranscript, optOutOfContact, optOutPhraseIn } from '../../functions/commons/opt-out.ts';
-import { OPT_OUT_PHRASES } from '../../functions/commons/opt-out-phrases.ts';
+import { optOutInTranscript, optOutOfContact, optOutPhraseIn } from '#commons/opt-out.ts';
+import { OPT_OUT_PHRASES } from '#commons/opt-out-phrases.ts';
 
 describe('opt-out phrases', () => {
   it.each([

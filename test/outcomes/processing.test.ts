@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { silentLog } from '../../functions/commons/log.ts';
-import { SuppressionList } from '../../functions/commons/suppression-list.ts';
-import type { WebhookEvent } from '../../functions/commons/voice-api/types.ts';
-import { CallResolver } from '../../functions/outcomes/call-resolver.ts';
-import { makeOutcomesHandler } from '../../functions/outcomes/handler.ts';
-import { CallNotFinishedError, OutcomeService } from '../../functions/outcomes/outcome-service.ts';
-import { OutcomeStore } from '../../functions/outcomes/outcome-store.ts';
-import { type LocalDynamo, startDynamo } from '../../local/stack/dynamo.ts';
-import { LocalQueue } from '../../local/stack/upload-queue.ts';
+import { silentLog } from '#commons/log.ts';
+import { CallResolver } from '#commons/outcomes/call-resolver.ts';
+import { CallNotFinishedError, OutcomeService } from '#commons/outcomes/outcome-service.ts';
+import { OutcomeStore } from '#commons/outcomes/outcome-store.ts';
+import { SuppressionList } from '#commons/suppression-list.ts';
+import type { WebhookEvent } from '#commons/voice-api/types.ts';
+import { type LocalDynamo, startDynamo } from '#local/stack/dynamo.ts';
+import { LocalQueue } from '#local/stack/upload-queue.ts';
+import { makeOutcomesHandler } from '#outcomes/handler.ts';
 import { advanceUntil, useEmulator } from '../helpers/emulator.ts';
 import { dynaliteClient } from './webhook-run.ts';
 

@@ -1,8 +1,8 @@
 import { expect } from 'vitest';
-import { documentClient } from '../../functions/commons/aws/clients.ts';
-import type { Call } from '../../functions/commons/voice-api/types.ts';
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../local/stack/local-aws.ts';
-import { deliverEmulatorWebhooks } from '../../local/stack/webhook-receiver.ts';
+import { documentClient } from '#commons/aws/clients.ts';
+import type { Call } from '#commons/voice-api/types.ts';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from '#local/stack/local-aws.ts';
+import { deliverEmulatorWebhooks } from '#local/stack/webhook-receiver.ts';
 import { type PipelineFixture, uploadAndRun } from '../helpers/pipeline.ts';
 import { xlsx } from '../helpers/sheets.ts';
 

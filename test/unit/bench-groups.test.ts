@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { chooseGroups } from '../../bench/groups.ts';
+import { chooseGroups } from '#bench/groups.ts';
 
 const GROUPS = ['client', 'intake', 'lifecycle', 'bundles'];
 

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { DOC_PATH, renderCallingHoursDoc } from '../../scripts/calling-hours-doc.ts';
+import { DOC_PATH, renderCallingHoursDoc } from '#scripts/calling-hours-doc.ts';
 
 describe('docs/calling-hours.md', () => {
   it('is the table the code applies (regenerate with npm run docs:calling-hours)', () => {

@@ -1,14 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { publicHolidays } from '../../functions/commons/calling-hours/holidays.ts';
-import {
-  type Interval,
-  openIntervals,
-  parseWindowRules,
-  type WindowRule,
-} from '../../functions/commons/calling-window.ts';
-import { DEFAULT_LEGAL_HOURS, hoursOfRule } from '../../functions/commons/legal-hours.ts';
-import { wallTimeAt } from '../../functions/commons/zoned-time.ts';
-import { hoursFor } from '../../local/cli/hours-for.ts';
+import { publicHolidays } from '#commons/calling-hours/holidays.ts';
+import { type Interval, openIntervals, parseWindowRules, type WindowRule } from '#commons/calling-window.ts';
+import { DEFAULT_LEGAL_HOURS, hoursOfRule } from '#commons/legal-hours.ts';
+import { wallTimeAt } from '#commons/zoned-time.ts';
+import { hoursFor } from '#local/cli/hours-for.ts';
 
 /** A small seeded generator: the same cases on every run, and a failing seed can be replayed. */
 function random(seed: number) {

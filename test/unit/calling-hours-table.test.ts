@@ -1,9 +1,9 @@
 import { getExampleNumber } from 'libphonenumber-js/max';
 import examples from 'libphonenumber-js/mobile/examples';
 import { describe, expect, it } from 'vitest';
-import { HOLIDAY_DATES } from '../../functions/commons/calling-hours/holiday-dates.ts';
-import { DEFAULT_LEGAL_HOURS } from '../../functions/commons/legal-hours.ts';
-import { hoursFor } from '../../local/cli/hours-for.ts';
+import { HOLIDAY_DATES } from '#commons/calling-hours/holiday-dates.ts';
+import { DEFAULT_LEGAL_HOURS } from '#commons/legal-hours.ts';
+import { hoursFor } from '#local/cli/hours-for.ts';
 
 /**
  * One case per rule in the table, written from the rule's source (not computed from the table's own text): the hours

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { knowsHolidaysOf, publicHolidays } from '../../functions/commons/calling-hours/holidays.ts';
-import { regionsOfNumber } from '../../functions/commons/calling-hours/regions.ts';
-import { parseLegalHours } from '../../functions/commons/legal-hours.ts';
-import { zonesForNumber } from '../../functions/intake/time-zones.ts';
-import { type HoursAnswer, hoursFor, isoInZone } from '../../local/cli/hours-for.ts';
+import { knowsHolidaysOf, publicHolidays } from '#commons/calling-hours/holidays.ts';
+import { regionsOfNumber } from '#commons/calling-hours/regions.ts';
+import { parseLegalHours } from '#commons/legal-hours.ts';
+import { zonesForNumber } from '#intake/time-zones.ts';
+import { type HoursAnswer, hoursFor, isoInZone } from '#local/cli/hours-for.ts';
 
 const answer = (phone: string, on: string, window: string | null = null): HoursAnswer => {
   const a = hoursFor(phone, { on, window });

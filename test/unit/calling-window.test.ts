@@ -10,7 +10,7 @@ import {
   stateOfIntervals,
   WindowSpecError,
   windowStateAt,
-} from '../../functions/commons/calling-window.ts';
+} from '#commons/calling-window.ts';
 
 const window = (spec: string, holidays = ''): CallingWindow => ({
   rules: parseWindowRules(spec),

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { cellRef, ROW_SPAN } from '../../functions/commons/spreadsheet/xlsx-worksheet.ts';
+import { cellRef, ROW_SPAN } from '#commons/spreadsheet/xlsx-worksheet.ts';
 
 /** The reference grammar as a regular expression: what the hand-written reader must agree with. */
 const GRAMMAR = /^\$?([A-Za-z]{1,3})\$?(\d{1,7})$/;

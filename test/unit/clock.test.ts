@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SimClock } from '../../local/emulator/clock.ts';
+import { SimClock } from '#local/emulator/clock.ts';
 
 describe('simulated clock', () => {
   it('plays events in time order, each seeing its own time, when advanced in one jump', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { eachConcurrently } from '../../functions/commons/concurrently.ts';
+import { eachConcurrently } from '#commons/concurrently.ts';
 
 /** A task that records how many run at once, and finishes when the test lets it (no timers). */
 function tracked() {

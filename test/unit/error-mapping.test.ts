@@ -10,7 +10,7 @@ import {
   ServerError,
   ValidationError,
   VoiceApiClient,
-} from '../../functions/commons/voice-api/index.ts';
+} from '#commons/voice-api/index.ts';
 
 /** A server that answers each path with a fixed status and body, in either of the vendor's error styles. */
 const answers: Record<string, [number, unknown, Record<string, string>?]> = {

@@ -1,13 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_LEGAL_HOURS } from '../../functions/commons/legal-hours.ts';
+import { DEFAULT_LEGAL_HOURS } from '#commons/legal-hours.ts';
 import {
   calendarOf,
   HOLIDAY_DATES_PATH,
   LAST_YEAR,
   publicHolidaysOf,
   renderHolidayDates,
-} from '../../scripts/holiday-dates.ts';
+} from '#scripts/holiday-dates.ts';
 
 describe('the holiday table the code reads', () => {
   it('is what date-holidays says today (regenerate with npm run build:holidays)', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { describeWindow } from '../../functions/commons/calling-window.ts';
+import { describeWindow } from '#commons/calling-window.ts';
 import {
   citation,
   DEFAULT_LEGAL_HOURS,
@@ -9,7 +9,7 @@ import {
   parseLegalHours,
   readLegalHours,
   rulesThatApply,
-} from '../../functions/commons/legal-hours.ts';
+} from '#commons/legal-hours.ts';
 
 describe('legal calling hours', () => {
   it.each([

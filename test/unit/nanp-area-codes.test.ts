@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { NANP_AREA_CODES } from '../../functions/commons/calling-hours/nanp-area-codes.ts';
-import { AREA_CODES_PATH, renderAreaCodes } from '../../scripts/nanp-area-codes.ts';
+import { NANP_AREA_CODES } from '#commons/calling-hours/nanp-area-codes.ts';
+import { AREA_CODES_PATH, renderAreaCodes } from '#scripts/nanp-area-codes.ts';
 
 describe('NANP area codes → states and provinces', () => {
   it('is what the geocoding data says today (regenerate with npm run build:area-codes)', () => {

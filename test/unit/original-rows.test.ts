@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { OriginalRows } from '../../functions/intake/writers.ts';
+import { OriginalRows } from '#intake/original-rows.ts';
 
 describe('the rows held for the annotated copy', () => {
   it.each([

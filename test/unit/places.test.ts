@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { PLACES } from '../../functions/commons/calling-hours/places.ts';
-import { PLACES_PATH, renderPlaces } from '../../scripts/places.ts';
+import { PLACES } from '#commons/calling-hours/places.ts';
+import { PLACES_PATH, renderPlaces } from '#scripts/places.ts';
 
 describe('the country and subdivision table intake reads', () => {
   it('is what date-holidays says today (regenerate with npm run build:places)', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { RateLimiter } from '../../functions/commons/voice-api/rate-limiter.ts';
+import { RateLimiter } from '#commons/voice-api/rate-limiter.ts';
 
 function fakeClock(start = 1_000_000) {
   let now = start;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { RequestValidationError, VoiceApiClient } from '../../functions/commons/voice-api/index.ts';
+import { RequestValidationError, VoiceApiClient } from '#commons/voice-api/index.ts';
 
 /** A client whose every network call fails the test: these checks must stop a request before it is sent. */
 const offline = new VoiceApiClient({

@@ -1,13 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { regionsOfNumber } from '../../functions/commons/calling-hours/regions.ts';
-import {
-  StatedPlaces,
-  statedRegion,
-  statedRegions,
-  statedZones,
-  zonesOfCountry,
-} from '../../functions/intake/stated-place.ts';
-import { type ZoneChoice, zonesForNumber, zonesOf } from '../../functions/intake/time-zones.ts';
+import { regionsOfNumber } from '#commons/calling-hours/regions.ts';
+import { StatedPlaces, statedRegion, statedRegions, statedZones, zonesOfCountry } from '#intake/stated-place.ts';
+import { type ZoneChoice, zonesForNumber, zonesOf } from '#intake/time-zones.ts';
 
 const NOW = Date.parse('2026-03-02T12:00:00Z');
 const choiceOf = (phone: string): ZoneChoice => zonesForNumber(phone, NOW) as ZoneChoice;

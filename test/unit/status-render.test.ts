@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { render } from '../../local/cli/commands/status.ts';
+import { render } from '#local/cli/commands/status.ts';
 
 const part = {
   uploadId: 'u1',

@@ -6,7 +6,7 @@ import {
   signWebhook,
   verifyWebhook,
   WebhookVerificationError,
-} from '../../functions/commons/voice-api/index.ts';
+} from '#commons/voice-api/index.ts';
 
 const body = JSON.stringify({
   event: 'call.completed',

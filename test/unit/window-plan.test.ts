@@ -1,14 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { parseHolidays, parseWindowRules } from '../../functions/commons/calling-window.ts';
-import type { CampaignPlan } from '../../functions/commons/campaign-plan.ts';
-import { DEFAULT_LEGAL_HOURS, type LegalHoursTable, parseLegalHours } from '../../functions/commons/legal-hours.ts';
-import {
-  nextOpening,
-  type PartWindow,
-  partWindow,
-  STATE_HORIZON_MS,
-  windowStateAt,
-} from '../../functions/commons/window-plan.ts';
+import { parseHolidays, parseWindowRules } from '#commons/calling-window.ts';
+import type { CampaignPlan } from '#commons/campaign-plan.ts';
+import { DEFAULT_LEGAL_HOURS, type LegalHoursTable, parseLegalHours } from '#commons/legal-hours.ts';
+import { nextOpening, type PartWindow, partWindow, STATE_HORIZON_MS, windowStateAt } from '#commons/window-plan.ts';
 
 const MIN = 60_000;
 const DAY = 86_400_000;

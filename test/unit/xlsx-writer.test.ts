@@ -1,8 +1,8 @@
 import { inflateRawSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_LIMITS } from '../../functions/commons/spreadsheet/limits.ts';
-import { textRow, XlsxWriter } from '../../functions/commons/spreadsheet/xlsx-writer.ts';
-import { inspectXlsx } from '../../functions/commons/spreadsheet/zip-guard.ts';
+import { DEFAULT_LIMITS } from '#commons/spreadsheet/limits.ts';
+import { textRow, XlsxWriter } from '#commons/spreadsheet/xlsx-writer.ts';
+import { inspectXlsx } from '#commons/spreadsheet/zip-guard.ts';
 import { readAllWays } from '../intake/output-readers.ts';
 
 /** Rows of varied text (digits, words, escapes, non-Latin) so pieces differ and compress unevenly. */

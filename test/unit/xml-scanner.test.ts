@@ -1,6 +1,6 @@
 import { SaxesParser } from 'saxes';
 import { describe, expect, it } from 'vitest';
-import { type XmlHandlers, XmlScanner, XmlSyntaxError } from '../../functions/commons/spreadsheet/xml-scanner.ts';
+import { type XmlHandlers, XmlScanner, XmlSyntaxError } from '#commons/spreadsheet/xml-scanner.ts';
 
 /** What a parser reported, with adjacent text joined (parsers may split text differently). */
 type Event = ['open', string, Record<string, string>] | ['text', string] | ['close', string];

@@ -6,7 +6,7 @@ import {
   type WallTime,
   wallTimeAt,
   zoneOffsetMs,
-} from '../../functions/commons/zoned-time.ts';
+} from '#commons/zoned-time.ts';
 
 const iso = (t: number) => new Date(t).toISOString();
 const wall = (s: string): WallTime => {

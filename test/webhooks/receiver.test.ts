@@ -1,13 +1,13 @@
 import type { LambdaFunctionURLEvent, LambdaFunctionURLResult } from 'aws-lambda';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { silentLog } from '../../functions/commons/log.ts';
-import { signWebhook } from '../../functions/commons/voice-api/webhooks.ts';
-import { makeWebhookHandler } from '../../functions/webhooks/handler.ts';
-import { WebhookReceiver } from '../../functions/webhooks/receiver.ts';
-import { DynamoReplayGuard } from '../../functions/webhooks/replay-guard.ts';
-import { CachedSecret } from '../../functions/webhooks/webhook-secret.ts';
-import { type LocalDynamo, startDynamo } from '../../local/stack/dynamo.ts';
-import { localContext } from '../../local/stack/lambda-context.ts';
+import { silentLog } from '#commons/log.ts';
+import { signWebhook } from '#commons/voice-api/webhooks.ts';
+import { type LocalDynamo, startDynamo } from '#local/stack/dynamo.ts';
+import { localContext } from '#local/stack/lambda-context.ts';
+import { makeWebhookHandler } from '#webhooks/handler.ts';
+import { WebhookReceiver } from '#webhooks/receiver.ts';
+import { DynamoReplayGuard } from '#webhooks/replay-guard.ts';
+import { CachedSecret } from '#webhooks/webhook-secret.ts';
 import { dynaliteClient } from '../outcomes/webhook-run.ts';
 
 let dynamo: LocalDynamo;

@@ -5,6 +5,14 @@ export const MAX_ROWS = 1_048_576;
 /** A spreadsheet cell reduced to what it shows: text, number, boolean, date, or nothing. */
 export type Cell = string | number | boolean | Date | null;
 
+/** One row as a sheet reader hands it over (sources.ts, xlsx-worksheet.ts). */
+export interface RawRow {
+  /** 1-based, as a spreadsheet program shows it. */
+  row: number;
+  /** A new array for every row, never touched by the reader again, so a consumer may keep it. */
+  cells: Cell[];
+}
+
 /**
  * exceljs gives rich text, formulas (with their cached result), hyperlinks and errors as objects; this keeps what a
  * person sees in the cell. A formula is never evaluated here: its cached result is the value.

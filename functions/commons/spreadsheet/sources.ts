@@ -1,4 +1,4 @@
-import { type Cell, HEADER_SEARCH_ROWS, headerKey, PHONE_HEADER } from './cell.ts';
+import { type Cell, HEADER_SEARCH_ROWS, headerKey, PHONE_HEADER, type RawRow } from './cell.ts';
 import { FileProblem } from './file-problem.ts';
 import type { ReadLimits } from './limits.ts';
 import { readPackage, type SheetState } from './xlsx-package.ts';
@@ -7,13 +7,6 @@ import { worksheetRows } from './xlsx-worksheet.ts';
 import { inspectXlsx } from './zip-guard.ts';
 
 export type SheetFormat = 'xlsx' | 'xls' | 'csv';
-
-export interface RawRow {
-  /** 1-based, as a spreadsheet program shows it. */
-  row: number;
-  /** A new array for every row, never touched by the reader again, so a consumer may keep it. */
-  cells: Cell[];
-}
 
 export interface SheetSource {
   name: string;

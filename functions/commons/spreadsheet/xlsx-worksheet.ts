@@ -1,6 +1,6 @@
+import type { RawRow } from './cell.ts';
 import { type Cell, MAX_COLUMNS, MAX_ROWS } from './cell.ts';
 import { FileProblem } from './file-problem.ts';
-import type { RawRow } from './sources.ts';
 import type { SharedStrings } from './xlsx-shared-strings.ts';
 import { decodeXstring, XmlPart } from './xml-part.ts';
 import { type CheckedEntry, partChunks } from './zip-guard.ts';

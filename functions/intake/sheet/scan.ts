@@ -1,13 +1,19 @@
-import { type Cell, cellText, HEADER_SEARCH_ROWS, headerKey, PHONE_HEADER } from '../../commons/spreadsheet/cell.ts';
-import { FileProblem } from '../../commons/spreadsheet/file-problem.ts';
-import type { ReadLimits } from '../../commons/spreadsheet/limits.ts';
+import {
+  type Cell,
+  cellText,
+  HEADER_SEARCH_ROWS,
+  headerKey,
+  PHONE_HEADER,
+  type RawRow,
+} from '#commons/spreadsheet/cell.ts';
+import { FileProblem } from '#commons/spreadsheet/file-problem.ts';
+import type { ReadLimits } from '#commons/spreadsheet/limits.ts';
 import {
   type OpenedWorkbook,
-  type RawRow,
   SEPARATOR_NAME,
   type SheetFormat,
   type SheetSource,
-} from '../../commons/spreadsheet/sources.ts';
+} from '#commons/spreadsheet/sources.ts';
 
 export { HEADER_SEARCH_ROWS };
 export const SETTINGS_SHEET = 'settings';

@@ -1,5 +1,5 @@
-import { CampaignControl } from '../../../functions/lifecycle/campaign-control.ts';
-import { type CampaignRecord, CampaignStore, type ManualControl } from '../../../functions/lifecycle/campaign-store.ts';
+import { CampaignControl } from '#lifecycle/campaign-control.ts';
+import { type CampaignRecord, CampaignStore, type ManualControl } from '#lifecycle/campaign-store.ts';
 import { type Command, UsageError } from '../command.ts';
 import { findPart, openApi, partRecords } from '../operator.ts';
 import { openTable } from '../table-access.ts';

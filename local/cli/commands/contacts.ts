@@ -1,26 +1,21 @@
 import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import type { CountryCode } from 'libphonenumber-js/max';
-import { readBudgetConfig } from '../../../functions/commons/api-budget/config.ts';
-import { SharedApiBudget } from '../../../functions/commons/api-budget/shared-budget.ts';
-import { readAwsSettings } from '../../../functions/commons/aws/clients.ts';
-import { EnvReader } from '../../../functions/commons/config.ts';
-import { isCountryCode, normalizePhone } from '../../../functions/commons/phone/phone.ts';
-import { TABLES } from '../../../functions/commons/tables.ts';
-import { VoiceApiClient } from '../../../functions/commons/voice-api/index.ts';
-import { readVoiceApiSource, resolveVoiceApiAccess } from '../../../functions/commons/voice-api-access.ts';
-import { checkContactEvent } from '../../../functions/contacts/contact-event.ts';
-import { ContactPusher } from '../../../functions/contacts/contact-pusher.ts';
-import { ContactSheetProblem, readContactSheet } from '../../../functions/contacts/contact-sheet.ts';
-import type { ContactState } from '../../../functions/contacts/contact-state.ts';
-import { ContactStore } from '../../../functions/contacts/contact-store.ts';
-import {
-  ContactSync,
-  type DeadLetter,
-  type MessageResult,
-  type Pusher,
-} from '../../../functions/contacts/contact-sync.ts';
-import { planContactPush } from '../../../functions/contacts/push-plan.ts';
+import { readBudgetConfig } from '#commons/api-budget/config.ts';
+import { SharedApiBudget } from '#commons/api-budget/shared-budget.ts';
+import { readAwsSettings } from '#commons/aws/clients.ts';
+import { EnvReader } from '#commons/config.ts';
+import { isCountryCode, normalizePhone } from '#commons/phone/phone.ts';
+import { TABLES } from '#commons/tables.ts';
+import { VoiceApiClient } from '#commons/voice-api/index.ts';
+import { readVoiceApiSource, resolveVoiceApiAccess } from '#commons/voice-api-access.ts';
+import { checkContactEvent } from '#contacts/contact-event.ts';
+import { ContactPusher } from '#contacts/contact-pusher.ts';
+import { ContactSheetProblem, readContactSheet } from '#contacts/contact-sheet.ts';
+import type { ContactState } from '#contacts/contact-state.ts';
+import { ContactStore } from '#contacts/contact-store.ts';
+import { ContactSync, type DeadLetter, type MessageResult, type Pusher } from '#contacts/contact-sync.ts';
+import { planContactPush } from '#contacts/push-plan.ts';
 import { type Command, UsageError } from '../command.ts';
 import { type OpenTable, openTable } from '../table-access.ts';
 

@@ -3,10 +3,10 @@ import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { basename } from 'node:path';
-import { TtsApi, VoiceApiClient } from '../../../functions/commons/voice-api/index.ts';
-import { parseWebhook, WebhookVerificationError } from '../../../functions/commons/voice-api/webhooks.ts';
-import { EmulatorAdmin } from '../../emulator/admin-client.ts';
-import { startEmulator } from '../../emulator/server.ts';
+import { TtsApi, VoiceApiClient } from '#commons/voice-api/index.ts';
+import { parseWebhook, WebhookVerificationError } from '#commons/voice-api/webhooks.ts';
+import { EmulatorAdmin } from '#local/emulator/admin-client.ts';
+import { startEmulator } from '#local/emulator/server.ts';
 import type { Command } from '../command.ts';
 
 const DEFAULT_SHEET = new URL('../../../examples/contacts.xlsx', import.meta.url);

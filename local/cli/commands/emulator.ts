@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { startEmulator } from '../../emulator/server.ts';
+import { startEmulator } from '#local/emulator/server.ts';
 import { type Command, numberOption, UsageError } from '../command.ts';
 
 export const emulatorCommand: Command = {

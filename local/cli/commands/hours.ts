@@ -1,5 +1,5 @@
-import { DEFAULT_LEGAL_HOURS, type LegalHoursTable, readLegalHours } from '../../../functions/commons/legal-hours.ts';
-import { wallTimeAt } from '../../../functions/commons/zoned-time.ts';
+import { DEFAULT_LEGAL_HOURS, type LegalHoursTable, readLegalHours } from '#commons/legal-hours.ts';
+import { wallTimeAt } from '#commons/zoned-time.ts';
 import { type Command, UsageError } from '../command.ts';
 import { type HoursAnswer, hoursFor } from '../hours-for.ts';
 

@@ -1,7 +1,7 @@
 import { writeFile } from 'node:fs/promises';
-import { contactOutcomes } from '../../../functions/outcomes/call-outcome.ts';
-import { OUTCOME_COLUMNS, outcomesCsv, outcomesXlsx } from '../../../functions/outcomes/export.ts';
-import { OutcomeStore } from '../../../functions/outcomes/outcome-store.ts';
+import { contactOutcomes } from '#commons/outcomes/call-outcome.ts';
+import { OutcomeStore } from '#commons/outcomes/outcome-store.ts';
+import { OUTCOME_COLUMNS, outcomesCsv, outcomesXlsx } from '#lifecycle/part-end/export.ts';
 import type { Command } from '../command.ts';
 import { UsageError } from '../command.ts';
 import { openTable } from '../table-access.ts';

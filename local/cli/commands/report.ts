@@ -1,8 +1,8 @@
 import { writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
-import { partReportFiles, reportKeys, reportPrefix } from '../../../functions/commons/report-keys.ts';
-import { localDataDir } from '../../stack/data-dir.ts';
-import { reportPageFor } from '../../stack/report-pages.ts';
+import { partReportFiles, reportKeys, reportPrefix } from '#commons/report-keys.ts';
+import { localDataDir } from '#local/stack/data-dir.ts';
+import { reportPageFor } from '#local/stack/report-pages.ts';
 import { type Command, UsageError } from '../command.ts';
 import { downloadReports, findPart, openReports, partRecords } from '../operator.ts';
 import { openTable } from '../table-access.ts';

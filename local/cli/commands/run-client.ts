@@ -1,9 +1,9 @@
 import { join } from 'node:path';
-import { s3Client } from '../../../functions/commons/aws/clients.ts';
-import { ObjectStore } from '../../../functions/commons/aws/object-store.ts';
-import { partReportFiles, reportKeys, reportPrefix } from '../../../functions/commons/report-keys.ts';
-import type { IntakeReport } from '../../../functions/intake/report.ts';
-import type { RunningStack } from '../../stack/running-stack.ts';
+import { s3Client } from '#commons/aws/clients.ts';
+import { ObjectStore } from '#commons/aws/object-store.ts';
+import { partReportFiles, reportKeys, reportPrefix } from '#commons/report-keys.ts';
+import type { IntakeReport } from '#intake/report.ts';
+import type { RunningStack } from '#local/stack/running-stack.ts';
 import {
   type EmulatorCalls,
   isoDuration,

@@ -1,5 +1,5 @@
-import { windowStateAt } from '../../../functions/commons/window-plan.ts';
-import type { CampaignRecord } from '../../../functions/lifecycle/campaign-store.ts';
+import { windowStateAt } from '#commons/window-plan.ts';
+import type { CampaignRecord } from '#lifecycle/campaign-store.ts';
 import { type Command, numberOption, UsageError } from '../command.ts';
 import { bar, openApi, partRecords } from '../operator.ts';
 import { openTable } from '../table-access.ts';

@@ -1,5 +1,5 @@
-import { isCountryCode, normalizePhone } from '../../../functions/commons/phone/phone.ts';
-import { SuppressionList } from '../../../functions/commons/suppression-list.ts';
+import { isCountryCode, normalizePhone } from '#commons/phone/phone.ts';
+import { SuppressionList } from '#commons/suppression-list.ts';
 import { type Command, UsageError } from '../command.ts';
 import { openTable } from '../table-access.ts';
 

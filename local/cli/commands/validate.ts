@@ -1,13 +1,13 @@
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
-import { COSTLY_TEXT, isCountryCode } from '../../../functions/commons/phone/phone.ts';
-import { TABLES } from '../../../functions/commons/tables.ts';
-import { REASON_TEXT } from '../../../functions/intake/contacts.ts';
-import { DEFAULT_START_HORIZON_DAYS } from '../../../functions/intake/settings.ts';
-import { validateUpload } from '../../../functions/intake/validate-upload.ts';
-import { writeUploadFiles } from '../../../functions/intake/writers.ts';
-import { localDataDir, localDynamoPath } from '../../stack/data-dir.ts';
+import { COSTLY_TEXT, isCountryCode } from '#commons/phone/phone.ts';
+import { TABLES } from '#commons/tables.ts';
+import { REASON_TEXT } from '#intake/contacts.ts';
+import { DEFAULT_START_HORIZON_DAYS } from '#intake/settings.ts';
+import { validateUpload } from '#intake/validate-upload.ts';
+import { writeUploadFiles } from '#intake/writers.ts';
+import { localDataDir, localDynamoPath } from '#local/stack/data-dir.ts';
 import { type Command, UsageError } from '../command.ts';
 
 /** START_HORIZON_DAYS as the deployment sets it for intake, when set here too. */
@@ -134,7 +134,7 @@ async function suppressedNumbers(phones: string[]): Promise<ReadonlySet<string>>
   // Loaded only when there is a list to read: the AWS SDK and the local database cost a validate ~100 ms to load.
   const [{ openTable }, { SuppressionList }] = await Promise.all([
     import('../table-access.ts'),
-    import('../../../functions/commons/suppression-list.ts'),
+    import('#commons/suppression-list.ts'),
   ]);
   const t = await openTable('suppression');
   try {

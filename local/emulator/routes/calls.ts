@@ -1,9 +1,4 @@
-import {
-  CALL_STATUSES,
-  CANCELLABLE_CALL_STATUSES,
-  E164,
-  LIMITS,
-} from '../../../functions/commons/voice-api/contract.ts';
+import { CALL_STATUSES, CANCELLABLE_CALL_STATUSES, E164, LIMITS } from '#commons/voice-api/contract.ts';
 import { batchAnswer, type EntryResult, entryPhone } from '../batch.ts';
 import type { EmulatorCore } from '../core.ts';
 import { Fields } from '../fields.ts';

@@ -1,5 +1,5 @@
-import { isValidTimeZone, LIMITS } from '../../../functions/commons/voice-api/contract.ts';
-import { parseDateTimeIn } from '../../../functions/commons/zoned-time.ts';
+import { isValidTimeZone, LIMITS } from '#commons/voice-api/contract.ts';
+import { parseDateTimeIn } from '#commons/zoned-time.ts';
 import { readCampaignFile } from '../campaign-file.ts';
 import type { EmulatorCore } from '../core.ts';
 import { Fields } from '../fields.ts';

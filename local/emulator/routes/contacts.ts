@@ -1,4 +1,4 @@
-import { CONTACT_TEXT_FIELDS, E164, LIMITS, normalizeLabel } from '../../../functions/commons/voice-api/contract.ts';
+import { CONTACT_TEXT_FIELDS, E164, LIMITS, normalizeLabel } from '#commons/voice-api/contract.ts';
 import { batchAnswer, type EntryResult, entryPhone } from '../batch.ts';
 import type { EmulatorCore } from '../core.ts';
 import { Fields } from '../fields.ts';

@@ -1,4 +1,4 @@
-import { LIMITS } from '../../../functions/commons/voice-api/contract.ts';
+import { LIMITS } from '#commons/voice-api/contract.ts';
 import type { EmulatorCore } from '../core.ts';
 import { Fields } from '../fields.ts';
 import { notFound, type RequestContext, type Router } from '../http-kit.ts';

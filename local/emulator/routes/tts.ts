@@ -1,4 +1,4 @@
-import { LIMITS } from '../../../functions/commons/voice-api/contract.ts';
+import { LIMITS } from '#commons/voice-api/contract.ts';
 import type { EmulatorCore } from '../core.ts';
 import { HttpError, type Router } from '../http-kit.ts';
 import { TTS_CONFIG } from '../tts-catalog.ts';

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { EXACT_ORIGIN, LIMITS } from '../../../functions/commons/voice-api/contract.ts';
+import { EXACT_ORIGIN, LIMITS } from '#commons/voice-api/contract.ts';
 import type { EmulatorCore } from '../core.ts';
 import { Fields } from '../fields.ts';
 import { HttpError, notFound, type Router } from '../http-kit.ts';

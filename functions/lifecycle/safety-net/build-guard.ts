@@ -1,6 +1,6 @@
 import { DescribeExecutionCommand, ExecutionDoesNotExist, type SFNClient } from '@aws-sdk/client-sfn';
-import { sfnClient } from '../commons/aws/clients.ts';
-import { type BuildOptions, buildCampaignSafety } from '../lifecycle/build-steps.ts';
+import { sfnClient } from '#commons/aws/clients.ts';
+import { type BuildOptions, buildCampaignSafety } from '../build-steps.ts';
 import { CampaignGuard, type ExecutionReader } from './campaign-guard.ts';
 import type { GuardConfig } from './config.ts';
 

@@ -1,8 +1,8 @@
-import type { ObjectStore } from '../commons/aws/object-store.ts';
-import { partReportFiles } from '../commons/report-keys.ts';
-import type { ContactOutcome } from './call-outcome.ts';
+import type { ObjectStore } from '#commons/aws/object-store.ts';
+import type { ContactOutcome } from '#commons/outcomes/call-outcome.ts';
+import type { OutcomeService } from '#commons/outcomes/outcome-service.ts';
+import { partReportFiles } from '#commons/report-keys.ts';
 import { outcomesCsv, outcomesXlsx } from './export.ts';
-import type { OutcomeService } from './outcome-service.ts';
 
 export interface OutcomeReportInput {
   bucket: string;

@@ -1,8 +1,8 @@
-import type { Log } from '../commons/log.ts';
-import { optOutInTranscript, optOutOfContact } from '../commons/opt-out.ts';
-import type { SuppressionList } from '../commons/suppression-list.ts';
-import type { CallsApi } from '../commons/voice-api/calls.ts';
-import type { Call, WebhookEvent } from '../commons/voice-api/types.ts';
+import type { Log } from '../log.ts';
+import { optOutInTranscript, optOutOfContact } from '../opt-out.ts';
+import type { SuppressionList } from '../suppression-list.ts';
+import type { CallsApi } from '../voice-api/calls.ts';
+import type { Call, WebhookEvent } from '../voice-api/types.ts';
 import { type CallOutcome, type ContactOutcome, contactOutcomes, isFinished, outcomeOfCall } from './call-outcome.ts';
 import type { CallResolver } from './call-resolver.ts';
 import type { OutcomeStore } from './outcome-store.ts';

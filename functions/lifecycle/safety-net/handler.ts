@@ -1,6 +1,6 @@
 import middy from '@middy/core';
-import type { Log } from '../commons/log.ts';
-import { asLog, type Observability, observabilityFor, observe, tagLogs } from '../commons/observability.ts';
+import type { Log } from '#commons/log.ts';
+import { asLog, type Observability, observabilityFor, observe, tagLogs } from '#commons/observability.ts';
 import type { CampaignGuard } from './campaign-guard.ts';
 import type { ExecutionStatusEvent } from './event-pattern.ts';
 

@@ -1,7 +1,7 @@
 // Lambda entry of the sweeper (scheduled every SWEEP_INTERVAL_MINUTES); configuration read at cold start.
-import { buildCampaignGuard } from '../guard/build-guard.ts';
-import { readGuardConfig } from '../guard/config.ts';
-import { makeSweeperHandler } from '../guard/handler.ts';
+import { buildCampaignGuard } from './safety-net/build-guard.ts';
+import { readGuardConfig } from './safety-net/config.ts';
+import { makeSweeperHandler } from './safety-net/handler.ts';
 
 const guard = await buildCampaignGuard(readGuardConfig(process.env));
 

@@ -1,7 +1,7 @@
-import { continuationName, partKeyOfExecution } from '../commons/campaign-plan.ts';
-import { windowStateAt } from '../commons/window-plan.ts';
-import type { CampaignSafety, SecureOutcome } from '../lifecycle/campaign-safety.ts';
-import type { CampaignRecord, CampaignStore } from '../lifecycle/campaign-store.ts';
+import { continuationName, partKeyOfExecution } from '#commons/campaign-plan.ts';
+import { windowStateAt } from '#commons/window-plan.ts';
+import type { CampaignSafety, SecureOutcome } from '../campaign-safety.ts';
+import type { CampaignRecord, CampaignStore } from '../campaign-store.ts';
 
 /** How an execution ended, as EventBridge's "Step Functions Execution Status Change" event says it. */
 export interface ExecutionEnded {

@@ -1,7 +1,7 @@
 // Lambda entry of the guard (EventBridge rule on lifecycle execution status); configuration read at cold start.
-import { buildCampaignGuard } from './build-guard.ts';
-import { readGuardConfig } from './config.ts';
-import { makeGuardHandler } from './handler.ts';
+import { buildCampaignGuard } from './safety-net/build-guard.ts';
+import { readGuardConfig } from './safety-net/config.ts';
+import { makeGuardHandler } from './safety-net/handler.ts';
 
 const guard = await buildCampaignGuard(readGuardConfig(process.env));
 

@@ -1,6 +1,5 @@
-import type { Contact } from '../commons/contact.ts';
-import type { ContactUpsertedV1 } from './contact-event.ts';
-import type { EventSink } from './sheet-intake.ts';
+import type { Contact } from '#commons/contact.ts';
+import type { ContactUpsertedV1, EventSink } from '#commons/contact-events.ts';
 
 /** The tag every contact of a launched campaign sheet gets. */
 export const CAMPAIGN_TAG = 'callsheet-campaign';

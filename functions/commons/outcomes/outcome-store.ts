@@ -1,5 +1,5 @@
 import { type DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { batchGetAll, batchWriteAll } from '../commons/aws/batch.ts';
+import { batchGetAll, batchWriteAll } from '../aws/batch.ts';
 import type { CallOutcome } from './call-outcome.ts';
 
 const callPk = (callId: string) => `call#${callId}`;

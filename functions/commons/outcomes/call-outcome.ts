@@ -1,4 +1,4 @@
-import type { Call } from '../commons/voice-api/types.ts';
+import type { Call } from '../voice-api/types.ts';
 
 /** What happened on one call, as recorded from a webhook or the calls list. Unknown values are null. */
 export interface CallOutcome {

@@ -1,5 +1,5 @@
-import { headerRow, numberCell, rowRef, textCell, XlsxWriter } from '../commons/spreadsheet/xlsx-writer.ts';
-import type { ContactOutcome } from './call-outcome.ts';
+import type { ContactOutcome } from '#commons/outcomes/call-outcome.ts';
+import { headerRow, numberCell, rowRef, textCell, XlsxWriter } from '#commons/spreadsheet/xlsx-writer.ts';
 
 /** The per-contact table's columns, in order: header text and how to read each value. */
 export const OUTCOME_COLUMNS: { header: string; value: (o: ContactOutcome) => string | number | null }[] = [

@@ -1,16 +1,16 @@
-import type { ObjectStore } from '../commons/aws/object-store.ts';
-import { type CampaignPlan, followUpKey, labelOfPartKey, stateMachineOf } from '../commons/campaign-plan.ts';
-import type { FrequencyCapStore } from '../commons/frequency-cap-store.ts';
-import type { LifecycleStarter } from '../commons/lifecycle-starter.ts';
-import type { Log } from '../commons/log.ts';
-import type { FollowUpStarted, OutcomeReporter, PartEnd, PartOutcomes } from '../commons/part-outcomes.ts';
-import { partReportKey } from '../commons/report-keys.ts';
-import { type PartRow, partWorkbook, readPartFile } from '../commons/spreadsheet/part-file.ts';
-import type { SuppressionList } from '../commons/suppression-list.ts';
-import type { ContactOutcome } from './call-outcome.ts';
+import type { ObjectStore } from '#commons/aws/object-store.ts';
+import { type CampaignPlan, followUpKey, labelOfPartKey, stateMachineOf } from '#commons/campaign-plan.ts';
+import type { FrequencyCapStore } from '#commons/frequency-cap-store.ts';
+import type { LifecycleStarter } from '#commons/lifecycle-starter.ts';
+import type { Log } from '#commons/log.ts';
+import type { ContactOutcome } from '#commons/outcomes/call-outcome.ts';
+import type { OutcomeService } from '#commons/outcomes/outcome-service.ts';
+import type { FollowUpStarted, OutcomeReporter, PartEnd, PartOutcomes } from '#commons/part-outcomes.ts';
+import { partReportKey } from '#commons/report-keys.ts';
+import { type PartRow, partWorkbook, readPartFile } from '#commons/spreadsheet/part-file.ts';
+import type { SuppressionList } from '#commons/suppression-list.ts';
 import { writeOutcomeReport } from './campaign-report.ts';
 import { type FollowUpGroup, planFollowUp } from './follow-up.ts';
-import type { OutcomeService } from './outcome-service.ts';
 
 export interface PartEndDeps {
   outcomes: OutcomeService;

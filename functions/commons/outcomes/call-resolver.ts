@@ -1,5 +1,5 @@
-import type { CallsApi } from '../commons/voice-api/calls.ts';
-import type { Call } from '../commons/voice-api/types.ts';
+import type { CallsApi } from '../voice-api/calls.ts';
+import type { Call } from '../voice-api/types.ts';
 
 /**
  * Finished calls by id, read once with GET /calls/{id} and kept (a finished call never changes), so a redelivered

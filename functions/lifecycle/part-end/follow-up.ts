@@ -3,8 +3,8 @@ import {
   type FollowUpPolicy,
   type FollowUpRule,
   MAX_FOLLOW_UP_ROUNDS,
-} from '../commons/follow-up-policy.ts';
-import type { ContactOutcome } from './call-outcome.ts';
+} from '#commons/follow-up-policy.ts';
+import type { ContactOutcome } from '#commons/outcomes/call-outcome.ts';
 
 /** Which follow-up outcome a contact's last call had, or null when it needs no follow-up (it completed). */
 export function followUpOutcome(c: ContactOutcome): FollowUpOutcome | null {

@@ -1,8 +1,8 @@
-import { type BudgetConfig, readBudgetConfig } from '../commons/api-budget/config.ts';
-import { type AwsSettings, readAwsSettings } from '../commons/aws/clients.ts';
-import { type Env, EnvReader } from '../commons/config.ts';
-import { TABLES } from '../commons/tables.ts';
-import { readVoiceApiSource, type VoiceApiSource } from '../commons/voice-api-access.ts';
+import { type BudgetConfig, readBudgetConfig } from '../api-budget/config.ts';
+import { type AwsSettings, readAwsSettings } from '../aws/clients.ts';
+import { type Env, EnvReader } from '../config.ts';
+import { TABLES } from '../tables.ts';
+import { readVoiceApiSource, type VoiceApiSource } from '../voice-api-access.ts';
 
 export interface OutcomesConfig {
   aws: AwsSettings;

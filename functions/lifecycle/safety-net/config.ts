@@ -1,5 +1,5 @@
-import { type Env, EnvReader } from '../commons/config.ts';
-import { type LifecycleConfig, readLifecycleConfig } from '../lifecycle/config.ts';
+import { type Env, EnvReader } from '#commons/config.ts';
+import { type LifecycleConfig, readLifecycleConfig } from '../config.ts';
 import type { GuardSettings } from './campaign-guard.ts';
 
 export interface GuardConfig {

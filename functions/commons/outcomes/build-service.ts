@@ -1,0 +1,41 @@
+import { apiBudget } from '../api-budget/config.ts';
+import { documentClient } from '../aws/clients.ts';
+import { type Log, silentLog } from '../log.ts';
+import { SuppressionList } from '../suppression-list.ts';
+import { VoiceApiClient } from '../voice-api/client.ts';
+import type { VoiceApiOptions } from '../voice-api/http.ts';
+import { resolveVoiceApiAccess } from '../voice-api-access.ts';
+import { CallResolver } from './call-resolver.ts';
+import type { OutcomesConfig } from './config.ts';
+import { OutcomeService } from './outcome-service.ts';
+import { OutcomeStore } from './outcome-store.ts';
+
+/** Wires outcomes to DynamoDB (or dynalite) and the Voice API; the lead calls `reconcileOutcomes` on the result. */
+export async function buildOutcomeService(
+  config: OutcomesConfig,
+  options: { now?: () => Date; log?: Log; api?: Partial<VoiceApiOptions> } = {},
+): Promise<OutcomeService> {
+  const access = await resolveVoiceApiAccess(config.voiceApi, config.aws);
+  const db = documentClient(config.aws);
+  const api = new VoiceApiClient({
+    baseUrl: access.baseUrl,
+    apiKey: access.apiKey,
+    // The current key (re-read after a rotation, on 401) and the API answer metrics.
+    fetch: access.fetch,
+    // Reads of finished calls share the account's per-minute budget with contact sync (never the lifecycle's share).
+    ...(config.budget
+      ? {
+          budget: apiBudget(db, config.budget, 'shared', { clock: options.api?.clock, maxWaitMs: config.budgetWaitMs }),
+        }
+      : {}),
+    ...options.api,
+  });
+  return new OutcomeService({
+    resolver: new CallResolver(api.calls),
+    calls: api.calls,
+    store: new OutcomeStore(db, config.outcomesTable),
+    suppression: new SuppressionList(db, config.suppressionTable),
+    log: options.log ?? silentLog,
+    now: options.now ?? (() => new Date()),
+  });
+}
