@@ -4,8 +4,9 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+
 import { CA_PROVINCE_RULES } from '#commons/calling-hours/ca-provinces.ts';
-import { CONSERVATIVE_DEFAULT, COUNTRY_RULES } from '#commons/calling-hours/countries.ts';
+import { CONSERVATIVE_DEFAULT, COUNTRY_RULES, FRIDAY_REST_DEFAULT } from '#commons/calling-hours/countries.ts';
 import { NANP_AREA_CODES } from '#commons/calling-hours/nanp-area-codes.ts';
 import { SPLIT_AREA_CODES } from '#commons/calling-hours/split-area-codes.ts';
 import type { HoursRule, RuleSource } from '#commons/calling-hours/types.ts';
@@ -50,8 +51,9 @@ export function renderCallingHoursDoc(): string {
     '',
     `Basis: **law** — a statute or regulation sets the hours (${count('law')} countries); **none** — no calling-hours`,
     "law was found for the scope, the wider scope's rule applies; **default** — no statute, callsheet's conservative",
-    `default \`${CONSERVATIVE_DEFAULT.hours}\`, closed on public holidays (${count('default')} countries). A deployment`,
-    'replaces hours with the `LEGAL_HOURS` setting (`{"GB": "Mon-Fri 09:00-20:00", "US-TX": "Mon-Fri 09:00-20:00"}`) and',
+    `default \`${CONSERVATIVE_DEFAULT.hours}\` (\`${FRIDAY_REST_DEFAULT.hours}\` where the weekly day of rest is Friday),`,
+    `closed on public holidays (${count('default')} countries). A deployment replaces hours with the \`LEGAL_HOURS\``,
+    'setting (`{"GB": "Mon-Fri 09:00-20:00", "US-TX": "Mon-Fri 09:00-20:00"}`) and',
     'removes a conservative default with `"off"` (numbers there then need the upload\'s window); hours that come from',
     'law can be replaced, not switched off. These are defaults with their sources, not legal advice.',
     '',

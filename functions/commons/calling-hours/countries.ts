@@ -1,177 +1,411 @@
 import type { HoursRule, RuleSource } from './types.ts';
 
 /**
- * Calling hours by country: where a statute or regulator rule sets them, that rule, cited to its section (basis
- * `law`); where none was found, callsheet's conservative default (basis `default`), citing the law that was read and
- * sets no hours. A deployment replaces an entry's hours through `LEGAL_HOURS`, or switches a default off with
- * `"off"` (numbers there then need the upload's own window). Defaults with their sources, not legal advice.
+ * Calling hours by country (ISO 3166-1 alpha-2), for a call that markets, sells or collects. Where a statute or a
+ * regulator's rule sets hours, that rule cited to its section (basis `law`); where none was found, callsheet's
+ * conservative default (basis `default`), citing the law that was read and sets no hours. A state's or province's
+ * rule and the upload's window narrow these further. Where a source was unsure or a sector code stricter than the
+ * law, the stricter reading was taken and the note says so. Defaults with their sources, not legal advice.
  */
 
 /**
- * Where no law sets hours: weekday business hours and a short Saturday, never on Sundays or public holidays; within
- * what the TCPA, the CRTC and the Australian standard allow, and closed on the days the strictest laws close.
+ * The default where no law sets hours: weekdays 09:00-20:00, Saturdays 10:00-17:00, never on Sundays or public
+ * holidays. Each part is the strictest of the laws found: 09:00 is the latest start any of them sets (AU, CA, ES, IN,
+ * PT, NO), 20:00 the earliest weekday end (AU, ZA; Italy's telemarketing code); Saturday sits inside AU 09:00-17:00,
+ * CA 10:00-18:00 and Italy's code 10:00-19:00; Sundays and public holidays are closed as in AU, ES, FR, NO, CO and
+ * ZA. Stricter than the UK DMA code and Ireland's creditor and banking rules. `LEGAL_HOURS` replaces or removes it.
  */
-export const CONSERVATIVE_DEFAULT = { hours: 'Mon-Fri 09:00-20:00; Sat 10:00-17:00', noHolidays: true } as const;
+export const CONSERVATIVE_DEFAULT = {
+  hours: 'Mon-Fri 09:00-20:00; Sat 10:00-17:00',
+  noHolidays: true,
+} as const;
 
-const UNCONFIRMED = 'section as summarized by secondary sources, not yet checked against the official text';
+/**
+ * The same default where the weekly day of rest is Friday and the weekend Friday-Saturday (Saudi Arabia, Qatar,
+ * Kuwait, Egypt, Bangladesh): the working week keeps the weekday hours, Saturday the short day, Friday is closed.
+ */
+export const FRIDAY_REST_DEFAULT = {
+  hours: 'Sun-Thu 09:00-20:00; Sat 10:00-17:00',
+  noHolidays: true,
+} as const;
+
+const DEFAULT_NOTE =
+  "no calling-hours law found: callsheet's conservative default applies (LEGAL_HOURS can replace it)";
+const FRIDAY_NOTE =
+  "no calling-hours law found: callsheet's conservative default for a Friday-Saturday weekend applies (LEGAL_HOURS can replace it)";
+const UNCONFIRMED = 'the section number is from secondary sources, not yet checked against the official text';
 
 function law(scope: string, hours: string, noHolidays: boolean, source: RuleSource, note?: string): HoursRule {
-  return { scope, hours, noHolidays, basis: 'law', source, ...(note ? { note } : {}) };
-}
-
-function fallback(scope: string, act: string, section: string, note?: string): HoursRule {
   return {
     scope,
-    hours: CONSERVATIVE_DEFAULT.hours,
-    noHolidays: CONSERVATIVE_DEFAULT.noHolidays,
-    basis: 'default',
-    source: { law: act, section: `${section}; sets no calling hours` },
-    note: note ?? "no calling-hours law found: callsheet's conservative default applies (LEGAL_HOURS can replace it)",
+    hours,
+    noHolidays,
+    basis: 'law',
+    source,
+    ...(note ? { note } : {}),
   };
 }
 
-/** date-holidays has no calendar for these: their public holidays cannot be closed for them. */
-function noCalendar(rule: HoursRule): HoursRule {
+/** A country with no calling-hours law: the default, and the law that was read. */
+function byDefault(
+  scope: string,
+  source: RuleSource,
+  more?: string,
+  base: { hours: string; noHolidays: boolean } = CONSERVATIVE_DEFAULT,
+): HoursRule {
+  const note = base === FRIDAY_REST_DEFAULT ? FRIDAY_NOTE : DEFAULT_NOTE;
+  return {
+    scope,
+    ...base,
+    basis: 'default',
+    source,
+    note: more ? `${note}; ${more}` : note,
+  };
+}
+
+/** date-holidays has no calendar for these, so their public holidays cannot be closed: the upload must list them. */
+function withoutCalendar(rule: HoursRule): HoursRule {
   return {
     ...rule,
     noHolidays: false,
-    note: `${rule.note}; callsheet has no holiday calendar for ${rule.scope}: list its public holidays in the upload's holidays setting`,
+    note: `${rule.note}; callsheet has no public-holiday calendar for ${rule.scope} (date-holidays lacks it): list its holidays in the upload's holidays setting`,
   };
 }
 
 const RULES: HoursRule[] = [
   // North America
   law('US', 'daily 08:00-21:00', false, {
-    law: 'Telephone Consumer Protection Act rules, 47 CFR',
-    section: '§ 64.1200(c)(1)',
+    law: 'TCPA rules, 47 CFR',
+    section: '§ 64.1200(c)(1) (no telephone solicitation before 8 a.m. or after 9 p.m. local time)',
     url: 'https://www.ecfr.gov/current/title-47/chapter-I/subchapter-B/part-64/subpart-L/section-64.1200',
   }),
-  law('CA', 'Mon-Fri 09:00-21:30; Sat,Sun 10:00-18:00', false, {
-    law: 'CRTC Unsolicited Telecommunications Rules, Part III (Telemarketing Rules)',
-    section: 'rule 31 (weekdays 09:00-21:30, weekends 10:00-18:00)',
-    url: 'https://crtc.gc.ca/eng/trvs-tdvs/mod.htm',
-  }),
-  fallback('MX', 'Ley Federal de Protección al Consumidor', 'art. 17 (REPEP do-not-call register)'),
-  // South America
-  fallback(
-    'BR',
-    'Código de Defesa do Consumidor (Lei 8.078/1990) and Anatel Resolução 765/2023',
-    'arts. 6 and 39',
-    'no federal calling-hours law (some states\' laws and the "Não Me Perturbe" register add to it): callsheet\'s conservative default applies',
+  law(
+    'CA',
+    'Mon-Fri 09:00-21:30; Sat,Sun 10:00-18:00',
+    false,
+    {
+      law: 'CRTC Unsolicited Telecommunications Rules, Part III (Telemarketing Rules)',
+      section: 'rule 31 (weekdays 09:00-21:30, weekends 10:00-18:00)',
+      url: 'https://www.lnnte-dncl.gc.ca/ind/ntr-nrt-eng',
+    },
+    `the hours are the CRTC's own summary; ${UNCONFIRMED}`,
   ),
-  fallback('AR', 'Ley 26.951 (Registro Nacional "No Llame") and Decreto 2501/2014', 'arts. 7-8'),
+  byDefault(
+    'MX',
+    {
+      law: 'Ley Federal de Protección al Consumidor',
+      section: 'arts. 17-18 (REPEP register: no advertising to registered numbers)',
+    },
+    'a 2019 Senate bill (weekdays 08:00-19:00, no rest days) was not found in force',
+  ),
+  // South America
+  law(
+    'BR',
+    'Mon-Fri 08:00-18:00',
+    true,
+    {
+      law: 'Lei estadual RJ 4.896/2006 as amended by Lei 7.853/2018 (upheld by the STF, ADI 5962); Lei estadual CE 16.836/2019',
+      section:
+        'the hours added by Lei 7.853/2018 (offers by phone on working days 08:00-18:00, never on weekends or holidays)',
+    },
+    'the article that holds the hours was not confirmed; no federal law sets hours; state laws differ (ES Lei 10.626/2017 weekdays 08:00-19:00; SP Lei 15.426/2014 collection calls weekdays 08:00-20:00, Saturdays 08:00-14:00), and a number does not prove which state its holder is in, so the strictest found applies to all of Brazil; other states may be stricter; state and municipal holidays are not in the national calendar',
+  ),
+  byDefault('AR', {
+    law: 'Ley 26.951 (Registro Nacional "No Llame")',
+    section: 'art. 7 (no calls to registered numbers)',
+  }),
   law(
     'CO',
     'Mon-Fri 07:00-19:00; Sat 08:00-15:00',
     true,
-    { law: 'Ley 2300 de 2023 ("dejen de fregar")', section: 'art. 3 (contact hours)' },
-    `no contact on Sundays or public holidays; ${UNCONFIRMED}`,
+    {
+      law: 'Ley 2300 de 2023',
+      section: 'art. 3 (contact only weekdays 07:00-19:00 and Saturdays 08:00-15:00, never Sundays or holidays)',
+      url: 'http://www.secretariasenado.gov.co/senado/basedoc/ley_2300_2023.html',
+    },
+    'written for financial entities and debt collection; the law also covers advertising messages and calls, so it is applied to every call (the stricter reading)',
   ),
-  fallback('CL', 'Ley 19.496 sobre protección de los derechos de los consumidores', 'art. 28 B'),
-  fallback('PE', 'Código de Protección y Defensa del Consumidor (Ley 29571)', 'art. 58(1)(e)'),
+  byDefault(
+    'CL',
+    {
+      law: 'Ley 19.496 sobre protección de los derechos de los consumidores',
+      section: 'art. 28 B (promotional calls must allow opting out)',
+    },
+    'collection calls (art. 37, Ley 21.320) are limited to Monday-Saturday 08:00-20:00, within the default',
+  ),
+  byDefault(
+    'PE',
+    {
+      law: 'Código de Protección y Defensa del Consumidor (Ley 29571), as amended by Ley 32323 (2025)',
+      section: 'art. 58.1(e) (calls to promote products need prior express consent)',
+    },
+    'a 2017 committee bill with hours was not found in force',
+  ),
   // Europe
-  fallback(
+  byDefault(
     'GB',
-    'Privacy and Electronic Communications (EC Directive) Regulations 2003',
-    'regs. 19 and 21 (consent and the Telephone Preference Service)',
+    {
+      law: 'Privacy and Electronic Communications (EC Directive) Regulations 2003',
+      section: 'reg. 21 (Telephone Preference Service and opt-outs)',
+      url: 'https://www.legislation.gov.uk/uksi/2003/2426/regulation/21',
+    },
+    "the DMA Code only asks members to avoid antisocial times; Ofcom's persistent-misuse policy sets no hours",
   ),
-  fallback(
+  byDefault(
     'IE',
-    'European Communities (Electronic Communications Networks and Services) (Privacy) Regulations 2011, S.I. 336/2011',
-    'reg. 13',
+    {
+      law: 'European Communities (Electronic Communications Networks and Services) (Privacy and Electronic Communications) Regulations 2011, S.I. 336/2011',
+      section: 'reg. 13 (unsolicited marketing calls)',
+    },
+    'creditors may not call 21:00-09:00 or on Sundays and public holidays (Consumer Credit Act 1995 s. 46), within the default',
   ),
-  fallback('DE', 'Gesetz gegen den unlauteren Wettbewerb (UWG)', '§ 7(2) Nr. 1 (prior consent required)'),
+  byDefault('DE', {
+    law: 'Gesetz gegen den unlauteren Wettbewerb (UWG)',
+    section: '§ 7(2) Nr. 1 (calls to consumers need prior express consent)',
+    url: 'https://www.gesetze-im-internet.de/uwg_2004/__7.html',
+  }),
   law(
     'FR',
     'Mon-Fri 10:00-13:00,14:00-20:00',
     true,
     {
-      law: 'Code de la consommation, art. L. 223-1; décret n° 2022-1313 du 13 octobre 2022',
-      section: 'art. D. 223-8',
-      url: 'https://www.legifrance.gouv.fr/jorf/id/JORFTEXT000046415347',
+      law: 'Code de la consommation (art. L. 223-1 ff.), as completed by décret n° 2022-1313 du 13 octobre 2022',
+      section: 'art. D. 223-9 (weekdays 10:00-13:00 and 14:00-20:00; never Saturdays, Sundays or public holidays)',
+      url: 'https://www.legifrance.gouv.fr/jorf/id/JORFTEXT000046421823',
     },
-    'never on Saturdays, Sundays or public holidays',
+    'at most four attempts per consumer in 30 days, none for 60 days after a refusal: callsheet does not count these',
   ),
   law(
     'ES',
     'Mon-Fri 09:00-21:00',
     true,
-    { law: 'Real Decreto Legislativo 1/2007 (TRLGDCU), as amended by Ley 3/2014', section: 'art. 96.2' },
-    'never on weekends or public holidays',
+    {
+      law: 'Real Decreto Legislativo 1/2007 (TRLGDCU), as amended by Ley 3/2014',
+      section: 'art. 96.2 (never before 09:00 or after 21:00, nor on holidays or weekends)',
+      url: 'https://www.boe.es/buscar/act.php?id=BOE-A-2007-20555',
+    },
+    'regional and local holidays also count, and the national calendar does not hold them; since 2023 unsolicited commercial calls also need consent (Ley 11/2022, art. 66.1.b)',
   ),
-  fallback(
+  byDefault(
     'IT',
-    'Registro pubblico delle opposizioni, D.P.R. 26/2022',
-    'arts. 1-2',
-    "no statutory calling hours (the 2024 telemarketing code of conduct sets its own): callsheet's conservative default applies",
+    {
+      law: 'Codice di condotta per le attività di telemarketing e teleselling (Garante, provv. n. 148 del 7 marzo 2024, G.U. n. 73 del 27 marzo 2024)',
+      section:
+        'calling hours for its members (weekdays 09:00-20:00, Saturdays and eves of holidays 10:00-19:00, never Sundays or holidays); no statute sets hours',
+    },
+    'the code binds only companies that adhere to it; the default matches it except on weekday eves of holidays (10:00-19:00 under the code), which callsheet cannot tell apart: set a narrower window on those dates',
   ),
-  fallback('NL', 'Telecommunicatiewet', 'art. 11.7 (consent for unsolicited calls)'),
-  fallback('BE', 'Wetboek van economisch recht / Code de droit économique', 'art. VI.110 ("Ne m\'appelez plus")'),
-  fallback('PT', 'Lei n.º 41/2004 (comunicações eletrónicas e privacidade)', 'art. 13.º-A'),
-  fallback('PL', 'Prawo komunikacji elektronicznej (2024)', 'art. 398 (prior consent)'),
-  fallback('SE', 'Marknadsföringslag (2008:486)', '§ 19 and the NIX register'),
-  fallback('DK', 'Markedsføringsloven (LBK nr 866 af 15/06/2022)', '§ 10'),
+  byDefault('NL', {
+    law: 'Telecommunicatiewet',
+    section: 'art. 11.7 (telemarketing calls need consent since 1 July 2021)',
+  }),
+  byDefault(
+    'BE',
+    {
+      law: 'Code de droit économique / Wetboek van economisch recht',
+      section: 'art. VI.110 ("Ne m\'appelez plus" / "Bel-me-niet-meer" list)',
+    },
+    UNCONFIRMED,
+  ),
+  law(
+    'PT',
+    'Mon-Fri 09:00-20:00; Sat 10:00-17:00',
+    true,
+    {
+      law: 'Decreto-Lei n.º 134/2009 (centros telefónicos de relacionamento), as amended',
+      section:
+        'art. 7.º, n.º 1 (calls must respect the rest periods in use and never start before 09:00 or after 22:00)',
+    },
+    "the law's outer limits are 09:00-22:00; what the rest periods in use are is not defined, so callsheet's conservative default is read into them (the stricter reading); automated calls need consent (Lei 41/2004, art. 13.º-A)",
+  ),
+  byDefault('PL', {
+    law: 'Prawo komunikacji elektronicznej (2024)',
+    section: 'art. 398 (direct marketing by phone needs prior consent)',
+  }),
+  byDefault('SE', {
+    law: 'Marknadsföringslag (2008:486)',
+    section: '§§ 19-21 (automated calls need consent; objections and the NIX register)',
+  }),
+  byDefault('DK', {
+    law: 'Forbrugeraftaleloven',
+    section: '§ 4, stk. 1 (no unsolicited calls to consumers without their prior request)',
+  }),
   law(
     'NO',
-    'Mon-Sat 09:00-16:00',
+    'Mon-Fri 09:00-21:00',
     true,
-    { law: 'Markedsføringsloven (LOV-2009-01-09-2)', section: '§ 13 (telephone marketing)' },
-    `the law allows weekdays until 21:00 but only until 16:00 on Saturdays and on the eve of a Sunday or holiday; callsheet cannot tell eves apart, so it stops at 16:00 every day (the stricter reading); ${UNCONFIRMED}`,
+    {
+      law: 'Markedsføringsloven (LOV-2009-01-09-2)',
+      section:
+        '§ 14 (no telemarketing to consumers on Saturdays, Sundays and public holidays, or on weekdays before 09:00 or after 21:00)',
+      url: 'https://lovdata.no/lov/2009-01-09-2/§14',
+    },
+    'days the law treats like holidays (1 and 17 May) are in the calendar',
   ),
-  fallback('FI', 'Kuluttajansuojalaki (38/1978)', 'ch. 2, § 7 and the Robinson register'),
-  fallback('AT', 'Telekommunikationsgesetz 2021', '§ 174 (prior consent)'),
-  fallback('CH', 'Bundesgesetz gegen den unlauteren Wettbewerb (UWG)', 'Art. 3 Abs. 1 lit. u'),
-  fallback('GR', 'Law 3471/2006', 'art. 11'),
-  fallback('CZ', 'Zákon č. 127/2005 Sb., o elektronických komunikacích', '§ 96'),
-  fallback('RO', 'Legea nr. 506/2004', 'art. 12'),
+  byDefault('FI', {
+    law: 'Laki sähköisen viestinnän palveluista (917/2014)',
+    section: '§ 200 (direct marketing to natural persons)',
+  }),
+  byDefault('AT', {
+    law: 'Telekommunikationsgesetz 2021',
+    section: '§ 174(1) (advertising calls need prior consent)',
+  }),
+  byDefault('CH', {
+    law: 'Bundesgesetz gegen den unlauteren Wettbewerb (UWG)',
+    section: 'Art. 3 Abs. 1 lit. u (no calls to numbers marked in the directory)',
+  }),
+  byDefault('GR', {
+    law: 'Law 3471/2006',
+    section: 'art. 11 (unsolicited communications; opt-out register)',
+  }),
+  byDefault(
+    'CZ',
+    {
+      law: 'Zákon č. 127/2005 Sb., o elektronických komunikacích',
+      section: '§ 96 (telemarketing calls need consent since 2022)',
+    },
+    UNCONFIRMED,
+  ),
+  byDefault('RO', {
+    law: 'Legea nr. 506/2004',
+    section: 'art. 12 (unsolicited communications)',
+  }),
   // The Gulf
   law(
     'AE',
     'daily 09:00-18:00',
     false,
-    { law: 'Cabinet Resolution No. 56 of 2024 on the regulation of telemarketing', section: 'calling hours' },
-    UNCONFIRMED,
+    {
+      law: 'Cabinet Resolution No. 56 of 2024 regulating telemarketing',
+      section:
+        'obligations of companies marketing by phone (calls only between 09:00 and 18:00); in force 27 August 2024',
+    },
+    'the hours are as the Ministry of Economy and TDRA announced them; the article number was not found. No more than one call a day and two a week to a consumer who did not answer or ended the call: callsheet does not count these',
   ),
-  fallback('SA', 'Communications and Information Technology Act (2022)', 'CST consumer protection regulations'),
-  noCalendar(fallback('QA', 'Law No. 13 of 2016 on Personal Data Privacy', 'art. 22')),
-  noCalendar(fallback('KW', 'CITRA Data Privacy Protection Regulation (2024)', 'direct marketing provisions')),
+  byDefault(
+    'SA',
+    {
+      law: 'CITC Decision 395/1439, Regulation for Reduction of SPAM',
+      section: 'promotional messages (sets sending hours for SMS, none for voice calls)',
+    },
+    undefined,
+    FRIDAY_REST_DEFAULT,
+  ),
+  withoutCalendar(
+    byDefault(
+      'QA',
+      {
+        law: 'Law No. 13 of 2016 on Protecting Personal Data Privacy',
+        section: 'art. 22 (direct marketing needs consent)',
+      },
+      undefined,
+      FRIDAY_REST_DEFAULT,
+    ),
+  ),
+  withoutCalendar(
+    byDefault(
+      'KW',
+      {
+        law: 'CITRA Data Privacy Protection Regulation',
+        section: 'direct marketing provisions (no calling hours)',
+      },
+      UNCONFIRMED,
+      FRIDAY_REST_DEFAULT,
+    ),
+  ),
   // South and East Asia
   law(
     'IN',
     'daily 09:00-21:00',
     false,
     {
-      law: 'TRAI Telecom Commercial Communications Customer Preference Regulations (TCCCPR) 2018',
-      section: 'regulation 6 and Schedule-I',
+      law: 'TRAI Telecom Commercial Communications Customer Preference Regulations, 2018 (TCCCPR)',
+      section: 'no commercial communication between 21:00 and 09:00',
+      url: 'https://trai.gov.in/tcccpr',
     },
-    UNCONFIRMED,
+    "the 21:00-09:00 ban is explicit in the 2010 regulations that TCCCPR 2018 replaced and is applied under the 2018 regulations' codes of practice; its regulation number in the 2018 text was not confirmed",
   ),
-  fallback(
-    'PK',
-    'PTA Protection from Spam, Unsolicited, Fraudulent and Obnoxious Communication Regulations, 2009',
-    'reg. 4',
+  byDefault('PK', {
+    law: 'PTA Protection from Spam, Unsolicited, Fraudulent and Obnoxious Communication Regulations, 2009 (S.R.O. 713(I)/2009)',
+    section: 'Do Not Call Register provisions (no calling hours)',
+  }),
+  byDefault(
+    'BD',
+    {
+      law: 'Bangladesh Telecommunication Act, 2001',
+      section: 'no provision on the hours of marketing calls was found',
+    },
+    undefined,
+    FRIDAY_REST_DEFAULT,
   ),
-  fallback('BD', 'Bangladesh Telecommunication Act, 2001', 's. 69'),
-  fallback('SG', 'Personal Data Protection Act 2012', 'Part 9 (Do Not Call Registry)'),
-  fallback('MY', 'Personal Data Protection Act 2010', 's. 43 (direct marketing)'),
-  fallback('PH', 'Data Privacy Act of 2012 (Republic Act 10173)', 's. 16'),
-  fallback('ID', 'Undang-Undang No. 27/2022 (Pelindungan Data Pribadi)', 'art. 20'),
-  fallback('TH', 'Personal Data Protection Act B.E. 2562 (2019)', 's. 19'),
+  byDefault('SG', {
+    law: 'Personal Data Protection Act 2012',
+    section: 'Part 9 (Do Not Call Registry; no calling hours)',
+  }),
+  byDefault(
+    'MY',
+    {
+      law: 'Personal Data Protection Act 2010',
+      section: 's. 43 (right to stop direct marketing)',
+    },
+    'read for both weekends Malaysia keeps (Friday-Saturday in Kedah, Kelantan and Terengganu, Saturday-Sunday elsewhere), since a number does not tell which state its holder is in: no calls on Fridays or Sundays (the stricter reading)',
+    { hours: 'Mon-Thu 09:00-20:00; Sat 10:00-17:00', noHolidays: true },
+  ),
+  byDefault(
+    'PH',
+    {
+      law: 'Data Privacy Act of 2012 (Republic Act 10173)',
+      section: 's. 16 (rights of the data subject, including objecting to direct marketing)',
+    },
+    'SEC and BSP rules limit collection calls to daytime hours that lie within the default',
+  ),
+  byDefault(
+    'ID',
+    {
+      law: 'Undang-Undang No. 27 Tahun 2022 tentang Pelindungan Data Pribadi',
+      section: 'art. 20 (a lawful basis, such as consent, for processing)',
+    },
+    'OJK rules for financial firms limit collection calls to Monday-Saturday 08:00-20:00, within the default',
+  ),
+  byDefault('TH', {
+    law: 'Direct Sales and Direct Marketing Act B.E. 2545 (2002)',
+    section: 'direct marketing provisions (no calling hours)',
+  }),
   law(
     'VN',
     'daily 08:00-17:00',
     false,
-    { law: 'Decree 91/2020/ND-CP on fighting spam messages, emails and calls', section: 'art. 12' },
-    `advertising calls only 08:00-17:00 (messages 07:00-22:00); ${UNCONFIRMED}`,
+    {
+      law: 'Decree 91/2020/ND-CP on fighting spam messages, emails and calls',
+      section: 'art. 13 (advertising calls only 08:00-17:00; at most one call a day to a number)',
+    },
+    'advertising messages may go 07:00-22:00; the Decree is still cited as in force, but later telecom decrees may amend it',
   ),
-  fallback('JP', 'Act on Specified Commercial Transactions', 'art. 17 (no renewed solicitation after refusal)'),
+  byDefault(
+    'JP',
+    {
+      law: '特定商取引に関する法律 (Act on Specified Commercial Transactions)',
+      section:
+        'art. 17 (no renewed solicitation after a refusal); Ordinance art. 23 (no annoying manner of solicitation)',
+    },
+    'the Consumer Affairs Agency counts calls late at night or early in the morning as an annoying manner; the default avoids them',
+  ),
   law('KR', 'daily 08:00-21:00', false, {
-    law: 'Act on Promotion of Information and Communications Network Utilization and Information Protection',
-    section: 'art. 50(3) (21:00-08:00 needs separate consent)',
+    law: '정보통신망 이용촉진 및 정보보호 등에 관한 법률 (Network Act)',
+    section: 'art. 50(3) (advertising between 21:00 and 08:00 needs separate prior consent)',
   }),
-  fallback('CN', 'Personal Information Protection Law (2021)', 'art. 24; MIIT rules on commercial calls'),
-  fallback('HK', 'Unsolicited Electronic Messages Ordinance (Cap. 593)', 'person-to-person calls outside its scope'),
-  fallback('TW', 'Personal Data Protection Act', 'art. 20'),
+  byDefault('CN', {
+    law: '中华人民共和国广告法 (Advertising Law)',
+    section: 'art. 43 (no advertising by electronic means without consent)',
+  }),
+  byDefault('HK', {
+    law: 'Unsolicited Electronic Messages Ordinance (Cap. 593)',
+    section: 'Schedule 1 (person-to-person calls are outside it)',
+  }),
+  byDefault('TW', {
+    law: '個人資料保護法 (Personal Data Protection Act)',
+    section: 'art. 20 (marketing use stops on objection)',
+  }),
   // Oceania
   law(
     'AU',
@@ -179,28 +413,51 @@ const RULES: HoursRule[] = [
     true,
     {
       law: 'Telecommunications (Telemarketing and Research Calls) Industry Standard 2017',
-      section: 's. 11 (calling hours)',
-      url: 'https://www.legislation.gov.au/F2017L00422/latest/text',
+      section: 's. 11 (calling times: never on Sundays or national public holidays)',
+      url: 'https://www.legislation.gov.au/F2017L00323/latest/text',
     },
-    'never on Sundays or national public holidays',
+    'national public holidays only; research calls have other hours',
   ),
-  fallback('NZ', 'Fair Trading Act 1986', 'ss. 36K-36M (uninvited direct sales)'),
+  byDefault('NZ', {
+    law: 'Fair Trading Act 1986',
+    section: 'Part 4A (uninvited direct sales)',
+  }),
   // Africa
   law(
     'ZA',
     'Mon-Fri 08:00-20:00; Sat 09:00-13:00',
     true,
-    { law: 'Consumer Protection Act 68 of 2008, Regulations (GN R293 of 2011)', section: 'reg. 4(3)' },
-    'never on Sundays or public holidays',
+    {
+      law: 'Consumer Protection Act 68 of 2008 and its Regulations (GN R293 of 1 April 2011)',
+      section:
+        's. 12 and the regulation on prohibited times for contacting consumers (never Sundays or public holidays)',
+      url: 'https://www.acts.co.za/consumer-protection-act-2008/r293_prohibited_time_for_contacting_consumers',
+    },
+    'the regulation is numbered 4 by secondary sources, not yet checked against the Gazette',
   ),
-  fallback(
-    'NG',
-    'Nigerian Communications Commission Consumer Code of Practice Regulations 2007',
-    'reg. 18 (Do-Not-Disturb)',
+  byDefault('NG', {
+    law: 'Nigeria Data Protection Act 2023',
+    section: 's. 36 (right to object to direct marketing)',
+  }),
+  byDefault('KE', {
+    law: 'Data Protection Act 2019',
+    section: 's. 37 (commercial use of personal data)',
+  }),
+  byDefault(
+    'EG',
+    {
+      law: 'Personal Data Protection Law No. 151 of 2020',
+      section: 'art. 17 (electronic marketing needs consent)',
+    },
+    undefined,
+    FRIDAY_REST_DEFAULT,
   ),
-  fallback('KE', 'Kenya Information and Communications (Consumer Protection) Regulations 2010', 'reg. 15'),
-  fallback('EG', 'Telecommunication Regulation Law No. 10 of 2003', 'art. 2'),
-  fallback('MA', 'Loi n° 31-08 édictant des mesures de protection du consommateur', 'art. 15'),
+  byDefault('MA', {
+    law: 'Loi n° 09-08 relative à la protection des personnes physiques à l’égard du traitement des données à caractère personnel',
+    section: 'art. 10 (direct marketing by automated means needs consent)',
+  }),
 ];
 
-export const COUNTRY_RULES: Readonly<Record<string, HoursRule>> = Object.fromEntries(RULES.map((r) => [r.scope, r]));
+export const COUNTRY_RULES: Readonly<Record<string, HoursRule>> = Object.freeze(
+  Object.fromEntries(RULES.map((r) => [r.scope, r])),
+);
