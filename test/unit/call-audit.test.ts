@@ -5,6 +5,7 @@ import {
   type CallRule,
   candidateZones,
   checkStart,
+  type ExtraZones,
   parseHours,
   wallTime,
 } from '../helpers/call-audit.ts';
@@ -16,6 +17,11 @@ const ALASKA = '+19075551234'; // America/Adak and America/Anchorage
 const SOUTH_DAKOTA = '+16055551234'; // America/Denver and America/North_Dakota/Center
 const CHATHAM = '+6433051234'; // Pacific/Chatham, +13:45 in December
 const KIRIBATI = '+68675012345'; // Pacific/Tarawa +12, Pacific/Enderbury +13, Pacific/Kiritimati +14
+const BOISE = '+12083431234'; // the data names America/Denver only
+const COEUR_D_ALENE = '+12087651234'; // the data names America/Los_Angeles only
+
+/** Idaho's 208 spans the Mountain/Pacific boundary (49 CFR Part 71: the panhandle keeps Pacific time). */
+const IDAHO: ExtraZones = { '+1208': ['America/Boise', 'America/Los_Angeles'] };
 
 const call = (phone_number: string, started_at: string | null): AuditedCall => ({
   phone_number,
@@ -148,6 +154,38 @@ describe('auditCalls', () => {
     expect(await auditCalls([call(NEW_YORK, '2026-12-07T15:00:00Z')], OFFICE, { '+1208': ['Asia/Tokyo'] })).toEqual([]);
   });
 
+  it('adds the zones a test names for a prefix to those of the phone data', async () => {
+    expect(await candidateZones(BOISE)).toEqual(['America/Denver']);
+    expect(await candidateZones(BOISE, IDAHO)).toEqual(['America/Denver', 'America/Boise', 'America/Los_Angeles']);
+    expect(await candidateZones(COEUR_D_ALENE, IDAHO)).toEqual(['America/Los_Angeles', 'America/Boise']);
+    // Every listed prefix of the number adds its zones; prefixes of other numbers add nothing.
+    const nested = { '+1': ['America/Chicago'], '+1208343': ['America/Phoenix'], '+1212': ['Pacific/Guam'] };
+    expect(await candidateZones(BOISE, nested)).toEqual(['America/Denver', 'America/Chicago', 'America/Phoenix']);
+    expect(await candidateZones(NEW_YORK, IDAHO)).toEqual(['America/New_York']);
+    expect(await candidateZones('12', IDAHO)).toEqual([]);
+  });
+
+  it('checks a split area code at the close of each of its zones', async () => {
+    // 16:57 in Boise: the Mountain close is inside the margin; Pacific time (15:57) is fine.
+    const late = await auditCalls([call(BOISE, '2026-12-08T23:57:00Z')], OFFICE, IDAHO);
+    expect(late.map((v) => [v.zone, v.reason])).toEqual([
+      ['America/Denver', 'closing_margin'],
+      ['America/Boise', 'closing_margin'],
+    ]);
+    // 10:30 in Boise, 09:30 in Coeur d'Alene: open in both.
+    expect(await auditCalls([call(BOISE, '2026-12-08T17:30:00Z')], OFFICE, IDAHO)).toEqual([]);
+  });
+
+  it.each([
+    [{ '1208': ['America/Boise'] }, '"1208" is not an E.164 prefix'],
+    [{ '+1 208': ['America/Boise'] }, '"+1 208" is not an E.164 prefix'],
+    [{ '+1208': ['America/Boize'] }, '"America/Boize" (for +1208) is not a time zone'],
+  ])('refuses extra zones it could misread: %j', async (extraZones, message) => {
+    await expect(auditCalls([call(BOISE, '2026-12-08T17:30:00Z')], OFFICE, extraZones)).rejects.toThrow(message);
+    // Even with no call to audit: a typo must not wait for the run that would have exercised it.
+    await expect(auditCalls([], OFFICE, extraZones)).rejects.toThrow(message);
+  });
+
   it('reports a number without zones and a record without a start; skips calls never placed', async () => {
     const violations = await auditCalls(
       [call('+999', '2026-12-07T15:00:00Z'), call(NEW_YORK, 'yesterday'), call(NEW_YORK, null)],
@@ -186,6 +224,11 @@ describe('parseHours', () => {
     ['09:00-17:00', 'expected days then ranges'],
   ])('refuses %s', (spec, message) => {
     expect(() => parseHours(spec)).toThrow(message);
+  });
+
+  it('reads Daily in either spelling (callsheet writes daily)', () => {
+    expect(parseHours('daily 08:00-20:00')).toEqual(parseHours('Daily 08:00-20:00'));
+    expect([...(parseHours('daily 08:00-20:00')[0]?.days ?? [])]).toEqual([0, 1, 2, 3, 4, 5, 6]);
   });
 
   it('reads wrapping day ranges, lists and several ranges', () => {
