@@ -52,6 +52,7 @@ export class CallsheetStack extends Stack {
     this.guard = new CampaignGuard(this, 'Guard', {
       stateMachine: this.lifecycle.stateMachine,
       campaigns: this.data.tables.campaigns,
+      bucket: this.uploads.bucket,
       credentials: this.credentials,
       settings: settings.propsFor('guard', 'sweeper'),
     });

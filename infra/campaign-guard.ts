@@ -3,6 +3,7 @@ import type { TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import type { Bucket } from 'aws-cdk-lib/aws-s3';
 import type { StateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
 import { stepWorstCaseSeconds } from '#lifecycle/config.ts';
@@ -16,6 +17,8 @@ export interface CampaignGuardProps {
   /** The lifecycle state machine whose executions are guarded. */
   stateMachine: StateMachine;
   campaigns: TableV2;
+  /** The upload bucket: a part whose workflow ended badly gets its report under reports/ from the guard. */
+  bucket: Bucket;
   credentials: VoiceApiCredentials;
   /** Function settings (the lifecycle's: API, margins; plus SWEEP_INTERVAL_MINUTES, OVERDUE_GRACE_MINUTES). */
   settings: Record<string, string>;
@@ -59,10 +62,19 @@ export class CampaignGuard extends Construct {
       fn.bindTable('campaigns', props.campaigns, 'readWrite');
       props.credentials.bindTo(fn.fn);
       fn.fn.addToRolePolicy(new PolicyStatement({ actions: ['states:DescribeExecution'], resources: [executions] }));
+      props.bucket.grantRead(fn.fn, 'reports/*');
+      props.bucket.grantPut(fn.fn, 'reports/*');
       acknowledge(
         fn.fn,
-        'DescribeExecution on the executions of the one lifecycle state machine (their names are per part).',
-        [`IAM5[Resource::arn:<AWS::Partition>:states:<AWS::Region>:<AWS::AccountId>:execution:${LIFECYCLE_NAME}:*]`],
+        'DescribeExecution on the executions of the one lifecycle state machine (their names are per part), and the part reports under reports/ of the upload bucket (read and write, with the S3 action groups CDK grants for them).',
+        [
+          `IAM5[Resource::arn:<AWS::Partition>:states:<AWS::Region>:<AWS::AccountId>:execution:${LIFECYCLE_NAME}:*]`,
+          'IAM5[Action::s3:GetObject*]',
+          'IAM5[Action::s3:GetBucket*]',
+          'IAM5[Action::s3:List*]',
+          'IAM5[Action::s3:Abort*]',
+          'IAM5[Resource::<Uploads81B643AD.Arn>/reports/*]',
+        ],
       );
     }
     // Step Functions sends execution status changes to the default bus.

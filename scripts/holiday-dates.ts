@@ -27,6 +27,26 @@ export function calendarOf(scope: string): Holidays | null {
   return ok ? (state ? new Holidays(country, state) : new Holidays(country)) : null;
 }
 
+/** The Tuesday after the first Monday of November: a US general election day. */
+function electionDay(year: number): string {
+  const first = new Date(Date.UTC(year, 10, 1)).getUTCDay(); // 0 Sunday
+  const firstMonday = 1 + ((8 - first) % 7);
+  return `${year}-11-${String(firstMonday + 1).padStart(2, '0')}`;
+}
+
+/**
+ * Legal holidays a state's law closes beyond date-holidays' public ones. Pennsylvania's Telemarketer Registration
+ * Act (73 P.S. § 2245.2) bans calls on the legal holidays of 44 P.S. § 11, which add Good Friday and Election Day;
+ * Election Day is taken every year, not only in election years (the stricter reading).
+ */
+const EXTRA_HOLIDAYS: Record<string, (year: number, cal: Holidays) => Record<string, string>> = {
+  'US-PA': (year, cal) => {
+    const easter = cal.getHolidays(year).find((h) => h.name === 'Easter Sunday');
+    if (!easter) throw new Error(`date-holidays gives no Easter Sunday for US-PA in ${year}`);
+    return { [addDays(easter.date.slice(0, 10), -2)]: 'Good Friday', [electionDay(year)]: 'Election Day' };
+  },
+};
+
 /**
  * Local date → name of each public holiday of the scope in the years. A holiday that starts at noon closes its
  * whole day, and one that spans days closes each of them: stricter than the calendar, never looser.
@@ -45,6 +65,9 @@ export function publicHolidaysOf(scope: string, first = FIRST_YEAR, last = LAST_
         found[day] ??= h.name;
       }
     }
+  const extra = EXTRA_HOLIDAYS[scope];
+  if (extra)
+    for (let year = first; year <= last; year++) for (const [d, n] of Object.entries(extra(year, cal))) found[d] ??= n;
   return Object.fromEntries(Object.entries(found).sort(([a], [b]) => (a < b ? -1 : 1)));
 }
 
@@ -65,7 +88,7 @@ export function renderHolidayDates(): string {
     '  lastYear: number;',
     '  scopes: Readonly<Record<string, Readonly<Record<string, string>>>>;',
     '} = {',
-    `  source: ${JSON.stringify(`date-holidays ${version}, public holidays`)},`,
+    `  source: ${JSON.stringify(`date-holidays ${version}, public holidays; Pennsylvania adds Good Friday and Election Day (44 P.S. § 11)`)},`,
     `  firstYear: ${FIRST_YEAR},`,
     `  lastYear: ${LAST_YEAR},`,
     `  scopes: ${JSON.stringify(table)},`,

@@ -62,8 +62,10 @@ const dayCache = new Map<string, DayOffsets>();
 const DAY_CACHE_LIMIT = 50_000;
 
 /**
- * The offsets of one UTC day. Sampled hourly, then each change bisected to the millisecond: exact as long as a zone
- * never changes its offset twice within an hour, which no zone in the tz database does.
+ * The offsets of one UTC day. A day whose offset is the same at its start, middle and end has no change (no zone in
+ * the tz database changes its offset and back within 12 hours); any other day is sampled hourly and each change
+ * bisected to the millisecond: exact as long as a zone never changes its offset twice within an hour, which none does.
+ * The quick look matters: most days of most zones have no change, and each sample is an ICU lookup.
  */
 function dayOffsets(timeZone: string, day: number): DayOffsets {
   const key = `${timeZone}|${day}`;
@@ -71,6 +73,11 @@ function dayOffsets(timeZone: string, day: number): DayOffsets {
   if (cached) return cached;
   const from = day * DAY_MS;
   const out: DayOffsets = { start: zoneOffsetMs(from, timeZone), changes: [] };
+  if (zoneOffsetMs(from + DAY_MS / 2, timeZone) === out.start && zoneOffsetMs(from + DAY_MS, timeZone) === out.start) {
+    if (dayCache.size >= DAY_CACHE_LIMIT) dayCache.clear();
+    dayCache.set(key, out);
+    return out;
+  }
   let lo = from;
   let before = out.start;
   for (let hi = from + HOUR_MS; hi <= from + DAY_MS; hi += HOUR_MS) {

@@ -44,7 +44,7 @@ describe('follow-up rounds on the embedded stack', () => {
       start: new Date(t0 + 2 * 3_600_000).toISOString().slice(0, 19),
       'time-zone': 'UTC',
       retries: '0',
-      // 12 hours after a noon campaign is past midnight: the round must wait for 08:00.
+      // 12 hours after a noon campaign is past midnight: the round must wait for 09:00 (Cal. Pub. Util. Code § 2872(c)).
       'follow-up': 'no_answer, busy after 12h; rounds 2',
     });
     // While the campaign waits for its noon start, the first contact answers another call and asks not to be called.
@@ -106,17 +106,18 @@ describe('follow-up rounds on the embedded stack', () => {
       const roundCalls = state.calls.filter((k) => k.campaign_id === roundReport.campaignId);
       expect(roundCalls.map((k) => k.phone_number).sort()).toEqual([b, c].sort());
       expect(roundCalls.find((k) => k.phone_number === b)?.custom_instructions).toBe('Ask for the manager.');
-      // Round 2 may start past midnight, so it waits for 08:00; round 3 may start at 20:xx, inside the window.
-      expect(hourInLosAngeles(round.notBefore)).toBe(round.round === 2 ? 0 : 20);
+      // Round 2 may start past midnight, so it waits for California's 09:00; round 3 may start 12 hours after round
+      // 2's 09:xx end, at 21:xx, past the close, so it waits for 09:00 the next day too.
+      expect(hourInLosAngeles(round.notBefore)).toBe(round.round === 2 ? 0 : 21);
       for (const k of roundCalls) {
         expect((k.started_at ?? '') >= round.notBefore, `${k.started_at} is before ${round.notBefore}`).toBe(true);
-        if (round.round === 2) expect(hourInLosAngeles(k.started_at as string)).toBe(8);
+        expect(hourInLosAngeles(k.started_at as string)).toBe(9);
       }
       const audited = roundCalls.map((k) => ({
         phone_number: k.phone_number as string,
         started_at: k.started_at ?? null,
       }));
-      expect(await auditCalls(audited, { hours: 'Mon-Sun 08:00-21:00', closingMarginMinutes: 5 })).toEqual([]);
+      expect(await auditCalls(audited, { hours: 'Mon-Sun 09:00-21:00', closingMarginMinutes: 5 })).toEqual([]);
     }
     expect(placedCalls(p, agent.id).filter((k) => k.phone_number === optedOut)).toHaveLength(2); // the call and round 1
 

@@ -84,7 +84,7 @@ const STATES: Case[] = [
   ['US-AK', '+19072345678', ...every(['08:00-20:00'])],
   ['US-AZ', '+16022345678', ...every(FEDERAL)],
   ['US-AR', '+15012345678', ...every(FEDERAL)],
-  ['US-CA', '+12132345678', ...every(FEDERAL)],
+  ['US-CA', '+12132345678', ...every(['09:00-21:00'])],
   ['US-CO', '+13032345678', ...every(FEDERAL)],
   ['US-CT', '+12032345678', ...every(['09:00-20:00'])],
   ['US-DE', '+13022345678', ...every(FEDERAL)],
@@ -119,11 +119,12 @@ const STATES: Case[] = [
   ['US-ND', '+17012345678', ...every(['09:00-21:00'])],
   ['US-OH', '+16142345678', ...every(FEDERAL)],
   ['US-OK', '+14052345678', ...every(['08:00-20:00'])],
-  ['US-OR', '+15032345678', ...every(FEDERAL)],
-  ['US-PA', '+12152345678', ['08:00-21:00'], ['08:00-21:00'], ['13:30-21:00']],
+  ['US-OR', '+15032345678', ...every(['08:00-20:00'])],
+  ['US-PA', '+12152345678', ...every(FEDERAL)],
   ['US-RI', '+14012345678', ['09:00-18:00'], ['10:00-17:00'], []],
   ['US-SC', '+18032345678', ['08:00-21:00'], ['08:00-21:00'], []],
-  ['US-SD', '+16052345678', ...every(['09:00-21:00'])],
+  // 605 rings in Mountain time too: 09:00 there is 10:00 Central.
+  ['US-SD', '+16052345678', ['10:00-21:00'], [], []],
   ['US-TN', '+16152345678', ...every(FEDERAL)],
   ['US-TX', '+12142345678', ['09:00-21:00'], ['09:00-21:00'], ['12:00-21:00']],
   ['US-UT', '+18012345678', ['08:00-21:00'], ['08:00-21:00'], []],
@@ -179,5 +180,18 @@ describe.each([
     const prefix = cases === STATES ? 'US-' : null;
     const scopes = Object.keys(DEFAULT_LEGAL_HOURS).filter((s) => (prefix ? s.startsWith(prefix) : !s.includes('-')));
     expect(cases.map((c) => c[0]).sort()).toEqual(scopes.sort());
+  });
+});
+
+describe('state legal holidays beyond the public calendar', () => {
+  // 44 P.S. § 11 names Good Friday and Election Day; date-holidays lists neither as public in Pennsylvania.
+  it.each([
+    ['2026-04-03', 'Good Friday'],
+    ['2026-11-03', 'Election Day'],
+  ])('closes Pennsylvania on %s (%s) and not the day before', (day, name) => {
+    expect(HOLIDAY_DATES.scopes['US-PA']?.[day]).toBe(name);
+    expect(local('+12152345678', day)).toEqual([]);
+    const before = new Date(Date.parse(`${day}T12:00:00Z`) - 86_400_000).toISOString().slice(0, 10);
+    expect(local('+12152345678', before)).toEqual(FEDERAL);
   });
 });

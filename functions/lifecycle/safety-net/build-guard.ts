@@ -1,7 +1,9 @@
 import { DescribeExecutionCommand, ExecutionDoesNotExist, type SFNClient } from '@aws-sdk/client-sfn';
-import { sfnClient } from '#commons/aws/clients.ts';
+import { s3Client, sfnClient } from '#commons/aws/clients.ts';
+import { ObjectStore } from '#commons/aws/object-store.ts';
+import { partReportKey } from '#commons/report-keys.ts';
 import { type BuildOptions, buildCampaignSafety } from '../build-steps.ts';
-import { CampaignGuard, type ExecutionReader } from './campaign-guard.ts';
+import { CampaignGuard, type ExecutionReader, type PartReports } from './campaign-guard.ts';
 import type { GuardConfig } from './config.ts';
 
 /** DescribeExecution, with "no such execution" as null. */
@@ -19,12 +21,25 @@ export function sfnExecutionReader(sfn: SFNClient): ExecutionReader {
   };
 }
 
+/** Part reports in the upload bucket; a report the workflow wrote is never replaced. */
+export function bucketPartReports(objects: ObjectStore): PartReports {
+  return {
+    async writeIfMissing(plan, label, report) {
+      const key = partReportKey(plan.reportPrefix, label);
+      if (await objects.head(plan.bucket, key)) return false;
+      await objects.put(plan.bucket, key, `${JSON.stringify(report, null, 2)}\n`, 'application/json');
+      return true;
+    },
+  };
+}
+
 export async function buildCampaignGuard(config: GuardConfig, options: BuildOptions = {}): Promise<CampaignGuard> {
   const { campaigns, safety } = await buildCampaignSafety(config.lifecycle, options);
   return new CampaignGuard({
     campaigns,
     safety,
     executions: sfnExecutionReader(sfnClient(config.lifecycle.aws)),
+    reports: bucketPartReports(new ObjectStore(s3Client(config.lifecycle.aws))),
     now: options.now ?? (() => new Date()),
     settings: config.guard,
   });

@@ -1,7 +1,9 @@
-import { continuationName, partKeyOfExecution } from '#commons/campaign-plan.ts';
+import { type CampaignPlan, continuationName, labelOfPartKey, partKeyOfExecution } from '#commons/campaign-plan.ts';
 import { windowStateAt } from '#commons/window-plan.ts';
 import type { CampaignSafety, SecureOutcome } from '../campaign-safety.ts';
 import type { CampaignRecord, CampaignStore } from '../campaign-store.ts';
+import type { Failure } from '../lifecycle-state.ts';
+import { buildPartReport, type PartReport } from '../part-report.ts';
 
 /** How an execution ended, as EventBridge's "Step Functions Execution Status Change" event says it. */
 export interface ExecutionEnded {
@@ -16,6 +18,12 @@ export interface ExecutionReader {
   describe(executionArn: string): Promise<{ status: string; input: string } | null>;
 }
 
+/** Where the report of a part whose workflow ended without writing one goes. */
+export interface PartReports {
+  /** Writes the part's report unless it has one already; true when this wrote it. */
+  writeIfMissing(plan: CampaignPlan, label: string, report: PartReport): Promise<boolean>;
+}
+
 export interface GuardSettings {
   closingMarginMs: number;
   /** How often the sweeper runs: a window that closes before the next sweep must be secured now. */
@@ -28,6 +36,7 @@ export interface GuardDeps {
   campaigns: CampaignStore;
   safety: CampaignSafety;
   executions: ExecutionReader;
+  reports: PartReports;
   now: () => Date;
   settings: GuardSettings;
 }
@@ -57,15 +66,22 @@ export class CampaignGuard {
   async executionEnded(e: ExecutionEnded): Promise<GuardAction> {
     const partKey = partKeyOfExecution(e.name);
     const record = await this.deps.campaigns.get(partKey);
-    const reasons = [`execution ${e.name} ${e.status.toLowerCase().replace('_', ' ')}`];
-    if (!record || ENDED_OK.has(record.status))
+    const ended = e.status.toLowerCase().replace('_', ' ');
+    const reasons = [`execution ${e.name} ${ended}`];
+    if (record && ENDED_OK.has(record.status))
       return { partKey, campaignId: null, reasons, outcome: 'none', message: 'nothing to secure' };
-    const action = await this.secure(record, reasons, true, 'guard', e.executionArn);
-    if (record.status !== 'failed')
-      await this.deps.campaigns.finish(partKey, 'failed', this.deps.now(), {
-        code: `workflow_${e.status.toLowerCase()}`,
-        message: `the workflow ${e.status.toLowerCase().replace('_', ' ')}; the guard left the campaign ${action.outcome}`,
-      });
+    const action = record
+      ? await this.secure(record, reasons, true, 'guard', e.executionArn)
+      : ({ partKey, campaignId: null, reasons, outcome: 'none', message: 'no campaign was created' } as GuardAction);
+    const failure: Failure = {
+      code: `workflow_${e.status.toLowerCase()}`,
+      message: record
+        ? `the workflow ${ended}; the guard left the campaign ${action.outcome}`
+        : `the workflow ${ended} before it created a campaign; nobody was called`,
+    };
+    if (record && record.status !== 'failed')
+      await this.deps.campaigns.finish(partKey, 'failed', this.deps.now(), failure);
+    await this.reportEnded(e.executionArn, partKey, failure);
     return action;
   }
 
@@ -108,11 +124,14 @@ export class CampaignGuard {
         reasons.push(`its workflow has not looked at it since ${watch.observedAt} (due ${watch.nextLookAt})`);
       if (reasons.length === 0) continue;
       const action = await this.secure(record, reasons, closesBeforeNextSweep || !running, 'sweeper', watch.execution);
-      if (!running)
-        await this.deps.campaigns.finish(record.partKey, 'failed', this.deps.now(), {
+      if (!running) {
+        const failure = {
           code: 'workflow_stopped',
           message: `the workflow stopped without finishing; the sweeper left the campaign ${action.outcome}`,
-        });
+        };
+        await this.deps.campaigns.finish(record.partKey, 'failed', this.deps.now(), failure);
+        await this.reportEnded(watch.execution, record.partKey, failure);
+      }
       actions.push(action);
       quietUntil = now;
     }
@@ -146,6 +165,46 @@ export class CampaignGuard {
     return { partKey: record.partKey, campaignId, reasons, outcome, message };
   }
 
+  /**
+   * A workflow that ended badly wrote no part report: write one saying why, so `callsheet report`, `run` and an
+   * auditor see the part as failed with its reason instead of no report at all. Never in place of a report the
+   * workflow wrote. A report that cannot be written is logged by the caller's error boundary, after the campaign
+   * was secured.
+   */
+  private async reportEnded(executionArn: string, partKey: string, failure: Failure): Promise<void> {
+    const plan = await this.planOf(executionArn);
+    if (!plan?.bucket || !plan.reportPrefix) return;
+    const record = await this.deps.campaigns.get(partKey);
+    const now = this.deps.now();
+    const startedMs = Date.parse(record?.startedAt ?? '') || now.getTime();
+    const report = buildPartReport({
+      plan,
+      status: 'failed',
+      failure,
+      stats: null,
+      record,
+      window: null,
+      campaignId: record?.campaignId ?? null,
+      closingMarginMs: this.deps.settings.closingMarginMs,
+      transitions: 0,
+      executions: 1,
+      startedMs,
+      now,
+      outcomes: null,
+    });
+    await this.deps.reports.writeIfMissing(plan, labelOfPartKey(plan.uploadId, partKey), report);
+  }
+
+  private async planOf(executionArn: string): Promise<CampaignPlan | null> {
+    const seen = await this.deps.executions.describe(executionArn).catch(() => null);
+    try {
+      const plan = (JSON.parse(seen?.input ?? '{}') as { plan?: CampaignPlan }).plan;
+      return plan ?? null;
+    } catch {
+      return null;
+    }
+  }
+
   /** The execution, or the continuation it started, still running. */
   private async runningExecution(executionArn: string): Promise<boolean> {
     const seen = await this.deps.executions.describe(executionArn);
@@ -159,11 +218,6 @@ export class CampaignGuard {
   }
 
   private async agentOf(executionArn: string): Promise<string | null> {
-    const seen = await this.deps.executions.describe(executionArn).catch(() => null);
-    try {
-      return (JSON.parse(seen?.input ?? '{}') as { plan?: { agentId?: string } }).plan?.agentId ?? null;
-    } catch {
-      return null;
-    }
+    return (await this.planOf(executionArn))?.agentId ?? null;
   }
 }
