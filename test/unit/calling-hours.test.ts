@@ -32,6 +32,9 @@ describe('zones of split area codes', () => {
   it.each([
     ['+12085550143', ['America/Boise', 'America/Los_Angeles']],
     ['+19072223333', ['America/Adak']],
+    // Gary and Hammond (Lake County, Indiana) keep Central time; the phone data names only Eastern.
+    ['+12192345678', ['America/Chicago']],
+    ['+19152345678', ['America/Denver', 'America/Chicago']],
   ])('%s rings in %j too', (phone, zones) => {
     const choice = zonesForNumber(phone, Date.parse('2026-12-07T12:00Z'));
     for (const z of zones) expect(choice?.zones).toContain(z);

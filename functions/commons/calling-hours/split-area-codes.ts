@@ -96,6 +96,11 @@ export const SPLIT_AREA_CODES: Readonly<Record<string, SplitAreaCode>> = {
   },
   '423': tennessee,
   '931': tennessee,
+  '219': {
+    zones: ['America/Chicago', 'America/Indiana/Indianapolis'],
+    source: EASTERN_CENTRAL,
+    note: 'Lake, Porter, LaPorte, Newton and Jasper counties of north-western Indiana keep Central time; Pulaski County Eastern',
+  },
   '812': indianaSouth,
   '930': indianaSouth,
   '574': {
@@ -131,6 +136,11 @@ export const SPLIT_AREA_CODES: Readonly<Record<string, SplitAreaCode>> = {
     note: 'south-western North Dakota keeps Mountain time; the rest Central',
   },
   '432': westTexas,
+  '915': {
+    zones: ['America/Denver', 'America/Chicago'],
+    source: CENTRAL_MOUNTAIN,
+    note: 'El Paso and Hudspeth counties keep Mountain time; the code once served Central-time West Texas too, so the stricter reading keeps both',
+  },
   '775': {
     zones: ['America/Los_Angeles', 'America/Denver'],
     source: MOUNTAIN_PACIFIC,
@@ -148,6 +158,7 @@ export const SPLIT_AREA_CODES: Readonly<Record<string, SplitAreaCode>> = {
   '236': britishColumbia,
   '778': britishColumbia,
   '672': britishColumbia,
+  '257': britishColumbia, // the province-wide overlay
   '306': saskatchewan,
   '639': saskatchewan,
   '474': saskatchewan,
@@ -163,6 +174,11 @@ export const SPLIT_AREA_CODES: Readonly<Record<string, SplitAreaCode>> = {
     zones: ['America/St_Johns', 'America/Goose_Bay'],
     source: { law: 'Standard Time Act, R.S.N.L. 1990, c. S-24', section: 's. 2' },
     note: 'Labrador (but its south-east coast) keeps Atlantic time; the island Newfoundland time',
+  },
+  '879': {
+    zones: ['America/St_Johns', 'America/Goose_Bay'],
+    source: { law: 'Standard Time Act, R.S.N.L. 1990, c. S-24', section: 's. 2' },
+    note: 'the overlay of 709: Labrador (but its south-east coast) keeps Atlantic time; the island Newfoundland time',
   },
   '867': {
     zones: [
