@@ -92,6 +92,16 @@ class EmulatorHttp {
   }
 
   async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const api = (req.url ?? '/').startsWith(API_PREFIX);
+    if (api) this.traffic.started();
+    try {
+      await this.answer(req, res);
+    } finally {
+      if (api) this.traffic.finished();
+    }
+  }
+
+  private async answer(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const started = Date.now();
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
     const method = (req.method ?? 'GET').toUpperCase();

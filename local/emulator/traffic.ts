@@ -84,6 +84,24 @@ export class Traffic {
     return fault;
   }
 
+  private inFlight = 0;
+  private waiters: (() => void)[] = [];
+
+  /** An API request came in; `finished` must follow once it is logged and answered. */
+  started(): void {
+    this.inFlight++;
+  }
+
+  finished(): void {
+    this.inFlight--;
+    if (this.inFlight === 0) for (const wake of this.waiters.splice(0)) wake();
+  }
+
+  /** Resolves once no API request is in flight: a held (delayed) answer has been sent and logged. */
+  settled(): Promise<void> {
+    return this.inFlight === 0 ? Promise.resolve() : new Promise((resolve) => this.waiters.push(resolve));
+  }
+
   log(entry: Omit<LoggedRequest, 'seq'>): void {
     this.requests.push({ seq: ++this.seq, ...entry });
     if (this.requests.length > LOG_LIMIT) this.requests.splice(0, this.requests.length - LOG_LIMIT);

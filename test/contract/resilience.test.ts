@@ -106,7 +106,7 @@ describe('retries and faults', () => {
     const api = f.client({ timeoutMs: 150 });
     await f.admin.fault({ path: '/api/developer/v1/agents', delayMs: 600, count: 1 });
     expect(await api.agents.list()).toEqual([]);
-    await new Promise((r) => setTimeout(r, 700)); // the held first answer is logged when it is finally sent
+    await f.emu.traffic.settled(); // the held first answer is logged when it is finally sent
     const log = await requestsTo('/agents', 'GET');
     expect(log).toHaveLength(2);
     const noRetry = f.client({ timeoutMs: 150, maxRetries: 0 });
@@ -126,7 +126,7 @@ describe('retries and faults', () => {
       .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(AmbiguousRequestError);
     expect((err as AmbiguousRequestError).sentAt).toBeInstanceOf(Date);
-    await new Promise((r) => setTimeout(r, 900));
+    await f.emu.traffic.settled(); // the held answer is sent: the create was carried out once
     const state = await f.admin.state<{ campaigns: unknown[] }>();
     expect(state.campaigns).toHaveLength(1);
     expect(await requestsTo('/campaigns', 'POST')).toHaveLength(1);

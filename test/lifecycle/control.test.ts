@@ -103,7 +103,7 @@ describe('manual control and failures', () => {
     expect([execution?.status, execution?.cause]).toEqual(['SUCCEEDED', null]);
     const report = await reportOf(execution);
     expect(report.status).toBe('completed');
-    await new Promise((r) => setTimeout(r, 1600)); // the held answer is logged when it is finally sent
+    await p.f.emu.traffic.settled(); // the held answer is logged when it is finally sent
     const posts = (await p.f.admin.requests<{ method: string; path: string }[]>()).filter(
       (r) => r.method === 'POST' && r.path.endsWith('/campaigns'),
     );
