@@ -1,8 +1,10 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from './helpers/cli.ts';
+import { BIN, runCli } from './helpers/cli.ts';
 import { xlsx } from './helpers/sheets.ts';
 
 let dataDir: string;
@@ -72,4 +74,48 @@ describe('callsheet run', () => {
     expect(out.code).toBe(1);
     expect(out.stderr).toContain('No row has a phone number that can be called');
   });
+});
+
+describe('callsheet run, interrupted', () => {
+  it('stops the workflows on Ctrl-C and reports the parts as interrupted, not failed', async () => {
+    // The slow-API plan holds stats answers for 2 s of real time, so the run is still going when the signal comes.
+    const child = spawn(
+      process.execPath,
+      [
+        BIN,
+        'run',
+        'examples/contacts.xlsx',
+        '--window',
+        'Mon-Fri 10:00-10:10',
+        '--now',
+        '2026-12-07T08:00:00-08:00',
+        '--faults',
+        'examples/faults/slow-api.json',
+      ],
+      {
+        env: { ...process.env, CALLSHEET_DATA_DIR: join(dataDir, 'interrupted'), VOICE_API_URL: '', VOICE_API_KEY: '' },
+      },
+    );
+    let stdout = '';
+    let stderr = '';
+    const uploaded = new Promise<void>((resolve) =>
+      child.stdout.on('data', (d) => {
+        stdout += d;
+        if (stdout.includes('uploaded as')) resolve();
+      }),
+    );
+    child.stderr.on('data', (d) => {
+      stderr += d;
+    });
+    const closed = once(child, 'close');
+    await Promise.race([uploaded, closed]);
+    child.kill('SIGINT');
+    const [code] = await closed;
+    expect(code, `${stdout}\n${stderr}`).toBe(130);
+    expect(stderr).toContain('stopping: the workflows stop now');
+    const lines = stdout.split('\n').filter((l) => /^part \d+: /.test(l));
+    expect(lines).toHaveLength(2);
+    for (const line of lines) expect(line).toMatch(/^part \d+: (interrupted|completed),/);
+    expect(lines.some((l) => l.includes(': interrupted,'))).toBe(true);
+  }, 120_000);
 });

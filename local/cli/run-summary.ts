@@ -52,11 +52,16 @@ export function partEntry(
   bucket: string,
   files: { json: string; html: string },
   local: (name: string) => string,
+  interrupted = false,
 ) {
+  // A part the user's Ctrl-C (or a signal) stopped did not fail: say so, whatever its report says.
+  const ended = r?.status ?? 'failed';
+  const status: PartReport['status'] | 'interrupted' =
+    interrupted && ended !== 'completed' && ended !== 'cancelled' ? 'interrupted' : ended;
   return {
     index,
     campaignId: r?.campaignId ?? null,
-    status: r?.status ?? 'failed',
+    status,
     stats: r?.stats ?? null,
     pauses: r?.pauses ?? [],
     resumes: r?.resumes ?? [],
@@ -68,7 +73,11 @@ export function partEntry(
 
 /** One part's line in the summary: how it ended, its counts, its pauses, how long it took. */
 export function partLine(
-  p: Pick<PartReport, 'status' | 'stats' | 'pauses' | 'resumes'> & { index: number; failure?: { message: string } },
+  p: Pick<PartReport, 'stats' | 'pauses' | 'resumes'> & {
+    status: PartReport['status'] | 'interrupted';
+    index: number;
+    failure?: { message: string };
+  },
   took: string,
 ): string {
   const counts = p.stats

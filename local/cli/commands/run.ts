@@ -280,6 +280,8 @@ export const runCommand: Command = {
         const progress =
           !json && process.stdout.isTTY ? setInterval(() => void show(store, started(), api, clockNow()), 500) : null;
         await stack.sfn.settled();
+        // Stopped workflows reach the guard, which secures their campaigns and writes their reports.
+        if (interrupted) await stack.guardIdle();
         if (progress) {
           clearInterval(progress);
           // The progress line goes: the lines below say how each part ended.
@@ -295,7 +297,7 @@ export const runCommand: Command = {
           const files = partReportFiles(reportPrefix(id), p.index);
           const r = await readJson<PartReport>(stack.objects, stack.bucket, files.json);
           parts.push({
-            ...partEntry(p.index, r, stack.bucket, files, local),
+            ...partEntry(p.index, r, stack.bucket, files, local, interrupted),
             stateTransitions: r?.stateTransitions ?? 0,
             simulatedDuration: isoDuration(r?.durationSeconds ?? 0),
           });
@@ -326,6 +328,9 @@ export const runCommand: Command = {
         await stack.close();
         await pages.close();
         await emulator?.close();
+        // aws-local-stepfunctions leaves the time limit of a task it aborted armed (minutes of real time), which
+        // would keep the process alive once everything here has closed.
+        if (interrupted) setTimeout(() => process.exit(130), 1_000).unref();
       }
     }
   },
