@@ -52,8 +52,13 @@ export const MAX_CLOCK_SKEW_MS = 15 * 60_000;
 /** A UTF-16 surrogate without its pair (JSON's "\ud800"): not text; stored, it would become U+FFFD. */
 const LONE_SURROGATE = /\p{Cs}/u;
 
+/** Errors named in a reason: an event of 64 KiB can break a rule tens of thousands of times (one per tag). */
+const MAX_ERRORS_NAMED = 5;
+
 function describe(errors: ErrorObject[] | null | undefined): string {
-  return (errors ?? [])
+  const all = errors ?? [];
+  const named = all
+    .slice(0, MAX_ERRORS_NAMED)
     .map((e) => {
       const where = e.instancePath ? e.instancePath.slice(1).replace(/\//g, '.') : 'event';
       if (e.keyword === 'additionalProperties')
@@ -62,6 +67,8 @@ function describe(errors: ErrorObject[] | null | undefined): string {
       return `${where} ${e.message}`;
     })
     .join('; ');
+  const more = all.length - MAX_ERRORS_NAMED;
+  return more > 0 ? `${named}; and ${more.toLocaleString('en')} more` : named;
 }
 
 const present = (v: string | null | undefined): v is string => typeof v === 'string' && v.trim() !== '';

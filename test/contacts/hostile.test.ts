@@ -127,6 +127,16 @@ describe('contact lines and queue messages: shape', () => {
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
 
+  it('an event breaking a rule 20,000 times gets a short reason', () => {
+    const line = `{"event_id":"t","phone_number":"${PHONE}","tags":[${Array(20_000).fill('{}').join(',')}]}`;
+    expect(line.length).toBeLessThan(MAX_LINE_BYTES);
+    const [rejected] = readContactLines(file(line)).rejected;
+    expect(rejected?.reason).toMatch(
+      /^tags must NOT have more than 50 items; tags\.0 must be string; .*; and 19,996 more$/,
+    );
+    expect(rejected?.reason.length).toBeLessThan(300);
+  });
+
   it('blank lines, whitespace-only lines and a missing final newline cost nothing', () => {
     const out = readContactLines(file('\n  \r\n', event('a'), '\n\t\n\r\n', event('b')));
     expect(out).toEqual({ events: [JSON.parse(event('a')), JSON.parse(event('b'))], rejected: [] });
