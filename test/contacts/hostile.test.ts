@@ -1,6 +1,8 @@
+import type { SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { checkContactMessage, MAX_EVENT_BYTES } from '#contacts/contact-event.ts';
 import { MAX_LINE_BYTES, readContactLines } from '#contacts/contact-lines.ts';
+import { SqsDeadLetters } from '#contacts/dead-letters.ts';
 import { useEmulator } from '../helpers/emulator.ts';
 import { useSyncRig } from './harness.ts';
 
@@ -141,6 +143,43 @@ describe('contact lines and queue messages: shape', () => {
     const out = readContactLines(file('\n  \r\n', event('a'), '\n\t\n\r\n', event('b')));
     expect(out).toEqual({ events: [JSON.parse(event('a')), JSON.parse(event('b'))], rejected: [] });
     expect(readContactLines(Buffer.alloc(0))).toEqual({ events: [], rejected: [] });
+  });
+});
+
+describe('dead letters of large hostile events', () => {
+  it('ten 200 KB events are dead-lettered, each with its reason, in requests SQS accepts', async () => {
+    // No SQS stand-in runs here: this one enforces SendMessageBatch's limits as SQS does (10 entries, 256 KiB).
+    const kept: { body: string; reason: string }[] = [];
+    const sqs = {
+      send: async (command: SendMessageBatchCommand) => {
+        const entries = command.input.Entries ?? [];
+        const bytes = entries.reduce(
+          (n, e) =>
+            n +
+            Buffer.byteLength(e.MessageBody ?? '') +
+            Object.entries(e.MessageAttributes ?? {}).reduce(
+              (m, [k, v]) => m + k.length + (v.DataType?.length ?? 0) + Buffer.byteLength(v.StringValue ?? ''),
+              0,
+            ),
+          0,
+        );
+        if (entries.length > 10 || bytes > 256 * 1024)
+          throw Object.assign(new Error('Batch requests cannot be longer than 262144 bytes'), {
+            name: 'BatchRequestTooLong',
+          });
+        for (const e of entries)
+          kept.push({ body: e.MessageBody ?? '', reason: e.MessageAttributes?.reason?.StringValue ?? '' });
+        return { Successful: entries.map((e) => ({ Id: e.Id })), Failed: [] };
+      },
+    } as unknown as SQSClient;
+    const letters = Array.from({ length: 10 }, (_, i) => {
+      const body = event(`big${i}`, { note: 'x'.repeat(200_000) });
+      const check = checkContactMessage(body);
+      return { messageId: `m${i}`, body, reason: `invalid event: ${check.ok ? '' : check.reason}` };
+    });
+    await new SqsDeadLetters(sqs, 'https://sqs.local/dlq').put(letters);
+    expect(kept).toEqual(letters.map(({ body, reason }) => ({ body, reason })));
+    expect(kept[0]?.reason).toBe(`invalid event: event is larger than ${MAX_EVENT_BYTES} bytes`);
   });
 });
 
