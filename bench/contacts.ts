@@ -1,10 +1,18 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { build } from 'esbuild';
 import { SharedApiBudget } from '#commons/api-budget/shared-budget.ts';
 import { documentClient } from '#commons/aws/clients.ts';
 import { VoiceApiClient } from '#commons/voice-api/index.ts';
 import type { Clock } from '#commons/voice-api/rate-limiter.ts';
+import { MAX_LINE_BYTES } from '#contacts/contact-lines.ts';
 import { ContactPusher } from '#contacts/contact-pusher.ts';
 import { ContactStore } from '#contacts/contact-store.ts';
 import { ContactSync, type MessageResult, type QueuedEvent } from '#contacts/contact-sync.ts';
+import { esbuildOptions } from '#infra/bundling.ts';
 import { startEmulator } from '#local/emulator/server.ts';
 import { startDynamo } from '#local/stack/dynamo.ts';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '#local/stack/local-aws.ts';
@@ -50,7 +58,7 @@ function deliveries(): QueuedEvent[] {
  * sync, a campaign's lifecycle pauses and resumes through the lifecycle share. Baseline for speed: the same
  * events stored without pushing.
  */
-export async function contactsBench(): Promise<BenchResult[]> {
+async function syncBench(): Promise<BenchResult[]> {
   const apiKey = 'bench-key';
   const emu = await startEmulator({
     apiKey,
@@ -226,6 +234,84 @@ export async function contactsBench(): Promise<BenchResult[]> {
     await dynamo.close();
     await emu.close();
   }
+}
+
+const ROOT = new URL('..', import.meta.url).pathname;
+const LINES_WORKER = new URL('./contact-lines-worker.ts', import.meta.url).pathname;
+/** Above what the file itself takes: the reader may hold the file and one line's event, never a copy per line. */
+const HOSTILE_LINE_EXTRA_MB = 32;
+/** Reading the whole file, its 1,000 events checked: the hostile line must not make it slow. */
+const HOSTILE_LINE_MS = 1000;
+
+interface LinesMeasure {
+  lines: number;
+  rejected: number;
+  ms: number;
+  maxRssMB: number;
+}
+
+/**
+ * `contacts push` on a hostile file: 1,000 ordinary events and one 10 MB line of 3.5 million empty objects (the
+ * review's case: 755 MB to parse and check it). Each read runs in a fresh process of the bundled reader; the baseline process reads the same file and
+ * counts its lines. Target: the reader's peak RSS within HOSTILE_LINE_EXTRA_MB of the baseline's.
+ */
+export async function hostileLinesBench(rounds = 5): Promise<BenchResult[]> {
+  const dir = await mkdtemp(join(tmpdir(), 'callsheet-bench-lines-'));
+  try {
+    const worker = join(ROOT, '.build', 'bench', 'contact-lines-worker.mjs');
+    await build(esbuildOptions(LINES_WORKER, worker, false));
+    const file = join(dir, 'hostile.jsonl');
+    const ordinary = Array.from({ length: 1000 }, (_, i) =>
+      JSON.stringify({ event_id: `h${i}`, phone_number: `+1415${String(2_000_000 + i)}`, name: `Contact ${i}` }),
+    );
+    // The costly kind of line: millions of tiny values, each an object to parse and a schema error to report.
+    const huge = `{"event_id":"huge","phone_number":"+14155550100","tags":[${Array(3_500_000).fill('{}').join(',')}]}`;
+    await writeFile(file, `${[...ordinary.slice(0, 500), huge, ...ordinary.slice(500)].join('\n')}\n`);
+    const run = promisify(execFile);
+    const measure = async (mode: string) => {
+      const { stdout } = await run(process.execPath, [worker, mode, file], { maxBuffer: 1 << 20 });
+      return JSON.parse(stdout.trim()) as LinesMeasure;
+    };
+    const base: LinesMeasure[] = [];
+    const lines: LinesMeasure[] = [];
+    for (let i = 0; i < rounds; i++) {
+      base.push(await measure('baseline'));
+      lines.push(await measure('lines'));
+    }
+    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
+    const rss = median(lines.map((m) => m.maxRssMB));
+    const baseRss = median(base.map((m) => m.maxRssMB));
+    const refused = lines.every((m) => m.rejected === 1 && m.lines === 1001);
+    const ms = median(lines.map((m) => m.ms));
+    const baseMs = median(base.map((m) => m.ms));
+    return [
+      {
+        name: 'contacts push: a 10 MB line among 1,000 events, peak RSS',
+        ratio: rss / baseRss,
+        baseline: 'a process reading the same file and counting its lines',
+        detail: `${rss.toFixed(0)} MB vs ${baseRss.toFixed(0)} MB, median of ${rounds}; the line refused (over ${MAX_LINE_BYTES} bytes) in every run: ${refused}`,
+        ...atMost(
+          refused ? rss - baseRss : Number.POSITIVE_INFINITY,
+          HOSTILE_LINE_EXTRA_MB,
+          `+${HOSTILE_LINE_EXTRA_MB} MB`,
+        ),
+      },
+      {
+        name: 'contacts push: a 10 MB line among 1,000 events, time to read',
+        ratio: ms / baseMs,
+        baseline: 'counting the same file’s lines',
+        detail: `${ms.toFixed(0)} ms vs ${baseMs.toFixed(1)} ms, median of ${rounds} (the 1,000 events checked included)`,
+        ...atMost(ms, HOSTILE_LINE_MS, `${HOSTILE_LINE_MS / 1000} s absolute`),
+      },
+    ];
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** The contacts group of `npm run bench`: a hostile JSON-lines file, then the sync. */
+export async function contactsBench(): Promise<BenchResult[]> {
+  return [...(await hostileLinesBench()), ...(await syncBench())];
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

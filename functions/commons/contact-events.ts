@@ -3,7 +3,7 @@ import { SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
 // The contact queue's events and how they are sent: contacts reads its sheets into them, intake sends the
 // accepted rows of a launched campaign sheet, and the contact sync (functions/contacts/) consumes them.
 
-/** A `Contact Upserted` event as published (schemas/contact-upserted.v1.json). */
+/** A `Contact Upserted` event, version 1 (schemas/contact-upserted.v1.json): it counts as changed when applied. */
 export interface ContactUpsertedV1 {
   schema_version?: 1;
   event_id: string;
@@ -20,9 +20,19 @@ export interface ContactUpsertedV1 {
   note?: string | null;
 }
 
+/** Version 2 (schemas/contact-upserted.v2.json): version 1 with the time of the change, which orders changes. */
+export interface ContactUpsertedV2 extends Omit<ContactUpsertedV1, 'schema_version'> {
+  schema_version: 2;
+  /** RFC 3339 with seconds and an offset. */
+  changed_at: string;
+}
+
+/** Either version, as accepted on the queue. */
+export type ContactUpserted = ContactUpsertedV1 | ContactUpsertedV2;
+
 /** Where events go: the contact queue (SQS in AWS). */
 export interface EventSink {
-  send(events: ContactUpsertedV1[]): Promise<void>;
+  send(events: ContactUpserted[]): Promise<void>;
 }
 
 /** Sends events to the contact queue, ten to a request, a few requests at a time. */
@@ -32,8 +42,8 @@ export class SqsEventSink implements EventSink {
     private readonly queueUrl: string,
   ) {}
 
-  async send(events: ContactUpsertedV1[]): Promise<void> {
-    const batches: ContactUpsertedV1[][] = [];
+  async send(events: ContactUpserted[]): Promise<void> {
+    const batches: ContactUpserted[][] = [];
     for (let i = 0; i < events.length; i += 10) batches.push(events.slice(i, i + 10));
     for (let i = 0; i < batches.length; i += 8) {
       await Promise.all(

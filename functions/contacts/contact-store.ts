@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import {
   BatchGetCommand,
   type DynamoDBDocumentClient,
@@ -7,7 +8,7 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { isConditionFailed } from '#commons/aws/conditional-write.ts';
-import type { ContactChange } from './contact-event.ts';
+import { CONTACT_FIELDS, type ContactChange, type ContactField } from './contact-event.ts';
 import { type ContactState, type Note, type PushClaim, type PushedState, planApply } from './contact-state.ts';
 
 /**
@@ -19,9 +20,33 @@ const MAX_ATTEMPTS = 25;
 
 export type ApplyStatus = 'created' | 'updated' | 'unchanged' | 'duplicate';
 
+/**
+ * What became of one change: its status, and the fields it left as they were because a newer change of each is
+ * stored; or, for an event id already used for a different change, why it was refused.
+ */
+export type ApplyResult = { status: ApplyStatus; superseded: ContactField[] } | { status: 'conflict'; reason: string };
+
 const contactKey = (phone: string) => `contact#${phone}`;
 const noteKey = (phone: string, seq: number) => `note#${phone}#${String(seq).padStart(10, '0')}`;
 const eventKey = (eventId: string) => `event#${eventId}`;
+
+/** What an event id names: the change itself, without its id, so a redelivery matches and another change does not. */
+export function changeDigest(change: ContactChange): string {
+  const { phone, changedAt, fields, tags, note } = change;
+  const content = [phone, changedAt ?? null, CONTACT_FIELDS.map((k) => fields[k] ?? null), tags, note];
+  return createHash('sha256').update(JSON.stringify(content)).digest('base64url');
+}
+
+/**
+ * An `event#<id>` item: the claim of an event id, taken before its change is applied and marked applied after.
+ * Items written before claims existed have neither `digest` nor `state`: they were written once applied.
+ */
+interface EventClaim {
+  phone: string;
+  digest?: string;
+  state?: 'claimed' | 'applied';
+  at: string;
+}
 
 /** Concurrent writers to one contact: someone changed it between our read and our write; read again. */
 export class ContactContentionError extends Error {
@@ -33,15 +58,19 @@ export class ContactContentionError extends Error {
 
 /**
  * Contact state in DynamoDB, one table, three kinds of item:
- * - `contact#<E.164>`: fields, tags, the note count, what was last pushed, a version for optimistic concurrency;
+ * - `contact#<E.164>`: fields and when each was changed, tags, the note count, what was last pushed, a version for
+ *   optimistic concurrency;
  * - `note#<E.164>#<seq>`: one note each, so no number of notes can bring the contact item near 400 KB;
- * - `event#<id>`: an event seen (expires after EVENT_MEMORY_SECONDS).
+ * - `event#<id>`: the claim of an event id (expires after EVENT_MEMORY_SECONDS).
  *
- * Why our own conditional writes and not Powertools idempotency: its record says "this handler ran", but a
- * contact change must be one conditional write that both applies the change and remembers its event id
- * (`recentEvents`, in the same item), because an event replayed after a later change would otherwise overwrite the
- * newer value with the older one. The event item is the long memory; `recentEvents` covers a crash between the
- * two writes. Everything uses only conditional Get/Put/Update (dynalite has no transactions).
+ * An event id is claimed (a conditional put) before its change is applied, so one id is applied once however
+ * often and wherever it arrives: an id already claimed for a different change (another phone, other fields) is
+ * refused with the reason. Why our own conditional writes and not Powertools idempotency: its record says "this
+ * handler ran", but a contact change must be one conditional write that both applies the change and remembers its
+ * event id (`recentEvents`, in the same item): two deliveries of one event racing each other, or a delivery after
+ * a crash between the claim and the write, are told apart by it. The contact write is conditional on the version
+ * read, and the plan compares change times field by field, so a newer stored change is never overwritten by an
+ * older one. Everything uses only conditional Get/Put/Update (dynalite has no transactions).
  */
 export class ContactStore {
   constructor(
@@ -50,22 +79,24 @@ export class ContactStore {
   ) {}
 
   /** Applies one change once. Concurrent writers to the same contact each land: a lost race reads again. */
-  async apply(change: ContactChange, now: Date): Promise<ApplyStatus> {
+  async apply(change: ContactChange, now: Date): Promise<ApplyResult> {
+    const digest = changeDigest(change);
+    // Both at once: the claim of the event id and the contact (a race between them is caught by the write).
+    const [claim, first] = await Promise.all([this.claimEvent(change, digest, now), this.read(change.phone)]);
+    if (claim.kind === 'conflict') return { status: 'conflict', reason: claim.reason };
+    if (claim.kind === 'applied') return { status: 'duplicate', superseded: [] };
+    let current = first;
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-      // Both reads at once: the event's memory and the contact (a race between them is caught by the write).
-      const [seen, current] = await Promise.all([
-        attempt === 0 ? this.seen(change.eventId) : false,
-        this.read(change.phone),
-      ]);
-      if (seen) return 'duplicate';
+      if (attempt > 0) current = await this.read(change.phone);
+      // Claimed before by a delivery that crashed after writing, or that is racing this one and won.
       if (current?.recentEvents.includes(change.eventId)) {
-        await this.remember(change, now);
-        return 'duplicate';
+        await this.markApplied(change, digest, now);
+        return { status: 'duplicate', superseded: [] };
       }
       const plan = planApply(current, change, now);
       if (plan.kind === 'unchanged') {
-        await this.remember(change, now);
-        return 'unchanged';
+        await this.markApplied(change, digest, now);
+        return { status: 'unchanged', superseded: plan.superseded };
       }
       try {
         if (plan.created) {
@@ -86,10 +117,12 @@ export class ContactStore {
               TableName: this.table,
               Key: { pk: contactKey(change.phone) },
               // Only the attributes a change owns: a push's claim and pushed state are never overwritten here.
-              UpdateExpression: `SET #f = :f, #t = :t, #n = :n, #r = :r, #v = :v1, #c = :at${note ? ', #p.#seq = :note' : ''}${removals.length ? ` REMOVE ${removals.join(', ')}` : ''}`,
+              UpdateExpression: `SET #f = :f, #ft = :ft, #t = :t, #n = :n, #r = :r, #v = :v1, #c = :at${note ? ', #p.#seq = :note' : ''}${removals.length ? ` REMOVE ${removals.join(', ')}` : ''}`,
+              // The version read: the change times the plan compared are still the stored ones.
               ConditionExpression: '#v = :v',
               ExpressionAttributeNames: {
                 '#f': 'fields',
+                '#ft': 'fieldTimes',
                 '#t': 'tags',
                 '#n': 'noteCount',
                 '#r': 'recentEvents',
@@ -101,6 +134,7 @@ export class ContactStore {
               },
               ExpressionAttributeValues: {
                 ':f': plan.next.fields,
+                ':ft': plan.next.fieldTimes,
                 ':t': plan.next.tags,
                 ':n': plan.next.noteCount,
                 ':r': plan.next.recentEvents,
@@ -116,8 +150,11 @@ export class ContactStore {
         if (isConditionFailed(err)) continue;
         throw err;
       }
-      await this.remember(change, now);
-      return plan.created ? 'created' : 'updated';
+      await this.markApplied(change, digest, now);
+      return {
+        status: plan.created ? 'created' : plan.changed ? 'updated' : 'unchanged',
+        superseded: plan.superseded,
+      };
     }
     throw new ContactContentionError(change.phone);
   }
@@ -241,31 +278,59 @@ export class ContactStore {
     }
   }
 
-  private async seen(eventId: string): Promise<boolean> {
-    const out = await this.db.send(
-      new GetCommand({
-        TableName: this.table,
-        Key: { pk: eventKey(eventId) },
-        ConsistentRead: true,
-        ProjectionExpression: 'pk',
-      }),
-    );
-    return out.Item !== undefined;
+  /**
+   * Claims the change's event id: `new` when this delivery took it, `unfinished` when the same change was claimed
+   * and is not yet marked applied (a crash, or a delivery racing this one), `applied` when it was, and `conflict`
+   * when the id was claimed for a different change.
+   */
+  private async claimEvent(
+    change: ContactChange,
+    digest: string,
+    now: Date,
+  ): Promise<{ kind: 'new' | 'unfinished' | 'applied' } | { kind: 'conflict'; reason: string }> {
+    for (let attempt = 0; attempt < 3; attempt++) {
+      try {
+        await this.db.send(
+          new PutCommand({
+            TableName: this.table,
+            Item: this.eventItem(change, digest, 'claimed', now),
+            ConditionExpression: 'attribute_not_exists(pk)',
+          }),
+        );
+        return { kind: 'new' };
+      } catch (err) {
+        if (!isConditionFailed(err)) throw err;
+      }
+      const out = await this.db.send(
+        new GetCommand({ TableName: this.table, Key: { pk: eventKey(change.eventId) }, ConsistentRead: true }),
+      );
+      const held = out.Item as EventClaim | undefined;
+      if (!held) continue; // expired between the two: claim again
+      const same = held.digest === undefined ? held.phone === change.phone : held.digest === digest;
+      if (!same)
+        return {
+          kind: 'conflict',
+          reason: `event_id ${JSON.stringify(change.eventId)} was already used at ${held.at} for a different change${held.phone === change.phone ? '' : ` (to ${held.phone})`}; an event id names one change: send this one with a new event_id`,
+        };
+      return { kind: held.state === 'claimed' ? 'unfinished' : 'applied' };
+    }
+    throw new Error(`event id ${change.eventId} could not be claimed`);
   }
 
-  private async remember(change: ContactChange, now: Date): Promise<void> {
-    await this.db.send(
-      new PutCommand({
-        TableName: this.table,
-        Item: {
-          pk: eventKey(change.eventId),
-          kind: 'event',
-          phone: change.phone,
-          at: now.toISOString(),
-          expiresAt: Math.floor(now.getTime() / 1000) + EVENT_MEMORY_SECONDS,
-        },
-      }),
-    );
+  private async markApplied(change: ContactChange, digest: string, now: Date): Promise<void> {
+    await this.db.send(new PutCommand({ TableName: this.table, Item: this.eventItem(change, digest, 'applied', now) }));
+  }
+
+  private eventItem(change: ContactChange, digest: string, state: EventClaim['state'], now: Date) {
+    return {
+      pk: eventKey(change.eventId),
+      kind: 'event',
+      phone: change.phone,
+      digest,
+      state,
+      at: now.toISOString(),
+      expiresAt: Math.floor(now.getTime() / 1000) + EVENT_MEMORY_SECONDS,
+    } satisfies EventClaim & Record<string, unknown>;
   }
 
   /**

@@ -1,8 +1,8 @@
 import type { CountryCode } from 'libphonenumber-js/max';
 import { type UploadRef, uploadsInS3Event } from '#commons/upload-ref.ts';
-import { type ContactChange, checkContactMessage } from './contact-event.ts';
+import { type ContactChange, type ContactField, checkContactMessage } from './contact-event.ts';
 import type { PushOutcome } from './contact-pusher.ts';
-import type { ApplyStatus, ContactStore } from './contact-store.ts';
+import { type ApplyStatus, type ContactStore, changeDigest } from './contact-store.ts';
 import { inGroups } from './in-groups.ts';
 
 /** One queue message as the sync sees it. */
@@ -29,7 +29,14 @@ export interface Pusher {
 }
 
 export type MessageResult =
-  | { messageId: string; status: 'done'; applied: ApplyStatus; push: PushOutcome['status'] }
+  | {
+      messageId: string;
+      status: 'done';
+      applied: ApplyStatus;
+      push: PushOutcome['status'];
+      /** Fields the event left as they were: a newer change of each is stored. */
+      superseded?: ContactField[];
+    }
   | { messageId: string; status: 'sheet'; sheets: number }
   | { messageId: string; status: 'rejected' | 'dead-lettered'; reason: string }
   | { messageId: string; status: 'retry'; reason: string };
@@ -57,8 +64,9 @@ const describe = (err: unknown) => (err instanceof Error ? `${err.name}: ${err.m
 
 /**
  * One batch of `Contact Upserted` events: each is checked (bad ones go to the dead letters with the reason and
- * never hold the batch up), applied to the contact state once, and the contacts they touched are pushed to the API
- * together. A message comes back to the queue only when its own contact could not be stored or pushed.
+ * never hold the batch up), applied to the contact state once (an event id reused for a different change is
+ * refused the same way), and the contacts they touched are pushed to the API together. A message comes back to
+ * the queue only when its own contact could not be stored or pushed.
  */
 export class ContactSync {
   constructor(private readonly deps: SyncDeps) {}
@@ -67,38 +75,57 @@ export class ContactSync {
     const results = new Map<string, MessageResult>();
     const byPhone = new Map<string, { message: QueuedEvent; change: ContactChange }[]>();
     const letters: DeadLetter[] = [];
+    const reject = (message: QueuedEvent, reason: string) => {
+      letters.push({ messageId: message.messageId, body: message.body, reason: `invalid event: ${reason}` });
+      results.set(message.messageId, { messageId: message.messageId, status: 'rejected', reason });
+    };
+    // The first change each event id names in this batch. A message whose id already named a different change here
+    // waits until the rest are stored: contacts are applied side by side, so otherwise which of the two claims the
+    // id first would be chance; after, the store's claim refuses it (or, if the first was refused, applies it).
+    const digests = new Map<string, string>();
+    const later: { message: QueuedEvent; change: ContactChange }[] = [];
+    const now = this.deps.now();
     for (const message of messages) {
       const uploads = s3Uploads(message.body);
       if (uploads) {
         results.set(message.messageId, await this.sheets(message.messageId, uploads));
         continue;
       }
-      const check = checkContactMessage(message.body, this.deps.defaultCountry);
+      const check = checkContactMessage(message.body, this.deps.defaultCountry, now);
       if (!check.ok) {
-        letters.push({ messageId: message.messageId, body: message.body, reason: `invalid event: ${check.reason}` });
-        results.set(message.messageId, { messageId: message.messageId, status: 'rejected', reason: check.reason });
+        reject(message, check.reason);
         continue;
       }
+      const entry = { message, change: check.change };
+      const digest = changeDigest(check.change);
+      const first = digests.get(check.change.eventId);
+      if (first !== undefined && first !== digest) later.push(entry);
+      else digests.set(check.change.eventId, digest);
       const list = byPhone.get(check.change.phone) ?? [];
-      list.push({ message, change: check.change });
+      list.push(entry);
       byPhone.set(check.change.phone, list);
     }
 
-    const applied = new Map<string, ApplyStatus>();
-    // Contacts side by side; one contact's events in their order.
-    await inGroups([...byPhone.values()], this.deps.concurrency ?? 16, async (group) => {
-      for (const { message, change } of group) {
-        try {
-          applied.set(message.messageId, await this.deps.store.apply(change, this.deps.now()));
-        } catch (err) {
-          results.set(message.messageId, {
-            messageId: message.messageId,
-            status: 'retry',
-            reason: `not stored: ${describe(err)}`,
-          });
-        }
+    const applied = new Map<string, { status: ApplyStatus; superseded: ContactField[] }>();
+    const apply = async ({ message, change }: { message: QueuedEvent; change: ContactChange }) => {
+      try {
+        const result = await this.deps.store.apply(change, this.deps.now());
+        if (result.status === 'conflict') reject(message, result.reason);
+        else applied.set(message.messageId, result);
+      } catch (err) {
+        results.set(message.messageId, {
+          messageId: message.messageId,
+          status: 'retry',
+          reason: `not stored: ${describe(err)}`,
+        });
       }
+    };
+    // Contacts side by side; one contact's events in their order.
+    const waiting = new Set(later.map((e) => e.message.messageId));
+    await inGroups([...byPhone.values()], this.deps.concurrency ?? 16, async (group) => {
+      for (const entry of group) if (!waiting.has(entry.message.messageId)) await apply(entry);
     });
+    for (const entry of later) await apply(entry);
 
     // Every stored event's contact is pushed, duplicates too: a redelivery after a failed push must push.
     const phones = [...byPhone.entries()]
@@ -115,13 +142,19 @@ export class ContactSync {
     for (const [phone, group] of byPhone) {
       const outcome = pushed.get(phone);
       for (const { message } of group) {
-        const status = applied.get(message.messageId);
-        if (status === undefined || !outcome) continue;
+        const stored = applied.get(message.messageId);
+        if (stored === undefined || !outcome) continue;
         results.set(
           message.messageId,
           'reason' in outcome
             ? { messageId: message.messageId, status: 'retry', reason: outcome.reason }
-            : { messageId: message.messageId, status: 'done', applied: status, push: outcome.status },
+            : {
+                messageId: message.messageId,
+                status: 'done',
+                applied: stored.status,
+                push: outcome.status,
+                ...(stored.superseded.length > 0 ? { superseded: stored.superseded } : {}),
+              },
         );
       }
     }

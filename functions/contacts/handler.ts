@@ -30,9 +30,12 @@ export function makeContactsHandler(sync: ContactSync, log: Log) {
     const counts: Record<string, number> = {};
     for (const r of results) counts[r.status] = (counts[r.status] ?? 0) + 1;
     log.info('contact events handled', { messages: results.length, ...counts });
-    for (const r of results)
+    for (const r of results) {
       if ('reason' in r)
         log.warn('contact event not synced', { messageId: r.messageId, status: r.status, reason: r.reason });
+      else if (r.status === 'done' && r.superseded)
+        log.info('older contact change: newer values kept', { messageId: r.messageId, superseded: r.superseded });
+    }
     return processPartialResponse(
       event,
       async (record: SQSRecord) => {

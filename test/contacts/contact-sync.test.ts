@@ -1,6 +1,10 @@
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it, vi } from 'vitest';
+import { documentClient } from '#commons/aws/clients.ts';
 import { CONTACT_FIELDS } from '#contacts/contact-event.ts';
 import type { ContactState } from '#contacts/contact-state.ts';
+import { changeDigest } from '#contacts/contact-store.ts';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from '#local/stack/local-aws.ts';
 import { useEmulator } from '../helpers/emulator.ts';
 import { emulatorContact, requestsTo, useSyncRig } from './harness.ts';
 
@@ -75,7 +79,7 @@ describe('contact state in DynamoDB', () => {
         { eventId: 'r1', phone: A, fields: { contact_name: 'Old' }, tags: [], note: 'hello' },
         new Date(),
       ),
-    ).toBe('duplicate');
+    ).toEqual({ status: 'duplicate', superseded: [] });
   });
 
   it('concurrent writers to one contact all land, each once', async () => {
@@ -90,13 +94,116 @@ describe('contact state in DynamoDB', () => {
     const statuses = await Promise.all(
       Array.from({ length: 24 }, (_, i) => rig.store.apply(change(i % 12), new Date())),
     );
-    expect(statuses.filter((s) => s === 'duplicate')).toHaveLength(12);
+    expect(statuses.filter((s) => s.status === 'duplicate')).toHaveLength(12);
     const state = (await rig.store.read(B)) as ContactState;
     expect(state.noteCount).toBe(12);
     expect(new Set((await rig.store.notes(state)).map((n) => n.text)).size).toBe(12);
     expect([...state.tags].sort()).toEqual(Array.from({ length: 12 }, (_, i) => `t${i}`).sort());
     // Only the newest note may still wait in the contact item: each write moves the earlier ones out.
     expect(Object.keys(state.pendingNotes).length).toBeLessThanOrEqual(1);
+  });
+});
+
+describe('the order of changes (schema v2) and event ids', () => {
+  const v2 = (eventId: string, changedAt: string, rest: Record<string, unknown>) => ({
+    schema_version: 2,
+    event_id: eventId,
+    phone_number: A,
+    changed_at: changedAt,
+    ...rest,
+  });
+  const message = (id: string, event: unknown) => ({ messageId: id, body: JSON.stringify(event), receiveCount: 1 });
+
+  it('an older change arriving last never overwrites a newer one, in one batch or two', async () => {
+    const newer = v2('t2', '2026-03-02T08:30:00Z', { name: 'New', city: 'Goa' });
+    const older = v2('t1', '2026-03-02T08:10:00+00:00', { name: 'Old', email: 'old@x.co', note: 'from before' });
+    expect(await rig.sync.handle([message('m1', newer), message('m2', older)])).toMatchObject([
+      { status: 'done', applied: 'created' },
+      { status: 'done', applied: 'updated', superseded: ['contact_name'] },
+    ]);
+    // Delivered again in the other order, in separate batches (replays: nothing changes).
+    await rig.sync.handle([message('m3', older)]);
+    await rig.sync.handle([message('m4', newer)]);
+    // And a second contact, the older change alone in a later batch.
+    rig.send({ ...newer, event_id: 's2', phone_number: B });
+    await rig.settle();
+    rig.send({ ...older, event_id: 's1', phone_number: B });
+    await rig.settle();
+    for (const phone of [A, B]) {
+      const state = (await rig.store.read(phone)) as ContactState;
+      expect(state.fields).toEqual({ contact_name: 'New', city: 'Goa', email: 'old@x.co' });
+      expect(state.fieldTimes?.contact_name).toBe('2026-03-02T08:30:00.000Z');
+      expect(await theirs(phone)).toEqual({ ...(await ours(phone)), notes: ['from before'] });
+    }
+    expect(rig.queue.deadLetters).toEqual([]);
+  });
+
+  it('a change dated more than 15 minutes ahead of the clock is refused with the reason', async () => {
+    rig.send(v2('f1', '2026-03-02T09:16:00Z', { name: 'Future' }));
+    rig.send(v2('f2', '2026-03-02T09:14:00Z', { name: 'Soon' }));
+    rig.send(v2('f3', '2026-02-30T08:00:00Z', { name: 'Never' }));
+    await rig.settle();
+    expect(rig.queue.deadLetters.map((d) => d.reason)).toEqual([
+      expect.stringMatching(/^invalid event: changed_at: 2026-03-02T09:16:00Z is more than 15 minutes ahead/),
+      'invalid event: changed_at: 2026-02-30T08:00:00Z is not a real time',
+    ]);
+    expect(((await rig.store.read(A)) as ContactState).fields.contact_name).toBe('Soon');
+  });
+
+  it('one event_id reused on two phones in one batch is applied once; the other is refused with the reason', async () => {
+    rig.send({ event_id: 'same', phone_number: A, name: 'Ana', note: 'for Ana' });
+    rig.send({ event_id: 'same', phone_number: B, name: 'Bo', note: 'for Bo' });
+    await rig.settle();
+    expect(rig.queue.invocations).toEqual([2]);
+    expect((await theirs(A))?.notes).toEqual(['for Ana']);
+    expect(await rig.store.read(B)).toBeNull();
+    expect(await emulatorContact(f, B)).toBeNull();
+    expect(rig.queue.deadLetters).toEqual([
+      expect.objectContaining({
+        reason: expect.stringMatching(
+          /^invalid event: event_id "same" was already used at \S+ for a different change \(to \+14155550101\); .*new event_id$/,
+        ),
+      }),
+    ]);
+  });
+
+  it('an id reused later for another phone or other fields is refused; its replay is applied once', async () => {
+    rig.send({ event_id: 'x', phone_number: A, name: 'Ana', note: 'once' });
+    await rig.settle();
+    // In one later batch: the same id for B, for A with other fields, and the original again.
+    rig.send({ event_id: 'x', phone_number: B, name: 'Bo' });
+    rig.send({ event_id: 'x', phone_number: A, name: 'Other' });
+    rig.send({ event_id: 'x', phone_number: A, name: 'Ana', note: 'once' });
+    await rig.settle();
+    expect(rig.queue.deadLetters.map((d) => d.reason)).toEqual([
+      expect.stringMatching(/event_id "x" was already used at .* for a different change \(to \+14155550101\)/),
+      expect.stringMatching(/event_id "x" was already used at .* for a different change; /),
+    ]);
+    expect(((await rig.store.read(A)) as ContactState).fields.contact_name).toBe('Ana');
+    expect((await theirs(A))?.notes).toEqual(['once']);
+    expect(await rig.store.read(B)).toBeNull();
+  });
+
+  it('an id claimed by a delivery that died before applying it is applied by the next delivery', async () => {
+    const change = { eventId: 'crash', phone: A, fields: { contact_name: 'Late' }, tags: [], note: 'after a crash' };
+    const db = documentClient({
+      region: LOCAL_REGION,
+      endpoints: { dynamodb: rig.dynamo.endpoint },
+      credentials: LOCAL_CREDENTIALS,
+    });
+    // As the store's claim leaves it when its Lambda dies between claiming the id and writing the contact.
+    await db.send(
+      new PutCommand({
+        TableName: rig.dynamo.tables.contacts,
+        Item: { pk: 'event#crash', kind: 'event', phone: A, digest: changeDigest(change), state: 'claimed', at: 'x' },
+      }),
+    );
+    db.destroy();
+    rig.send({ event_id: 'crash', phone_number: A, name: 'Late', note: 'after a crash' });
+    rig.send({ event_id: 'crash', phone_number: A, name: 'Late', note: 'after a crash' });
+    await rig.settle();
+    expect(await theirs(A)).toMatchObject({ contact_name: 'Late', notes: ['after a crash'] });
+    expect(rig.queue.deadLetters).toEqual([]);
   });
 });
 

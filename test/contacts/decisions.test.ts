@@ -61,6 +61,92 @@ describe('planApply: the upsert rules', () => {
   });
 });
 
+describe('planApply: changes in the order they were made (schema v2 changed_at)', () => {
+  const T = (minute: number) => new Date(Date.UTC(2026, 2, 2, 8, minute)).toISOString();
+  /** Applies changes in the order given, as the store does one after another. */
+  const applyAll = (changes: ContactChange[], now = NOW) => {
+    let s: ContactState | null = null;
+    const superseded: string[][] = [];
+    for (const c of changes) {
+      const plan = planApply(s, c, now);
+      superseded.push(plan.superseded);
+      if (plan.kind === 'write') s = plan.next;
+    }
+    return { state: s as unknown as ContactState, superseded };
+  };
+
+  it('an older change arriving last keeps the newer value; its other fields, tags and note still apply', () => {
+    const newer = change({ eventId: 'n', changedAt: T(30), fields: { contact_name: 'New' }, tags: ['b'] });
+    const older = change({
+      eventId: 'o',
+      changedAt: T(10),
+      fields: { contact_name: 'Old', city: 'Goa' },
+      tags: ['a'],
+      note: 'from before',
+    });
+    const { state: s, superseded } = applyAll([newer, older]);
+    expect(s.fields).toEqual({ contact_name: 'New', city: 'Goa' });
+    expect(s.fieldTimes).toEqual({ contact_name: T(30), city: T(10) });
+    expect(s.tags).toEqual(['b', 'a']);
+    expect(s.noteCount).toBe(1);
+    expect(superseded).toEqual([[], ['contact_name']]);
+  });
+
+  it('any arrival order of the same changes gives the same fields: each keeps its latest change', () => {
+    const changes = [
+      change({ eventId: 'a', changedAt: T(1), fields: { contact_name: 'A1', city: 'C1' } }),
+      change({ eventId: 'b', changedAt: T(2), fields: { contact_name: 'A2' } }),
+      change({ eventId: 'c', changedAt: T(3), fields: { city: 'C3', email: 'e@x.co' } }),
+      change({ eventId: 'd', changedAt: T(4), fields: { contact_name: 'A4', email: 'f@x.co' } }),
+    ];
+    const orders = (xs: ContactChange[]): ContactChange[][] =>
+      xs.length <= 1
+        ? [xs]
+        : xs.flatMap((x, i) => orders([...xs.slice(0, i), ...xs.slice(i + 1)]).map((r) => [x, ...r]));
+    for (const order of orders(changes))
+      expect(applyAll(order).state.fields, order.map((c) => c.eventId).join('')).toEqual({
+        contact_name: 'A4',
+        city: 'C3',
+        email: 'f@x.co',
+      });
+  });
+
+  it('the same value changed again later moves its time, so a change made in between does not win', () => {
+    const { state: s } = applyAll([
+      change({ eventId: 'a', changedAt: T(1), fields: { city: 'Pune' } }),
+      change({ eventId: 'c', changedAt: T(3), fields: { city: 'Pune' } }),
+      change({ eventId: 'b', changedAt: T(2), fields: { city: 'Goa' } }),
+    ]);
+    expect(s.fields.city).toBe('Pune');
+    expect(s.fieldTimes?.city).toBe(T(3));
+  });
+
+  it('a field stored before version 2 (no time) yields to any change', () => {
+    const plan = planApply(state(), change({ changedAt: T(0), fields: { city: 'Goa' } }), NOW);
+    expect(plan).toMatchObject({ kind: 'write', changed: true, next: { fields: { city: 'Goa' } } });
+  });
+
+  it('a version 1 change counts as made when it is applied: it wins over earlier changes, not later ones', () => {
+    const stored = applyAll([change({ eventId: 'v2', changedAt: T(30), fields: { city: 'Goa', email: 'a@b.co' } })]);
+    // Applied at 08:20: the v2 change of 08:30 (a clock a little ahead) stays; at 09:00 the v1 change wins.
+    const early = planApply(stored.state, change({ eventId: 'v1', fields: { city: 'Pune' } }), new Date(T(20)));
+    expect(early).toMatchObject({ kind: 'unchanged', superseded: ['city'] });
+    const late = planApply(stored.state, change({ eventId: 'v1', fields: { city: 'Pune' } }), NOW);
+    expect(late).toMatchObject({
+      kind: 'write',
+      next: { fields: { city: 'Pune', email: 'a@b.co' }, fieldTimes: { city: NOW.toISOString(), email: T(30) } },
+    });
+  });
+
+  it('a version 1 change repeating the stored value writes nothing', () => {
+    const { state: s } = applyAll([change({ eventId: 'a', changedAt: T(1), fields: { city: 'Pune' } })]);
+    expect(planApply(s, change({ eventId: 'b', fields: { city: 'Pune' } }), NOW)).toEqual({
+      kind: 'unchanged',
+      superseded: [],
+    });
+  });
+});
+
 describe('planContactPush: only what changed since the last push', () => {
   const note = (seq: number) => ({ seq, text: `n${seq}`, eventId: `e${seq}`, at: NOW.toISOString() });
 

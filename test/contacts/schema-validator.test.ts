@@ -4,12 +4,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Ajv } from 'ajv';
 import { describe, expect, it } from 'vitest';
-import { validate as compiled } from '#contacts/contact-upserted.v1.validator.ts';
+import { validateV1, validateV2 } from '#contacts/contact-upserted.validator.ts';
 
 const ROOT = new URL('../..', import.meta.url).pathname;
-const schema = JSON.parse(readFileSync(`${ROOT}schemas/contact-upserted.v1.json`, 'utf8'));
+const schemaFile = (v: number) => JSON.parse(readFileSync(`${ROOT}schemas/contact-upserted.v${v}.json`, 'utf8'));
+const v1 = schemaFile(1);
+const v2 = schemaFile(2);
 
-describe('the Contact Upserted schema, compiled ahead of time', () => {
+describe('the Contact Upserted schemas, compiled ahead of time', () => {
   it('is what npm run build:validators compiles the schema to now', () => {
     const dir = mkdtempSync(join(tmpdir(), 'callsheet-validator-'));
     try {
@@ -21,14 +23,24 @@ describe('the Contact Upserted schema, compiled ahead of time', () => {
       expect(printed).toContain(`wrote ${out}`);
       expect(
         readFileSync(out, 'utf8'),
-        'schemas/contact-upserted.v1.json changed: run npm run build:validators and commit the validator',
-      ).toBe(readFileSync(`${ROOT}functions/contacts/contact-upserted.v1.validator.ts`, 'utf8'));
+        'schemas/contact-upserted.v*.json changed: run npm run build:validators and commit the validator',
+      ).toBe(readFileSync(`${ROOT}functions/contacts/contact-upserted.validator.ts`, 'utf8'));
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
   });
 
-  const runtime = new Ajv({ allErrors: true, strict: true }).compile(schema);
+  it('version 2 is version 1 with changed_at, required along with schema_version 2', () => {
+    const { changed_at, schema_version, ...rest } = v2.properties;
+    const { schema_version: _v1, ...v1rest } = v1.properties;
+    expect(rest).toEqual(v1rest);
+    expect(schema_version).toMatchObject({ const: 2 });
+    expect(changed_at).toMatchObject({ type: 'string' });
+    expect([...v2.required].sort()).toEqual([...v1.required, 'schema_version', 'changed_at'].sort());
+    expect(v2.additionalProperties).toBe(false);
+  });
+
+  const runtime = new Ajv({ allErrors: true, strict: true }).compile(v1);
   const events: [string, unknown][] = [
     ['minimal', { event_id: 'e1', phone_number: '+14155552671' }],
     [
@@ -64,9 +76,32 @@ describe('the Contact Upserted schema, compiled ahead of time', () => {
     ['null', null],
   ];
 
-  it.each(events)('judges "%s" as Ajv compiling the schema at run time does, with the same errors', (_, event) => {
-    const ok = compiled(event);
+  it.each(events)('v1: judges "%s" as Ajv compiling the schema at run time does, with the same errors', (_, event) => {
+    const ok = validateV1(event);
     expect(ok).toBe(runtime(event));
-    expect((compiled as unknown as { errors?: unknown }).errors ?? null).toEqual(runtime.errors ?? null);
+    expect((validateV1 as unknown as { errors?: unknown }).errors ?? null).toEqual(runtime.errors ?? null);
+  });
+
+  const runtimeV2 = new Ajv({ allErrors: true, strict: true }).compile(v2);
+  const base = { schema_version: 2, event_id: 'e', phone_number: '+14155552671' };
+  const eventsV2: [string, unknown, boolean][] = [
+    ['UTC with milliseconds', { ...base, changed_at: '2026-03-02T09:15:00.250Z' }, true],
+    ['an offset, nanoseconds', { ...base, changed_at: '2026-03-02T09:15:00.123456789+05:30' }, true],
+    ['no changed_at', base, false],
+    ['no schema_version', { event_id: 'e', phone_number: '+1', changed_at: '2026-03-02T09:15:00Z' }, false],
+    ['no offset', { ...base, changed_at: '2026-03-02T09:15:00' }, false],
+    ['no seconds', { ...base, changed_at: '2026-03-02T09:15Z' }, false],
+    ['a date only', { ...base, changed_at: '2026-03-02' }, false],
+    ['epoch milliseconds', { ...base, changed_at: 1772442900000 }, false],
+    ['hour 24', { ...base, changed_at: '2026-03-02T24:00:00Z' }, false],
+    ['a leap second', { ...base, changed_at: '2026-12-31T23:59:60Z' }, false],
+    ['trailing text', { ...base, changed_at: '2026-03-02T09:15:00Z and more' }, false],
+    ['every v1 field', { ...base, changed_at: '2026-03-02T09:15:00Z', name: 'Ann', tags: ['a'], note: 'n' }, true],
+  ];
+
+  it.each(eventsV2)('v2: judges "%s" (valid: %s) as Ajv at run time does', (_, event, valid) => {
+    expect(validateV2(event)).toBe(valid);
+    expect(runtimeV2(event)).toBe(valid);
+    expect((validateV2 as unknown as { errors?: unknown }).errors ?? null).toEqual(runtimeV2.errors ?? null);
   });
 });
