@@ -180,16 +180,42 @@ export class CampaignStore implements BrakeRegister {
     await this.set(partKey, { '#watch': watch }, { '#watch': 'watch' });
   }
 
-  /** Records a safety action; `quiet` also marks the last look's campaign as confirmed not dialling. */
-  async markSecured(partKey: string, secured: Secured, quiet = false): Promise<void> {
-    const record = quiet ? await this.get(partKey) : null;
-    if (record?.watch)
-      await this.set(
-        partKey,
-        { '#secured': secured, '#watch.#quiet': true },
-        { '#secured': 'secured', '#watch': 'watch', '#quiet': 'quiet' },
-      );
-    else await this.set(partKey, { '#secured': secured }, { '#secured': 'secured' });
+  /**
+   * Records a safety action. `quietLook`, the look the action was decided on, is also marked as confirmed not
+   * dialling, but only while it is still the last look: one the workflow made meanwhile says for itself whether the
+   * campaign dials (it may have resumed it), and a quiet flag there would turn the sweeper's checks off until the
+   * workflow's next look.
+   */
+  async markSecured(partKey: string, secured: Secured, quietLook?: Watch): Promise<void> {
+    if (quietLook) {
+      try {
+        await this.db.send(
+          new UpdateCommand({
+            TableName: this.table,
+            Key: { pk: partPk(partKey) },
+            UpdateExpression: 'SET #secured = :secured, #watch.#quiet = :quiet',
+            ConditionExpression: '#watch.#execution = :execution AND #watch.#observedAt = :observedAt',
+            ExpressionAttributeNames: {
+              '#secured': 'secured',
+              '#watch': 'watch',
+              '#quiet': 'quiet',
+              '#execution': 'execution',
+              '#observedAt': 'observedAt',
+            },
+            ExpressionAttributeValues: {
+              ':secured': secured,
+              ':quiet': true,
+              ':execution': quietLook.execution,
+              ':observedAt': quietLook.observedAt,
+            },
+          }),
+        );
+        return;
+      } catch (err) {
+        if (!isConditionFailed(err)) throw err;
+      }
+    }
+    await this.set(partKey, { '#secured': secured }, { '#secured': 'secured' });
   }
 
   /** Parts whose workflow has not ended, for the sweeper (a scan: the table holds one item per part). */
