@@ -11,13 +11,15 @@ import { type PartRow, partWorkbook, readPartFile } from '#commons/spreadsheet/p
 import type { SuppressionList } from '#commons/suppression-list.ts';
 import { writeOutcomeReport } from './campaign-report.ts';
 import { type FollowUpGroup, planFollowUp } from './follow-up.ts';
-import { RootReport } from './root-report.ts';
+import { type FollowUpRegister, RootReport } from './root-report.ts';
 
 export interface PartEndDeps {
   outcomes: OutcomeService;
   suppression: Pick<SuppressionList, 'matching'>;
   caps: Pick<FrequencyCapStore, 'admitAll'>;
   objects: ObjectStore;
+  /** Where the rounds started under a root part are recorded, for its report. */
+  rounds: FollowUpRegister;
   /** Starts executions on the state machine of the given ARN, at most once per name. */
   starter: (stateMachineArn: string) => LifecycleStarter;
   log: Log;
