@@ -89,10 +89,32 @@ export class CallsheetStack extends Stack {
       alarmEmail: settings.get('ALARM_EMAIL') as string | undefined,
     });
     this.monitoring.watchFunction('Intake', this.intake.function.fn);
-    this.monitoring.watchFunction('Lifecycle', this.lifecycle.steps.fn);
-    this.monitoring.watchFunction('Guard', this.guard.guard.fn);
-    this.monitoring.watchFunction('Sweeper', this.guard.sweeper.fn);
-    this.monitoring.watchFunction('WebhookReceiver', this.webhooks.receiver.fn);
+    this.monitoring.watchFunction(
+      'Lifecycle',
+      this.lifecycle.steps.fn,
+      'Step Functions retries the step, but a look, and so a pause, may come late (LIFECYCLE_CONCURRENCY).',
+    );
+    this.monitoring.watchFunction(
+      'Guard',
+      this.guard.guard.fn,
+      'Lambda retries the event, but a campaign whose workflow ended waits to be secured (GUARD_CONCURRENCY).',
+    );
+    this.monitoring.watchFunction(
+      'Sweeper',
+      this.guard.sweeper.fn,
+      'a sweep ran past the next one, or instances are short (SWEEPER_CONCURRENCY).',
+    );
+    this.monitoring.watchHeartbeat('Sweeper', this.guard.sweeper.fn, this.guard.sweepInterval);
+    this.monitoring.watchQueue('Guard', this.guard.failures, {
+      id: 'GuardFailures',
+      description:
+        'A guard event was not delivered or its guard failed on every attempt: check and secure the campaign of each message by hand.',
+    });
+    this.monitoring.watchFunction(
+      'WebhookReceiver',
+      this.webhooks.receiver.fn,
+      'webhooks were answered 429 (a flood on the URL, or WEBHOOK_CONCURRENCY too low); lost outcomes come back with reconcileOutcomes.',
+    );
     this.monitoring.watchFunction('OutcomeProcessor', this.webhooks.processor.fn);
     this.monitoring.watchQueue('Intake', this.uploads.deadLetters);
     this.monitoring.watchQueue('Outcomes', this.webhooks.deadLetters);

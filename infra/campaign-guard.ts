@@ -3,7 +3,9 @@ import type { TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import { SqsDestination } from 'aws-cdk-lib/aws-lambda-destinations';
 import type { Bucket } from 'aws-cdk-lib/aws-s3';
+import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import type { StateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
 import { stepWorstCaseSeconds } from '#lifecycle/config.ts';
@@ -35,6 +37,10 @@ export class CampaignGuard extends Construct {
   public readonly sweeper: CallsheetFunction;
   public readonly statusRule: Rule;
   public readonly sweepRule: Rule;
+  /** Guard events EventBridge could not deliver, and guard invocations that failed on every attempt. */
+  public readonly failures: Queue;
+  /** How often the sweeper is scheduled (its heartbeat alarm allows for a few intervals). */
+  public readonly sweepInterval: Duration;
 
   constructor(scope: Construct, id: string, props: CampaignGuardProps) {
     super(scope, id);
@@ -77,15 +83,40 @@ export class CampaignGuard extends Construct {
         ],
       );
     }
+    // A lost guard event is a campaign nobody secures: both ways of losing one end in this queue, which an alarm
+    // watches (infra/monitoring.ts). SQS-managed encryption: a rule's dead-letter queue cannot use the AWS-managed key.
+    this.failures = new Queue(this, 'GuardFailures', {
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      retentionPeriod: Duration.days(14),
+    });
+    acknowledge(
+      this.failures,
+      'This queue is itself a dead-letter queue (of the guard rule’s target and of the guard’s async invocations); an operator reads it, nothing consumes it.',
+      ['SQS3'],
+    );
+    // Invocations that throw are tried twice more, then recorded with their event.
+    this.guard.fn.configureAsyncInvoke({
+      onFailure: new SqsDestination(this.failures),
+      retryAttempts: 2,
+      maxEventAge: Duration.hours(2),
+    });
     // Step Functions sends execution status changes to the default bus.
     this.statusRule = new Rule(this, 'ExecutionEnded', {
       description: 'callsheet: lifecycle executions that failed, timed out or were aborted',
       eventPattern: guardEventPattern(props.stateMachine.stateMachineArn),
-      targets: [new LambdaFunction(this.guard.fn, { retryAttempts: 8, maxEventAge: Duration.hours(2) })],
+      targets: [
+        new LambdaFunction(this.guard.fn, {
+          retryAttempts: 8,
+          maxEventAge: Duration.hours(2),
+          deadLetterQueue: this.failures,
+        }),
+      ],
     });
+    this.sweepInterval = Duration.minutes(sweepMinutes);
     this.sweepRule = new Rule(this, 'Sweep', {
       description: 'callsheet: the sweeper’s schedule',
-      schedule: Schedule.rate(Duration.minutes(sweepMinutes)),
+      schedule: Schedule.rate(this.sweepInterval),
       targets: [new LambdaFunction(this.sweeper.fn, { retryAttempts: 2 })],
     });
   }

@@ -2,15 +2,16 @@ import { Aws, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import type { TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { EventBus } from 'aws-cdk-lib/aws-events';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
-import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import type { Bucket } from 'aws-cdk-lib/aws-s3';
 import { DefinitionBody, LogLevel, StateMachine, StateMachineType } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
 import { TABLES } from '#commons/tables.ts';
 import { stepWorstCaseSeconds } from '#lifecycle/config.ts';
 import { DEFAULT_EXECUTION_TIMEOUT_SECONDS, renderLifecycleDocument } from '#state-machines/lifecycle-document.ts';
-import { CallsheetFunction } from './callsheet-function.ts';
+import { CallsheetFunction, retentionOf } from './callsheet-function.ts';
 import { acknowledge } from './nag.ts';
+import { settingsOf } from './settings.ts';
 import type { VoiceApiCredentials } from './voice-api-credentials.ts';
 
 export const LIFECYCLE_NAME = 'callsheet-lifecycle';
@@ -82,9 +83,10 @@ export class CampaignLifecycle extends Construct {
       definitionSubstitutions: { LifecycleFunctionArn: fn.currentVersion.functionArn },
       tracingEnabled: true,
       logs: {
+        // Kept like the functions' logs: an execution's history is evidence after the stack is gone.
         destination: new LogGroup(this, 'Logs', {
-          retention: RetentionDays.ONE_MONTH,
-          removalPolicy: RemovalPolicy.DESTROY,
+          retention: retentionOf(settingsOf(this)?.integer('LOG_RETENTION_DAYS') ?? 30),
+          removalPolicy: RemovalPolicy.RETAIN,
         }),
         level: LogLevel.ALL,
       },

@@ -149,26 +149,22 @@ export class Monitoring extends Construct {
         usingMetrics: { requests: callsheetMetric(METRIC.apiRequests), errors: callsheetMetric(name) },
         period: FIVE_MINUTES,
       });
-    this.alarm(
-      'ApiClientErrorRate',
-      rate(METRIC.apiClientErrors),
-      5,
-      'Over 5 % of Voice API requests answered 4xx.',
-      2,
-    );
+    this.alarm('ApiClientErrorRate', rate(METRIC.apiClientErrors), 5, 'Over 5 % of Voice API requests answered 4xx.', {
+      periods: 2,
+    });
     this.alarm(
       'ApiServerErrorRate',
       rate(METRIC.apiServerErrors),
       5,
       'Over 5 % of Voice API requests failed (5xx or no answer).',
-      2,
+      { periods: 2 },
     );
     this.alarm(
       'ApiThrottleRate',
       rate(METRIC.apiThrottled),
       10,
       'Over 10 % of Voice API requests answered 429: lower the concurrency settings or raise the plan.',
-      2,
+      { periods: 2 },
     );
 
     this.dashboard = new Dashboard(this, 'Dashboard', {
@@ -218,13 +214,19 @@ export class Monitoring extends Construct {
     );
   }
 
-  /** Alarms on the function's errors and puts its errors, throttles and duration on the dashboard. */
-  watchFunction(name: string, fn: IFunction): void {
+  /**
+   * Alarms on the function's errors (and, when `throttled` says what a throttle means for it, on its throttles) and
+   * puts its invocations, errors, throttles and duration on the dashboard. No data is no throttle: most of these
+   * functions are idle most of the time.
+   */
+  watchFunction(name: string, fn: IFunction, throttled?: string): void {
     this.alarm(`${name}Errors`, fn.metricErrors({ period: FIVE_MINUTES }), 1, `The ${name} function failed.`);
+    const throttles = fn.metricThrottles({ period: FIVE_MINUTES, statistic: 'Sum' });
+    if (throttled) this.alarm(`${name}Throttles`, throttles, 1, `The ${name} function was throttled: ${throttled}`);
     this.dashboard.addWidgets(
       new GraphWidget({
         title: `${name} function`,
-        left: [fn.metricInvocations({ period: FIVE_MINUTES }), fn.metricErrors({ period: FIVE_MINUTES })],
+        left: [fn.metricInvocations({ period: FIVE_MINUTES }), fn.metricErrors({ period: FIVE_MINUTES }), throttles],
         right: [fn.metricDuration({ period: FIVE_MINUTES, statistic: 'p95' })],
         width: 12,
         height: 6,
@@ -232,14 +234,45 @@ export class Monitoring extends Construct {
     );
   }
 
-  /** Alarms when a dead-letter queue holds anything (README, Operations: "Replay a dead-letter queue"). */
-  watchQueue(name: string, deadLetters: IQueue): void {
+  /**
+   * Alarms when a scheduled function was not invoked for three of its intervals (one late or skipped run is not
+   * yet an alarm). No data counts as not run: a function that is never invoked publishes nothing at all.
+   */
+  watchHeartbeat(name: string, fn: IFunction, interval: Duration): void {
+    // CloudWatch evaluates at most a day at once.
+    const period = Duration.minutes(Math.min(3 * interval.toMinutes(), 24 * 60));
+    this.alarm(
+      `${name}NotRunning`,
+      fn.metricInvocations({ period, statistic: 'Sum' }),
+      1,
+      `The ${name} function was not invoked for ${period.toMinutes()} minutes: the safety net is not looking at running campaigns.`,
+      { comparison: ComparisonOperator.LESS_THAN_THRESHOLD, missing: TreatMissingData.BREACHING },
+    );
+  }
+
+  /**
+   * Alarms when a dead-letter queue holds anything (docs/operations.md: "Replay a dead-letter queue"), as
+   * `<name>DeadLetters` unless `alarm` names it and says what its messages mean.
+   */
+  watchQueue(name: string, deadLetters: IQueue, alarm?: { id: string; description: string }): void {
     const depth = deadLetters.metricApproximateNumberOfMessagesVisible({ period: FIVE_MINUTES, statistic: 'Maximum' });
-    this.alarm(`${name}DeadLetters`, depth, 1, `Messages in the ${name} dead-letter queue: replay them once fixed.`);
+    this.alarm(
+      alarm?.id ?? `${name}DeadLetters`,
+      depth,
+      1,
+      alarm?.description ?? `Messages in the ${name} dead-letter queue: replay them once fixed.`,
+    );
     this.dashboard.addWidgets(new GraphWidget({ title: `${name} dead letters`, left: [depth], width: 12, height: 6 }));
   }
 
-  private alarm(id: string, metric: IMetric, threshold: number, description: string, periods = 1): Alarm {
+  private alarm(
+    id: string,
+    metric: IMetric,
+    threshold: number,
+    description: string,
+    options: { periods?: number; comparison?: ComparisonOperator; missing?: TreatMissingData } = {},
+  ): Alarm {
+    const periods = options.periods ?? 1;
     const alarm = new Alarm(this, id, {
       alarmName: `${Stack.of(this).stackName}-${id}`,
       alarmDescription: description,
@@ -247,8 +280,8 @@ export class Monitoring extends Construct {
       threshold,
       evaluationPeriods: periods,
       datapointsToAlarm: periods,
-      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-      treatMissingData: TreatMissingData.NOT_BREACHING,
+      comparisonOperator: options.comparison ?? ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      treatMissingData: options.missing ?? TreatMissingData.NOT_BREACHING,
     });
     alarm.addAlarmAction(this.action);
     this.alarms.push(alarm);

@@ -146,6 +146,37 @@ export const SETTINGS = {
     stack: 'reserved concurrency of the lifecycle step function',
     doc: 'Lifecycle steps run at once. Default: API_BUDGET_PER_MINUTE / 20, from 2 to 50.',
   },
+  GUARD_CONCURRENCY: {
+    type: 'integer',
+    min: 1,
+    readBy: [],
+    stack: 'reserved concurrency of the guard',
+    doc: 'Guards run at once, each securing one campaign whose workflow ended badly; kept for them whatever else runs. Default: as LIFECYCLE_CONCURRENCY’s.',
+  },
+  SWEEPER_CONCURRENCY: {
+    type: 'integer',
+    min: 1,
+    readBy: [],
+    stack: 'reserved concurrency of the sweeper',
+    default: 2,
+    doc: 'Sweeps run at once (a slow sweep and the next one); kept for the sweeper whatever else runs.',
+  },
+  WEBHOOK_CONCURRENCY: {
+    type: 'integer',
+    min: 1,
+    readBy: [],
+    stack: 'reserved concurrency of the webhook receiver',
+    default: 10,
+    doc: 'Most webhook requests handled at once; a flood on the public URL beyond it is answered 429 instead of taking instances the rest of the account needs.',
+  },
+  ACCOUNT_CONCURRENCY: {
+    type: 'integer',
+    min: 10,
+    readBy: [],
+    stack: 'checks that the concurrency caps leave the 100 unreserved instances Lambda keeps',
+    default: 1000,
+    doc: 'The account’s Lambda concurrent executions in the region, less what other stacks reserve (the default quota is 1000).',
+  },
   DEFAULT_COUNTRY: {
     type: 'string',
     pattern: /^[A-Za-z]{2}$/,
@@ -346,9 +377,9 @@ export const SETTINGS = {
     type: 'integer',
     min: 1,
     readBy: [],
-    stack: 'function log groups',
+    stack: 'function and state machine log groups',
     default: 30,
-    doc: 'Days function logs are kept (rounded up to a value CloudWatch offers).',
+    doc: 'Days function and workflow logs are kept (rounded up to a value CloudWatch offers).',
   },
   UPLOAD_RETENTION_DAYS: {
     type: 'integer',
@@ -369,6 +400,9 @@ export const SETTINGS = {
 } satisfies Record<string, SettingSpec>;
 
 export type SettingName = keyof typeof SETTINGS;
+
+/** Lambda keeps this many of the account's concurrent executions for functions without a reservation. */
+const UNRESERVED_MINIMUM = 100;
 type Value = string | number | boolean;
 
 export const CONFIG_FILE = 'callsheet.config.json';
@@ -467,13 +501,21 @@ export class Settings {
     return props;
   }
 
-  /** Concurrency caps from the API budget: each running step or upload makes a few API requests a minute. */
-  concurrency(): { intake: number; lifecycle: number } {
+  /**
+   * Reserved concurrency of the functions that have a cap. Intake and the lifecycle are sized to the API budget:
+   * each running step or upload makes a few API requests a minute; a guard does what one secure step does. The
+   * guard and the sweeper get their instances whatever else runs; the webhook receiver, public, gets no more.
+   */
+  concurrency(): Record<'intake' | 'lifecycle' | 'guard' | 'sweeper' | 'webhooks', number> {
     const rpm = this.integer('API_BUDGET_PER_MINUTE') || 100;
     const clamp = (v: number, lo: number, hi: number) => Math.min(hi, Math.max(lo, Math.floor(v)));
+    const lifecycle = (this.values.LIFECYCLE_CONCURRENCY as number | undefined) ?? clamp(rpm / 20, 2, 50);
     return {
       intake: (this.values.INTAKE_CONCURRENCY as number | undefined) ?? clamp(rpm / 50, 2, 10),
-      lifecycle: (this.values.LIFECYCLE_CONCURRENCY as number | undefined) ?? clamp(rpm / 20, 2, 50),
+      lifecycle,
+      guard: (this.values.GUARD_CONCURRENCY as number | undefined) ?? clamp(rpm / 20, 2, 50),
+      sweeper: this.integer('SWEEPER_CONCURRENCY'),
+      webhooks: this.integer('WEBHOOK_CONCURRENCY'),
     };
   }
 
@@ -501,7 +543,22 @@ export class Settings {
     }
     if (this.integer('POLL_MIN_SECONDS') > this.integer('POLL_MAX_SECONDS'))
       problems.push('POLL_MIN_SECONDS is larger than POLL_MAX_SECONDS');
+    problems.push(...this.concurrencyProblems());
     return problems;
+  }
+
+  /** Lambda refuses a reservation that leaves fewer than 100 unreserved instances: say so at synth, not at deploy. */
+  private concurrencyProblems(): string[] {
+    const caps = Object.entries(this.concurrency());
+    const reserved = caps.reduce((sum, [, n]) => sum + n, 0);
+    const account = this.integer('ACCOUNT_CONCURRENCY');
+    if (account - reserved >= UNRESERVED_MINIMUM) return [];
+    return [
+      `the concurrency caps reserve ${reserved} instances (${caps.map(([f, n]) => `${f} ${n}`).join(', ')}), which ` +
+        `leaves ${account - reserved} of ACCOUNT_CONCURRENCY=${account} unreserved; Lambda keeps at least ` +
+        `${UNRESERVED_MINIMUM} unreserved: lower the caps or have AWS raise the account’s concurrent executions ` +
+        '(Service Quotas)',
+    ];
   }
 }
 

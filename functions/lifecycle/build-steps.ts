@@ -74,7 +74,7 @@ export async function buildLifecycleSteps(config: LifecycleConfig, options: Buil
       ? await buildPartEndOutcomes(
           config.outcomes.config,
           config.outcomes.caps,
-          { sfn, objects },
+          { sfn, objects, rounds: campaigns },
           { now, ...(options.log ? { log: options.log } : {}), ...(options.api ? { api: options.api } : {}) },
         )
       : null,

@@ -1,5 +1,6 @@
 import { type DynamoDBDocumentClient, GetCommand, PutCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { isConditionFailed } from '#commons/aws/conditional-write.ts';
+import type { FollowUpStarted } from '#commons/part-outcomes.ts';
 import type { PartWindow } from '#commons/window-plan.ts';
 import type { BrakeRegister } from './campaign-safety.ts';
 
@@ -54,9 +55,25 @@ export interface CampaignRecord {
   finishedAt?: string;
   watch?: Watch;
   secured?: Secured;
+  /** On a root part's record: every follow-up round started after it, by the round's part key. */
+  followUpRounds?: Record<string, FollowUpStarted>;
 }
 
 const partPk = (partKey: string) => `part#${partKey}`;
+
+/** Recorded rounds in part-key order, each with its fields in one order (DynamoDB keeps no order in a map). */
+const roundsInOrder = (rounds: Record<string, FollowUpStarted> | undefined): FollowUpStarted[] =>
+  Object.values(rounds ?? {})
+    .map((r) => ({
+      round: r.round,
+      partKey: r.partKey,
+      outcomes: r.outcomes,
+      contacts: r.contacts,
+      notBefore: r.notBefore,
+      sheet: r.sheet,
+      report: r.report,
+    }))
+    .sort((a, b) => a.partKey.localeCompare(b.partKey));
 const campaignPk = (campaignId: string) => `campaign#${campaignId}`;
 const brakePk = (agentId: string) => `brake#${agentId}`;
 
@@ -180,16 +197,86 @@ export class CampaignStore implements BrakeRegister {
     await this.set(partKey, { '#watch': watch }, { '#watch': 'watch' });
   }
 
-  /** Records a safety action; `quiet` also marks the last look's campaign as confirmed not dialling. */
-  async markSecured(partKey: string, secured: Secured, quiet = false): Promise<void> {
-    const record = quiet ? await this.get(partKey) : null;
-    if (record?.watch)
-      await this.set(
-        partKey,
-        { '#secured': secured, '#watch.#quiet': true },
-        { '#secured': 'secured', '#watch': 'watch', '#quiet': 'quiet' },
+  /**
+   * Records a safety action. `quietLook`, the look the action was decided on, is also marked as confirmed not
+   * dialling, but only while it is still the last look: one the workflow made meanwhile says for itself whether the
+   * campaign dials (it may have resumed it), and a quiet flag there would turn the sweeper's checks off until the
+   * workflow's next look.
+   */
+  async markSecured(partKey: string, secured: Secured, quietLook?: Watch): Promise<void> {
+    if (quietLook) {
+      try {
+        await this.db.send(
+          new UpdateCommand({
+            TableName: this.table,
+            Key: { pk: partPk(partKey) },
+            UpdateExpression: 'SET #secured = :secured, #watch.#quiet = :quiet',
+            ConditionExpression: '#watch.#execution = :execution AND #watch.#observedAt = :observedAt',
+            ExpressionAttributeNames: {
+              '#secured': 'secured',
+              '#watch': 'watch',
+              '#quiet': 'quiet',
+              '#execution': 'execution',
+              '#observedAt': 'observedAt',
+            },
+            ExpressionAttributeValues: {
+              ':secured': secured,
+              ':quiet': true,
+              ':execution': quietLook.execution,
+              ':observedAt': quietLook.observedAt,
+            },
+          }),
+        );
+        return;
+      } catch (err) {
+        if (!isConditionFailed(err)) throw err;
+      }
+    }
+    await this.set(partKey, { '#secured': secured }, { '#secured': 'secured' });
+  }
+
+  /**
+   * Records follow-up rounds started after a root part, each under its own key in the root's record, so the ends
+   * of two rounds adding theirs at once never overwrite each other; answers every round recorded. A root without a
+   * record (never in a deployed stack: its campaign ran) gets none, and the rounds given are answered.
+   */
+  async addFollowUpRounds(rootPartKey: string, rounds: FollowUpStarted[]): Promise<FollowUpStarted[]> {
+    const key = { pk: partPk(rootPartKey) };
+    try {
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: key,
+          UpdateExpression: 'SET #rounds = if_not_exists(#rounds, :none)',
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeNames: { '#rounds': 'followUpRounds' },
+          ExpressionAttributeValues: { ':none': {} },
+        }),
       );
-    else await this.set(partKey, { '#secured': secured }, { '#secured': 'secured' });
+    } catch (err) {
+      if (!isConditionFailed(err)) throw err;
+      return roundsInOrder(Object.fromEntries(rounds.map((r) => [r.partKey, r])));
+    }
+    if (rounds.length === 0) return this.followUpRounds(rootPartKey);
+    const out = await this.db.send(
+      new UpdateCommand({
+        TableName: this.table,
+        Key: key,
+        UpdateExpression: `SET ${rounds.map((_, i) => `#rounds.#k${i} = :v${i}`).join(', ')}`,
+        ExpressionAttributeNames: {
+          '#rounds': 'followUpRounds',
+          ...Object.fromEntries(rounds.map((r, i) => [`#k${i}`, r.partKey])),
+        },
+        ExpressionAttributeValues: Object.fromEntries(rounds.map((r, i) => [`:v${i}`, r])),
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return roundsInOrder((out.Attributes as CampaignRecord | undefined)?.followUpRounds);
+  }
+
+  /** Every follow-up round recorded under a root part, by part key. */
+  async followUpRounds(rootPartKey: string): Promise<FollowUpStarted[]> {
+    return roundsInOrder((await this.get(rootPartKey))?.followUpRounds);
   }
 
   /** Parts whose workflow has not ended, for the sweeper (a scan: the table holds one item per part). */

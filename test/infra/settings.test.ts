@@ -109,12 +109,35 @@ describe('deployment settings', () => {
   });
 
   it('sizes the concurrency caps from the API budget', () => {
-    expect(load(root(URL_SETTING)).concurrency()).toEqual({ intake: 2, lifecycle: 5 });
+    expect(load(root(URL_SETTING)).concurrency()).toEqual({
+      intake: 2,
+      lifecycle: 5,
+      guard: 5,
+      sweeper: 2,
+      webhooks: 10,
+    });
     expect(load(root({ ...URL_SETTING, API_BUDGET_PER_MINUTE: 500 })).concurrency()).toEqual({
       intake: 10,
       lifecycle: 25,
+      guard: 25,
+      sweeper: 2,
+      webhooks: 10,
     });
     expect(load(root({ ...URL_SETTING, LIFECYCLE_CONCURRENCY: 3 })).concurrencyFor('lifecycle')).toBe(3);
+    expect(load(root({ ...URL_SETTING, GUARD_CONCURRENCY: 4 })).concurrencyFor('guard')).toBe(4);
+  });
+
+  it('refuses caps that would leave the account less than the 100 unreserved instances Lambda keeps', () => {
+    // 2 + 5 + 5 + 2 + 10 = 24 reserved by default: an account of 124 is just enough.
+    expect(() => load(root({ ...URL_SETTING, ACCOUNT_CONCURRENCY: 124 }))).not.toThrow();
+    expect(problemsOf(() => load(root({ ...URL_SETTING, ACCOUNT_CONCURRENCY: 123 })))).toEqual([
+      'the concurrency caps reserve 24 instances (intake 2, lifecycle 5, guard 5, sweeper 2, webhooks 10), which ' +
+        'leaves 99 of ACCOUNT_CONCURRENCY=123 unreserved; Lambda keeps at least 100 unreserved: lower the caps ' +
+        'or have AWS raise the account’s concurrent executions (Service Quotas)',
+    ]);
+    expect(problemsOf(() => load(root({ ...URL_SETTING, WEBHOOK_CONCURRENCY: 900 })))).toEqual([
+      expect.stringMatching(/^the concurrency caps reserve 914 instances .* leaves 86 of ACCOUNT_CONCURRENCY=1000 /),
+    ]);
   });
 
   it('parses the committed callsheet.config.json with a URL added', () => {

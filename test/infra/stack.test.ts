@@ -1,31 +1,10 @@
-import { Match, Template } from 'aws-cdk-lib/assertions';
+import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { TABLES } from '#commons/tables.ts';
-import { buildApp } from '#infra/build-app.ts';
 import { SETTINGS, type SettingSpec } from '#infra/settings.ts';
+import { FUNCTION_IDS, functionOf, type Resource, resources, synth } from './template.ts';
 
-type Resource = { Type: string; Properties: Record<string, unknown>; DeletionPolicy?: string };
 type Statement = { Effect: string; Action: string | string[]; Resource: unknown };
-
-/**
- * Synthesizes the stack (cdk-nag included) with the bundling skipped: these tests read the template, not the
- * zips (bench/bundles.ts measures those; test/infra.test.ts synthesizes with bundling).
- */
-function synth(context: Record<string, unknown> = {}): Template {
-  const { app, stack } = buildApp({
-    outdir: `${process.env.TMPDIR ?? '/tmp'}/callsheet-cdk-stack-${process.pid}-${Math.random().toString(36).slice(2)}`,
-    context: {
-      'aws:cdk:bundling-stacks': [],
-      'callsheet:VOICE_API_URL': 'https://voice.example.test',
-      ...context,
-    },
-  });
-  app.synth();
-  return Template.fromStack(stack);
-}
-
-const resources = (t: Template, type: string) =>
-  Object.entries(t.toJSON().Resources as Record<string, Resource>).filter(([, r]) => r.Type === type);
 
 /** Every IAM statement of the stack with the logical id of its policy. */
 function statements(t: Template): { policy: string; s: Statement }[] {
@@ -35,21 +14,6 @@ function statements(t: Template): { policy: string; s: Statement }[] {
 }
 const list = <T>(v: T | T[]): T[] => (Array.isArray(v) ? v : [v]);
 
-/** The function of a folder, found by its logical id (CallsheetFunction ids in infra/). */
-const FUNCTION_IDS: Record<string, RegExp> = {
-  intake: /^IntakeFunction[0-9A-F]{8}$/,
-  lifecycle: /^LifecycleStepsFunction[0-9A-F]{8}$/,
-  guard: /^GuardFunction[0-9A-F]{8}$/,
-  sweeper: /^GuardSweeperFunction[0-9A-F]{8}$/,
-  webhooks: /^WebhooksReceiverFunction[0-9A-F]{8}$/,
-  outcomes: /^WebhooksProcessorFunction[0-9A-F]{8}$/,
-  contacts: /^ContactsFunction[0-9A-F]{8}$/,
-};
-function functionOf(t: Template, folder: string): Resource {
-  const found = resources(t, 'AWS::Lambda::Function').filter(([id]) => FUNCTION_IDS[folder]?.test(id));
-  expect(found, folder).toHaveLength(1);
-  return (found[0] as [string, Resource])[1];
-}
 const envOf = (r: Resource) =>
   ((r.Properties.Environment as { Variables?: Record<string, unknown> } | undefined)?.Variables ?? {}) as Record<
     string,

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { sfnClient } from '#commons/aws/clients.ts';
+import { documentClient, sfnClient } from '#commons/aws/clients.ts';
 import type { PartOutcomes } from '#commons/part-outcomes.ts';
 import type { Call } from '#commons/voice-api/types.ts';
+import { CampaignStore } from '#lifecycle/campaign-store.ts';
 import { readLifecycleConfig } from '#lifecycle/config.ts';
 import { buildPartEndOutcomes } from '#lifecycle/part-end/build-part-end.ts';
 import type { PartReport } from '#lifecycle/part-report.ts';
@@ -127,6 +128,7 @@ describe('follow-up rounds on the embedded stack', () => {
     const reporter = await buildPartEndOutcomes(config.outcomes.config, config.outcomes.caps, {
       sfn: sfnClient(config.aws),
       objects: p.stack.objects,
+      rounds: new CampaignStore(documentClient(config.aws), config.campaignsTable),
     });
     const before = p.stack.sfn.executions.size;
     const again = await reporter.atPartEnd({

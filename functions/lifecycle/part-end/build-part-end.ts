@@ -10,12 +10,13 @@ import type { OutcomesConfig } from '#commons/outcomes/config.ts';
 import { SuppressionList } from '#commons/suppression-list.ts';
 import type { VoiceApiOptions } from '#commons/voice-api/http.ts';
 import { PartEndOutcomes } from './part-end.ts';
+import type { FollowUpRegister } from './root-report.ts';
 
 /** What the lifecycle calls at a part's end (its OutcomeReporter): exports, suppressed numbers, follow-up rounds. */
 export async function buildPartEndOutcomes(
   config: OutcomesConfig,
   caps: CapLimits,
-  aws: { sfn: SFNClient; objects: ObjectStore },
+  aws: { sfn: SFNClient; objects: ObjectStore; rounds: FollowUpRegister },
   options: { now?: () => Date; log?: Log; api?: Partial<VoiceApiOptions> } = {},
 ): Promise<PartEndOutcomes> {
   const db = documentClient(config.aws);
@@ -25,6 +26,7 @@ export async function buildPartEndOutcomes(
     suppression: new SuppressionList(db, config.suppressionTable),
     caps: new FrequencyCapStore(db, config.outcomesTable, caps),
     objects: aws.objects,
+    rounds: aws.rounds,
     starter: (arn) => new StepFunctionsStarter(aws.sfn, arn),
     log: options.log ?? silentLog,
     now,

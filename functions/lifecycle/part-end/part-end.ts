@@ -11,12 +11,15 @@ import { type PartRow, partWorkbook, readPartFile } from '#commons/spreadsheet/p
 import type { SuppressionList } from '#commons/suppression-list.ts';
 import { writeOutcomeReport } from './campaign-report.ts';
 import { type FollowUpGroup, planFollowUp } from './follow-up.ts';
+import { type FollowUpRegister, RootReport } from './root-report.ts';
 
 export interface PartEndDeps {
   outcomes: OutcomeService;
   suppression: Pick<SuppressionList, 'matching'>;
   caps: Pick<FrequencyCapStore, 'admitAll'>;
   objects: ObjectStore;
+  /** Where the rounds started under a root part are recorded, for its report. */
+  rounds: FollowUpRegister;
   /** Starts executions on the state machine of the given ARN, at most once per name. */
   starter: (stateMachineArn: string) => LifecycleStarter;
   log: Log;
@@ -36,7 +39,11 @@ const utcWall = (ms: number) => new Date(Math.ceil(ms / 1000) * 1000).toISOStrin
  * second execution of a round's name.
  */
 export class PartEndOutcomes implements OutcomeReporter {
-  constructor(private readonly deps: PartEndDeps) {}
+  private readonly rootReport: RootReport;
+
+  constructor(private readonly deps: PartEndDeps) {
+    this.rootReport = new RootReport(deps);
+  }
 
   async atPartEnd(end: PartEnd): Promise<PartOutcomes> {
     const { plan } = end;
@@ -96,7 +103,7 @@ export class PartEndOutcomes implements OutcomeReporter {
       if (started) out.started.push(started);
     }
     if (out.started.length === 0) out.none = 'every contact to call again was suppressed or over its cap';
-    if (follow.round > 1 && out.started.length > 0) await this.listInRootReport(plan, rootLabel, out.started);
+    await this.rootReport.listRounds(plan, out.started);
     return out;
   }
 
@@ -160,17 +167,5 @@ export class PartEndOutcomes implements OutcomeReporter {
   private async sheetRows(plan: CampaignPlan): Promise<Map<string, PartRow>> {
     const file = await this.deps.objects.get(plan.bucket, plan.part.key);
     return new Map((file ? await readPartFile(file.bytes) : []).map((r) => [r.phone, r]));
-  }
-
-  /** The root part's report lists every round started after it (read, merged by key, written back). */
-  private async listInRootReport(plan: CampaignPlan, rootLabel: string, started: FollowUpStarted[]): Promise<void> {
-    const key = partReportKey(plan.reportPrefix, rootLabel);
-    const file = await this.deps.objects.get(plan.bucket, key);
-    if (!file) return;
-    const report = JSON.parse(file.bytes.toString('utf8')) as { followUpRounds?: FollowUpStarted[] };
-    const known = new Map((report.followUpRounds ?? []).map((r) => [r.partKey, r]));
-    for (const s of started) known.set(s.partKey, s);
-    report.followUpRounds = [...known.values()].sort((a, b) => a.partKey.localeCompare(b.partKey));
-    await this.deps.objects.put(plan.bucket, key, `${JSON.stringify(report, null, 2)}\n`, 'application/json');
   }
 }

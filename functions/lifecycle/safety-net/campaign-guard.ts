@@ -159,8 +159,9 @@ export class CampaignGuard {
     await this.deps.campaigns.markSecured(
       record.partKey,
       { at: this.deps.now().toISOString(), by, outcome, reason: reasons.join('; ') },
-      // Secured: the next sweeps need not act again until the workflow looks and says otherwise.
-      outcome !== 'unconfirmed',
+      // Secured: the next sweeps need not act again until the workflow looks and says otherwise (unless it did
+      // while this action ran).
+      outcome !== 'unconfirmed' ? record.watch : undefined,
     );
     return { partKey: record.partKey, campaignId, reasons, outcome, message };
   }

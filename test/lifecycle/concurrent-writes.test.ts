@@ -1,0 +1,233 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { documentClient, s3Client } from '#commons/aws/clients.ts';
+import { ObjectStore } from '#commons/aws/object-store.ts';
+import { parseWindowRules } from '#commons/calling-window.ts';
+import { type CampaignPlan, followUpKey, partKey as partKeyOf } from '#commons/campaign-plan.ts';
+import { DEFAULT_LEGAL_HOURS } from '#commons/legal-hours.ts';
+import { silentLog } from '#commons/log.ts';
+import type { FollowUpStarted } from '#commons/part-outcomes.ts';
+import { partReportKey } from '#commons/report-keys.ts';
+import { type PartWindow, partWindow } from '#commons/window-plan.ts';
+import type { CampaignSafety } from '#lifecycle/campaign-safety.ts';
+import { CampaignStore, type Watch } from '#lifecycle/campaign-store.ts';
+import { RootReport } from '#lifecycle/part-end/root-report.ts';
+import { CampaignGuard } from '#lifecycle/safety-net/campaign-guard.ts';
+import { type LocalDynamo, startDynamo } from '#local/stack/dynamo.ts';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from '#local/stack/local-aws.ts';
+import { type LocalS3, startS3 } from '#local/stack/s3.ts';
+
+/**
+ * Writers that read, decide and write back while another writes the same item or object: on dynalite, which
+ * checks ConditionExpression as DynamoDB does, and s3rver. Each test interleaves two writers at the worst moment.
+ */
+const BUCKET = 'callsheet-concurrent';
+let dynamo: LocalDynamo;
+let s3: LocalS3;
+let store: CampaignStore;
+let objects: ObjectStore;
+let aws: { region: string; endpoints: Record<string, string>; credentials: typeof LOCAL_CREDENTIALS };
+beforeAll(async () => {
+  dynamo = await startDynamo({ prefix: 'concurrent' });
+  s3 = await startS3([BUCKET]);
+  aws = {
+    region: LOCAL_REGION,
+    endpoints: { dynamodb: dynamo.endpoint, s3: s3.endpoint },
+    credentials: LOCAL_CREDENTIALS,
+  };
+  store = new CampaignStore(documentClient(aws), dynamo.tables.campaigns);
+  objects = new ObjectStore(s3Client(aws));
+});
+afterAll(async () => {
+  await dynamo.close();
+  await s3.close();
+});
+
+const MIN = 60_000;
+// Monday 2026-12-07 in New York (EST, UTC-5): the window is 09:00-17:00 there.
+const at = (local: string) => Date.parse(`2026-12-07T${local}-05:00`);
+const iso = (ms: number) => new Date(ms).toISOString();
+
+function newYorkWindow(): PartWindow {
+  const plan = {
+    part: {
+      index: 1,
+      of: 1,
+      key: 'k',
+      rows: 1,
+      timeZone: 'America/New_York',
+      zones: ['America/New_York'],
+      country: 'US',
+    },
+    window: { rules: parseWindowRules('Mon-Fri 09:00-17:00'), holidays: [] },
+  } as unknown as CampaignPlan;
+  const result = partWindow(plan, DEFAULT_LEGAL_HOURS, Date.parse('2026-12-01T00:00Z'));
+  if (!result.ok) throw new Error(result.message);
+  return result.window;
+}
+
+let parts = 0;
+/** A running part as the workflow left it at a look at `observedAt`. */
+async function runningPart(observedAt: number, nextLookAt: number): Promise<{ partKey: string; watch: Watch }> {
+  const partKey = `upload-${++parts}-p1`;
+  await store.beginCreate(partKey, `upload-${parts}`, 1, new Date(observedAt - 10 * MIN));
+  await store.created(partKey, `cmp_${parts}`);
+  const watch: Watch = {
+    execution: `arn:aws:states:us-east-1:123456789012:execution:callsheet-lifecycle:${partKey}`,
+    agentId: 'agt_1',
+    campaignId: `cmp_${parts}`,
+    window: newYorkWindow(),
+    observedAt: iso(observedAt),
+    nextLookAt: iso(nextLookAt),
+    quiet: false,
+  };
+  await store.observe(partKey, watch);
+  return { partKey, watch };
+}
+
+const secured = (ms: number) => ({ at: iso(ms), by: 'sweeper', outcome: 'paused', reason: 'test' });
+
+describe('markSecured’s quiet flag', () => {
+  it('marks the look the action was decided on as quiet', async () => {
+    const { partKey, watch } = await runningPart(at('16:50'), at('17:30'));
+    await store.markSecured(partKey, secured(at('17:10')), watch);
+    const record = await store.get(partKey);
+    expect(record?.watch).toEqual({ ...watch, quiet: true });
+    expect(record?.secured).toEqual(secured(at('17:10')));
+  });
+
+  it('leaves a look the workflow made meanwhile as the workflow wrote it', async () => {
+    const { partKey, watch: seen } = await runningPart(at('16:50'), at('17:30'));
+    // While the sweeper pauses, the workflow looks and finds the campaign dialling (say, it resumed it).
+    const newer: Watch = { ...seen, observedAt: iso(at('17:09')), nextLookAt: iso(at('17:40')), quiet: false };
+    await store.observe(partKey, newer);
+    await store.markSecured(partKey, secured(at('17:10')), seen);
+    const record = await store.get(partKey);
+    expect(record?.watch).toEqual(newer);
+    expect(record?.secured).toEqual(secured(at('17:10')));
+  });
+
+  it('keeps the sweeper checking a part whose workflow looked while it was being secured', async () => {
+    const { partKey, watch } = await runningPart(at('16:50'), at('17:30'));
+    let now = at('17:10');
+    let secures = 0;
+    // The interleaving is the point, so the Voice API side of securing is a stand-in: while it "pauses", the
+    // workflow makes a look of its own, which finds the campaign still dialling.
+    const safety = {
+      secure: async (target: { holder: string }) => {
+        if (target.holder !== partKey) return { outcome: 'paused' as const, message: 'paused' };
+        secures++;
+        if (secures === 1)
+          await store.observe(partKey, { ...watch, observedAt: iso(now), nextLookAt: iso(at('18:00')), quiet: false });
+        return { outcome: 'paused' as const, message: 'paused' };
+      },
+    } as unknown as CampaignSafety;
+    const guard = new CampaignGuard({
+      campaigns: store,
+      safety,
+      executions: { describe: async () => ({ status: 'RUNNING', input: '{}' }) },
+      now: () => new Date(now),
+      settings: { closingMarginMs: 5 * MIN, sweepIntervalMs: 5 * MIN, overdueGraceMs: 10 * MIN },
+    });
+    const mine = <A extends { partKey: string }>(actions: A[]) => actions.filter((a) => a.partKey === partKey);
+    expect(mine((await guard.sweep()).actions)).toHaveLength(1);
+    // The next sweep still finds a closed window and a campaign nobody confirmed paused since that look.
+    now = at('17:15');
+    const next = mine((await guard.sweep()).actions);
+    expect(next).toHaveLength(1);
+    expect(next[0]?.reasons).toContain('the calling window is closed and the campaign was not confirmed paused');
+    expect(secures).toBe(2);
+  });
+});
+
+/** An object store whose first put waits until `release()`; `read` resolves once its first get has answered. */
+class HeldPut extends ObjectStore {
+  read: Promise<void>;
+  release!: () => void;
+  private readDone!: () => void;
+  private readonly released: Promise<void>;
+
+  constructor() {
+    super(s3Client(aws));
+    this.read = new Promise((resolve) => {
+      this.readDone = resolve;
+    });
+    this.released = new Promise((resolve) => {
+      this.release = resolve;
+    });
+  }
+
+  override async get(...args: Parameters<ObjectStore['get']>) {
+    const out = await super.get(...args);
+    this.readDone();
+    return out;
+  }
+
+  override async put(...args: Parameters<ObjectStore['put']>) {
+    await this.released;
+    return super.put(...args);
+  }
+}
+
+describe('the root report’s follow-up rounds', () => {
+  const uploadId = 'upload-rounds';
+  const rootKey = partKeyOf(uploadId, 1);
+  const reportKey = partReportKey(`reports/${uploadId}/`, '1');
+  const planOf = (round: number, key?: string) =>
+    ({
+      uploadId,
+      bucket: BUCKET,
+      part: { index: 1, of: 1, key: `parts/${uploadId}/part-1.xlsx` },
+      reportPrefix: `reports/${uploadId}/`,
+      followUp: { round, rootPartKey: rootKey, ...(key ? { partKey: key } : {}) },
+    }) as unknown as CampaignPlan;
+  const started = (round: number, key: string): FollowUpStarted => ({
+    round,
+    partKey: key,
+    outcomes: ['no_answer', 'busy'],
+    contacts: 2,
+    notBefore: '2026-12-08T14:00:00.000Z',
+    sheet: `s3://${BUCKET}/parts/${key}.xlsx`,
+    report: `s3://${BUCKET}/reports/${key}.json`,
+  });
+  const listed = async () =>
+    (
+      JSON.parse((await objects.get(BUCKET, reportKey))?.bytes.toString('utf8') ?? '{}') as {
+        followUpRounds?: FollowUpStarted[];
+      }
+    ).followUpRounds?.map((r) => r.partKey);
+
+  it('keeps every round when two rounds that end at once each add theirs', async () => {
+    await store.beginCreate(rootKey, uploadId, 1, new Date(at('09:00')));
+    await store.created(rootKey, 'cmp_root');
+    const [a, b] = [followUpKey(rootKey, 2, 0), followUpKey(rootKey, 2, 1)];
+    const [a3, b3] = [followUpKey(a, 3, 0), followUpKey(b, 3, 0)];
+    // The root's end starts rounds 2a and 2b, then writes its report listing them (as close() does).
+    const rootStarted = [started(2, a), started(2, b)];
+    await new RootReport({ objects, rounds: store, log: silentLog }).listRounds(planOf(1), rootStarted);
+    await objects.put(
+      BUCKET,
+      reportKey,
+      `${JSON.stringify({ status: 'completed', followUpRounds: rootStarted }, null, 2)}\n`,
+      'application/json',
+    );
+    // 2a's end reads the report; 2b's end reads, adds and writes; then 2a writes what it read plus its own.
+    const slow = new HeldPut();
+    const first = new RootReport({ objects: slow, rounds: store, log: silentLog }).listRounds(planOf(2, a), [
+      started(3, a3),
+    ]);
+    await slow.read;
+    await new RootReport({ objects, rounds: store, log: silentLog }).listRounds(planOf(2, b), [started(3, b3)]);
+    slow.release();
+    await first;
+    expect(await listed()).toEqual([a, a3, b, b3]);
+    // The register on the root's record holds the same, each round once.
+    expect((await store.followUpRounds(rootKey)).map((r) => r.partKey)).toEqual([a, a3, b, b3]);
+    expect(await store.followUpRounds(rootKey)).toContainEqual(started(3, b3));
+  });
+
+  it('makes no record for a root part that has none', async () => {
+    const round = started(2, 'upload-unknown-p1-r2a');
+    expect(await store.addFollowUpRounds('upload-unknown-p1', [round])).toEqual([round]);
+    expect(await store.get('upload-unknown-p1')).toBeNull();
+  });
+});
