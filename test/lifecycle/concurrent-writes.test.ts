@@ -125,6 +125,8 @@ describe('markSecured’s quiet flag', () => {
       campaigns: store,
       safety,
       executions: { describe: async () => ({ status: 'RUNNING', input: '{}' }) },
+      // The workflow is running: the sweeper writes no report of its own.
+      reports: { writeIfMissing: async () => false },
       now: () => new Date(now),
       settings: { closingMarginMs: 5 * MIN, sweepIntervalMs: 5 * MIN, overdueGraceMs: 10 * MIN },
     });
