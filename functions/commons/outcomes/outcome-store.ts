@@ -4,6 +4,8 @@ import { eachConcurrently } from '../concurrently.ts';
 import type { CallOutcome } from './call-outcome.ts';
 
 const callPk = (callId: string) => `call#${callId}`;
+/** A campaign's index: the set of its call ids (1000 contacts × 4 attempts stay far below DynamoDB's item size). */
+const campaignPk = (campaignId: string) => `campaign#${campaignId}`;
 /** A call event whose call the Voice API does not know: kept for an operator, never part of an outcome. */
 const unknownCallPk = (callId: string) => `unknown-call#${callId}`;
 /** Unknown-call records expire after this long where the table has TTL on `expiresAt`. */
@@ -23,12 +25,11 @@ export interface UnknownCallRecord {
   /** How many deliveries named it (a redelivery or a second event of the same call adds one). */
   deliveries: number;
 }
-/** A campaign's index: the set of its call ids (1000 contacts × 4 attempts stay far below DynamoDB's item size). */
-const campaignPk = (campaignId: string) => `campaign#${campaignId}`;
 
 /**
  * Call outcomes in the outcomes table, one item per call (`call#<id>`) and one index per campaign
- * (`campaign#<id>`, a set of call ids; adding to a set is idempotent). Recording merges: a field already known
+ * (`campaign#<id>`, a set of call ids; adding to a set is idempotent), and notes of events for calls the API does
+ * not know (`unknown-call#<id>`). Recording merges: a field already known
  * is never overwritten by a null, so a late webhook cannot erase what the calls list filled in, and recording the
  * same call twice changes nothing.
  */
