@@ -46,6 +46,13 @@ export const METRIC = {
    */
   guardActions: 'GuardActions',
   sweeperActions: 'SweeperActions',
+  /**
+   * A validly signed webhook body refused with 400 (wrong types, over-long fields, not UTF-8): the vendor does not
+   * deliver it again, so its outcome waits for the calls list at the part's end.
+   */
+  webhooksRefused: 'WebhookEventsRefused',
+  /** A call event whose call the Voice API does not know (404): recorded as `unknown-call#<id>` and acknowledged. */
+  unknownCallEvents: 'UnknownCallEvents',
 } as const;
 export type MetricName = (typeof METRIC)[keyof typeof METRIC];
 

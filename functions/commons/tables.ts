@@ -7,7 +7,10 @@ export const TABLES = {
   uploads: { partitionKey: 'pk', env: 'UPLOADS_TABLE' },
   suppression: { partitionKey: 'phone', env: 'SUPPRESSION_TABLE' },
   campaigns: { partitionKey: 'pk', env: 'CAMPAIGNS_TABLE' },
-  /** Call outcomes (`call#<id>`, indexed per `campaign#<id>`), webhook replay claims (`event#…`), call counts (`cap#<phone>`). */
+  /**
+   * Call outcomes (`call#<id>`, indexed per `campaign#<id>`), webhook replay claims (`event#…`), call counts
+   * (`cap#<phone>`), events for calls the API does not know (`unknown-call#<id>`).
+   */
   outcomes: { partitionKey: 'pk', env: 'OUTCOMES_TABLE', ttl: 'expiresAt' },
   /** Contact state, its notes and the event ids seen (functions/contacts/contact-store.ts). */
   contacts: { partitionKey: 'pk', env: 'CONTACTS_TABLE', ttl: 'expiresAt' },

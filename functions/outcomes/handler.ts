@@ -1,14 +1,24 @@
 import middy from '@middy/core';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import type { Log } from '#commons/log.ts';
-import { asLog, clearTags, type Observability, observabilityFor, observe, tagLogs } from '#commons/observability.ts';
+import {
+  asLog,
+  clearTags,
+  count,
+  METRIC,
+  type Observability,
+  observabilityFor,
+  observe,
+  tagLogs,
+} from '#commons/observability.ts';
+import { checkCallEvent } from '#commons/outcomes/call-event.ts';
 import type { OutcomeService } from '#commons/outcomes/outcome-service.ts';
-import type { WebhookEvent } from '#commons/voice-api/types.ts';
 
 /**
  * Outcomes queue → this function. A message that fails (the API or DynamoDB did, or it is not an event at all) is
  * reported back alone; SQS delivers it again and, after the queue's limit, moves it to the dead letters, where
- * it stays for inspection rather than being dropped.
+ * it stays for inspection rather than being dropped. An event for a call the API does not know is not a failure:
+ * the service notes it, this counts it, and the message is done (no delivery would ever find the call).
  */
 export function makeOutcomesHandler(
   service: OutcomeService,
@@ -21,11 +31,15 @@ export function makeOutcomesHandler(
     for (const message of event.Records) {
       clearTags(obs);
       try {
-        const parsed = JSON.parse(message.body) as WebhookEvent;
-        if (typeof parsed?.data?.call_id !== 'string') throw new TypeError('message is not a call event');
+        // The receiver checked the same bytes; checked again so a message put on the queue another way is refused
+        // with its reason rather than half recorded.
+        const checked = checkCallEvent(JSON.parse(message.body));
+        if (!checked.ok) throw new TypeError(`message is not a call event: ${checked.problem}`);
+        const parsed = checked.event;
         const campaignId = parsed.data.metadata?.campaign_id;
         if (typeof campaignId === 'string') tagLogs(obs, { campaignId });
         const result = await service.handleEvent(parsed);
+        if (result === 'unknown-call') count(obs, METRIC.unknownCallEvents);
         out.info('call event handled', { event: parsed.event, callId: parsed.data.call_id, result });
       } catch (err) {
         out.warn('call event not handled; SQS will deliver it again', {

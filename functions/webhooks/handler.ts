@@ -1,13 +1,14 @@
 import middy from '@middy/core';
 import type { LambdaFunctionURLEvent, LambdaFunctionURLResult } from 'aws-lambda';
 import type { Log } from '#commons/log.ts';
-import { asLog, type Observability, observabilityFor, observe } from '#commons/observability.ts';
+import { asLog, count, METRIC, type Observability, observabilityFor, observe } from '#commons/observability.ts';
 import type { WebhookReceiver } from './receiver.ts';
 
 /**
  * Lambda Function URL → the receiver. The raw body is handed over byte for byte (base64-decoded when the URL
  * encoded it) so the signature is checked on exactly what was sent. Nothing about a request that failed its
- * checks is logged beyond the status: its body is untrusted.
+ * checks is logged beyond the status and the receiver's reason, which names fields and rules, never values: the
+ * body is untrusted.
  */
 export function makeWebhookHandler(
   receiver: WebhookReceiver,
@@ -23,7 +24,15 @@ export function makeWebhookHandler(
     const body = event.isBase64Encoded ? Buffer.from(raw, 'base64') : Buffer.from(raw, 'utf8');
     const result = await receiver.receive({ headers: event.headers ?? {}, body });
     if (result.status >= 500) out.warn('webhook not queued', { status: result.status });
-    else if (result.status >= 400) out.info('webhook refused', { status: result.status });
+    else if (result.status === 400) {
+      // Signed, so from the vendor, and not delivered again: an operator should see it (the part's end fills in
+      // the outcome from the calls list).
+      out.warn('signed webhook refused: not a call event callsheet can record', {
+        status: result.status,
+        reason: result.body.message,
+      });
+      count(obs, METRIC.webhooksRefused);
+    } else if (result.status >= 400) out.info('webhook refused', { status: result.status });
     return {
       statusCode: result.status,
       headers: { 'content-type': 'application/json' },

@@ -1,3 +1,4 @@
+import { checkCallEvent } from '#commons/outcomes/call-event.ts';
 import { findSignatureHeader, verifyWebhook } from '#commons/voice-api/webhooks.ts';
 import type { CachedSecret } from './webhook-secret.ts';
 
@@ -23,9 +24,6 @@ export interface OutcomeQueue {
   send(body: string): Promise<void>;
 }
 
-/** Events that carry a call's outcome; the others are acknowledged and not queued. */
-export const OUTCOME_EVENTS = ['call.completed', 'call.failed'] as const;
-
 export interface ReceiverDeps {
   secret: CachedSecret;
   guard: ReplayGuard;
@@ -34,12 +32,16 @@ export interface ReceiverDeps {
   now?: () => Date;
 }
 
+/** Refuses bytes that are not UTF-8 rather than queueing U+FFFD in their place (a byte order mark is dropped). */
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
+
 const SIGNATURE_SHAPE = /^(sha256=)?[0-9a-f]{64}$/i;
 
 const deny = (status: 400 | 401 | 413, message: string): WebhookResponse => ({ status, body: { message } });
 
 /**
- * One webhook delivery: size, signature of the raw bytes (before any parsing), replay guard, queue. The scheme has
+ * One webhook delivery: size, signature of the raw bytes (before any parsing), UTF-8, JSON, the types and lengths
+ * of the fields callsheet reads (commons/outcomes/call-event.ts), replay guard, queue. The scheme has
  * no timestamp, so a replay is recognized by its event type, call id and status, never by its age.
  */
 export class WebhookReceiver {
@@ -58,23 +60,30 @@ export class WebhookReceiver {
     if (!SIGNATURE_SHAPE.test(signature.trim())) return deny(401, 'signature is not a hex HMAC-SHA256');
     if (!(await this.verified(req.body, signature))) return deny(401, 'signature does not match');
 
-    let event: { event?: unknown; data?: { call_id?: unknown; status?: unknown } };
+    // From here the sender is the vendor: a body it sent wrong gets 400 with the reason, because a 5xx would have
+    // it deliver the same bytes again and again.
+    let text: string;
     try {
-      event = JSON.parse(req.body.toString('utf8'));
+      text = UTF8.decode(req.body);
+    } catch {
+      return deny(400, 'body is not valid UTF-8');
+    }
+    let payload: unknown;
+    try {
+      payload = JSON.parse(text);
     } catch {
       return deny(400, 'body is not JSON');
     }
-    const type = event?.event;
-    const callId = event?.data?.call_id;
-    if (typeof type !== 'string' || typeof callId !== 'string' || callId === '')
-      return deny(400, 'body is not a call event (event, data.call_id)');
-    if (!(OUTCOME_EVENTS as readonly string[]).includes(type)) return { status: 200, body: { ignored: type } };
+    const checked = checkCallEvent(payload);
+    if (!checked.ok) return deny(400, `body is not a call event callsheet can record: ${checked.problem}`);
+    const { event } = checked;
+    if (!checked.outcome) return { status: 200, body: { ignored: event.event } };
 
-    const key = `${type}#${callId}#${String(event.data?.status ?? '')}`;
+    const key = `${event.event}#${event.data.call_id}#${event.data.status ?? ''}`;
     if ((await this.deps.guard.claim(key, this.now())) === 'duplicate')
       return { status: 200, body: { duplicate: true } };
     try {
-      await this.deps.queue.send(req.body.toString('utf8'));
+      await this.deps.queue.send(text);
     } catch (err) {
       await this.deps.guard.release(key);
       // 5xx: the sender tries again, and the released claim lets that attempt through.

@@ -92,8 +92,8 @@ describe('follow-up rounds on the embedded stack', () => {
     const rows = csv.trimEnd().split('\r\n').slice(1);
     expect(rows).toHaveLength(3);
     for (const call of rootCalls) {
-      const row = rows.find((r) => r.startsWith(`${call.phone_number},`));
-      expect(row, call.phone_number).toContain(`,1,failed,${call.failure_reason},`);
+      const row = rows.find((r) => r.startsWith(`"${call.phone_number}",`));
+      expect(row, call.phone_number).toContain(`,1,"failed","${call.failure_reason}",`);
       expect(row).toContain(call.id);
     }
 

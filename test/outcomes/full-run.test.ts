@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { OutcomeStore } from '#commons/outcomes/outcome-store.ts';
 import type { Call } from '#commons/voice-api/types.ts';
+import { parseCsv } from '#local/stack/html-report.ts';
 import { readJson, usePipeline } from '../helpers/pipeline.ts';
 import { phones } from '../helpers/sheets.ts';
 import { runWithWebhooks, stackDb } from './webhook-run.ts';
@@ -81,11 +82,13 @@ describe('call outcomes from signed webhooks on the embedded stack', () => {
     for (const n of numbers) byStatus[lastOf(n).status] = (byStatus[lastOf(n).status] ?? 0) + 1;
     expect(report.outcomes).toMatchObject({ contacts: numbers.length, attempts: calls.length, byLastStatus: byStatus });
     const csv = (await p.stack.objects.get(p.stack.bucket, report.outcomes.exports.csv))?.bytes.toString('utf8') ?? '';
-    const rows = csv.trimEnd().split('\r\n').slice(1);
+    const rows = parseCsv(csv)
+      .slice(1)
+      .filter((r) => r.length > 1);
     expect(rows).toHaveLength(numbers.length);
     for (const n of numbers) {
       const last = lastOf(n);
-      const cells = rows.find((r) => r.startsWith(`${n},`))?.split(',') ?? [];
+      const cells = rows.find((r) => r[0] === n) ?? [];
       const attempts = calls.filter((k) => k.phone_number === n).length;
       expect([cells[2], cells[3], cells[4], cells[8]], n).toEqual([
         String(attempts),

@@ -41,8 +41,8 @@ describe('opt-outs spoken on a call', () => {
     const csv = (await p.stack.objects.get(p.stack.bucket, report.keys.csv))?.bytes.toString('utf8') ?? '';
     const lines = csv.trimEnd().split('\r\n');
     expect(lines).toHaveLength(4);
-    expect(lines.find((l) => l.startsWith(english))).toContain('suppressed mid-campaign');
-    expect(lines.find((l) => l.startsWith(plain))).not.toContain('suppressed');
+    expect(lines.find((l) => l.startsWith(`"${english}",`))).toContain('suppressed mid-campaign');
+    expect(lines.find((l) => l.startsWith(`"${plain}",`))).not.toContain('suppressed');
     expect((await p.stack.objects.head(p.stack.bucket, report.keys.xlsx))?.eTag).toBeTruthy();
   });
 });

@@ -67,11 +67,12 @@ describe('callsheet campaign outcomes', () => {
     expect(res.code).toBe(0);
     const lines = res.stdout.trimEnd().split('\r\n');
     expect(lines[0]).toBe(
-      'Phone Number,Name,Attempts,Last Status,Failure Reason,Talk Seconds,Cost (INR),Last Call At,Last Call Id,Opted Out,Transcript,Recording',
+      '"Phone Number","Name","Attempts","Last Status","Failure Reason","Talk Seconds","Cost (INR)","Last Call At","Last Call Id","Opted Out","Transcript","Recording"',
     );
+    // Every text quoted, numbers bare, the E.164 numbers as they are.
     expect(lines.slice(1)).toEqual([
-      `+14155550001,"'=HYPERLINK(""x"")",2,completed,,60,4.5,2026-03-02T09:20:00Z,c2,,,http://127.0.0.1/r/c2.wav`,
-      `+14155550002,"Ann, ""A""",1,completed,,60,4.5,2026-03-02T09:05:00Z,c3,"yes: ""stop calling me"" (suppressed mid-campaign)",,`,
+      `"+14155550001","'=HYPERLINK(""x"")",2,"completed",,60,4.5,"2026-03-02T09:20:00Z","c2",,,"http://127.0.0.1/r/c2.wav"`,
+      `"+14155550002","Ann, ""A""",1,"completed",,60,4.5,"2026-03-02T09:05:00Z","c3","yes: ""stop calling me"" (suppressed mid-campaign)",,`,
     ]);
   });
 
@@ -121,7 +122,7 @@ describe('callsheet campaign outcomes', () => {
         AWS_REGION: 'us-east-1',
       });
       expect(res.stdout.trimEnd().split('\r\n').slice(1)).toEqual([
-        '+14155550009,,1,completed,,60,4.5,2026-03-02T10:00:00Z,d1,,,',
+        '"+14155550009",,1,"completed",,60,4.5,"2026-03-02T10:00:00Z","d1",,,',
       ]);
     } finally {
       await dynamo.close();

@@ -1,5 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { silentLog } from '#commons/log.ts';
+import { makeObservability } from '#commons/observability.ts';
 import { CallResolver } from '#commons/outcomes/call-resolver.ts';
 import { CallNotFinishedError, OutcomeService } from '#commons/outcomes/outcome-service.ts';
 import { OutcomeStore } from '#commons/outcomes/outcome-store.ts';
@@ -20,7 +21,7 @@ afterAll(async () => {
   await dynamo.close();
 });
 
-function setup() {
+function setup(log = silentLog) {
   const db = dynaliteClient(dynamo.endpoint);
   const resolver = new CallResolver(f.api.calls);
   const store = new OutcomeStore(db, dynamo.tables.outcomes);
@@ -30,7 +31,7 @@ function setup() {
     calls: f.api.calls,
     store,
     suppression,
-    log: silentLog,
+    log,
     now: () => new Date('2026-03-02T10:00:00Z'),
   });
   return { resolver, store, suppression, service, handler: makeOutcomesHandler(service, silentLog) };
@@ -115,6 +116,34 @@ describe('outcome processing', () => {
     expect(queue.deadLetters.map((d) => d.body)).toHaveLength(3);
     expect(queue.deadLetters.every((d) => d.attributes.ApproximateReceiveCount === '3')).toBe(true);
     expect(await store.ofCampaign('cmp_dlq')).toEqual([]);
+  });
+
+  it('notes an event for a call the API does not know, counts it and acknowledges it instead of dead-lettering it', async () => {
+    const warnings: string[] = [];
+    const { service, store } = setup({ ...silentLog, warn: (message: string) => void warnings.push(message) });
+    const obs = makeObservability('outcomes-unknown-test', {});
+    const metrics = vi.spyOn(obs.metrics, 'addMetric');
+    const handler = makeOutcomesHandler(service, silentLog, obs);
+    const queue = new LocalQueue('outcomes-unknown', (e, c) => handler(e, c), { retryDelayMs: 1, maxReceives: 3 });
+    queue.send(JSON.stringify(event('call.completed', 'call_unknown_1', { campaign_id: 'cmp_unknown' })));
+    await queue.idle();
+    expect(queue.deadLetters).toEqual([]);
+    expect(await store.unknownCall('call_unknown_1')).toMatchObject({
+      event: 'call.completed',
+      campaignId: 'cmp_unknown',
+      deliveries: 1,
+      firstSeenAt: '2026-03-02T10:00:00.000Z',
+    });
+    expect(await store.get('call_unknown_1')).toBeNull();
+    expect(metrics).toHaveBeenCalledWith('UnknownCallEvents', 'Count', 1);
+    expect(warnings).toEqual(['call event for a call the Voice API does not know: noted, not retried']);
+    // A failure that a later delivery may get past is still retried, then dead-lettered.
+    await f.admin.fault({ path: '/api/developer/v1/calls/', status: 503, count: 100 });
+    queue.send(JSON.stringify(event('call.completed', 'call_unknown_2')));
+    await queue.idle();
+    await f.admin.clearFaults();
+    expect(queue.deadLetters).toHaveLength(1);
+    expect(await store.unknownCall('call_unknown_2')).toBeNull();
   });
 
   it('suppresses a number at once from a contact event with a do_not_call tag or an opt-out lead status', async () => {

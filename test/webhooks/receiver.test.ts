@@ -1,6 +1,7 @@
 import type { LambdaFunctionURLEvent, LambdaFunctionURLResult } from 'aws-lambda';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { silentLog } from '#commons/log.ts';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { type Log, silentLog } from '#commons/log.ts';
+import { makeObservability, type Observability } from '#commons/observability.ts';
 import { signWebhook } from '#commons/voice-api/webhooks.ts';
 import { type LocalDynamo, startDynamo } from '#local/stack/dynamo.ts';
 import { localContext } from '#local/stack/lambda-context.ts';
@@ -19,7 +20,9 @@ afterAll(async () => {
 });
 
 /** The receiver on dynalite with a queue that keeps what it gets and a secret the test can rotate. */
-function setup(options: { maxBodyBytes?: number; failQueue?: boolean; table?: string } = {}) {
+function setup(
+  options: { maxBodyBytes?: number; failQueue?: boolean; table?: string; log?: Log; obs?: Observability } = {},
+) {
   const state = { secret: 'whsec_one', reads: 0, clock: 0, queued: [] as string[], failQueue: options.failQueue };
   const secret = new CachedSecret(
     async () => {
@@ -40,7 +43,7 @@ function setup(options: { maxBodyBytes?: number; failQueue?: boolean; table?: st
     },
     maxBodyBytes: options.maxBodyBytes ?? 64 * 1024,
   });
-  const handler = makeWebhookHandler(receiver, silentLog);
+  const handler = makeWebhookHandler(receiver, options.log ?? silentLog, options.obs);
   const post = async (body: string, headers: Record<string, string>, base64 = false) =>
     (await handler(
       {
@@ -195,6 +198,33 @@ describe('webhook receiver: signatures on the raw body', () => {
     expect(res.statusCode).toBe(200);
     const junk = '{"hello":1}';
     expect((await post(junk, { 'X-VoiceAgent-Signature': signWebhook(junk, 'whsec_one') })).statusCode).toBe(400);
+    expect(state.queued).toEqual([]);
+  });
+
+  it('logs why it refused a signed body (field and rule, never the value) and counts it', async () => {
+    const warnings: { message: string; fields?: Record<string, unknown> }[] = [];
+    const log = {
+      ...silentLog,
+      warn: (message: string, fields?: Record<string, unknown>) => void warnings.push({ message, fields }),
+    };
+    const obs = makeObservability('webhooks-refused-test', {});
+    const metrics = vi.spyOn(obs.metrics, 'addMetric');
+    const { state, post } = setup({ log, obs });
+    const bad = body.replace('"status":"completed"', '"status":{"toString":"SECRET-ISH"}');
+    const res = await post(bad, { 'X-VoiceAgent-Signature': signWebhook(bad, 'whsec_one') });
+    expect(res.statusCode).toBe(400);
+    expect(warnings).toEqual([
+      {
+        message: 'signed webhook refused: not a call event callsheet can record',
+        fields: {
+          status: 400,
+          reason:
+            'body is not a call event callsheet can record: data.status must be null or a string of at most 32 characters (got an object)',
+        },
+      },
+    ]);
+    expect(JSON.stringify(warnings)).not.toContain('SECRET-ISH');
+    expect(metrics).toHaveBeenCalledWith('WebhookEventsRefused', 'Count', 1);
     expect(state.queued).toEqual([]);
   });
 });

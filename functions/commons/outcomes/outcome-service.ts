@@ -2,6 +2,7 @@ import type { Log } from '../log.ts';
 import { optOutInTranscript, optOutOfContact } from '../opt-out.ts';
 import type { SuppressionList } from '../suppression-list.ts';
 import type { CallsApi } from '../voice-api/calls.ts';
+import { NotFoundError } from '../voice-api/errors.ts';
 import type { Call, WebhookEvent } from '../voice-api/types.ts';
 import { type CallOutcome, type ContactOutcome, contactOutcomes, isFinished, outcomeOfCall } from './call-outcome.ts';
 import type { CallResolver } from './call-resolver.ts';
@@ -35,8 +36,10 @@ export class OutcomeService {
   /**
    * One `call.completed` / `call.failed` event. A completed call is read once (GET /calls/{id}, cached) for its
    * transcript and cost; a failed call needs no request when the event's metadata names its number and campaign.
+   * A call the API does not know (404) is noted as unknown and answered `unknown-call`, not thrown: no later
+   * delivery would find it either, and a throw would only walk the message into the dead letters.
    */
-  async handleEvent(event: WebhookEvent): Promise<'recorded' | 'ignored'> {
+  async handleEvent(event: WebhookEvent): Promise<'recorded' | 'ignored' | 'unknown-call'> {
     if (event.event !== 'call.completed' && event.event !== 'call.failed') return 'ignored';
     const meta = (event.data.metadata ?? {}) as Record<string, unknown>;
     const phone = typeof meta.phone_number === 'string' && meta.phone_number ? meta.phone_number : null;
@@ -60,7 +63,14 @@ export class OutcomeService {
       });
       return 'recorded';
     }
-    const call = await this.deps.resolver.finished(event.data.call_id);
+    let call: Call;
+    try {
+      call = await this.deps.resolver.finished(event.data.call_id);
+    } catch (err) {
+      if (!(err instanceof NotFoundError)) throw err;
+      await this.noteUnknownCall(event, meta);
+      return 'unknown-call';
+    }
     if (!isFinished(call.status)) throw new CallNotFinishedError(call.id, call.status);
     await this.recordCall(call, { transcriptUrl: event.data.transcript_url, at: event.timestamp });
     return 'recorded';
@@ -115,6 +125,24 @@ export class OutcomeService {
     if (reason)
       await this.deps.suppression.add([contact.phone_number], `opted out: ${reason}`, 'contact-event', this.deps.now());
     return reason;
+  }
+
+  /**
+   * The event names a call this account's API does not have (another account's webhook, a test send from the
+   * vendor's dashboard, a forged but validly signed id). Nothing is recorded as an outcome; the calls list at
+   * the part's end still records every call the campaign really made.
+   */
+  private async noteUnknownCall(event: WebhookEvent, meta: Record<string, unknown>): Promise<void> {
+    const campaignId = typeof meta.campaign_id === 'string' ? meta.campaign_id : null;
+    await this.deps.store.recordUnknownCall(
+      { callId: event.data.call_id, event: event.event, campaignId, eventAt: event.timestamp },
+      this.deps.now(),
+    );
+    this.deps.log.warn('call event for a call the Voice API does not know: noted, not retried', {
+      callId: event.data.call_id,
+      event: event.event,
+      campaignId,
+    });
   }
 
   private async recordCall(call: Call, extra: { transcriptUrl?: string | null; at?: string }): Promise<CallOutcome> {

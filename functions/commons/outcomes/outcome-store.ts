@@ -1,14 +1,35 @@
 import { type DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { batchGetAll, batchWriteAll } from '../aws/batch.ts';
+import { batchGetAll } from '../aws/batch.ts';
+import { eachConcurrently } from '../concurrently.ts';
 import type { CallOutcome } from './call-outcome.ts';
 
 const callPk = (callId: string) => `call#${callId}`;
 /** A campaign's index: the set of its call ids (1000 contacts × 4 attempts stay far below DynamoDB's item size). */
 const campaignPk = (campaignId: string) => `campaign#${campaignId}`;
+/** A call event whose call the Voice API does not know: kept for an operator, never part of an outcome. */
+const unknownCallPk = (callId: string) => `unknown-call#${callId}`;
+/** Unknown-call records expire after this long where the table has TTL on `expiresAt`. */
+const UNKNOWN_KEEP_SECONDS = 90 * 24 * 3600;
+/** Merges of one page of the calls list in flight at once (each a single-item write; see `recordMany`). */
+const MERGE_CONCURRENCY = 10;
+
+/** A call event that named a call the Voice API answered 404 for (`unknown-call#<id>` in the outcomes table). */
+export interface UnknownCallRecord {
+  callId: string;
+  event: string;
+  campaignId: string | null;
+  /** The event's own time, as sent. */
+  eventAt: string;
+  firstSeenAt: string;
+  lastSeenAt: string;
+  /** How many deliveries named it (a redelivery or a second event of the same call adds one). */
+  deliveries: number;
+}
 
 /**
  * Call outcomes in the outcomes table, one item per call (`call#<id>`) and one index per campaign
- * (`campaign#<id>`, a set of call ids; adding to a set is idempotent). Recording merges: a field already known
+ * (`campaign#<id>`, a set of call ids; adding to a set is idempotent), and notes of events for calls the API does
+ * not know (`unknown-call#<id>`). Recording merges: a field already known
  * is never overwritten by a null, so a late webhook cannot erase what the calls list filled in, and recording the
  * same call twice changes nothing.
  */
@@ -57,38 +78,73 @@ export class OutcomeStore {
   }
 
   /**
-   * Many outcomes at once (the calls list at campaign end): calls not yet known are written 25 a request, known
-   * ones merged one by one as `record` does, and each campaign's index gets its new ids in one request. A call
-   * whose webhook lands between the read and the batch write may lose what only the webhook knew (its transcript
-   * link); everything the calls list carries is kept.
+   * Many outcomes at once (the calls list at campaign end). The read only skips calls already recorded exactly
+   * so; every other call is merged field by field as `record` does, never put whole. A put after a read was a
+   * read-modify-write: a webhook recorded between the two lost what only it knew (the transcript link). A merge
+   * needs no condition, because DynamoDB applies each update atomically and a null never overwrites a field.
+   * It costs the same write capacity as a batch put (batches save round trips, not capacity), so the merges run
+   * a few at a time. Each campaign's index then gets its new ids in one request.
    */
   async recordMany(outcomes: readonly CallOutcome[]): Promise<void> {
     if (outcomes.length === 0) return;
     const known = new Map((await this.getMany(outcomes.map((o) => o.callId))).map((o) => [o.callId, o]));
-    const fresh = outcomes.filter((o) => !known.has(o.callId));
-    for (const o of outcomes) {
+    const changed = outcomes.filter((o) => {
       const before = known.get(o.callId);
-      if (before && Object.entries(o).some(([k, v]) => v !== null && before[k as keyof CallOutcome] !== v))
-        await this.updateCall(o);
-    }
-    await batchWriteAll(
-      this.db,
-      this.table,
-      fresh.map((o) => ({
-        PutRequest: {
-          Item: {
-            pk: callPk(o.callId),
-            kind: 'call',
-            ...Object.fromEntries(Object.entries(o).filter(([, v]) => v !== null && v !== undefined)),
-          },
-        },
-      })),
-      'outcomes',
-    );
+      return !before || Object.entries(o).some(([k, v]) => v !== null && before[k as keyof CallOutcome] !== v);
+    });
+    await eachConcurrently(changed, MERGE_CONCURRENCY, (o) => this.updateCall(o));
     const byCampaign = new Map<string, string[]>();
     for (const o of outcomes)
       if (o.campaignId) byCampaign.set(o.campaignId, [...(byCampaign.get(o.campaignId) ?? []), o.callId]);
     for (const [campaignId, ids] of byCampaign) await this.index(campaignId, ids);
+  }
+
+  /**
+   * Notes a call event the Voice API has no call for, so an operator can find it (with the log line and the
+   * `UnknownCallEvents` metric) while the queue acknowledges it instead of retrying it into the dead letters.
+   * Repeats add to `deliveries`; the first sighting is kept.
+   */
+  async recordUnknownCall(
+    event: { callId: string; event: string; campaignId: string | null; eventAt: string },
+    now: Date,
+  ): Promise<void> {
+    await this.db.send(
+      new UpdateCommand({
+        TableName: this.table,
+        Key: { pk: unknownCallPk(event.callId) },
+        UpdateExpression:
+          'SET #kind = :kind, callId = :id, #event = :event, campaignId = :campaign, eventAt = :at, ' +
+          'firstSeenAt = if_not_exists(firstSeenAt, :now), lastSeenAt = :now, expiresAt = :expires ADD deliveries :one',
+        ExpressionAttributeNames: { '#kind': 'kind', '#event': 'event' },
+        ExpressionAttributeValues: {
+          ':kind': 'unknown-call',
+          ':id': event.callId,
+          ':event': event.event,
+          ':campaign': event.campaignId,
+          ':at': event.eventAt,
+          ':now': now.toISOString(),
+          ':expires': Math.floor(now.getTime() / 1000) + UNKNOWN_KEEP_SECONDS,
+          ':one': 1,
+        },
+      }),
+    );
+  }
+
+  async unknownCall(callId: string): Promise<UnknownCallRecord | null> {
+    const out = await this.db.send(
+      new GetCommand({ TableName: this.table, Key: { pk: unknownCallPk(callId) }, ConsistentRead: true }),
+    );
+    const item = out.Item;
+    if (!item) return null;
+    return {
+      callId: item.callId as string,
+      event: item.event as string,
+      campaignId: typeof item.campaignId === 'string' ? item.campaignId : null,
+      eventAt: item.eventAt as string,
+      firstSeenAt: item.firstSeenAt as string,
+      lastSeenAt: item.lastSeenAt as string,
+      deliveries: item.deliveries as number,
+    };
   }
 
   async get(callId: string): Promise<CallOutcome | null> {

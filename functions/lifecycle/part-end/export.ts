@@ -1,9 +1,15 @@
 import type { ContactOutcome } from '#commons/outcomes/call-outcome.ts';
+import { csvLine, csvNumber, csvPhone, csvText } from '#commons/spreadsheet/csv-field.ts';
 import { headerRow, numberCell, rowRef, textCell, XlsxWriter } from '#commons/spreadsheet/xlsx-writer.ts';
 
 /** The per-contact table's columns, in order: header text and how to read each value. */
-export const OUTCOME_COLUMNS: { header: string; value: (o: ContactOutcome) => string | number | null }[] = [
-  { header: 'Phone Number', value: (o) => o.phone },
+export const OUTCOME_COLUMNS: {
+  header: string;
+  value: (o: ContactOutcome) => string | number | null;
+  /** Written as a phone number (csvPhone) rather than plain text. */
+  phone?: true;
+}[] = [
+  { header: 'Phone Number', value: (o) => o.phone, phone: true },
   { header: 'Name', value: (o) => o.contactName },
   { header: 'Attempts', value: (o) => o.attempts },
   { header: 'Last Status', value: (o) => o.lastStatus },
@@ -18,22 +24,20 @@ export const OUTCOME_COLUMNS: { header: string; value: (o: ContactOutcome) => st
 ];
 
 /**
- * A spreadsheet opening a CSV runs cells that start with these as formulas; text that came from a call (names,
- * phrases, links) gets a leading apostrophe so it stays text. Phone numbers are validated E.164 and left alone.
+ * The table as CSV for any program: every text field quoted and defused against formulas in any locale's
+ * separator, numbers as numbers, the phone column kept readable (commons/spreadsheet/csv-field.ts says why).
  */
-const FORMULA_START = /^[=+\-@\t\r]/;
-
-function csvCell(value: string | number | null, isPhone: boolean): string {
-  if (value === null) return '';
-  let text = String(value);
-  if (typeof value === 'string' && !isPhone && FORMULA_START.test(text)) text = `'${text}`;
-  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
-}
-
 export function outcomesCsv(rows: readonly ContactOutcome[]): string {
-  const lines = [OUTCOME_COLUMNS.map((c) => csvCell(c.header, false)).join(',')];
-  for (const row of rows) lines.push(OUTCOME_COLUMNS.map((c, i) => csvCell(c.value(row), i === 0)).join(','));
-  return `${lines.join('\r\n')}\r\n`;
+  let csv = csvLine(OUTCOME_COLUMNS.map((c) => csvText(c.header)));
+  for (const row of rows)
+    csv += csvLine(
+      OUTCOME_COLUMNS.map((c) => {
+        const value = c.value(row);
+        if (typeof value === 'number') return csvNumber(value);
+        return c.phone ? csvPhone(value) : csvText(value);
+      }),
+    );
+  return csv;
 }
 
 /**
