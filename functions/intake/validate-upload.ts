@@ -1,10 +1,12 @@
 import type { CountryCode } from 'libphonenumber-js/max';
 import type { LegalHoursTable } from '#commons/legal-hours.ts';
 import { type CostlyType, costlyNumberType } from '#commons/phone/phone.ts';
+import { type ByteSource, SourceReadError } from '#commons/spreadsheet/byte-source.ts';
 import { cellText } from '#commons/spreadsheet/cell.ts';
 import { FileProblem } from '#commons/spreadsheet/file-problem.ts';
 import { DEFAULT_LIMITS, type ReadLimits } from '#commons/spreadsheet/limits.ts';
-import { openWorkbook, type SheetFormat } from '#commons/spreadsheet/sources.ts';
+import { openWorkbook } from '#commons/spreadsheet/sources.ts';
+import type { SheetFormat } from '#commons/spreadsheet/workbook.ts';
 import { type Contact, ContactRules, type Rejection } from './contacts.ts';
 import { OriginalRows } from './original-rows.ts';
 import type { Part } from './parts.ts';
@@ -63,7 +65,8 @@ export interface ValidationOutcome {
 }
 
 export interface UploadFile {
-  bytes: Buffer;
+  /** In memory, or read as it streams (an S3 object: a CSV is never held whole). */
+  source: Buffer | ByteSource;
   fileName: string;
   limits: ReadLimits;
 }
@@ -107,7 +110,7 @@ async function readContacts(
 ): Promise<{ scanned: ScannedUpload; rules: ContactRules; originals: OriginalRows }> {
   const rules = new ContactRules(country);
   const originals = new OriginalRows();
-  const workbook = await openWorkbook(upload.bytes, upload.fileName, upload.limits);
+  const workbook = await openWorkbook(upload.source, upload.fileName, upload.limits);
   const scanned = await scanUpload(workbook, upload.limits, (r, columns) => {
     const phone = r.cells[columns.phone];
     originals.add(r);
@@ -130,11 +133,11 @@ async function readContacts(
  * File-level problems come back as `ok: false` with a message the uploader can act on; nothing throws for bad input.
  */
 export async function validateUpload(
-  bytes: Buffer,
+  source: Buffer | ByteSource,
   fileName: string,
   options: ValidateOptions = {},
 ): Promise<ValidationOutcome> {
-  const upload: UploadFile = { bytes, fileName, limits: options.limits ?? DEFAULT_LIMITS };
+  const upload: UploadFile = { source, fileName, limits: options.limits ?? DEFAULT_LIMITS };
   let scanned: ScannedUpload;
   let settings: UploadSettings;
   let rules: ContactRules;
@@ -156,6 +159,8 @@ export async function validateUpload(
     }
   } catch (err) {
     if (err instanceof FileProblem) return failed(upload, err.code, err.message, null);
+    // The upload could not be fetched (the network, S3): not the file's fault, so it is tried again, never refused.
+    if (err instanceof SourceReadError) throw err;
     // Reading is pure work on the bytes: an error here will recur on every retry, so the file is refused with a
     // report rather than left to dead-letter unexplained.
     return failed(
