@@ -73,6 +73,19 @@ export interface UploadFile {
 
 const textOrNull = (s: string): string | null => (s === '' ? null : s);
 
+/**
+ * The report quotes at most this much of a rejected cell (the original and the annotated copy keep it whole): quoted
+ * whole, and escaped as JSON, a sheet of long rejected cells made a report several times the size of the file.
+ */
+export const QUOTED_INPUT_CHARS = 64;
+
+function quoted(input: string): string {
+  if (input.length <= QUOTED_INPUT_CHARS) return input;
+  const cut = input.slice(0, QUOTED_INPUT_CHARS - 1);
+  // Never half a surrogate pair.
+  return `${/[\uD800-\uDBFF]$/.test(cut) ? cut.slice(0, -1) : cut}…`;
+}
+
 function failed(upload: UploadFile, code: string, message: string, format: SheetFormat | null): ValidationOutcome {
   return {
     upload,
@@ -184,7 +197,7 @@ export async function validateUpload(
   const parts = placement.parts;
   const rejections = mergeByRow<Rejection>(rules.rejected, placement.rejected);
   const rejected = mergeByRow<ValidationReport['rejected'][number]>(
-    rejections.map((r) => ({ row: r.row, reason: r.reason, input: r.input })),
+    rejections.map((r) => ({ row: r.row, reason: r.reason, input: quoted(r.input) })),
     costly.map((c) => ({ row: c.row, reason: 'costly_number' as const, input: c.input })),
   );
 
