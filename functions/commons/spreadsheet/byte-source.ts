@@ -1,5 +1,5 @@
 import { createReadStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
+import { open } from 'node:fs/promises';
 import { fileTooLarge } from './limits.ts';
 
 /**
@@ -36,10 +36,16 @@ export function bytesSource(bytes: Buffer): ByteSource {
   };
 }
 
-/** A file on disk (`callsheet validate`), its size from stat. */
+/** A file on disk (`callsheet validate`), its size from stat; one that cannot be opened fails here, as a read would. */
 export async function fileSource(path: string): Promise<ByteSource> {
-  const { size } = await stat(path);
-  return { size, chunks: () => createReadStream(path, { highWaterMark: CHUNK_BYTES }) };
+  const handle = await open(path, 'r');
+  try {
+    const info = await handle.stat();
+    if (!info.isFile()) throw Object.assign(new Error(`${path} is not a file`), { code: 'EISDIR' });
+    return { size: info.size, chunks: () => createReadStream(path, { highWaterMark: CHUNK_BYTES }) };
+  } finally {
+    await handle.close();
+  }
 }
 
 const asBuffer = (c: Uint8Array): Buffer =>
