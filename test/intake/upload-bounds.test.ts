@@ -122,6 +122,17 @@ describe('what intake reads of an upload', () => {
   });
 });
 
+describe('the intake handler', () => {
+  it('drops a message that is not an S3 notification instead of retrying it into the dead-letter queue', async () => {
+    const handler = makeIntakeHandler(await buildIntakeService(readIntakeConfig(stack.env)), silentLog);
+    const bodies = ['not json', 'null', '42', '"text"', '{}', '{"Records":[{"eventSource":"aws:s3"}]}'];
+    const event = {
+      Records: bodies.map((body, i) => ({ messageId: `m${i}`, body })),
+    } as unknown as SQSEvent;
+    expect(await handler(event, localContext('intake'))).toEqual({ batchItemFailures: [] });
+  });
+});
+
 const sharedRow = (r: number) => `<row r="${r}"><c r="A${r}" t="s"><v>0</v></c><c r="B${r}" t="s"><v>1</v></c></row>`;
 
 describe('an event that does not say the size', () => {
