@@ -8,6 +8,7 @@ import { contactsBench } from './contacts.ts';
 import { chooseGroups } from './groups.ts';
 import { hoursBench } from './hours.ts';
 import { intakeBench } from './intake.ts';
+import { intakeBoundsBench } from './intake-bounds.ts';
 import { lifecycleBench } from './lifecycle.ts';
 import { webhooksBench } from './webhooks.ts';
 
@@ -16,6 +17,7 @@ process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 const GROUPS = {
   client: async () => [await clientOverhead()],
   intake: intakeBench,
+  'intake-bounds': intakeBoundsBench,
   lifecycle: lifecycleBench,
   webhooks: webhooksBench,
   contacts: contactsBench,

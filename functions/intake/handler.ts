@@ -30,6 +30,10 @@ export function makeIntakeHandler(service: IntakeService, log?: Log, obs: Observ
       try {
         notification = JSON.parse(message.body);
       } catch {
+        notification = null;
+      }
+      // Not JSON, or JSON but not an object (`null`, a number): no redelivery would make it one.
+      if (typeof notification !== 'object' || notification === null) {
         out.error('message is not an S3 notification; dropped', { messageId: message.messageId });
         continue;
       }

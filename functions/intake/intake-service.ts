@@ -1,9 +1,9 @@
-import { createHash } from 'node:crypto';
 import { lookUpAgent } from '#commons/agent-lookup.ts';
-import type { ObjectStore, StoredObject } from '#commons/aws/object-store.ts';
+import type { ObjectHead, ObjectStore, ObjectVersion } from '#commons/aws/object-store.ts';
 import type { FrequencyCapStore } from '#commons/frequency-cap-store.ts';
 import type { LifecycleStarter } from '#commons/lifecycle-starter.ts';
 import { reportKeys } from '#commons/report-keys.ts';
+import { DEFAULT_LIMITS, fileTooLarge } from '#commons/spreadsheet/limits.ts';
 import type { SuppressionList } from '#commons/suppression-list.ts';
 import { agentFolder, INCOMING, type UploadRef, uploadId } from '#commons/upload-ref.ts';
 import type { AgentsApi } from '#commons/voice-api/agents.ts';
@@ -14,6 +14,7 @@ import type { Contact } from './contacts.ts';
 import { planParts } from './plan-parts.ts';
 import { type IntakeReport, originalDestination, XLSX_TYPE } from './report.ts';
 import { DEFAULT_START_HORIZON_DAYS } from './settings.ts';
+import { S3Upload } from './upload-source.ts';
 import type { UploadOutcome, UploadStore } from './upload-store.ts';
 import { type ValidationOutcome, validateUpload } from './validate-upload.ts';
 import { writeUploadFiles } from './writers.ts';
@@ -55,6 +56,17 @@ interface Decision {
   earlier: { uploadId: string; key: string; at: string } | null;
 }
 
+/** Where the upload is now: where it was uploaded, or its copy in processed/ or rejected/ after a crash mid-move. */
+interface FoundUpload {
+  key: string;
+  version: ObjectVersion;
+  head: ObjectHead;
+  moved: boolean;
+}
+
+/** CopyObject copies at most 5 GiB: a larger original is left where it was uploaded. */
+const MAX_COPY_BYTES = 5 * 1024 ** 3;
+
 const rejected = (code: string, message: string, validation: ValidationOutcome | null = null): Decision => ({
   status: 'rejected',
   error: { code, message },
@@ -88,20 +100,29 @@ export class IntakeService {
     }
   }
 
-  private async run(id: string, ref: UploadRef): Promise<UploadOutcome> {
+  private async run(id: string, event: UploadRef): Promise<UploadOutcome> {
     const { objects } = this.deps;
     const keys = reportKeys(id);
-    const found = await this.readOriginal(ref);
+    const found = await this.findOriginal(event);
     if (!found) {
       const decision = rejected(
         'upload_missing',
         'The uploaded file was deleted or replaced before intake could read it. Upload it again.',
       );
-      await this.writeReport(id, ref, decision, [], null, null);
+      await this.writeReport(id, event, decision, [], null, null);
       return { status: 'rejected', reportKey: keys.json, movedTo: null, parts: [] };
     }
-    const decision = await this.capped(id, await this.decide(id, ref, found.object));
-    const destination = originalDestination(ref.key, id, decision.status === 'launched' ? 'processed' : 'rejected');
+    // The size is known before a byte is read: from the event, else from HeadObject. A file over the limit is refused
+    // unread: read, it could exhaust the function's memory, and a function that dies writes no report.
+    const ref = { ...event, size: event.size > 0 ? event.size : found.head.size };
+    const decision =
+      ref.size > DEFAULT_LIMITS.maxFileBytes
+        ? rejected('too_large', fileTooLarge(ref.size, DEFAULT_LIMITS).message)
+        : await this.capped(id, await this.decide(id, ref, found));
+    const stays = ref.size > MAX_COPY_BYTES;
+    const destination = stays
+      ? ref.key
+      : originalDestination(ref.key, id, decision.status === 'launched' ? 'processed' : 'rejected');
     const parts =
       decision.status === 'launched' && decision.validation && decision.agent
         ? planParts(
@@ -131,7 +152,7 @@ export class IntakeService {
     // Events with ids from the upload and the number: a redelivery of this upload changes no contact twice.
     if (this.deps.contacts && parts.length > 0)
       await this.deps.contacts.upsertAccepted(id, decision.validation?.parts.flatMap((p) => p.contacts) ?? []);
-    if (!found.moved) await this.moveOriginal(ref, destination);
+    if (!found.moved && !stays) await this.moveOriginal(ref, destination);
 
     return {
       status: decision.status,
@@ -146,20 +167,25 @@ export class IntakeService {
     };
   }
 
-  /** The upload as sent; after a crash between the move and the finish, its moved copy (same ETag). */
-  private async readOriginal(ref: UploadRef): Promise<{ object: StoredObject; moved: boolean } | null> {
+  /**
+   * The upload as sent; after a crash between the move and the finish, its moved copy (same ETag). Looked at, not
+   * read: its size decides whether it is read at all.
+   */
+  private async findOriginal(ref: UploadRef): Promise<FoundUpload | null> {
     const { objects } = this.deps;
-    const original = await objects.get(ref.bucket, ref.key, { versionId: ref.versionId, eTag: ref.eTag });
-    if (original) return { object: original, moved: false };
+    const version = { versionId: ref.versionId, eTag: ref.eTag };
+    const original = await objects.head(ref.bucket, ref.key, version);
+    if (original) return { key: ref.key, version, head: original, moved: false };
     const id = uploadId(ref);
     for (const where of ['processed', 'rejected'] as const) {
-      const copy = await objects.get(ref.bucket, originalDestination(ref.key, id, where), { eTag: ref.eTag });
-      if (copy) return { object: copy, moved: true };
+      const key = originalDestination(ref.key, id, where);
+      const copy = await objects.head(ref.bucket, key, { eTag: ref.eTag });
+      if (copy) return { key, version: { eTag: ref.eTag }, head: copy, moved: true };
     }
     return null;
   }
 
-  private async decide(id: string, ref: UploadRef, object: StoredObject): Promise<Decision> {
+  private async decide(id: string, ref: UploadRef, original: FoundUpload): Promise<Decision> {
     const { agent: agentRef } = agentFolder(ref.key);
     if (!agentRef)
       return rejected(
@@ -167,9 +193,10 @@ export class IntakeService {
         'Put the file in a folder named after the agent that should call: incoming/<agent id or name>/<file>.',
       );
     const fileName = ref.key.split('/').pop() ?? ref.key;
-    const validation = await validateUpload(object.bytes, fileName, {
+    const upload = new S3Upload(this.deps.objects, ref.bucket, original.key, original.version, original.head.size);
+    const validation = await validateUpload(upload, fileName, {
       defaultCountry: this.deps.defaults.country,
-      metadata: object.metadata,
+      metadata: original.head.metadata,
       legalHours: this.deps.defaults.legalHours,
       suppressed: (phones) => this.deps.suppression.matching(phones),
       startHorizon: {
@@ -184,8 +211,7 @@ export class IntakeService {
     if (!found.ok) return rejected(found.code, found.message, validation);
 
     if (!validation.settings.repeatUpload) {
-      const sha = createHash('sha256').update(object.bytes).digest('hex');
-      const earlier = await this.deps.uploads.rememberContent(sha, id, ref.key, this.deps.now());
+      const earlier = await this.deps.uploads.rememberContent(await upload.sha256(), id, ref.key, this.deps.now());
       if (earlier)
         return {
           status: 'repeated',

@@ -1,10 +1,12 @@
 import type { CountryCode } from 'libphonenumber-js/max';
 import type { LegalHoursTable } from '#commons/legal-hours.ts';
 import { type CostlyType, costlyNumberType } from '#commons/phone/phone.ts';
+import { type ByteSource, SourceReadError } from '#commons/spreadsheet/byte-source.ts';
 import { cellText } from '#commons/spreadsheet/cell.ts';
 import { FileProblem } from '#commons/spreadsheet/file-problem.ts';
 import { DEFAULT_LIMITS, type ReadLimits } from '#commons/spreadsheet/limits.ts';
-import { openWorkbook, type SheetFormat } from '#commons/spreadsheet/sources.ts';
+import { openWorkbook } from '#commons/spreadsheet/sources.ts';
+import type { SheetFormat } from '#commons/spreadsheet/workbook.ts';
 import { type Contact, ContactRules, type Rejection } from './contacts.ts';
 import { OriginalRows } from './original-rows.ts';
 import type { Part } from './parts.ts';
@@ -63,12 +65,26 @@ export interface ValidationOutcome {
 }
 
 export interface UploadFile {
-  bytes: Buffer;
+  /** In memory, or read as it streams (an S3 object: a CSV is never held whole). */
+  source: Buffer | ByteSource;
   fileName: string;
   limits: ReadLimits;
 }
 
 const textOrNull = (s: string): string | null => (s === '' ? null : s);
+
+/**
+ * The report quotes at most this much of a rejected cell (the original and the annotated copy keep it whole): quoted
+ * whole, and escaped as JSON, a sheet of long rejected cells made a report several times the size of the file.
+ */
+export const QUOTED_INPUT_CHARS = 64;
+
+function quoted(input: string): string {
+  if (input.length <= QUOTED_INPUT_CHARS) return input;
+  const cut = input.slice(0, QUOTED_INPUT_CHARS - 1);
+  // Never half a surrogate pair.
+  return `${/[\uD800-\uDBFF]$/.test(cut) ? cut.slice(0, -1) : cut}…`;
+}
 
 function failed(upload: UploadFile, code: string, message: string, format: SheetFormat | null): ValidationOutcome {
   return {
@@ -107,7 +123,7 @@ async function readContacts(
 ): Promise<{ scanned: ScannedUpload; rules: ContactRules; originals: OriginalRows }> {
   const rules = new ContactRules(country);
   const originals = new OriginalRows();
-  const workbook = await openWorkbook(upload.bytes, upload.fileName, upload.limits);
+  const workbook = await openWorkbook(upload.source, upload.fileName, upload.limits);
   const scanned = await scanUpload(workbook, upload.limits, (r, columns) => {
     const phone = r.cells[columns.phone];
     originals.add(r);
@@ -130,11 +146,11 @@ async function readContacts(
  * File-level problems come back as `ok: false` with a message the uploader can act on; nothing throws for bad input.
  */
 export async function validateUpload(
-  bytes: Buffer,
+  source: Buffer | ByteSource,
   fileName: string,
   options: ValidateOptions = {},
 ): Promise<ValidationOutcome> {
-  const upload: UploadFile = { bytes, fileName, limits: options.limits ?? DEFAULT_LIMITS };
+  const upload: UploadFile = { source, fileName, limits: options.limits ?? DEFAULT_LIMITS };
   let scanned: ScannedUpload;
   let settings: UploadSettings;
   let rules: ContactRules;
@@ -156,6 +172,8 @@ export async function validateUpload(
     }
   } catch (err) {
     if (err instanceof FileProblem) return failed(upload, err.code, err.message, null);
+    // The upload could not be fetched (the network, S3): not the file's fault, so it is tried again, never refused.
+    if (err instanceof SourceReadError) throw err;
     // Reading is pure work on the bytes: an error here will recur on every retry, so the file is refused with a
     // report rather than left to dead-letter unexplained.
     return failed(
@@ -179,7 +197,7 @@ export async function validateUpload(
   const parts = placement.parts;
   const rejections = mergeByRow<Rejection>(rules.rejected, placement.rejected);
   const rejected = mergeByRow<ValidationReport['rejected'][number]>(
-    rejections.map((r) => ({ row: r.row, reason: r.reason, input: r.input })),
+    rejections.map((r) => ({ row: r.row, reason: r.reason, input: quoted(r.input) })),
     costly.map((c) => ({ row: c.row, reason: 'costly_number' as const, input: c.input })),
   );
 

@@ -1,7 +1,8 @@
 import { cellText, headerKey, type RawRow } from '#commons/spreadsheet/cell.ts';
 import { FileProblem } from '#commons/spreadsheet/file-problem.ts';
 import { DEFAULT_LIMITS, type ReadLimits } from '#commons/spreadsheet/limits.ts';
-import { type OpenedWorkbook, openWorkbook } from '#commons/spreadsheet/sources.ts';
+import { openWorkbook } from '#commons/spreadsheet/sources.ts';
+import type { OpenedWorkbook } from '#commons/spreadsheet/workbook.ts';
 import { E164, LIMITS } from '#commons/voice-api/contract.ts';
 import type { ValidationItem } from '#commons/voice-api/errors.ts';
 

@@ -1,5 +1,6 @@
 import { crc32 } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
+import type { ByteSource } from '#commons/spreadsheet/byte-source.ts';
 import { cellText } from '#commons/spreadsheet/cell.ts';
 import { FileProblem } from '#commons/spreadsheet/file-problem.ts';
 import { DEFAULT_LIMITS, type ReadLimits } from '#commons/spreadsheet/limits.ts';
@@ -11,14 +12,14 @@ import { esc, inlineRow, workbookParts } from '../helpers/ooxml.ts';
 import { zip } from '../helpers/zip.ts';
 
 /** The contact sheet as intake reads it: its name and each data row's cells as text. */
-async function contacts(bytes: Buffer, name = 'upload.xlsx', limits: ReadLimits = DEFAULT_LIMITS) {
+async function contacts(bytes: Buffer | ByteSource, name = 'upload.xlsx', limits: ReadLimits = DEFAULT_LIMITS) {
   const workbook = await openWorkbook(bytes, name, limits);
   const rows: [number, ...string[]][] = [];
   const scanned = await scanUpload(workbook, limits, (r) => rows.push([r.row, ...r.cells.map((c) => cellText(c))]));
   return { sheet: scanned.sheetName, rows, settings: scanned.settings };
 }
 
-async function refusal(bytes: Buffer, name = 'upload.xlsx', limits: ReadLimits = DEFAULT_LIMITS) {
+async function refusal(bytes: Buffer | ByteSource, name = 'upload.xlsx', limits: ReadLimits = DEFAULT_LIMITS) {
   try {
     await contacts(bytes, name, limits);
   } catch (err) {
@@ -347,5 +348,159 @@ describe('the Settings sheet', () => {
       code: 'invalid_settings',
       message: expect.stringContaining('more than 200 filled rows (row 201 is one too many)'),
     });
+  });
+});
+
+/**
+ * The bytes as a stream of pieces of `size` bytes (an S3 body arrives so), counting what the reader pulled: a reader
+ * that stops at a refusal pulls no more.
+ */
+function streamed(bytes: Buffer, size = 64 * 1024, claimed: number | null = null) {
+  const source = {
+    size: claimed,
+    pulled: 0,
+    async *chunks() {
+      for (let at = 0; at < bytes.length; at += size) {
+        const piece = bytes.subarray(at, at + size);
+        source.pulled += piece.length;
+        yield piece;
+      }
+    },
+  };
+  return source;
+}
+
+describe('bounds on one cell and one row', () => {
+  const huge = (n: number) => 'x'.repeat(n);
+
+  it("refuses a CSV cell past Excel's 32,767 characters, naming it, and reads no further", async () => {
+    const fits = Buffer.from(`Phone Number,Name\n+14155550101,${huge(32_767)}\n`);
+    expect((await contacts(fits, 'list.csv')).rows).toEqual([[2, '+14155550101', huge(32_767)]]);
+    const over = `Phone Number,Name\n+14155550101,Ada\n+14155550102,${huge(32_768)}\n`;
+    expect(await refusal(Buffer.from(over), 'list.csv')).toEqual({
+      code: 'cell_too_long',
+      message:
+        'Cell B3 of the CSV file holds more than 32,767 characters, the most a spreadsheet cell can hold, so the file was not read. Shorten that cell and upload the file again.',
+    });
+    // An 8 MB cell in a stream: refused once the first lines (at most a million characters, to choose the separator)
+    // are read, the rest never pulled.
+    const big = streamed(Buffer.from(`Phone Number,Name\n+14155550101,${huge(8 << 20)}\n`));
+    expect((await refusal(big, 'list.csv')).code).toBe('cell_too_long');
+    expect(big.pulled).toBeLessThanOrEqual((1 << 20) + 64 * 1024);
+  });
+
+  it("names the quote that swallowed the lines after it once they pass a cell's limit", async () => {
+    const lines = Array.from({ length: 4000 }, (_, i) => `+1415555${String(i).padStart(4, '0')},Contact ${i}`);
+    const csv = `Phone Number,Name\r\n+14155550100,"Ada\r\n${lines.join('\r\n')}\r\n`;
+    expect(await refusal(streamed(Buffer.from(csv), 1000), 'list.csv')).toEqual({
+      code: 'cell_too_long',
+      message: expect.stringContaining(
+        'Cell B2 of the CSV file holds more than 32,767 characters, the most a spreadsheet cell can hold, so the file was not read. It starts with a quote (") on line 2, and everything up to the next quote is one cell',
+      ),
+    });
+  });
+
+  it('refuses a CSV row longer than the limit, naming its row and line, however its cells are split', async () => {
+    const long = Array.from({ length: 600_000 }, () => '1').join(',');
+    const csv = `Phone Number,Name\n+14155550101,"Ada\nLovelace"\n${long}\n+14155550103,Grace\n`;
+    const message =
+      'Row 3 of the CSV file (from line 4) is longer than 1,048,576 characters, far more than a row of contacts needs, so the file was not read. Check that row (a missing line break, or text pasted many times over) and upload the file again.';
+    expect(await refusal(Buffer.from(csv), 'list.csv')).toEqual({ code: 'line_too_long', message });
+    expect(await refusal(streamed(Buffer.from(csv), 4099), 'list.csv')).toEqual({ code: 'line_too_long', message });
+    // A row of exactly the limit, its line break included, is read; one character more is not.
+    const row = (chars: number) =>
+      `+14155550101,${Array.from({ length: 40 }, () => huge(30_000)).join(',')}`.slice(0, chars - 1);
+    expect((await contacts(Buffer.from(`Phone Number,Name\n${row(1_048_576)}\n`), 'list.csv')).rows).toHaveLength(1);
+    expect((await refusal(Buffer.from(`Phone Number,Name\n${row(1_048_577)}\n`), 'list.csv')).message).toMatch(
+      /^Row 2 of the CSV file \(from line 2\) is longer than 1,048,576 characters/,
+    );
+  });
+
+  it('reads a CSV in pieces of any size exactly as it reads it whole, line numbers included', async () => {
+    // 200 plain rows first, so the awkward ones come after the first 4 KB (read whole, to tell the format).
+    const plain = Array.from({ length: 200 }, (_, i) => `+1415555${String(i).padStart(4, '0')},Contact ${i}\r\n`);
+    const text =
+      `\ufeffPhone Number,Name,Note\r\n${plain.join('')}+14155550901,"Ada ""the first""",é😀\r` +
+      '+14155550902,"Grace\r\nHopper",\n+14155550903,Linus,"x"y\n\n"",Ω,"a\rb"\r\n+14155550904,"end"';
+    const whole = await contacts(Buffer.from(text), 'list.csv');
+    expect(whole.rows).toHaveLength(205);
+    expect(whole.rows.slice(-5)).toEqual([
+      [202, '+14155550901', 'Ada "the first"', 'é😀'],
+      [203, '+14155550902', 'Grace\r\nHopper', ''],
+      [204, '+14155550903', 'Linus', 'xy'],
+      [206, '', 'Ω', 'a\rb'],
+      [207, '+14155550904', 'end'],
+    ]);
+    for (const size of [1, 2, 3, 4, 5, 7, 11, 64])
+      expect(await contacts(streamed(Buffer.from(text), size), 'list.csv'), `pieces of ${size}`).toEqual(whole);
+    const utf16 = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text.slice(1), 'utf16le')]);
+    for (const size of [1, 3, 4096]) expect(await contacts(streamed(utf16, size), 'list.txt')).toEqual(whole);
+    // A quote left open is named by its line, CR LF counted as one line break.
+    const open = `Phone Number,Name\r\n${plain.join('')}+14155550901,"Grace\r\n+14155550902,Linus\r\n`;
+    for (const source of [Buffer.from(open), streamed(Buffer.from(open), 1)])
+      expect((await refusal(source, 'list.csv')).message).toContain(
+        'a quote (") opened on line 202 that is never closed',
+      );
+  });
+
+  it('refuses an .xlsx cell past 32,767 characters, inline or shared, naming the cell and its sheet', async () => {
+    const book = (data: string, sst?: string[], settings?: string) =>
+      zip(
+        workbookParts({
+          sheets: [
+            { name: 'Contacts', data },
+            ...(settings ? [{ name: 'Settings', state: 'hidden' as const, data: settings }] : []),
+          ],
+          ...(sst ? { sst } : {}),
+        }),
+      );
+    const inline = (text: string) => list(['+14155550101', 'Ada'], ['+14155550102', text]);
+    expect((await contacts(book(inline(huge(32_767))))).rows[1]).toEqual([3, '+14155550102', huge(32_767)]);
+    expect(await refusal(book(inline(huge(32_768))))).toEqual({
+      code: 'cell_too_long',
+      message:
+        'Cell B3 of the sheet "Contacts" holds more than 32,767 characters, the most a spreadsheet cell can hold, so the file was not read. Shorten that cell and upload the file again.',
+    });
+    // Shared text: a string too long is refused where a cell uses it; one no cell uses costs nothing.
+    const shared = (n: number) =>
+      book(`${header()}<row r="2"><c r="A2" t="s"><v>0</v></c><c r="B2" t="s"><v>1</v></c></row>`, [
+        '<t>+14155550101</t>',
+        `<t>${huge(n)}</t>`,
+        `<t>${huge(100_000)}</t>`,
+      ]);
+    expect((await contacts(shared(32_767))).rows).toEqual([[2, '+14155550101', huge(32_767)]]);
+    expect((await refusal(shared(32_768))).message).toMatch(/^Cell B2 of the sheet "Contacts" holds more than 32,767/);
+    // Escapes count as the characters they stand for: 32,767 of them read, one more refused.
+    const escaped = (n: number) => '_x0041_'.repeat(n);
+    expect((await contacts(book(inline(escaped(32_767))))).rows[1]?.[2]).toBe('A'.repeat(32_767));
+    expect((await refusal(book(inline(escaped(32_768))))).code).toBe('cell_too_long');
+    // A text far past the limit, in pieces: refused without gathering it.
+    expect((await refusal(book(inline(`${huge(300_000)}y`)))).code).toBe('cell_too_long');
+    // The Settings sheet is read with the same bound.
+    const settings = inlineRow(1, ['campaign name', huge(40_000)]);
+    expect((await refusal(book(list(['+14155550101', 'Ada']), undefined, settings))).message).toMatch(
+      /^Cell B1 of the sheet "Settings" holds more than 32,767/,
+    );
+  });
+
+  it('refuses a file over the size limit from its size alone, and a stream that passes the limit as it arrives', async () => {
+    const csv = Buffer.from('Phone Number,Name\n+14155550101,Ada\n');
+    const limits = { ...DEFAULT_LIMITS, maxFileBytes: 30 };
+    const claimed = streamed(csv, 8, 31);
+    expect(await refusal(claimed, 'list.csv', limits)).toEqual({
+      code: 'too_large',
+      message:
+        'The file is 31 bytes; callsheet reads at most 30 bytes per file, so it was not read. Split it into smaller files and upload each.',
+    });
+    expect(claimed.pulled).toBe(0);
+    const unclaimed = streamed(csv, 8);
+    expect((await refusal(unclaimed, 'list.csv', limits)).message).toMatch(/^The file is larger than 30 bytes/);
+    expect(unclaimed.pulled).toBe(32);
+    const xlsx = streamed(
+      zip(workbookParts({ sheets: [{ name: 'Contacts', data: list(['+14155550101', 'A']) }] })),
+      100,
+    );
+    expect((await refusal(xlsx, 'list.xlsx', { ...DEFAULT_LIMITS, maxFileBytes: 500 })).code).toBe('too_large');
+    expect(xlsx.pulled).toBe(600);
   });
 });

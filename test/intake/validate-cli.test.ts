@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, rm, truncate, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -76,6 +76,21 @@ describe('callsheet validate', () => {
     expect((await validate([file, '--country', 'XX'])).code).toBe(2);
     expect((await validate([])).code).toBe(2);
     expect((await validate([join(dir, 'missing.xlsx')])).stderr).toContain('ENOENT');
+  });
+
+  it('refuses a file over the size limit from its size, however large, without reading it', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'callsheet-validate-'));
+    const file = join(dir, 'export.csv');
+    // 3 GiB and sparse: more than one read can hold, yet nothing on disk.
+    await writeFile(file, 'Phone Number\n');
+    await truncate(file, 3 * 1024 ** 3);
+    const res = await validate([file, '--json']).finally(() => rm(dir, { recursive: true, force: true }));
+    expect(res.code).toBe(1);
+    expect(JSON.parse(res.stdout).error).toEqual({
+      code: 'too_large',
+      message:
+        'The file is 3,221,225,472 bytes (3,072 MB); callsheet reads at most 52,428,800 bytes (50 MB) per file, so it was not read. Split it into smaller files and upload each.',
+    });
   });
 
   it('blames a bad --start on the flag, and rejects a premium-rate number unless --allow-costly', async () => {

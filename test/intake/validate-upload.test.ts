@@ -160,6 +160,19 @@ describe('intake: row rules', () => {
   });
 });
 
+describe('intake: the report of a hostile sheet', () => {
+  it('quotes at most 64 characters of a rejected cell, so the report stays small however long the cells', async () => {
+    const long = `${'\u0001'.repeat(62)}😀${'9'.repeat(30_000)}`;
+    const csv = `Phone Number,Name\n+14155552671,Ada\n${long},Bo\n${'x'.repeat(64)},Cy\n`;
+    const out = await validateUpload(Buffer.from(csv), 'long.csv', us);
+    expect(out.report.rejected).toEqual([
+      { row: 3, reason: 'invalid_phone', input: `${'\u0001'.repeat(62)}…` },
+      { row: 4, reason: 'invalid_phone', input: 'x'.repeat(64) },
+    ]);
+    expect(out.report.ok).toBe(true);
+  });
+});
+
 describe('intake: files it refuses, with a reason', () => {
   const refuse = async (bytes: Buffer, name: string) => (await validateUpload(bytes, name, us)).report;
 

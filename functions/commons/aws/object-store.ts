@@ -21,7 +21,21 @@ export interface ObjectVersion {
   eTag?: string;
 }
 
+export interface ObjectHead {
+  eTag: string;
+  versionId: string | null;
+  metadata: Record<string, string>;
+  /** Bytes. */
+  size: number;
+}
+
 const unquote = (eTag: string | undefined) => (eTag ?? '').replace(/^"|"$/g, '');
+
+/** Exactly this version: by id in a versioned bucket, else by ETag. */
+const versionParams = (version: ObjectVersion) => ({
+  ...(version.versionId ? { VersionId: version.versionId } : {}),
+  ...(version.eTag && !version.versionId ? { IfMatch: `"${version.eTag}"` } : {}),
+});
 
 const isMissing = (err: unknown) => {
   const e = err as { name?: string; $metadata?: { httpStatusCode?: number } };
@@ -34,14 +48,7 @@ export class ObjectStore {
 
   async get(bucket: string, key: string, version: ObjectVersion = {}): Promise<StoredObject | null> {
     try {
-      const out = await this.s3.send(
-        new GetObjectCommand({
-          Bucket: bucket,
-          Key: key,
-          ...(version.versionId ? { VersionId: version.versionId } : {}),
-          ...(version.eTag && !version.versionId ? { IfMatch: `"${version.eTag}"` } : {}),
-        }),
-      );
+      const out = await this.s3.send(new GetObjectCommand({ Bucket: bucket, Key: key, ...versionParams(version) }));
       const bytes = Buffer.from((await out.Body?.transformToByteArray()) ?? []);
       return { bytes, eTag: unquote(out.ETag), versionId: out.VersionId ?? null, metadata: out.Metadata ?? {} };
     } catch (err) {
@@ -51,12 +58,34 @@ export class ObjectStore {
     }
   }
 
-  async head(bucket: string, key: string): Promise<{ eTag: string; versionId: string | null } | null> {
+  /** What `get` answers but the bytes, and the size: null when not there (or no longer that version or ETag). */
+  async head(bucket: string, key: string, version: ObjectVersion = {}): Promise<ObjectHead | null> {
     try {
-      const out = await this.s3.send(new HeadObjectCommand({ Bucket: bucket, Key: key }));
-      return { eTag: unquote(out.ETag), versionId: out.VersionId ?? null };
+      const out = await this.s3.send(new HeadObjectCommand({ Bucket: bucket, Key: key, ...versionParams(version) }));
+      return {
+        eTag: unquote(out.ETag),
+        versionId: out.VersionId ?? null,
+        metadata: out.Metadata ?? {},
+        size: out.ContentLength ?? 0,
+      };
     } catch (err) {
-      if (isMissing(err)) return null;
+      const status = (err as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
+      if (isMissing(err) || status === 412) return null;
+      throw err;
+    }
+  }
+
+  /**
+   * The bytes as they arrive, for a reader that need not hold them all; null when not there. Leaving the loop early
+   * closes the connection.
+   */
+  async stream(bucket: string, key: string, version: ObjectVersion = {}): Promise<AsyncIterable<Uint8Array> | null> {
+    try {
+      const out = await this.s3.send(new GetObjectCommand({ Bucket: bucket, Key: key, ...versionParams(version) }));
+      return (out.Body as AsyncIterable<Uint8Array> | undefined) ?? (async function* () {})();
+    } catch (err) {
+      const status = (err as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
+      if (isMissing(err) || status === 412) return null;
       throw err;
     }
   }

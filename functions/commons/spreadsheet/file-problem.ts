@@ -12,6 +12,8 @@ export type FileProblemCode =
   | 'not_utf8'
   | 'xml_entities'
   | 'unterminated_quote'
+  | 'cell_too_long'
+  | 'line_too_long'
   | 'unreadable';
 
 export class FileProblem extends Error {

@@ -52,7 +52,7 @@ export async function readPartFile(bytes: Buffer): Promise<PartRow[]> {
   if (!part) return rows;
   const strings = await readSharedStrings(pkg.sharedStrings, DEFAULT_LIMITS);
   const text = (i: number, cells: readonly Cell[]) => cellText(cells[i]) || null;
-  for await (const batch of worksheetRows(part, strings))
+  for await (const batch of worksheetRows(part, strings, pkg.sheets[0]?.name ?? 'Contacts'))
     for (const { row, cells } of batch) {
       const phone = text(0, cells);
       if (row > 1 && phone) rows.push({ phone, name: text(1, cells), customInstruction: text(2, cells) });

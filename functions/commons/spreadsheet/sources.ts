@@ -1,32 +1,14 @@
-import { type Cell, HEADER_SEARCH_ROWS, headerKey, PHONE_HEADER, type RawRow } from './cell.ts';
+import { type ByteSource, boundedChunks, bytesSource, readAll } from './byte-source.ts';
+import type { Cell } from './cell.ts';
+import { csvWorkbook } from './csv.ts';
 import { FileProblem } from './file-problem.ts';
-import type { ReadLimits } from './limits.ts';
+import { cellTooLong, fileTooLarge, MAX_CELL_CHARS, type ReadLimits } from './limits.ts';
+import { inBatches, type OpenedWorkbook, type SheetFormat, type SheetSource } from './workbook.ts';
 import { readPackage, type SheetState } from './xlsx-package.ts';
 import { readSharedStrings, type SharedStrings } from './xlsx-shared-strings.ts';
 import { worksheetRows } from './xlsx-worksheet.ts';
+import { columnName } from './xlsx-writer.ts';
 import { inspectXlsx } from './zip-guard.ts';
-
-export type SheetFormat = 'xlsx' | 'xls' | 'csv';
-
-export interface SheetSource {
-  name: string;
-  /** Hidden and very hidden tabs are not shown in Excel's tab bar. */
-  state: SheetState;
-  /** The sheet's rows in order, a batch at a time: a promise per row costs more than reading the row. */
-  batches: AsyncIterable<RawRow[]>;
-}
-
-export interface OpenedWorkbook {
-  format: SheetFormat;
-  /** For CSV: the separator its cells were split on. */
-  separator?: CsvSeparator;
-  /**
-   * Tabs in the order Excel shows them, each to be read (or skipped, at no cost) before the next is asked for.
-   */
-  sheets(): AsyncIterable<SheetSource>;
-}
-
-export type CsvSeparator = ',' | ';' | '\t';
 
 const ZIP = Buffer.from('504b0304', 'hex');
 const CFB = Buffer.from('d0cf11e0a1b11ae1', 'hex');
@@ -106,7 +88,7 @@ async function* xlsxSheets(bytes: Buffer, limits: ReadLimits): AsyncIterable<She
       state: sheet.state,
       batches: part
         ? (async function* () {
-            yield* worksheetRows(part, await sharedStrings());
+            yield* worksheetRows(part, await sharedStrings(), sheet.name);
           })()
         : (async function* () {})(),
     };
@@ -138,154 +120,71 @@ async function* xlsSheets(bytes: Buffer): AsyncIterable<SheetSource> {
     }
     const first = XLSX.utils.decode_range(sheet['!ref']).s.r;
     const grid = XLSX.utils.sheet_to_json<Cell[]>(sheet, { header: 1, raw: true, blankrows: true, defval: null });
-    yield {
-      name,
-      state,
-      batches: inBatches(grid.map((cells, i) => ({ row: first + i + 1, cells: cells ?? [] }))),
-    };
+    const rows = grid.map((cells, i) => ({ row: first + i + 1, cells: cells ?? [] }));
+    for (const r of rows)
+      for (const [column, c] of r.cells.entries())
+        if (typeof c === 'string' && c.length > MAX_CELL_CHARS)
+          throw cellTooLong(`Cell ${columnName(column)}${r.row} of the sheet "${name}"`);
+    yield { name, state, batches: inBatches(rows) };
   }
 }
 
-const BATCH_ROWS = 500;
-
-async function* inBatches(rows: Iterable<RawRow>): AsyncIterable<RawRow[]> {
-  let batch: RawRow[] = [];
-  for (const r of rows) {
-    batch.push(r);
-    if (batch.length === BATCH_ROWS) {
-      yield batch;
-      batch = [];
-    }
-  }
-  if (batch.length > 0) yield batch;
-}
+/** Bytes read to tell the format by (the first 4 KB are all `detectFormat` looks at). */
+const HEAD_BYTES = 4096;
 
 /**
- * RFC 4180 records with quotes, doubled quotes and line breaks inside quotes. A quote still open at the end of the
- * text is refused, naming the line it was opened on: read on, it would swallow every following row into one cell.
+ * Opens an upload in memory or as a stream. Its size is checked first when known, and its bytes are counted as
+ * they arrive whatever was claimed. A CSV is parsed as it streams; a zip (.xlsx) or compound file (.xls) is read at
+ * random, so it is gathered whole (within `maxFileBytes`) and, for .xlsx, checked entry by entry before any parsing.
  */
-export function* csvRecords(text: string, delimiter: string): Generator<string[]> {
-  let field = '';
-  let record: string[] = [];
-  let quoted = false;
-  let line = 1;
-  let quoteLine = 0;
-  for (let i = 0; i < text.length; i++) {
-    const ch = text[i];
-    if (ch === '\n' || (ch === '\r' && text[i + 1] !== '\n')) line++;
-    if (quoted) {
-      if (ch === '"') {
-        if (text[i + 1] === '"') {
-          field += '"';
-          i++;
-        } else quoted = false;
-      } else field += ch;
-    } else if (ch === '"' && field === '') {
-      quoted = true;
-      quoteLine = line;
-    } else if (ch === delimiter) {
-      record.push(field);
-      field = '';
-    } else if (ch === '\n' || ch === '\r') {
-      if (ch === '\r' && text[i + 1] === '\n') i++;
-      record.push(field);
-      yield record;
-      record = [];
-      field = '';
-    } else field += ch;
-  }
-  if (quoted)
-    throw new FileProblem(
-      'unterminated_quote',
-      `The CSV file has a quote (") opened on line ${quoteLine} that is never closed, so every line after it would be read as one cell. Close the quote (or remove it) and upload the file again.`,
-    );
-  if (field !== '' || record.length > 0) {
-    record.push(field);
-    yield record;
-  }
-}
-
-const SEPARATORS: CsvSeparator[] = [',', ';', '\t'];
-export const SEPARATOR_NAME: Record<CsvSeparator, string> = { ',': 'comma', ';': 'semicolon', '\t': 'tab' };
-
-/**
- * The separator under which one of the first rows has a `Phone Number` cell (title rows may come first); failing
- * that, the one the first non-blank line uses most, so the answer can say how the file was read.
- */
-function csvSeparator(text: string, headerRows: number, isHeader: (cell: string) => boolean): CsvSeparator {
-  for (const sep of SEPARATORS) {
-    let n = 0;
-    try {
-      for (const record of csvRecords(text, sep)) {
-        if (record.some(isHeader)) return sep;
-        if (++n >= headerRows) break;
-      }
-    } catch (err) {
-      if (!(err instanceof FileProblem)) throw err;
-      // an unterminated quote is reported when the rows are read
-    }
-  }
-  const firstLine = text.split(/\r?\n|\r/).find((l) => l.trim() !== '') ?? '';
-  const count = (sep: string) => firstLine.split(sep).length - 1;
-  return SEPARATORS.reduce((best, sep) => (count(sep) > count(best) ? sep : best), ',');
-}
-
-function decodeText(bytes: Buffer): string {
+export async function openWorkbook(
+  input: Buffer | ByteSource,
+  fileName: string,
+  limits: ReadLimits,
+): Promise<OpenedWorkbook> {
+  const source = Buffer.isBuffer(input) ? bytesSource(input) : input;
+  if (source.size !== null && source.size > limits.maxFileBytes) throw fileTooLarge(source.size, limits);
+  const chunks = boundedChunks(source, limits.maxFileBytes);
+  const first: Buffer[] = [];
+  let head: Buffer;
+  let format: SheetFormat;
   try {
-    if (UTF16LE_BOM(bytes)) return new TextDecoder('utf-16le', { fatal: true }).decode(bytes);
-    if (UTF16BE_BOM(bytes)) return new TextDecoder('utf-16be', { fatal: true }).decode(bytes);
-    return new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(bytes);
-  } catch {
-    throw new FileProblem(
-      'not_utf8',
-      'The CSV file is not UTF-8 text. Save it as "CSV UTF-8" in your spreadsheet program and upload it again.',
-    );
+    let read = 0;
+    while (read < HEAD_BYTES) {
+      const next = await chunks.next();
+      if (next.done) break;
+      first.push(next.value);
+      read += next.value.length;
+    }
+    head = first.length === 1 ? (first[0] as Buffer) : Buffer.concat(first);
+    format = detectFormat(head, fileName);
+    if (format !== 'csv' && Buffer.isBuffer(input)) await chunks.return(undefined);
+  } catch (err) {
+    await chunks.return(undefined);
+    throw err;
   }
-}
-
-function csvWorkbook(bytes: Buffer): OpenedWorkbook {
-  const text = decodeText(bytes);
-  const separator = csvSeparator(text, HEADER_SEARCH_ROWS, (cell) => headerKey(cell) === PHONE_HEADER);
-  return {
-    format: 'csv',
-    separator,
-    sheets: async function* () {
-      yield {
-        name: 'CSV',
-        state: 'visible',
-        batches: inBatches(
-          (function* () {
-            let row = 0;
-            for (const record of csvRecords(text, separator))
-              yield { row: ++row, cells: record.map((f) => (f === '' ? null : f)) };
-          })(),
-        ),
-      };
-    },
-  };
-}
-
-export async function openWorkbook(bytes: Buffer, fileName: string, limits: ReadLimits): Promise<OpenedWorkbook> {
-  if (bytes.length > limits.maxFileBytes) {
-    throw new FileProblem(
-      'too_large',
-      `The file is ${bytes.length} bytes; the limit is ${limits.maxFileBytes}. Split it into smaller files.`,
-    );
-  }
-  const format = detectFormat(bytes, fileName);
+  if (format === 'csv')
+    try {
+      return await csvWorkbook(head, chunks, limits);
+    } catch (err) {
+      await chunks.return(undefined);
+      throw err;
+    }
+  const bytes = Buffer.isBuffer(input) ? input : await readAll(first, chunks, source.size);
   if (format === 'xlsx') {
     // Inspect before the first sheet is handed out, so a hostile file fails before any parsing.
     const sheets = xlsxSheets(bytes, limits)[Symbol.asyncIterator]();
-    const first = await sheets.next();
+    const firstSheet = await sheets.next();
     return {
       format,
       sheets: async function* () {
-        if (first.done) return;
-        yield first.value;
+        if (firstSheet.done) return;
+        yield firstSheet.value;
         for (let r = await sheets.next(); !r.done; r = await sheets.next()) yield r.value;
       },
     };
   }
-  if (format === 'csv') return csvWorkbook(bytes);
+  // Told by its first bytes; a password is found only in the whole file.
+  detectFormat(bytes, fileName);
   return { format, sheets: () => xlsSheets(bytes) };
 }

@@ -1,5 +1,5 @@
 import { FileProblem } from './file-problem.ts';
-import type { ReadLimits } from './limits.ts';
+import { MAX_CELL_CHARS, type ReadLimits } from './limits.ts';
 import { decodeXstring, XmlPart } from './xml-part.ts';
 import { type CheckedEntry, partChunks } from './zip-guard.ts';
 
@@ -12,7 +12,9 @@ const PAGE_CHARS = 1 << 20;
  *
  * Memory is the text itself plus 4 bytes a string: strings are packed into flat pages (so no string keeps alive the
  * parser chunk it was cut from, and no run or font object is kept), and both the count and the characters are
- * bounded by the read limits, whatever markup they arrived in.
+ * bounded by the read limits, whatever markup they arrived in. A text longer than a cell may hold (32,767
+ * characters) is kept only to one character past that limit: enough for the cell that uses it to be refused, named
+ * (xlsx-worksheet.ts), and no more held for a text no spreadsheet program writes.
  */
 export class SharedStrings {
   private pages: string[] = [];
@@ -76,6 +78,9 @@ const tooMuchText = (what: string) =>
     `The workbook holds ${what}, far more than a contact sheet needs; it was not read. Split it into smaller files, or save only the contact sheet.`,
   );
 
+/** Raw text read of one string: `_xHHHH_` escapes shrink seven characters to one, so past this it is surely too long. */
+const MAX_RAW_CHARS = 7 * (MAX_CELL_CHARS + 1);
+
 /** Reads `xl/sharedStrings.xml` (or wherever the workbook keeps it), a chunk at a time. */
 export async function readSharedStrings(entry: CheckedEntry | null, limits: ReadLimits): Promise<SharedStrings> {
   const strings = new SharedStrings(limits);
@@ -97,7 +102,7 @@ export async function readSharedStrings(entry: CheckedEntry | null, limits: Read
       }
     },
     text(text) {
-      if (inT) {
+      if (inT && si.length + t.length <= MAX_RAW_CHARS) {
         t += text;
         if (si.length + t.length > limits.maxSharedStringChars)
           throw tooMuchText(`more than ${limits.maxSharedStringChars} characters of text`);
@@ -107,6 +112,7 @@ export async function readSharedStrings(entry: CheckedEntry | null, limits: Read
       if (name === 't' && inT) {
         inT = false;
         si += decodeXstring(t);
+        if (si.length > MAX_CELL_CHARS) si = si.slice(0, MAX_CELL_CHARS + 1);
         t = '';
       } else if (name === 'rPh') phonetic--;
       else if (name === 'si' && inSi) {

@@ -1,7 +1,9 @@
 import type { RawRow } from './cell.ts';
 import { type Cell, MAX_COLUMNS, MAX_ROWS } from './cell.ts';
 import { FileProblem } from './file-problem.ts';
+import { cellTooLong, MAX_CELL_CHARS } from './limits.ts';
 import type { SharedStrings } from './xlsx-shared-strings.ts';
+import { columnName } from './xlsx-writer.ts';
 import { decodeXstring, XmlPart } from './xml-part.ts';
 import { type CheckedEntry, partChunks } from './zip-guard.ts';
 
@@ -39,15 +41,28 @@ export function cellRef(ref: string): number {
 }
 
 /**
+ * Raw text kept of one cell's value: `_xHHHH_` escapes shrink seven characters to one, so past this the decoded text
+ * is surely beyond Excel's limit, and the cell is refused without holding more of it.
+ */
+const MAX_RAW_CELL_CHARS = 7 * (MAX_CELL_CHARS + 1);
+
+/**
  * The rows of one worksheet part, streamed a chunk of XML at a time. Positions come from the `r` attributes when
  * they are there and are implied when not (both are optional in OOXML): a row without `r` follows the previous row
  * (or takes the row of its first addressed cell), a cell without `r` follows the previous cell of its row.
  * A cell shows its cached value: shared strings by index, inline strings without phonetic runs, `_xHHHH_` escapes
- * decoded, booleans, error codes as text, numbers as numbers, `t="d"` ISO dates as dates.
+ * decoded, booleans, error codes as text, numbers as numbers, `t="d"` ISO dates as dates. A cell whose text passes
+ * Excel's 32,767 characters is refused, named, as soon as that is known.
  */
-export async function* worksheetRows(entry: CheckedEntry, strings: SharedStrings): AsyncIterable<RawRow[]> {
+export async function* worksheetRows(
+  entry: CheckedEntry,
+  strings: SharedStrings,
+  sheetName: string,
+): AsyncIterable<RawRow[]> {
   const part = entry.fileName;
   const damaged = (what: string) => new FileProblem('corrupt', `The file is damaged: ${part} ${what}.`);
+  const tooLong = () =>
+    cellTooLong(`Cell ${columnName(Math.max(0, col - 1))}${row?.row ?? lastRow + 1} of the sheet "${sheetName}"`);
   let rows: RawRow[] = [];
   let inData = false;
   let lastRow = 0;
@@ -156,17 +171,21 @@ export async function* worksheetRows(entry: CheckedEntry, strings: SharedStrings
       }
     },
     text(text) {
-      if (capture) piece += text;
+      if (!capture) return;
+      if (piece.length + text.length > MAX_RAW_CELL_CHARS) throw tooLong();
+      piece += text;
     },
     close(name) {
       if (!inData) return;
       switch (name) {
         case 'v':
           if (capture === 'v') v = (v ?? '') + piece;
+          if (v !== null && v.length > MAX_RAW_CELL_CHARS) throw tooLong();
           capture = null;
           break;
         case 't':
           if (capture === 'is') inline = (inline ?? '') + decodeXstring(piece);
+          if (inline !== null && inline.length > MAX_CELL_CHARS) throw tooLong();
           capture = null;
           break;
         case 'rPh':
@@ -178,6 +197,7 @@ export async function* worksheetRows(entry: CheckedEntry, strings: SharedStrings
         case 'c': {
           if (!row) return;
           const value = cellValue();
+          if (typeof value === 'string' && value.length > MAX_CELL_CHARS) throw tooLong();
           const cells = row.cells;
           while (cells.length < col - 1) cells.push(null);
           cells[col - 1] = value;

@@ -236,8 +236,14 @@ export class XmlScanner {
     let cut = s.length;
     // Held back only when it could still become a reference (`&#x10FFFF;` is the longest XML allows); a longer run
     // without `;` is handed on and refused, rather than waited on while the buffer grows.
-    const amp = s.lastIndexOf('&');
-    if (amp >= from && s.length - amp <= LONGEST_REFERENCE && s.indexOf(';', amp) < 0) cut = amp;
+    // Only the last few characters can start one: searching back through a long text without `&` read all of it.
+    let amp = -1;
+    for (let k = s.length - 1; k >= from && k >= s.length - LONGEST_REFERENCE; k--)
+      if (s.charCodeAt(k) === 38 /* & */) {
+        amp = k;
+        break;
+      }
+    if (amp >= 0 && s.indexOf(';', amp) < 0) cut = amp;
     if (s.charCodeAt(cut - 1) === 13) cut--;
     this.text(s.slice(from, cut));
     return cut;

@@ -6,14 +6,10 @@ import {
   PHONE_HEADER,
   type RawRow,
 } from '#commons/spreadsheet/cell.ts';
+import { SEPARATOR_NAME } from '#commons/spreadsheet/csv.ts';
 import { FileProblem } from '#commons/spreadsheet/file-problem.ts';
 import type { ReadLimits } from '#commons/spreadsheet/limits.ts';
-import {
-  type OpenedWorkbook,
-  SEPARATOR_NAME,
-  type SheetFormat,
-  type SheetSource,
-} from '#commons/spreadsheet/sources.ts';
+import type { OpenedWorkbook, SheetFormat, SheetSource } from '#commons/spreadsheet/workbook.ts';
 
 export { HEADER_SEARCH_ROWS };
 export const SETTINGS_SHEET = 'settings';

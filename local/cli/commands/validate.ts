@@ -1,7 +1,8 @@
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { COSTLY_TEXT, isCountryCode } from '#commons/phone/phone.ts';
+import { type ByteSource, fileSource } from '#commons/spreadsheet/byte-source.ts';
 import { TABLES } from '#commons/tables.ts';
 import { REASON_TEXT } from '#intake/contacts.ts';
 import { DEFAULT_START_HORIZON_DAYS } from '#intake/settings.ts';
@@ -54,9 +55,10 @@ export const validateCommand: Command = {
     const country = (values.country as string | undefined)?.toUpperCase();
     if (country !== undefined && !isCountryCode(country))
       throw new UsageError(`--country ${values.country} is not an ISO 3166 country code the phone metadata knows`);
-    let bytes: Buffer;
+    // Read as intake reads S3: the size first, a CSV as it streams, so no file is held whole unless it must be.
+    let source: ByteSource;
     try {
-      bytes = await readFile(file);
+      source = await fileSource(file);
     } catch (err) {
       throw new UsageError(`cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
     }
@@ -70,7 +72,7 @@ export const validateCommand: Command = {
       'time-zone': '--time-zone',
       'allow-costly-numbers': '--allow-costly',
     };
-    const outcome = await validateUpload(bytes, basename(file), {
+    const outcome = await validateUpload(source, basename(file), {
       defaultCountry: country,
       // The do-not-call list intake would apply: the deployed table, the running local stack's, or the data dir's.
       ...(hasSuppressionList() ? { suppressed: suppressedNumbers } : {}),

@@ -1,0 +1,60 @@
+import { createServer, request } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface ProxiedRequest {
+  method: string;
+  /** The path, decoded (`/bucket/incoming/agent/list.csv`), without the query. */
+  path: string;
+  /** Response body bytes passed back to the client before it finished or hung up. */
+  bytes: number;
+}
+
+export interface CountingProxy {
+  url: string;
+  /** Every request passed on, in order of arrival. */
+  requests: ProxiedRequest[];
+  /** Where requests go: set once the server behind is up. */
+  target: string;
+  close(): Promise<void>;
+}
+
+/**
+ * An HTTP pass-through on 127.0.0.1 that records each request and how much of its answer went back: put in front of
+ * s3rver, it shows what a function downloaded, and how much of it, without touching the function.
+ */
+export async function startCountingProxy(target = ''): Promise<CountingProxy> {
+  const requests: ProxiedRequest[] = [];
+  const proxy: CountingProxy = { url: '', requests, target, close: async () => undefined };
+  const server = createServer((req, res) => {
+    const seen: ProxiedRequest = {
+      method: req.method ?? '',
+      path: decodeURIComponent(new URL(req.url ?? '/', 'http://proxy').pathname),
+      bytes: 0,
+    };
+    requests.push(seen);
+    const { expect: _continue, ...headers } = req.headers;
+    const out = request(
+      new URL(req.url ?? '/', proxy.target),
+      { method: req.method, headers: { ...headers, host: new URL(proxy.target).host } },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.on('data', (chunk: Buffer) => {
+          seen.bytes += chunk.length;
+        });
+        answer.pipe(res);
+        // The client hung up (it stopped reading): stop fetching for it.
+        res.on('close', () => answer.destroy());
+      },
+    );
+    out.on('error', () => res.destroy());
+    req.pipe(out);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  proxy.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  proxy.close = () =>
+    new Promise<void>((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    });
+  return proxy;
+}
