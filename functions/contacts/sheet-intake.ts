@@ -1,6 +1,7 @@
 import type { CountryCode } from 'libphonenumber-js/max';
 import type { ObjectStore } from '#commons/aws/object-store.ts';
 import type { EventSink } from '#commons/contact-events.ts';
+import { DEFAULT_LIMITS, fileTooLarge } from '#commons/spreadsheet/limits.ts';
 import { type UploadRef, uploadId } from '#commons/upload-ref.ts';
 import { ContactSheetProblem, readContactSheet, type SheetRejection } from './contact-sheet.ts';
 
@@ -41,8 +42,15 @@ export class ContactSheetIntake {
       rejected: [],
     };
     let report: ContactSheetReport;
-    const object = await this.deps.objects.get(ref.bucket, ref.key, { versionId: ref.versionId, eTag: ref.eTag });
-    if (!object) {
+    const version = { versionId: ref.versionId, eTag: ref.eTag };
+    // The size from the event, or from the object itself, before anything is downloaded: a sheet too large to read
+    // gets its report instead of filling the function's memory.
+    const size = ref.size > 0 ? ref.size : ((await this.deps.objects.head(ref.bucket, ref.key, version))?.size ?? 0);
+    const tooLarge = size > DEFAULT_LIMITS.maxFileBytes ? fileTooLarge(size, DEFAULT_LIMITS) : null;
+    const object = tooLarge ? null : await this.deps.objects.get(ref.bucket, ref.key, version);
+    if (tooLarge) {
+      report = { ...base, status: 'rejected', error: { code: tooLarge.code, message: tooLarge.message } };
+    } else if (!object) {
       report = {
         ...base,
         status: 'rejected',

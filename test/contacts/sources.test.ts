@@ -32,7 +32,7 @@ const f = useEmulator();
 const rig = useSyncRig(f, () => ({ AWS_ENDPOINT_URL_S3: s3.endpoint, DEFAULT_COUNTRY: 'US' }));
 
 /** Uploads a sheet and delivers its S3 notification to the contact queue, as the bucket notification does. */
-async function drop(key: string, body: Buffer): Promise<void> {
+async function drop(key: string, body: Buffer, size = body.length): Promise<void> {
   const put = await client.send(new PutObjectCommand({ Bucket: BUCKET, Key: key, Body: body }));
   rig.queue.send(
     JSON.stringify({
@@ -40,7 +40,7 @@ async function drop(key: string, body: Buffer): Promise<void> {
         {
           eventSource: 'aws:s3',
           eventName: 'ObjectCreated:Put',
-          s3: { bucket: { name: BUCKET }, object: { key, eTag: put.ETag?.replace(/"/g, ''), size: body.length } },
+          s3: { bucket: { name: BUCKET }, object: { key, eTag: put.ETag?.replace(/"/g, ''), size } },
         },
       ],
     }),
@@ -105,6 +105,21 @@ describe('contact sheets under contacts/', () => {
     const out = await client.send(new GetObjectCommand({ Bucket: BUCKET, Key: Contents?.[0]?.Key as string }));
     const rejected = JSON.parse(await (out.Body as { transformToString(): Promise<string> }).transformToString());
     expect(rejected).toMatchObject({ status: 'rejected', error: { code: 'no_phone_column' } });
+  });
+
+  it('refuses a sheet larger than callsheet reads from the size its event gives, before reading it', async () => {
+    // The object itself is a small, valid sheet: only the size check can refuse it.
+    const sheet = await xlsx([['Phone Number'], ['+14155550145']]);
+    await drop('contacts/huge.xlsx', sheet, 60 * 1024 * 1024);
+    await rig.settle();
+    const { Contents } = await client.send(
+      new ListObjectsV2Command({ Bucket: BUCKET, Prefix: 'reports/contacts/huge' }),
+    );
+    const out = await client.send(new GetObjectCommand({ Bucket: BUCKET, Key: Contents?.[0]?.Key as string }));
+    const rejected = JSON.parse(await (out.Body as { transformToString(): Promise<string> }).transformToString());
+    expect(rejected).toMatchObject({ status: 'rejected', error: { code: 'too_large' } });
+    expect(rejected.error.message).toContain('Split it into smaller files');
+    expect(await rig.store.read('+14155550145')).toBeNull();
   });
 });
 
