@@ -23,7 +23,7 @@ describe('the zones a number may ring in', () => {
   it.each([
     // One zone for the longest prefix the data knows.
     ['+14155552671', ['America/Los_Angeles'], 'number'],
-    ['+19155550123', ['America/Denver'], 'number'],
+    ['+17205550123', ['America/Denver'], 'number'],
     ['+79161234567', ['Europe/Moscow'], 'number'],
     // Several zones of one clock: the one people know.
     ['+447911123456', ['Europe/London'], 'country'],
@@ -32,6 +32,8 @@ describe('the zones a number may ring in', () => {
     // South Dakota: the split-area-code table adds Chicago, the name people know for North_Dakota/Center's clock.
     ['+16055551234', ['America/Chicago', 'America/Denver'], 'several'],
     ['+12085550123', ['America/Boise', 'America/Los_Angeles'], 'several'],
+    // El Paso keeps Mountain time; Culberson County, which some listings put in 915, is legally Central.
+    ['+19155550123', ['America/Chicago', 'America/Denver'], 'several'],
     // The data says Sydney for all of 02; Lord Howe Island (02 6563) keeps its own clock, so both are kept.
     ['+61265631000', ['Australia/Lord_Howe', 'Australia/Sydney'], 'several'],
     ['+61265641000', ['Australia/Sydney'], 'number'],

@@ -139,7 +139,7 @@ export const SPLIT_AREA_CODES: Readonly<Record<string, SplitAreaCode>> = {
   '915': {
     zones: ['America/Denver', 'America/Chicago'],
     source: CENTRAL_MOUNTAIN,
-    note: 'El Paso and Hudspeth counties keep Mountain time; the code once served Central-time West Texas too, so the stricter reading keeps both',
+    note: 'El Paso and Hudspeth counties keep Mountain time; some listings put Culberson County (legally Central) in this code too, so the stricter reading keeps both',
   },
   '775': {
     zones: ['America/Los_Angeles', 'America/Denver'],
