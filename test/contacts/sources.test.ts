@@ -47,8 +47,11 @@ async function drop(key: string, body: Buffer, size = body.length): Promise<void
   );
 }
 
-async function report(): Promise<ContactSheetReport> {
-  const { Contents } = await client.send(new ListObjectsV2Command({ Bucket: BUCKET, Prefix: 'reports/contacts/' }));
+/** The first contact-sheet report whose key starts with `reports/contacts/<prefix>`. */
+async function report(prefix = ''): Promise<ContactSheetReport> {
+  const { Contents } = await client.send(
+    new ListObjectsV2Command({ Bucket: BUCKET, Prefix: `reports/contacts/${prefix}` }),
+  );
   const key = Contents?.[0]?.Key as string;
   const out = await client.send(new GetObjectCommand({ Bucket: BUCKET, Key: key }));
   return JSON.parse(await (out.Body as { transformToString(): Promise<string> }).transformToString());
@@ -99,12 +102,7 @@ describe('contact sheets under contacts/', () => {
     expect(((await rig.store.read('+14155550144')) as ContactState).fields.contact_name).toBe('Dee');
     await drop('contacts/nothing.csv', Buffer.from('Name,City\nAna,Pune\n'));
     await rig.settle();
-    const { Contents } = await client.send(
-      new ListObjectsV2Command({ Bucket: BUCKET, Prefix: 'reports/contacts/nothing' }),
-    );
-    const out = await client.send(new GetObjectCommand({ Bucket: BUCKET, Key: Contents?.[0]?.Key as string }));
-    const rejected = JSON.parse(await (out.Body as { transformToString(): Promise<string> }).transformToString());
-    expect(rejected).toMatchObject({ status: 'rejected', error: { code: 'no_phone_column' } });
+    expect(await report('nothing')).toMatchObject({ status: 'rejected', error: { code: 'no_phone_column' } });
   });
 
   it('refuses a sheet larger than callsheet reads from the size its event gives, before reading it', async () => {
@@ -112,13 +110,9 @@ describe('contact sheets under contacts/', () => {
     const sheet = await xlsx([['Phone Number'], ['+14155550145']]);
     await drop('contacts/huge.xlsx', sheet, 60 * 1024 * 1024);
     await rig.settle();
-    const { Contents } = await client.send(
-      new ListObjectsV2Command({ Bucket: BUCKET, Prefix: 'reports/contacts/huge' }),
-    );
-    const out = await client.send(new GetObjectCommand({ Bucket: BUCKET, Key: Contents?.[0]?.Key as string }));
-    const rejected = JSON.parse(await (out.Body as { transformToString(): Promise<string> }).transformToString());
+    const rejected = await report('huge');
     expect(rejected).toMatchObject({ status: 'rejected', error: { code: 'too_large' } });
-    expect(rejected.error.message).toContain('Split it into smaller files');
+    expect(rejected.error?.message).toContain('Split it into smaller files');
     expect(await rig.store.read('+14155550145')).toBeNull();
   });
 });
