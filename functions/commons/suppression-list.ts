@@ -1,4 +1,5 @@
-import { BatchGetCommand, BatchWriteCommand, type DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { batchGetAll, batchWriteAll } from './aws/batch.ts';
 
 export interface SuppressedNumber {
   phone: string;
@@ -8,12 +9,6 @@ export interface SuppressedNumber {
   source: string;
   addedAt: string;
 }
-
-const GET_BATCH = 100;
-const WRITE_BATCH = 25;
-const MAX_ROUNDS = 8;
-
-const pause = (round: number) => new Promise((r) => setTimeout(r, Math.random() * Math.min(1000, 50 * 2 ** round)));
 
 /**
  * The do-not-call list: one DynamoDB item per E.164 number. Intake removes these numbers from every upload; the
@@ -25,25 +20,11 @@ export class SuppressionList {
     private readonly table: string,
   ) {}
 
-  /** Which of these numbers are suppressed. Batched 100 at a time; unprocessed keys are retried with backoff. */
+  /** Which of these numbers are suppressed: read 100 a request, several requests at once. */
   async matching(phones: readonly string[]): Promise<Set<string>> {
-    const found = new Set<string>();
-    const unique = [...new Set(phones)];
-    for (let i = 0; i < unique.length; i += GET_BATCH) {
-      let keys: Record<string, unknown>[] = unique.slice(i, i + GET_BATCH).map((phone) => ({ phone }));
-      for (let round = 0; keys.length > 0; round++) {
-        if (round >= MAX_ROUNDS) throw new Error('suppression list: DynamoDB kept keys unprocessed; try again');
-        if (round > 0) await pause(round);
-        const out = await this.db.send(
-          new BatchGetCommand({
-            RequestItems: { [this.table]: { Keys: keys, ProjectionExpression: 'phone', ConsistentRead: true } },
-          }),
-        );
-        for (const item of out.Responses?.[this.table] ?? []) found.add(item.phone as string);
-        keys = (out.UnprocessedKeys?.[this.table]?.Keys as Record<string, unknown>[] | undefined) ?? [];
-      }
-    }
-    return found;
+    const keys = [...new Set(phones)].map((phone) => ({ phone }));
+    const items = await batchGetAll(this.db, this.table, keys, 'suppression list', 'phone');
+    return new Set(items.map((item) => item.phone as string));
   }
 
   async add(phones: readonly string[], reason: string, source: string, now = new Date()): Promise<void> {
@@ -69,14 +50,6 @@ export class SuppressionList {
   }
 
   private async write(requests: Record<string, unknown>[]): Promise<void> {
-    for (let i = 0; i < requests.length; i += WRITE_BATCH) {
-      let batch = requests.slice(i, i + WRITE_BATCH);
-      for (let round = 0; batch.length > 0; round++) {
-        if (round >= MAX_ROUNDS) throw new Error('suppression list: DynamoDB kept writes unprocessed; try again');
-        if (round > 0) await pause(round);
-        const out = await this.db.send(new BatchWriteCommand({ RequestItems: { [this.table]: batch } }));
-        batch = (out.UnprocessedItems?.[this.table] as Record<string, unknown>[] | undefined) ?? [];
-      }
-    }
+    await batchWriteAll(this.db, this.table, requests, 'suppression list');
   }
 }

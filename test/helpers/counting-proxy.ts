@@ -15,6 +15,8 @@ export interface CountingProxy {
   requests: ProxiedRequest[];
   /** Where requests go: set once the server behind is up. */
   target: string;
+  /** The most requests that were ever in flight at once. */
+  maxInFlight: number;
   close(): Promise<void>;
 }
 
@@ -24,8 +26,12 @@ export interface CountingProxy {
  */
 export async function startCountingProxy(target = ''): Promise<CountingProxy> {
   const requests: ProxiedRequest[] = [];
-  const proxy: CountingProxy = { url: '', requests, target, close: async () => undefined };
+  const proxy: CountingProxy = { url: '', requests, target, maxInFlight: 0, close: async () => undefined };
+  let inFlight = 0;
   const server = createServer((req, res) => {
+    inFlight++;
+    proxy.maxInFlight = Math.max(proxy.maxInFlight, inFlight);
+    res.on('close', () => inFlight--);
     const seen: ProxiedRequest = {
       method: req.method ?? '',
       path: decodeURIComponent(new URL(req.url ?? '/', 'http://proxy').pathname),
