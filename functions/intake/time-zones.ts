@@ -46,7 +46,11 @@ const PRIMARY_ZONES = new Set([
 /** A digit trie over the number prefixes: a lookup walks the number's digits once, allocating nothing. */
 interface PrefixNode {
   next: (PrefixNode | undefined)[];
-  /** The zones of the prefix ending here, as the table names them, and as current IANA names once asked for. */
+  /**
+   * The zones of the prefix ending here as the table writes them (`a&b`, split only when asked: most prefixes never
+   * are), as a list, and as current IANA names once asked for.
+   */
+  text?: string;
   raw?: string[];
   zones?: string[];
   /** The zones decided for this prefix, for the UTC day (as a number of days since the epoch) they were decided on. */
@@ -54,6 +58,12 @@ interface PrefixNode {
 }
 
 let prefixTrie: PrefixNode | null = null;
+
+const hasZones = (n: PrefixNode): boolean => n.raw !== undefined || n.text !== undefined;
+function rawOf(n: PrefixNode): string[] | undefined {
+  if (n.raw === undefined && n.text !== undefined) n.raw = n.text.split('&');
+  return n.raw;
+}
 
 /**
  * Zones the phone data leaves out of a prefix, added to what it says (never replacing it): a number there is then
@@ -92,7 +102,7 @@ function zoneTrie(): PrefixNode {
         }
         node = child;
       }
-      node.raw = zones.split('&');
+      node.text = zones;
     }
     const extras: [string, string[]][] = [
       ...Object.entries(MISSING_ZONES).map(([prefix, e]): [string, string[]] => [prefix, e.zones]),
@@ -105,13 +115,14 @@ function zoneTrie(): PrefixNode {
         const d = prefix.charCodeAt(i) - 48;
         node.next[d] ??= { next: [] };
         node = node.next[d] as PrefixNode;
-        if (node.raw) inherited = node.raw;
+        const here = rawOf(node);
+        if (here) inherited = here;
       }
       // Longer prefixes below win a lookup, so they get the zones too.
       const below = [node];
       while (below.length > 0) {
         const n = below.pop() as PrefixNode;
-        if (n === node || n.raw) n.raw = [...new Set([...(n.raw ?? inherited), ...zones])];
+        if (n === node || hasZones(n)) n.raw = [...new Set([...(rawOf(n) ?? inherited), ...zones])];
         for (const child of n.next) if (child) below.push(child);
       }
     }
@@ -128,7 +139,7 @@ function prefixNode(e164: string): PrefixNode | undefined {
   let found: PrefixNode | undefined;
   for (let i = e164.startsWith('+') ? 1 : 0; i < e164.length && node; i++) {
     node = node.next[e164.charCodeAt(i) - 48];
-    if (node?.raw) found = node;
+    if (node && hasZones(node)) found = node;
   }
   return found;
 }
@@ -137,7 +148,7 @@ function prefixNode(e164: string): PrefixNode | undefined {
 const canonical = (zone: string): string => RENAMED_ZONES[zone] ?? zone;
 
 function zonesAt(node: PrefixNode): readonly string[] {
-  node.zones ??= [...new Set((node.raw ?? []).map(canonical))];
+  node.zones ??= [...new Set((rawOf(node) ?? []).map(canonical))];
   return node.zones;
 }
 
@@ -155,7 +166,7 @@ export function zonesUnderPrefix(digits: string): string[] {
   const below = node ? [node] : [];
   while (below.length > 0) {
     const n = below.pop() as PrefixNode;
-    if (n.raw) for (const zone of zonesAt(n)) out.add(zone);
+    if (hasZones(n)) for (const zone of zonesAt(n)) out.add(zone);
     for (const child of n.next) if (child) below.push(child);
   }
   return [...out];
