@@ -91,7 +91,8 @@ export function renderHolidayDates(): string {
     `  source: ${JSON.stringify(`date-holidays ${version}, public holidays; Pennsylvania adds Good Friday and Election Day (44 P.S. § 11)`)},`,
     `  firstYear: ${FIRST_YEAR},`,
     `  lastYear: ${LAST_YEAR},`,
-    `  scopes: ${JSON.stringify(table)},`,
+    // A string read by JSON.parse: V8 reads it several times faster than the same object literal (160 KB).
+    `  scopes: JSON.parse(${JSON.stringify(JSON.stringify(table))}),`,
     '};',
     '',
   ].join('\n');

@@ -137,6 +137,15 @@ const naiveMs = (w: WallTime) => Date.UTC(w.year, w.month - 1, w.day, w.hour, w.
  */
 export function instantOfWallTime(w: WallTime, timeZone: string): number {
   const naive = naiveMs(w);
+  // Most wall times lie far from any offset change: the same offset 12 and 24 hours either side (no zone changes its
+  // offset and back within 12 hours) means no gap or overlap can hold this wall time.
+  const offset = zoneOffsetMs(naive, timeZone);
+  if (
+    [naive - DAY_MS, naive - DAY_MS / 2, naive + DAY_MS / 2, naive + DAY_MS].every(
+      (t) => zoneOffsetMs(t, timeZone) === offset,
+    )
+  )
+    return naive - offset;
   // Offsets lie within ±15 h, so every instant showing this wall time lies within a day of it.
   const segments = offsetSegments(timeZone, naive - DAY_MS, naive + DAY_MS);
   for (const s of segments) {
