@@ -3,6 +3,7 @@ import type { ObjectStore } from '#commons/aws/object-store.ts';
 import type { EventSink } from '#commons/contact-events.ts';
 import { DEFAULT_LIMITS, fileTooLarge } from '#commons/spreadsheet/limits.ts';
 import { type UploadRef, uploadId } from '#commons/upload-ref.ts';
+import { isContactLines, readContactLines } from './contact-lines.ts';
 import { ContactSheetProblem, readContactSheet, type SheetRejection } from './contact-sheet.ts';
 
 /** Contact sheets are dropped here; their reports go to reports/contacts/. */
@@ -22,9 +23,9 @@ export interface ContactSheetReport {
 }
 
 /**
- * One contact sheet: every row becomes a `Contact Upserted` event on the contact queue (ids from the file's
- * content and the row, so a redelivery or the same file again changes nothing), and a report says what happened
- * to each row. The sheet itself is left as it was.
+ * One contact sheet or file of JSON lines (`.jsonl`): every row or line becomes a `Contact Upserted` event on the
+ * contact queue (a row's id from the file's content and the row, a line's its own, so a redelivery or the same file
+ * again changes nothing), and a report says what happened to each. The file itself is left as it was.
  */
 export class ContactSheetIntake {
   constructor(private readonly deps: { objects: ObjectStore; events: EventSink; defaultCountry?: CountryCode }) {}
@@ -61,11 +62,10 @@ export class ContactSheetIntake {
       };
     } else {
       try {
-        const sheet = await readContactSheet(
-          object.bytes,
-          ref.key.split('/').pop() ?? ref.key,
-          this.deps.defaultCountry,
-        );
+        const name = ref.key.split('/').pop() ?? ref.key;
+        const sheet = isContactLines(name)
+          ? readContactLines(object.bytes, this.deps.defaultCountry)
+          : await readContactSheet(object.bytes, name, this.deps.defaultCountry);
         await this.deps.events.send(sheet.events);
         report = {
           ...base,

@@ -48,6 +48,11 @@ export class EmulatorAdmin {
     return this.call('DELETE', '/faults');
   }
 
+  /** The simulated clock: where it is and how fast it runs. */
+  clock(): Promise<{ now: string; speed: number }> {
+    return this.call('GET', '/clock');
+  }
+
   advance(seconds: number): Promise<{ now: string }> {
     return this.call('POST', '/clock', { advanceSeconds: seconds });
   }

@@ -2,6 +2,7 @@ import type { StateMachineDefinition } from 'aws-local-stepfunctions';
 import { renderLifecycleDocument } from '#state-machines/lifecycle-document.ts';
 import { localContext } from './lambda-context.ts';
 import type { SimScheduler } from './sim-scheduler.ts';
+import { asActor } from './stack-clock.ts';
 import type { LocalStateMachine } from './step-functions.ts';
 
 type State = { Type: string; TimestampPath?: string };
@@ -59,7 +60,8 @@ export function localLifecycleMachine(
             task,
             async (input: unknown) => {
               await scheduler?.gate(arn);
-              return (await handler(input, localContext('callsheet-lifecycle'))) as never;
+              // A wait inside the step (the API budget) is this execution's sleep on the simulated clock.
+              return (await asActor(arn, () => handler(input, localContext('callsheet-lifecycle')))) as never;
             },
           ]),
         ),

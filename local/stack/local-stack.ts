@@ -1,10 +1,14 @@
 import type { S3Client } from '@aws-sdk/client-s3';
 import type { Context } from 'aws-lambda';
-import { s3Client } from '#commons/aws/clients.ts';
+import { apiBudget, readBudgetConfig } from '#commons/api-budget/config.ts';
+import type { BudgetShare } from '#commons/api-budget/shared-budget.ts';
+import { documentClient, s3Client } from '#commons/aws/clients.ts';
 import { ObjectStore } from '#commons/aws/object-store.ts';
+import { EnvReader } from '#commons/config.ts';
 import { type Log, silentLog } from '#commons/log.ts';
 import { TABLES } from '#commons/tables.ts';
 import { INCOMING } from '#commons/upload-ref.ts';
+import type { RequestBudget } from '#commons/voice-api/rate-limiter.ts';
 import { buildIntakeService } from '#intake/build-service.ts';
 import { readIntakeConfig } from '#intake/config.ts';
 import { makeIntakeHandler } from '#intake/handler.ts';
@@ -16,13 +20,15 @@ import { readGuardConfig } from '#lifecycle/safety-net/config.ts';
 import { EXECUTION_STATUS_CHANGE, matchesGuardPattern } from '#lifecycle/safety-net/event-pattern.ts';
 import { makeGuardHandler, makeSweeperHandler } from '#lifecycle/safety-net/handler.ts';
 import { DEFAULT_EXECUTION_TIMEOUT_SECONDS } from '#state-machines/lifecycle-document.ts';
+import { type LocalContacts, startLocalContacts } from './contacts-stack.ts';
 import { type LocalDynamo, startDynamo } from './dynamo.ts';
-import { LocalEventBus } from './event-bus.ts';
+import { CALLSHEET_BUS, LocalEventBus } from './event-bus.ts';
 import { localContext } from './lambda-context.ts';
 import { type LambdaInvoke, localLifecycleMachine } from './lifecycle-machine.ts';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from './local-aws.ts';
 import { type LocalS3, startS3 } from './s3.ts';
 import { type SettableClock, SimScheduler } from './sim-scheduler.ts';
+import { asActor, stackClock } from './stack-clock.ts';
 import { type LocalStateMachine, LocalStepFunctions } from './step-functions.ts';
 import { LocalQueue } from './upload-queue.ts';
 import { type LocalWebhooks, localWebhookSecret, startWebhookReceiver } from './webhook-receiver.ts';
@@ -51,7 +57,7 @@ export interface LocalStackOptions {
   /** How simulated time moves (with `clock`): by default it jumps to the next wake-up (SimScheduler). */
   scheduler?: SimScheduler;
   /** Fixed ports on 127.0.0.1 (`callsheet local`); each 0 or absent picks a free one. */
-  ports?: { s3?: number; dynamodb?: number; sfn?: number; webhooks?: number };
+  ports?: { s3?: number; dynamodb?: number; sfn?: number; webhooks?: number; events?: number };
 }
 
 export interface LocalStack {
@@ -68,16 +74,24 @@ export interface LocalStack {
   s3Client: S3Client;
   objects: ObjectStore;
   intakeQueue: LocalQueue;
+  /**
+   * Tokens of the account's one API budget for a local tool (the stats sampler): `shared` leaves the lifecycle its
+   * reserve; `maxWaitMs: 0` skips a request rather than wait.
+   */
+  budget(share: BudgetShare, options?: { maxWaitMs?: number }): RequestBudget;
   /** Resolves when the guard has handled every execution that ended so far. */
   guardIdle(): Promise<void>;
   /** The webhook receiver on 127.0.0.1 and the outcomes queue behind it (point the emulator's webhookUrl here). */
   webhooks: LocalWebhooks;
+  /** Contact sync: contacts/ files in the bucket and `Contact Upserted` events on the bus (`events`). */
+  contacts: LocalContacts;
   close(): Promise<void>;
 }
 
 /**
- * The embedded stack: s3rver, dynalite and the local Step Functions endpoint on 127.0.0.1, with the intake
- * handler fed by real-shaped S3 event records through a local queue, exactly as S3 → SQS → Lambda in AWS.
+ * The embedded stack: s3rver, dynalite, the local Step Functions endpoint and EventBridge on 127.0.0.1, with the
+ * intake handler fed by real-shaped S3 event records through a local queue, exactly as S3 → SQS → Lambda in AWS,
+ * contact sync fed as in AWS, and every caller of the Voice API drawing on the account's one budget.
  */
 /** Calls a middy handler as the Lambda runtime does (middy's type also allows a callback, unused here). */
 const lambdaInvoke =
@@ -93,10 +107,12 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   const dynamo = await startDynamo({ path: options.dynamoPath, port: options.ports?.dynamodb });
   const sfn = new LocalStepFunctions(LOCAL_REGION, now);
   const sfnEndpoint = await sfn.listen(options.ports?.sfn);
-  const events = new LocalEventBus(now);
-  const eventsEndpoint = await events.listen();
+  const events = new LocalEventBus(now, LOCAL_REGION);
+  const eventsEndpoint = await events.listen(options.ports?.events);
   const log = options.log ?? silentLog;
   const scheduler = clock ? (options.scheduler ?? new SimScheduler(clock)) : null;
+  // Waits inside handlers (the API budget, back-off) on the simulated clock, as sleeps of whoever waits.
+  const waitClock = clock ? stackClock(clock, scheduler) : undefined;
   const env: Record<string, string> = {
     AWS_REGION: LOCAL_REGION,
     AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
@@ -109,14 +125,18 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     [TABLES.suppression.env]: dynamo.tables.suppression,
     [TABLES.campaigns.env]: dynamo.tables.campaigns,
     [TABLES.outcomes.env]: dynamo.tables.outcomes,
+    // As CDK sets them: one API budget for the lifecycle, outcomes and contact sync; callsheet's own bus.
+    [TABLES.contacts.env]: dynamo.tables.contacts,
+    [TABLES.apiBudget.env]: dynamo.tables.apiBudget,
+    EVENT_BUS_NAME: CALLSHEET_BUS,
     VOICE_API_WEBHOOK_SECRET: localWebhookSecret(),
     VOICE_API_URL: options.voiceApi.url,
     VOICE_API_KEY: options.voiceApi.apiKey,
     INTAKE_LEASE_SECONDS: '60',
     ...options.settings,
   };
-  // The client's pacing runs on real time; in simulated time a day of polls would take real minutes.
-  const apiOptions = { now, log, ...(clock ? { api: { requestsPerMinute: 0 } } : {}) };
+  // The budget's waits and the client's back-off on the stack's clock (real time when there is none).
+  const apiOptions = { now, log, ...(waitClock ? { api: { requestsPerMinute: 0, clock: waitClock } } : {}) };
   const invokeLifecycle = lambdaInvoke(
     makeLifecycleHandler(await buildLifecycleSteps(readLifecycleConfig(env), apiOptions), log),
   );
@@ -149,7 +169,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     const id = `guard:${execution.executionArn}`;
     scheduler?.join(id);
     guardWork = guardWork
-      .then(() => onEnded(event, context))
+      .then(() => asActor(id, () => onEnded(event, context)))
       .catch((err: Error) => log.error('guard failed', { error: err.message }))
       .finally(() => scheduler?.leave(id));
   });
@@ -184,8 +204,25 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     log,
     simulatedTime: clock !== null,
     port: options.ports?.webhooks,
+    ...(waitClock ? { clock: waitClock } : {}),
+  });
+  const contacts = await startLocalContacts({
+    env,
+    tables: dynamo.tables,
+    s3,
+    bus: events,
+    ...(clock ? { clock, scheduler } : {}),
+    log,
   });
   const client = s3Client({ region: LOCAL_REGION, endpoints: { s3: s3.endpoint }, credentials: LOCAL_CREDENTIALS });
+  const budgetDb = documentClient({
+    region: LOCAL_REGION,
+    endpoints: { dynamodb: dynamo.endpoint },
+    credentials: LOCAL_CREDENTIALS,
+  });
+  const budgetReader = new EnvReader(env);
+  const budgetConfig = readBudgetConfig(budgetReader);
+  budgetReader.done();
   return {
     bucket,
     s3,
@@ -199,6 +236,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     objects: new ObjectStore(client),
     intakeQueue,
     webhooks,
+    contacts,
+    budget: (share, o = {}) => apiBudget(budgetDb, budgetConfig, share, { clock: waitClock, ...o }),
     guardIdle: async () => {
       await guardWork;
     },
@@ -207,6 +246,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       await intakeQueue.idle();
       await webhooks.close();
       client.destroy();
+      budgetDb.destroy();
       await sfn.close();
       // Stopped executions reach the guard, which secures their campaigns: let it finish before its tables go.
       await guardWork;

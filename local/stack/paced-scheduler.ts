@@ -41,6 +41,10 @@ export class PacedScheduler extends SimScheduler {
     await action();
   }
 
+  override async waitUntil(at: number): Promise<void> {
+    await this.until(at);
+  }
+
   override timer(at: number, action: () => unknown, everyMs?: number): () => void {
     let cancelled = false;
     let next = at;

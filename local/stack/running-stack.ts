@@ -16,7 +16,7 @@ export interface RunningStack {
   startedAt: string;
   region: string;
   credentials: { accessKeyId: string; secretAccessKey: string };
-  endpoints: { s3: string; dynamodb: string; sfn: string; webhooks: string };
+  endpoints: { s3: string; dynamodb: string; sfn: string; webhooks: string; events: string };
   bucket: string;
   tables: Record<TableName, string>;
   stateMachineArn: string;
@@ -107,6 +107,7 @@ export const describeStack = (
     dynamodb: stack.dynamo.endpoint,
     sfn: stack.env.AWS_ENDPOINT_URL_SFN as string,
     webhooks: stack.webhooks.url,
+    events: stack.env.AWS_ENDPOINT_URL_EVENTBRIDGE as string,
   },
   bucket: stack.bucket,
   tables: stack.dynamo.tables,

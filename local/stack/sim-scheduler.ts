@@ -31,6 +31,9 @@ export class SimScheduler {
   private readonly actors = new Map<string, Actor>();
   private readonly timers = new Set<Timer>();
   private firing = false;
+  private waitSeq = 0;
+  /** Each actor's last wait inside work (waitUntil), which the next one follows. */
+  private readonly waits = new Map<string, Promise<void>>();
 
   constructor(private readonly clock: SettableClock) {}
 
@@ -72,6 +75,41 @@ export class SimScheduler {
     return this.gate(id)
       .then(action)
       .finally(() => this.leave(id));
+  }
+
+  /**
+   * A wait inside work (an API budget's wait, a retry's back-off): the actor doing it (`actor`, from
+   * stack-clock.ts) sleeps as in a Wait state and works on at `at`, so time moves only once everyone else waits
+   * too. One actor's waits take turns. Outside any actor (a queue's handler) the wait is an actor of its own;
+   * inside a timer, whose run holds time still, the clock itself moves (the callers there wait seconds at most).
+   */
+  async waitUntil(at: number, actor?: string): Promise<void> {
+    if (this.firing) {
+      if (at > this.clock.now()) this.clock.set(at);
+      return;
+    }
+    if (actor === undefined || !this.actors.has(actor)) {
+      const id = `wait:${++this.waitSeq}`;
+      this.join(id);
+      this.sleep(id, at);
+      try {
+        await this.gate(id);
+      } finally {
+        this.leave(id);
+      }
+      return;
+    }
+    const turn = (this.waits.get(actor) ?? Promise.resolve()).then(async () => {
+      if (at <= this.clock.now()) return;
+      this.sleep(actor, at);
+      await this.gate(actor);
+    });
+    const settled = turn.catch(() => undefined);
+    this.waits.set(actor, settled);
+    void settled.then(() => {
+      if (this.waits.get(actor) === settled) this.waits.delete(actor);
+    });
+    await turn;
   }
 
   /** Runs `action` at simulated time `at` if anyone is still waiting then; answers a cancel function. */

@@ -6,6 +6,7 @@ import type { Log } from '#commons/log.ts';
 import { buildOutcomeService } from '#commons/outcomes/build-service.ts';
 import { readOutcomesConfig } from '#commons/outcomes/config.ts';
 import type { OutcomeService } from '#commons/outcomes/outcome-service.ts';
+import type { Clock } from '#commons/voice-api/rate-limiter.ts';
 import { makeOutcomesHandler } from '#outcomes/handler.ts';
 import { buildWebhookReceiver } from '#webhooks/build-receiver.ts';
 import { readWebhookConfig } from '#webhooks/config.ts';
@@ -51,14 +52,24 @@ export const localWebhookSecret = () => `whsec_${randomBytes(24).toString('hex')
  */
 export async function startWebhookReceiver(
   env: Record<string, string>,
-  options: { now: () => Date; log: Log; simulatedTime: boolean; retryDelayMs?: number; port?: number },
+  options: {
+    now: () => Date;
+    log: Log;
+    simulatedTime: boolean;
+    retryDelayMs?: number;
+    port?: number;
+    /** The clock the API budget's waits run on (the stack's simulated clock). */
+    clock?: Clock;
+  },
 ): Promise<LocalWebhooks> {
   const secret = env.VOICE_API_WEBHOOK_SECRET as string;
   const outcomes = await buildOutcomeService(readOutcomesConfig(env), {
     now: options.now,
     log: options.log,
-    // The client's pacing runs on real time; in simulated time it would only slow the run down.
-    ...(options.simulatedTime ? { api: { requestsPerMinute: 0 } } : {}),
+    // The client's own pacing runs on real time; in simulated time the budget paces, on the stack's clock.
+    ...(options.simulatedTime
+      ? { api: { requestsPerMinute: 0, ...(options.clock ? { clock: options.clock } : {}) } }
+      : {}),
   });
   const processor = makeOutcomesHandler(outcomes, options.log);
   const queue = new LocalQueue('callsheet-outcomes', (e, c) => processor(e, c), {

@@ -2,6 +2,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { startDynamo } from '#local/stack/dynamo.ts';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from '#local/stack/local-aws.ts';
 import { runCli } from '../helpers/cli.ts';
 import { TEST_KEY, useEmulator } from '../helpers/emulator.ts';
 import { xlsx } from '../helpers/sheets.ts';
@@ -84,15 +86,72 @@ describe('callsheet contacts', () => {
     expect(future.stdout).toContain('No contacts changed since');
   });
 
-  it('stores without an API and says so; refuses bad usage', async () => {
-    const lines = join(dataDir, 'offline.jsonl');
-    await writeFile(lines, `${JSON.stringify({ event_id: 'off-1', phone_number: '+14155550163', name: 'Off' })}\n`);
-    const push = await runCli(['contacts', 'push', lines], env(false));
-    expect(push.code).toBe(1);
-    expect(push.stdout).toContain('not pushed: no API configured');
-    const show = await runCli(['contacts', 'show', '+14155550163'], env(false));
-    expect(show.stdout).toContain('waiting to be pushed: yes');
-    expect((await runCli(['contacts', 'show', 'nonsense'], env(false))).code).toBe(2);
-    expect((await runCli(['contacts', 'list', '--changed-since', 'yesterday'], env(false))).code).toBe(2);
+  it('with nothing set, pushes to an emulator of its own; show has the merged contact', async () => {
+    // A fresh data directory and nothing exported, as on a fresh clone.
+    const fresh = {
+      CALLSHEET_DATA_DIR: join(dataDir, 'fresh'),
+      CONTACTS_TABLE: '',
+      API_BUDGET_TABLE: '',
+      VOICE_API_URL: '',
+      VOICE_API_KEY: '',
+    };
+    const push = await runCli(['contacts', 'push', 'examples/contact-events.jsonl', '--json'], fresh);
+    expect(push.stderr).toBe('');
+    expect(push.code).toBe(0);
+    expect(JSON.parse(push.stdout)).toMatchObject({
+      events: 5,
+      created: 3,
+      updated: 1,
+      duplicates: 1, // crm-1001 comes twice
+      contacts: { pushed: 3, upToDate: 0, notPushed: 0 },
+      notPushed: [],
+    });
+    const show = await runCli(['contacts', 'show', '+14155552001', '--json'], fresh);
+    const shown = JSON.parse(show.stdout);
+    expect(shown.contact.fields).toMatchObject({ contact_name: 'Ravi Patel', city: 'San Francisco' });
+    expect(shown.contact.tags).toEqual(['renewal', 'vip']);
+    expect(shown.notes.map((n: { text: string }) => n.text)).toEqual([
+      'Asked about the annual plan.',
+      'Prefers calls after 10:00.',
+    ]);
+    expect(shown.waitingToBePushed).toBe(false);
+    // The same file again: every event was seen, nothing changes, nothing needs sending.
+    const again = JSON.parse(
+      (await runCli(['contacts', 'push', 'examples/contact-events.jsonl', '--json'], fresh)).stdout,
+    );
+    expect(again).toMatchObject({ created: 0, updated: 0, duplicates: 5, contacts: { pushed: 0, upToDate: 3 } });
+    const text = await runCli(['contacts', 'push', 'examples/contact-events.jsonl'], fresh);
+    expect(text.stdout).toContain('5 event(s) in the local stack');
+    expect(text.stdout).toContain('the embedded emulator');
+  });
+
+  it('on deployed tables with no API, counts what it stored and says it did not push; refuses bad usage', async () => {
+    const dynamo = await startDynamo({ prefix: 'deployed' });
+    try {
+      const deployed = {
+        CALLSHEET_DATA_DIR: join(dataDir, 'unused'),
+        AWS_REGION: LOCAL_REGION,
+        AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
+        AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
+        AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint,
+        CONTACTS_TABLE: dynamo.tables.contacts,
+        API_BUDGET_TABLE: dynamo.tables.apiBudget,
+        VOICE_API_URL: '',
+        VOICE_API_KEY: '',
+      };
+      const lines = join(dataDir, 'offline.jsonl');
+      await writeFile(lines, `${JSON.stringify({ event_id: 'off-1', phone_number: '+14155550163', name: 'Off' })}\n`);
+      const push = await runCli(['contacts', 'push', lines, '--json'], deployed);
+      expect(push.code).toBe(1);
+      const summary = JSON.parse(push.stdout);
+      expect(summary).toMatchObject({ created: 1, contacts: { pushed: 0, notPushed: 1 } });
+      expect(summary.notPushed).toEqual([expect.stringContaining('not pushed: no API configured')]);
+      const show = await runCli(['contacts', 'show', '+14155550163'], deployed);
+      expect(show.stdout).toContain('waiting to be pushed: yes');
+      expect((await runCli(['contacts', 'show', 'nonsense'], deployed)).code).toBe(2);
+      expect((await runCli(['contacts', 'list', '--changed-since', 'yesterday'], deployed)).code).toBe(2);
+    } finally {
+      await dynamo.close();
+    }
   });
 });

@@ -1,6 +1,7 @@
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll } from 'vitest';
 import { jsonLog } from '#commons/log.ts';
+import type { EmulatorOptions } from '#local/emulator/core.ts';
 import { type LocalStack, type LocalStackOptions, startLocalStack } from '#local/stack/local-stack.ts';
 import type { LocalExecution } from '#local/stack/step-functions.ts';
 import { type EmulatorFixture, TEST_KEY, useEmulator } from './emulator.ts';
@@ -16,15 +17,16 @@ export interface PipelineFixture {
  */
 export function usePipeline(
   settings: Record<string, string> = {},
-  options: Pick<LocalStackOptions, 'wrapLifecycle'> = {},
+  options: Pick<LocalStackOptions, 'wrapLifecycle'> & { emulator?: Partial<EmulatorOptions> } = {},
 ): PipelineFixture {
-  const fixture = { f: useEmulator() } as PipelineFixture;
+  const { emulator, ...stackOptions } = options;
+  const fixture = { f: useEmulator(emulator) } as PipelineFixture;
   beforeAll(async () => {
     fixture.stack = await startLocalStack({
       voiceApi: { url: fixture.f.emu.url, apiKey: TEST_KEY },
       clock: fixture.f.emu.core.clock,
       settings: { DEFAULT_COUNTRY: 'US', ...settings },
-      ...options,
+      ...stackOptions,
       // CALLSHEET_TEST_LOG=1 prints the handlers' log lines, for finding out why a run went wrong.
       ...(process.env.CALLSHEET_TEST_LOG ? { log: jsonLog('test', (l) => console.log(l)) } : {}),
     });

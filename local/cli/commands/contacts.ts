@@ -1,22 +1,20 @@
 import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import type { CountryCode } from 'libphonenumber-js/max';
-import { readBudgetConfig } from '#commons/api-budget/config.ts';
-import { SharedApiBudget } from '#commons/api-budget/shared-budget.ts';
-import { readAwsSettings } from '#commons/aws/clients.ts';
-import { EnvReader } from '#commons/config.ts';
 import { isCountryCode, normalizePhone } from '#commons/phone/phone.ts';
 import { TABLES } from '#commons/tables.ts';
-import { VoiceApiClient } from '#commons/voice-api/index.ts';
-import { readVoiceApiSource, resolveVoiceApiAccess } from '#commons/voice-api-access.ts';
 import { checkContactEvent } from '#contacts/contact-event.ts';
-import { ContactPusher } from '#contacts/contact-pusher.ts';
+import { isContactLines, readContactLines } from '#contacts/contact-lines.ts';
+import { ContactPusher, type PushOutcome } from '#contacts/contact-pusher.ts';
 import { ContactSheetProblem, readContactSheet } from '#contacts/contact-sheet.ts';
 import type { ContactState } from '#contacts/contact-state.ts';
 import { ContactStore } from '#contacts/contact-store.ts';
-import { ContactSync, type DeadLetter, type MessageResult, type Pusher } from '#contacts/contact-sync.ts';
+import { ContactSync, type MessageResult } from '#contacts/contact-sync.ts';
 import { planContactPush } from '#contacts/push-plan.ts';
+import { localDataDir } from '#local/stack/data-dir.ts';
+import { readRunningStack } from '#local/stack/running-stack.ts';
 import { type Command, UsageError } from '../command.ts';
+import { openPushTarget, type PushTarget } from '../contact-push-target.ts';
 import { type OpenTable, openTable } from '../table-access.ts';
 
 const ACTIONS = ['push', 'show', 'list'] as const;
@@ -36,30 +34,6 @@ async function openContactTables(): Promise<ContactTables> {
   return { ...opened, budget };
 }
 
-/** Pushes through the account's budget when an API is configured (VOICE_API_URL and a key); else nothing is sent. */
-async function pusherFor(tables: ContactTables, store: ContactStore): Promise<{ pusher: Pusher; to: string | null }> {
-  if (!process.env.VOICE_API_URL) {
-    const reason =
-      'not pushed: no API configured (set VOICE_API_URL and VOICE_API_KEY, e.g. of a running `callsheet emulator`)';
-    return {
-      to: null,
-      pusher: { push: async (phones) => new Map(phones.map((p) => [p, { status: 'retry', reason, requests: 0 }])) },
-    };
-  }
-  const env = new EnvReader({ ...process.env, [TABLES.apiBudget.env]: tables.budget });
-  const source = readVoiceApiSource(env);
-  const budget = readBudgetConfig(env);
-  const aws = readAwsSettings(env);
-  env.done();
-  const access = await resolveVoiceApiAccess(source, aws);
-  const api = new VoiceApiClient({
-    baseUrl: access.baseUrl,
-    apiKey: access.apiKey,
-    budget: new SharedApiBudget(tables.db, budget.table, budget.limits).for('shared', { maxWaitMs: 10 * 60_000 }),
-  });
-  return { to: access.baseUrl, pusher: new ContactPusher({ store, api: api.contacts, now: () => new Date() }) };
-}
-
 const isSheet = (bytes: Buffer, name: string) =>
   /\.(xlsx|xls|csv)$/i.test(name) || bytes.subarray(0, 2).toString('latin1') === 'PK' || bytes[0] === 0xd0;
 
@@ -68,42 +42,78 @@ async function readEvents(
   input: string,
   country: CountryCode | undefined,
 ): Promise<{ events: unknown[]; rejected: string[] }> {
-  const bytes = input === '-' ? await readStdin() : await readFile(input);
-  const name = input === '-' ? 'stdin' : basename(input);
-  if (isSheet(bytes, name)) {
-    try {
-      const sheet = await readContactSheet(bytes, name, country);
-      return { events: sheet.events, rejected: sheet.rejected.map((r) => `row ${r.row}: ${r.reason}`) };
-    } catch (err) {
-      if (err instanceof ContactSheetProblem) throw new UsageError(`${name}: ${err.message}`);
-      throw err;
-    }
+  let bytes: Buffer;
+  try {
+    bytes = input === '-' ? await readStdin() : await readFile(input);
+  } catch (err) {
+    throw new UsageError(`cannot read ${input}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
   }
-  const events: unknown[] = [];
-  const rejected: string[] = [];
-  bytes
-    .toString('utf8')
-    .split(/\r?\n/)
-    .forEach((line, i) => {
-      if (line.trim() === '') return;
-      let event: unknown;
-      try {
-        event = JSON.parse(line);
-      } catch {
-        rejected.push(`line ${i + 1}: not JSON`);
-        return;
-      }
-      const check = checkContactEvent(event, country);
-      if (check.ok) events.push(event);
-      else rejected.push(`line ${i + 1}: ${check.reason}`);
-    });
-  return { events, rejected };
+  const name = input === '-' ? 'stdin' : basename(input);
+  if (isContactLines(name) || !isSheet(bytes, name)) {
+    const lines = readContactLines(bytes, country);
+    return { events: lines.events, rejected: lines.rejected.map((r) => `line ${r.row}: ${r.reason}`) };
+  }
+  try {
+    const sheet = await readContactSheet(bytes, name, country);
+    return { events: sheet.events, rejected: sheet.rejected.map((r) => `row ${r.row}: ${r.reason}`) };
+  } catch (err) {
+    if (err instanceof ContactSheetProblem) throw new UsageError(`${name}: ${err.message}`);
+    throw err;
+  }
 }
 
 async function readStdin(): Promise<Buffer> {
   const chunks: Buffer[] = [];
   for await (const c of process.stdin) chunks.push(c as Buffer);
   return Buffer.concat(chunks);
+}
+
+/** Events applied at once (the contact queue's batch). */
+const CHUNK = 500;
+
+/**
+ * Applies the events to the store once each, then pushes their contacts: two steps, so what was stored is counted
+ * whether or not the push then goes through (a contact not pushed stays waiting, and `show` says so).
+ */
+async function pushEvents(
+  store: ContactStore,
+  target: PushTarget,
+  events: unknown[],
+  country: CountryCode | undefined,
+): Promise<{ applied: MessageResult[]; pushed: Map<string, PushOutcome> }> {
+  const now = () => new Date(target.clock.now());
+  const apply = new ContactSync({
+    store,
+    // The push comes next, for every contact of the file; here each stored event is done.
+    pusher: { push: async (phones) => new Map(phones.map((p) => [p, { status: 'unchanged', requests: 0 }])) },
+    deadLetters: { put: async () => {} },
+    now,
+    defaultCountry: country,
+    maxReceives: Number.POSITIVE_INFINITY,
+  });
+  const pusher = target.api ? new ContactPusher({ store, api: target.api, now }) : null;
+  const applied: MessageResult[] = [];
+  const pushed = new Map<string, PushOutcome>();
+  for (let i = 0; i < events.length; i += CHUNK) {
+    const chunk = events.slice(i, i + CHUNK);
+    applied.push(
+      ...(await apply.handle(
+        chunk.map((e, j) => ({ messageId: String(i + j), body: JSON.stringify(e), receiveCount: 1 })),
+      )),
+    );
+    // Every stored event's contact, replays too: a contact whose last push failed goes now.
+    const phones = new Set<string>();
+    for (const e of chunk) {
+      const check = checkContactEvent(e, country);
+      if (check.ok) phones.add(check.change.phone);
+    }
+    const reason = target.reason ?? 'not pushed';
+    const outcomes = pusher
+      ? await pusher.push([...phones])
+      : new Map([...phones].map((p) => [p, { status: 'retry', reason, requests: 0 } as PushOutcome]));
+    for (const [phone, outcome] of outcomes) pushed.set(phone, outcome);
+  }
+  return { applied, pushed };
 }
 
 function pendingOf(state: ContactState) {
@@ -152,8 +162,10 @@ export const contactsCommand: Command = {
     '  --json                print JSON',
     '',
     'Works on the deployed tables when CONTACTS_TABLE is set (with API_BUDGET_TABLE and the usual AWS credentials),',
-    'otherwise on the local stack in $CALLSHEET_DATA_DIR (default .callsheet/) that `callsheet run` uses. push sends',
-    'changes to VOICE_API_URL with VOICE_API_KEY (or VOICE_API_SECRET_ARN), within the account-wide API budget.',
+    'otherwise on the local stack in $CALLSHEET_DATA_DIR (default .callsheet/): the running `callsheet local` (or',
+    'run) there, or the directory itself. push stores each event once, then sends the changes within the account-wide',
+    "API budget: to VOICE_API_URL with VOICE_API_KEY (or VOICE_API_SECRET_ARN), to the running stack's emulator, or",
+    'with nothing set to an emulator of its own that lasts as long as the command (as `callsheet run` has).',
   ],
   async run(values, positionals) {
     const [action, ...args] = positionals;
@@ -208,34 +220,37 @@ export const contactsCommand: Command = {
         return 0;
       }
       const { events, rejected } = input as { events: unknown[]; rejected: string[] };
-      const { pusher, to } = await pusherFor(tables, store);
-      const letters: DeadLetter[] = [];
-      const sync = new ContactSync({
-        store,
-        pusher,
-        deadLetters: { put: async (l) => void letters.push(...l) },
-        now: () => new Date(),
-        defaultCountry: country as CountryCode | undefined,
-        maxReceives: Number.POSITIVE_INFINITY,
+      const deployed = Boolean(process.env[TABLES.contacts.env]);
+      const target = await openPushTarget(tables.db, tables.budget, {
+        deployed,
+        running: !deployed && tables.live ? await readRunningStack(localDataDir()) : null,
       });
-      const results: MessageResult[] = [];
-      for (let i = 0; i < events.length; i += 500) {
-        const chunk = events
-          .slice(i, i + 500)
-          .map((e, j) => ({ messageId: String(i + j), body: JSON.stringify(e), receiveCount: 1 }));
-        results.push(...(await sync.handle(chunk)));
+      let result: Awaited<ReturnType<typeof pushEvents>>;
+      try {
+        result = await pushEvents(store, target, events, country as CountryCode | undefined);
+      } finally {
+        await target.close();
       }
-      const count = (pred: (r: MessageResult) => boolean) => results.filter(pred).length;
+      const count = (applied: string) =>
+        result.applied.filter((r) => r.status === 'done' && r.applied === applied).length;
+      const outcomes = [...result.pushed.values()];
+      const notPushed = outcomes.filter((o) => o.status === 'retry' || o.status === 'failed');
       const summary = {
         where: tables.where,
-        api: to,
+        api: target.url,
+        pushedTo: target.name,
         events: events.length + rejected.length,
         rejected,
-        created: count((r) => r.status === 'done' && r.applied === 'created'),
-        updated: count((r) => r.status === 'done' && r.applied === 'updated'),
-        unchanged: count((r) => r.status === 'done' && r.applied === 'unchanged'),
-        duplicates: count((r) => r.status === 'done' && r.applied === 'duplicate'),
-        notPushed: [...new Set(results.flatMap((r) => ('reason' in r ? [r.reason] : [])))],
+        created: count('created'),
+        updated: count('updated'),
+        unchanged: count('unchanged'),
+        duplicates: count('duplicate'),
+        contacts: {
+          pushed: outcomes.filter((o) => o.status === 'pushed').length,
+          upToDate: outcomes.filter((o) => o.status === 'unchanged').length,
+          notPushed: notPushed.length,
+        },
+        notPushed: [...new Set(notPushed.map((o) => ('reason' in o ? o.reason : '')))],
       };
       if (values.json) console.log(JSON.stringify(summary, null, 2));
       else {
@@ -243,7 +258,10 @@ export const contactsCommand: Command = {
           `${summary.events} event(s) in ${tables.where}: ${summary.created} created, ${summary.updated} updated, ${summary.unchanged} unchanged, ${summary.duplicates} seen before, ${rejected.length} rejected`,
         );
         for (const r of rejected) console.log(`  rejected ${r}`);
-        if (to && summary.notPushed.length === 0) console.log(`Every change is at ${to}.`);
+        const c = summary.contacts;
+        if (c.pushed + c.upToDate > 0)
+          console.log(`${c.pushed} contact(s) pushed to ${target.name}; ${c.upToDate} already up to date there.`);
+        if (c.notPushed > 0) console.log(`${c.notPushed} contact(s) not pushed (stored; they wait for the next push):`);
         for (const reason of summary.notPushed) console.log(`  ${reason}`);
       }
       return rejected.length > 0 || summary.notPushed.length > 0 ? 1 : 0;

@@ -6,6 +6,7 @@ import { jsonLog } from '#commons/log.ts';
 import { VoiceApiClient } from '#commons/voice-api/index.ts';
 import { startEmulator } from '#local/emulator/server.ts';
 import { localDataDir, localDynamoPath } from '#local/stack/data-dir.ts';
+import { CALLSHEET_BUS } from '#local/stack/event-bus.ts';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '#local/stack/local-aws.ts';
 import { startLocalStack } from '#local/stack/local-stack.ts';
 import { PacedScheduler } from '#local/stack/paced-scheduler.ts';
@@ -16,8 +17,9 @@ import { deliverEmulatorWebhooks } from '#local/stack/webhook-receiver.ts';
 import { type Command, numberOption, UsageError } from '../command.ts';
 import { parseNow } from '../time-option.ts';
 
-/** The ports from --port-base: S3, DynamoDB, Step Functions, webhooks, the Voice API emulator, in that order. */
-export const PORT_OFFSETS = { s3: 0, dynamodb: 1, sfn: 2, webhooks: 3, api: 4 } as const;
+/** The ports from --port-base: S3, DynamoDB, Step Functions, webhooks, the Voice API emulator, EventBridge. */
+export const PORT_OFFSETS = { s3: 0, dynamodb: 1, sfn: 2, webhooks: 3, api: 4, events: 5 } as const;
+const LAST_OFFSET = Math.max(...Object.values(PORT_OFFSETS));
 const DEFAULT_PORT_BASE = 4566;
 
 /**
@@ -46,26 +48,31 @@ export const localCommand: Command = {
   },
   help: [
     'options:',
-    `  --port-base N  first of five ports on 127.0.0.1 (default ${DEFAULT_PORT_BASE}): S3 N, DynamoDB N+1,`,
-    '                 Step Functions N+2, webhook receiver N+3, Voice API emulator N+4; 0 picks free ports',
+    `  --port-base N  first of six ports on 127.0.0.1 (default ${DEFAULT_PORT_BASE}): S3 N, DynamoDB N+1,`,
+    '                 Step Functions N+2, webhook receiver N+3, Voice API emulator N+4, EventBridge N+5;',
+    '                 0 picks free ports',
     '  --speed X      simulated seconds per real second (default 1: real time); e.g. 600 plays a day in 2.4 min',
     '  --now ISO      simulated start instant with an offset, e.g. 2026-12-07T10:00:00-05:00 (default: now)',
     "  --credits N    the emulator account's starting credit balance in INR (default 10000)",
     '',
     'Starts S3 (s3rver), DynamoDB (dynalite), Step Functions running the campaign lifecycle with its guard and',
-    'sweeper, the webhook receiver and the Voice API emulator with an agent ready, then prints `export` lines.',
-    'With them the AWS CLI needs no flags:',
+    'sweeper, EventBridge, contact sync, the webhook receiver and the Voice API emulator with an agent ready, then',
+    'prints `export` lines. With them the AWS CLI needs no flags:',
     '  aws s3 cp sheet.xlsx s3://$CALLSHEET_BUCKET/incoming/$CALLSHEET_AGENT_ID/   starts intake and campaigns',
+    '  aws s3 cp events.jsonl s3://$CALLSHEET_BUCKET/contacts/                    syncs contacts (or a sheet)',
+    '  aws events put-events --entries file://entries.json                         Contact Upserted events, bus',
+    '                                                                              $CALLSHEET_EVENT_BUS',
     '  aws s3 ls --recursive s3://$CALLSHEET_BUCKET/reports/                       lists the reports',
     '  aws dynamodb scan --table-name callsheet-campaigns                          reads a table',
-    "and callsheet's operator commands (status, campaign, report) reach this stack through its data directory.",
+    "and callsheet's operator commands (status, campaign, report, contacts) reach this stack through its data",
+    'directory. Every caller of the API (lifecycle, contact sync, outcomes) draws on one budget, as deployed.',
     'State stays in $CALLSHEET_DATA_DIR (default .callsheet/); reports are also copied to <data dir>/reports/.',
     'Ctrl-C stops it; running workflows stop with it (their campaigns stay on the emulator, which stops too).',
   ],
   async run(values) {
     const base = numberOption(values['port-base'], 'port-base', DEFAULT_PORT_BASE);
-    if (!Number.isInteger(base) || base < 0 || base > 65535 - 4)
-      throw new UsageError('--port-base must be a whole number from 0 to 65531');
+    if (!Number.isInteger(base) || base < 0 || base > 65535 - LAST_OFFSET)
+      throw new UsageError(`--port-base must be a whole number from 0 to ${65535 - LAST_OFFSET}`);
     const speed = numberOption(values.speed, 'speed', 1);
     if (!(speed > 0)) throw new UsageError('--speed must be more than 0');
     const now = parseNow(values.now as string | undefined);
@@ -115,7 +122,13 @@ export const localCommand: Command = {
         ...(simulated ? { clock: emulator.core.clock, scheduler } : {}),
         dynamoPath: localDynamoPath(),
         s3Directory: join(dataDir, 's3'),
-        ports: { s3: port('s3'), dynamodb: port('dynamodb'), sfn: port('sfn'), webhooks: port('webhooks') },
+        ports: {
+          s3: port('s3'),
+          dynamodb: port('dynamodb'),
+          sfn: port('sfn'),
+          webhooks: port('webhooks'),
+          events: port('events'),
+        },
         log,
       });
       closers.push(async () => {
@@ -141,12 +154,14 @@ export const localCommand: Command = {
         ['AWS_ENDPOINT_URL_S3', stack.s3.endpoint],
         ['AWS_ENDPOINT_URL_DYNAMODB', stack.dynamo.endpoint],
         ['AWS_ENDPOINT_URL_SFN', stack.env.AWS_ENDPOINT_URL_SFN as string],
+        ['AWS_ENDPOINT_URL_EVENTBRIDGE', stack.env.AWS_ENDPOINT_URL_EVENTBRIDGE as string],
         ['AWS_ACCESS_KEY_ID', LOCAL_CREDENTIALS.accessKeyId],
         ['AWS_SECRET_ACCESS_KEY', LOCAL_CREDENTIALS.secretAccessKey],
         ['AWS_REGION', LOCAL_REGION],
         ['AWS_CONFIG_FILE', awsConfig],
         ['CALLSHEET_DATA_DIR', dataDir],
         ['CALLSHEET_BUCKET', stack.bucket],
+        ['CALLSHEET_EVENT_BUS', CALLSHEET_BUS],
         ['CALLSHEET_AGENT_ID', agent.id],
         ['CALLSHEET_STATE_MACHINE_ARN', stack.stateMachineArn],
       ];
@@ -177,7 +192,7 @@ const shellQuote = (s: string) => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replac
 
 const portTaken = (port: number) =>
   `port ${port} on 127.0.0.1 is taken (another callsheet local, or another program): ` +
-  'choose other ports with --port-base N (it uses N to N+4), or --port-base 0 for free ones';
+  `choose other ports with --port-base N (it uses N to N+${LAST_OFFSET}), or --port-base 0 for free ones`;
 
 /** Fails with the taken port named, as the stand-ins' own start would (EADDRINUSE). */
 function checkFree(port: number): Promise<void> {

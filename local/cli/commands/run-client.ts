@@ -4,6 +4,7 @@ import { ObjectStore } from '#commons/aws/object-store.ts';
 import { partReportFiles, reportKeys, reportPrefix } from '#commons/report-keys.ts';
 import type { IntakeReport } from '#intake/report.ts';
 import type { RunningStack } from '#local/stack/running-stack.ts';
+import { type ContactsFile, dropContacts } from '../run-contacts.ts';
 import {
   type EmulatorCalls,
   isoDuration,
@@ -28,7 +29,16 @@ const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  */
 export async function runOnStack(
   running: RunningStack,
-  o: { file: string; body: Buffer; metadata: Record<string, string>; agent: string; json: boolean; dataDir: string },
+  o: {
+    file: string;
+    body: Buffer;
+    /** A contact file to drop under contacts/ once the sheet is in (the running stack syncs it). */
+    contacts: ContactsFile | null;
+    metadata: Record<string, string>;
+    agent: string;
+    json: boolean;
+    dataDir: string;
+  },
 ): Promise<number> {
   const say = (line: string) => {
     if (!o.json) console.log(line);
@@ -49,6 +59,11 @@ export async function runOnStack(
     const key = runUploadKey(o.agent, o.file);
     const id = await uploadSheet(objects, running.bucket, key, o.body, o.metadata);
     say(`${o.file}: uploaded to the running callsheet local (process ${running.pid}) as s3://${running.bucket}/${key}`);
+    const contacts = o.contacts ? { file: o.contacts.file, upload: `s3://${running.bucket}/${o.contacts.key}` } : null;
+    if (o.contacts && contacts) {
+      await dropContacts(objects, running.bucket, o.contacts);
+      say(`${o.contacts.file}: uploaded as ${contacts.upload}; the stack syncs it (callsheet contacts list)`);
+    }
     let intake: IntakeReport | null = null;
     while (!intake && !interrupted) {
       intake = await readJson<IntakeReport>(objects, running.bucket, reportKeys(id).json);
@@ -92,7 +107,14 @@ export async function runOnStack(
       intake,
       state ? { credits: state.credits, calls: state.calls.filter((c) => ids.has(c.campaign_id ?? '')) } : null,
     );
-    if (o.json) console.log(JSON.stringify({ upload: `s3://${running.bucket}/${key}`, summary, parts }, null, 2));
+    if (o.json)
+      console.log(
+        JSON.stringify(
+          { upload: `s3://${running.bucket}/${key}`, summary, parts, ...(contacts ? { contacts } : {}) },
+          null,
+          2,
+        ),
+      );
     else {
       for (const p of parts) {
         say(partLine(p, readableDuration(p.duration)));

@@ -29,6 +29,7 @@ import type { LocalExecution } from '#local/stack/step-functions.ts';
 import { deliverEmulatorWebhooks } from '#local/stack/webhook-receiver.ts';
 import { type Command, numberOption, UsageError } from '../command.ts';
 import { loadFaultPlan, placedCalls } from '../fault-plan-file.ts';
+import { contactsLine, contactsSummary, dropContacts, readContactsFile } from '../run-contacts.ts';
 import {
   type EmulatorCalls,
   isoDuration,
@@ -45,6 +46,9 @@ import {
 } from '../run-summary.ts';
 import { parseNow } from '../time-option.ts';
 import { runOnStack } from './run-client.ts';
+
+/** The scheduler's actor that holds time while the run sets up its uploads. */
+const SETUP = 'callsheet run';
 
 function checkOptions(values: Record<string, string | boolean | undefined>) {
   const country = (values.country as string | undefined)?.toUpperCase();
@@ -100,7 +104,7 @@ export const runCommand: Command = {
   name: 'run',
   summary: 'run the whole pipeline on a sheet: intake, campaign lifecycle, reports (embedded stack, simulated time)',
   usage:
-    'run <file> [--agent ID] [--country CC] [--start ISO --time-zone TZ] [--retries N] [--window SPEC] [--follow-up POLICY] [--faults FILE] [--now ISO] [--credits N] [--json]',
+    'run <file> [--agent ID] [--country CC] [--start ISO --time-zone TZ] [--retries N] [--window SPEC] [--follow-up POLICY] [--contacts FILE] [--faults FILE] [--now ISO] [--credits N] [--json]',
   allowPositionals: true,
   options: {
     agent: { type: 'string' },
@@ -110,6 +114,7 @@ export const runCommand: Command = {
     retries: { type: 'string' },
     window: { type: 'string' },
     'follow-up': { type: 'string' },
+    contacts: { type: 'string' },
     faults: { type: 'string' },
     now: { type: 'string' },
     credits: { type: 'string' },
@@ -126,6 +131,9 @@ export const runCommand: Command = {
     '  --retries N       retries per contact, 0-3',
     '  --window SPEC     calling window, e.g. "Mon-Fri 09:00-12:00,13:00-17:00; Sat 10:00-14:00"',
     '  --follow-up POLICY  call again by outcome, e.g. "no_answer,busy after 2h; failed after 1d; rounds 3"',
+    '  --contacts FILE   a contact sync while the campaign runs: a contact sheet or JSON lines (.jsonl), dropped',
+    '                    under contacts/ in the bucket once the campaign is under way; its events are applied and',
+    "                    pushed in the run's time, within the one API budget the lifecycle draws on too",
     '  --faults FILE     rehearse failures: arm this fault plan on the emulator before the upload',
     '                    (JSON; see examples/faults/ and docs/emulator.md)',
     '  --now ISO         simulated start instant with an offset, e.g. 2026-12-07T08:00:00-05:00 (default: now)',
@@ -133,7 +141,8 @@ export const runCommand: Command = {
     '  --json            print the result as one JSON object at the end, with every call the emulator placed',
     '',
     'Runs s3rver, dynalite, the local Step Functions and the emulator on 127.0.0.1 with simulated time: Wait',
-    'states move the clock, so days of calling take seconds. With VOICE_API_URL and VOICE_API_KEY set it uses',
+    'states move the clock, so days of calling take seconds. The emulator keeps to its plan (100 requests a minute,',
+    '1,000 an hour) and every caller draws on one API budget, as deployed. With VOICE_API_URL and VOICE_API_KEY set it uses',
     'that API instead, in real time. Data (suppression list, bucket, reports) stays in $CALLSHEET_DATA_DIR',
     '(default .callsheet/); reports are copied to <data dir>/reports/<upload>/ (JSON, HTML page, outcomes).',
     'While it runs, `callsheet status`, `campaign` and `report` in another shell work on it; one stack per data',
@@ -145,6 +154,7 @@ export const runCommand: Command = {
     if (!file || extra.length > 0) throw new UsageError('give exactly one sheet to run');
     const opts = checkOptions(values);
     const faults = values.faults === undefined ? null : await loadFaultPlan(values.faults as string);
+    const contacts = values.contacts === undefined ? null : await readContactsFile(values.contacts as string);
     let body: Buffer;
     try {
       body = await readFile(file);
@@ -174,6 +184,7 @@ export const runCommand: Command = {
       return runOnStack(running, {
         file,
         body,
+        contacts,
         metadata: uploadMetadata(opts),
         agent: (values.agent as string | undefined) ?? (running.agentId as string),
         json,
@@ -197,10 +208,10 @@ export const runCommand: Command = {
             speed: 0,
             seed: 'run',
             startTime: opts.now ?? Date.now(),
-            settings: { rateLimitPerMinute: 0, ...(credits === undefined ? {} : { credits }) },
+            // The plan's limits (the contract's first tier), which the stack's one API budget keeps to.
+            settings: credits === undefined ? {} : { credits },
           });
       const apiUrl = realApi ? (process.env.VOICE_API_URL as string) : (emulator?.url as string);
-      const api = new VoiceApiClient({ baseUrl: apiUrl, apiKey });
       const stack = await startLocalStack({
         voiceApi: { url: apiUrl, apiKey },
         ...(emulator ? { clock: emulator.core.clock } : {}),
@@ -208,6 +219,8 @@ export const runCommand: Command = {
         s3Directory: join(dataDir, 's3'),
         settings: opts.country ? { DEFAULT_COUNTRY: opts.country } : {},
       });
+      // This command's own reads (agents, progress, stats samples) come out of the shared budget, never waiting.
+      const api = new VoiceApiClient({ baseUrl: apiUrl, apiKey, budget: stack.budget('shared', { maxWaitMs: 0 }) });
       // Ctrl-C stops the workflows (their campaigns are secured by the guard) and still reports what was done.
       let interrupted = false;
       const interrupt = () => {
@@ -254,8 +267,17 @@ export const runCommand: Command = {
           );
         }
         const before = new Set(stack.sfn.executions.keys());
-        const id = await uploadSheet(stack.objects, stack.bucket, key, body, metadata);
-        await stack.intakeQueue.idle();
+        // Time stands still until the campaign's workflows and the contact file are both under way.
+        stack.scheduler?.join(SETUP);
+        let id: string;
+        let contactsId: string | null = null;
+        try {
+          id = await uploadSheet(stack.objects, stack.bucket, key, body, metadata);
+          await stack.intakeQueue.idle();
+          if (contacts) contactsId = await dropContacts(stack.objects, stack.bucket, contacts);
+        } finally {
+          stack.scheduler?.leave(SETUP);
+        }
         const started = () => [...stack.sfn.executions.values()].filter((e) => !before.has(e.executionArn));
         const first = started()[0];
         if (!first) {
@@ -282,6 +304,8 @@ export const runCommand: Command = {
         await stack.sfn.settled();
         // Stopped workflows reach the guard, which secures their campaigns and writes their reports.
         if (interrupted) await stack.guardIdle();
+        // The contact file's sync runs to its end (on the simulated clock), unless the run was stopped.
+        else await stack.contacts.settle();
         if (progress) {
           clearInterval(progress);
           // The progress line goes: the lines below say how each part ended.
@@ -305,7 +329,17 @@ export const runCommand: Command = {
         // The emulator's own records, so anyone can check from the raw data that no call started outside its window.
         const records = admin ? await rehearsalRecords(admin) : null;
         const summary = runSummary(intake, records && admin ? await admin.state<EmulatorCalls>() : null);
-        const result = { upload: `s3://${stack.bucket}/${key}`, summary, parts, ...records };
+        const synced =
+          contacts && contactsId
+            ? await contactsSummary(stack.objects, stack.bucket, contacts, contactsId, stack.contacts)
+            : null;
+        const result = {
+          upload: `s3://${stack.bucket}/${key}`,
+          summary,
+          parts,
+          ...(synced ? { contacts: synced } : {}),
+          ...records,
+        };
         if (json) console.log(JSON.stringify(result, null, 2));
         else {
           for (const p of parts) {
@@ -313,6 +347,7 @@ export const runCommand: Command = {
             if ('page' in p) say(`  report: ${p.page}`);
           }
           for (const line of summaryLines(summary)) say(line);
+          if (synced) for (const line of contactsLine(synced)) say(line);
           if (records && faults) {
             const hits = records.faulted_requests;
             say(`faulted requests: ${hits.length} (${hits.filter((h) => h.dropped).length} answers dropped)`);

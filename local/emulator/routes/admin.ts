@@ -105,6 +105,11 @@ export function adminRoutes(router: Router, core: EmulatorCore, traffic: Traffic
     return { status: 200, body: { faults: [] } };
   });
 
+  router.on('GET', '/_emulator/clock', () => ({
+    status: 200,
+    body: { now: core.clock.iso(), speed: core.clock.speed, pending_events: core.clock.pendingEvents() },
+  }));
+
   router.on('POST', '/_emulator/clock', (ctx) => {
     const f = new Fields(ctx.json(), ['body']);
     f.forbidOthers(['advanceSeconds', 'now', 'speed']);
