@@ -67,6 +67,34 @@ describe('callsheet run', () => {
     expect(text.stdout).not.toContain('._S3rver_object');
   });
 
+  it('--contacts syncs a contact file while the campaign runs, on the same budget; the data directory keeps it', async () => {
+    const own = { ...env(), CALLSHEET_DATA_DIR: join(dataDir, 'contacts') };
+    const out = await runCli(
+      ['run', 'examples/contacts.xlsx', '--contacts', 'examples/contact-events.jsonl', '--json'],
+      own,
+    );
+    expect(out.stderr).toBe('');
+    expect(out.code).toBe(0);
+    const result = JSON.parse(out.stdout);
+    expect(result.contacts).toMatchObject({
+      upload: 's3://callsheet-uploads/contacts/contact-events.jsonl',
+      error: null,
+      rows: { total: 5, accepted: 5, rejected: 0 },
+      applied: { created: 3, updated: 1, unchanged: 0, duplicate: 1 },
+      deadLettered: [],
+      waitingToBePushed: 0,
+    });
+    expect(result.parts.every((p: { status: string }) => p.status === 'completed')).toBe(true);
+    const show = JSON.parse((await runCli(['contacts', 'show', '+14155552001', '--json'], own)).stdout);
+    expect(show.contact.tags).toEqual(['renewal', 'vip']);
+    expect(show.waitingToBePushed).toBe(false);
+    const bad = await runCli(['run', 'examples/contacts.xlsx', '--contacts', 'README.md'], own);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain(
+      '--contacts README.md: give a contact sheet (.xlsx, .xls, .csv) or JSON lines (.jsonl)',
+    );
+  });
+
   it('exits 1 with the reason when nothing in the sheet can be called', async () => {
     const file = join(dataDir, 'bad.xlsx');
     await writeFile(file, await xlsx([['Phone Number'], ['12'], ['nope']]));

@@ -80,8 +80,9 @@ export class SimScheduler {
   /**
    * A wait inside work (an API budget's wait, a retry's back-off): the actor doing it (`actor`, from
    * stack-clock.ts) sleeps as in a Wait state and works on at `at`, so time moves only once everyone else waits
-   * too. One actor's waits take turns. Outside any actor (a queue's handler) the wait is an actor of its own;
-   * inside a timer, whose run holds time still, the clock itself moves (the callers there wait seconds at most).
+   * too. One actor's waits take turns. Outside any actor (a queue's handler) the wait is an actor of its own, gone
+   * once the waiter has gone on; inside a timer, whose run holds time still, the clock itself moves (the callers
+   * there wait seconds at most).
    */
   async waitUntil(at: number, actor?: string): Promise<void> {
     if (this.firing) {
@@ -95,7 +96,8 @@ export class SimScheduler {
       try {
         await this.gate(id);
       } finally {
-        this.leave(id);
+        // Time stands still until the waiter has gone on from its wake-up; what it does then is not tracked.
+        setImmediate(() => this.leave(id));
       }
       return;
     }

@@ -91,10 +91,12 @@ describe('callsheet local', () => {
         'AWS_ENDPOINT_URL_S3',
         'AWS_ENDPOINT_URL_DYNAMODB',
         'AWS_ENDPOINT_URL_SFN',
+        'AWS_ENDPOINT_URL_EVENTBRIDGE',
         'AWS_ACCESS_KEY_ID',
         'AWS_SECRET_ACCESS_KEY',
         'AWS_REGION',
         'CALLSHEET_BUCKET',
+        'CALLSHEET_EVENT_BUS',
         'CALLSHEET_AGENT_ID',
       ]),
     );
@@ -256,6 +258,70 @@ describe('callsheet local', () => {
     const refused = await callsheet('run', sheet, '--credits', '5');
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain(`callsheet local (process ${stack.pid}) runs on ${dataDir}`);
+  }, 120_000);
+
+  it('syncs contacts copied under contacts/ and put on the bus with the AWS CLI, and pushed with callsheet', async () => {
+    const phone = '+14155550401';
+    const file = join(dataDir, 'events.jsonl');
+    await writeFile(
+      file,
+      [
+        { event_id: 'e2e-1', phone_number: phone, name: 'Nia', tags: ['vip'], note: 'from the file' },
+        { event_id: 'e2e-2', phone_number: phone, tags: ['renewal', 'vip'], note: 'second change' },
+      ]
+        .map((e) => JSON.stringify(e))
+        .join('\n'),
+    );
+    await aws('s3', 'cp', file, `s3://${exported.CALLSHEET_BUCKET}/contacts/`);
+    const shown = async () => {
+      const out = await callsheet('contacts', 'show', phone, '--json');
+      return out.code === 0 ? JSON.parse(out.stdout) : null;
+    };
+    const synced = await until('the contact file', shown, (c) => c?.notes.length === 2 && !c.waitingToBePushed);
+    expect(synced.contact).toMatchObject({ fields: { contact_name: 'Nia' }, tags: ['vip', 'renewal'] });
+
+    // The bus takes what the deployed bus takes: a change and a replay of the file's first event.
+    const entry = (detail: unknown) => ({
+      EventBusName: exported.CALLSHEET_EVENT_BUS,
+      Source: 'crm',
+      DetailType: 'Contact Upserted',
+      Detail: JSON.stringify(detail),
+    });
+    const entries = join(dataDir, 'entries.json');
+    await writeFile(
+      entries,
+      JSON.stringify([
+        entry({ event_id: 'e2e-3', phone_number: phone, city: 'Oakland', tags: ['won'], note: 'from the bus' }),
+        entry({ event_id: 'e2e-1', phone_number: phone, name: 'Nia', tags: ['vip'], note: 'from the file' }),
+        { ...entry({}), Detail: 'not json' },
+      ]),
+    );
+    const put = JSON.parse(await aws('events', 'put-events', '--entries', `file://${entries}`));
+    expect(put.FailedEntryCount).toBe(1);
+    expect(put.Entries[2]).toMatchObject({ ErrorCode: 'MalformedDetail' });
+    const after = await until('the bus event', shown, (c) => c?.notes.length === 3 && !c.waitingToBePushed);
+    expect(after.contact).toMatchObject({ fields: { city: 'Oakland' }, tags: ['vip', 'renewal', 'won'] });
+    expect(after.notes.map((n: { text: string }) => n.text)).toEqual([
+      'from the file',
+      'second change',
+      'from the bus',
+    ]);
+
+    // callsheet contacts push goes to the running stack's emulator, through the same budget.
+    const push = await callsheet('contacts', 'push', 'examples/contact-events.jsonl', '--json');
+    expect(push.stderr).toBe('');
+    const summary = JSON.parse(push.stdout);
+    expect(summary).toMatchObject({ created: 3, duplicates: 1, contacts: { pushed: 3 }, notPushed: [] });
+    expect(summary.api).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    // The emulator holds each note once: every event was applied and sent once, the replay not at all.
+    const atApi = (await (await fetch(`${summary.api}/_emulator/contacts/${encodeURIComponent(phone)}`)).json()) as {
+      notes: string[];
+      tags: string[];
+    };
+    expect(atApi.notes).toEqual(['from the file', 'second change', 'from the bus']);
+    expect(atApi.tags).toEqual(['vip', 'renewal', 'won']);
+    const listed = JSON.parse((await callsheet('contacts', 'list', '--json')).stdout) as { phone: string }[];
+    expect(listed.map((c) => c.phone)).toEqual(expect.arrayContaining([phone, '+14155552001', '+919820000000']));
   }, 120_000);
 
   it('stops cleanly on Ctrl-C and frees the data directory', async () => {

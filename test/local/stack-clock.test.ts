@@ -1,0 +1,95 @@
+import { describe, expect, it } from 'vitest';
+import { SimScheduler } from '#local/stack/sim-scheduler.ts';
+import { asActor, stackClock } from '#local/stack/stack-clock.ts';
+
+const T0 = Date.parse('2026-12-07T18:00:00Z');
+
+function settable(start = T0) {
+  let now = start;
+  return {
+    now: () => now,
+    set: (t: number) => {
+      if (t < now) throw new Error('backwards');
+      now = t;
+    },
+  };
+}
+
+const tick = () => new Promise((resolve) => setImmediate(resolve));
+
+describe('waits inside work on simulated time (stack-clock)', () => {
+  it("a wait inside a step is that actor's sleep: others wake on time before it, and time waits for them", async () => {
+    const clock = settable();
+    const s = new SimScheduler(clock);
+    const clockOf = stackClock(clock, s);
+    const seen: string[] = [];
+    // An execution waits a minute; another, working, waits two minutes for the API budget in its step.
+    s.join('waiter');
+    s.join('step');
+    s.sleep('waiter', T0 + 60_000);
+    const waiter = s.gate('waiter').then(async () => {
+      seen.push(`waiter woke at +${(clock.now() - T0) / 1000}s`);
+      // It works for a while (time stands still), then leaves.
+      await tick();
+      seen.push(`waiter done at +${(clock.now() - T0) / 1000}s`);
+      s.leave('waiter');
+    });
+    const step = asActor('step', async () => {
+      await clockOf.sleep(120_000);
+      seen.push(`step went on at +${(clock.now() - T0) / 1000}s`);
+    });
+    await Promise.all([waiter, step]);
+    expect(seen).toEqual(['waiter woke at +60s', 'waiter done at +60s', 'step went on at +120s']);
+  });
+
+  it('an actor that is still working holds time: a wait elsewhere does not end before it sleeps', async () => {
+    const clock = settable();
+    const s = new SimScheduler(clock);
+    const clockOf = stackClock(clock, s);
+    s.join('busy');
+    let wokeAt: number | null = null;
+    // Outside any actor (a queue's handler): a wait of its own.
+    const outsider = clockOf.sleep(30_000).then(() => {
+      wokeAt = clock.now();
+    });
+    await tick();
+    expect([wokeAt, clock.now()]).toEqual([null, T0]);
+    s.sleep('busy', T0 + 3_600_000);
+    const busy = s.gate('busy').then(() => clock.now());
+    await outsider;
+    expect(wokeAt).toBe(T0 + 30_000);
+    expect(await busy).toBe(T0 + 3_600_000);
+  });
+
+  it("one actor's waits take turns, and a wait inside a timer's run moves the clock itself", async () => {
+    const clock = settable();
+    const s = new SimScheduler(clock);
+    const clockOf = stackClock(clock, s);
+    s.join('a');
+    const ends: number[] = [];
+    await asActor('a', () =>
+      Promise.all([
+        clockOf.sleep(10_000).then(() => ends.push(clock.now() - T0)),
+        clockOf.sleep(5_000).then(() => ends.push(clock.now() - T0)),
+      ]),
+    );
+    // The second began its five seconds when the first ended.
+    expect(ends).toEqual([10_000, 10_000]);
+    s.sleep('a', T0 + 600_000);
+    const inTimer: number[] = [];
+    s.timer(T0 + 60_000, async () => {
+      await clockOf.sleep(3_000);
+      inTimer.push(clock.now() - T0);
+      return null;
+    });
+    await s.gate('a');
+    expect(inTimer).toEqual([63_000]);
+    expect(clock.now()).toBe(T0 + 600_000);
+  });
+
+  it('without a scheduler (a test driving the clock by hand) a wait moves the clock', async () => {
+    const clock = settable();
+    await stackClock(clock, null).sleep(45_000);
+    expect(clock.now()).toBe(T0 + 45_000);
+  });
+});
