@@ -1,14 +1,32 @@
 import type { CountryCode } from 'libphonenumber-js/max';
 import type { ObjectStore } from '#commons/aws/object-store.ts';
-import type { EventSink } from '#commons/contact-events.ts';
+import type { ContactUpserted, EventSink } from '#commons/contact-events.ts';
 import { DEFAULT_LIMITS, fileTooLarge } from '#commons/spreadsheet/limits.ts';
 import { type UploadRef, uploadId } from '#commons/upload-ref.ts';
-import { isContactLines, readContactLines } from './contact-lines.ts';
-import { ContactSheetProblem, readContactSheet, type SheetRejection } from './contact-sheet.ts';
+import { readContactLines } from './contact-lines.ts';
+import { type ContactSheet, ContactSheetProblem, readContactSheet, type SheetRejection } from './contact-sheet.ts';
 
 /** Contact sheets are dropped here; their reports go to reports/contacts/. */
 export const CONTACT_SHEETS = 'contacts/';
 export const contactReportKey = (id: string) => `reports/contacts/${id}.json`;
+
+/** Files of JSON lines, one `Contact Upserted` event per line; the rest are read as sheets. */
+export const isContactLines = (fileName: string) => /\.(jsonl|ndjson)$/i.test(fileName);
+
+/** JSON lines read for the same report as a sheet: a rejected line's number is its `row`. */
+function linesAsSheet(
+  bytes: Buffer,
+  defaultCountry?: CountryCode,
+): Omit<ContactSheet, 'events'> & { events: ContactUpserted[] } {
+  const { events, rejected } = readContactLines(bytes, defaultCountry);
+  return {
+    format: 'jsonl',
+    sheet: '',
+    rows: { total: events.length + rejected.length, accepted: events.length, rejected: rejected.length },
+    rejected: rejected.map((r) => ({ row: r.line, reason: r.reason })),
+    events,
+  };
+}
 
 export interface ContactSheetReport {
   uploadId: string;
@@ -64,7 +82,7 @@ export class ContactSheetIntake {
       try {
         const name = ref.key.split('/').pop() ?? ref.key;
         const sheet = isContactLines(name)
-          ? readContactLines(object.bytes, this.deps.defaultCountry)
+          ? linesAsSheet(object.bytes, this.deps.defaultCountry)
           : await readContactSheet(object.bytes, name, this.deps.defaultCountry);
         await this.deps.events.send(sheet.events);
         report = {

@@ -3,6 +3,7 @@ import { documentClient, eventsClient, s3Client, sfnClient } from '#commons/aws/
 import { ObjectStore } from '#commons/aws/object-store.ts';
 import type { Log } from '#commons/log.ts';
 import { VoiceApiClient } from '#commons/voice-api/client.ts';
+import type { Clock } from '#commons/voice-api/rate-limiter.ts';
 import { resolveVoiceApiAccess } from '#commons/voice-api-access.ts';
 import { CampaignSafety } from './campaign-safety.ts';
 import { CampaignStore } from './campaign-store.ts';
@@ -16,6 +17,11 @@ export interface BuildOptions {
   now?: () => Date;
   /** Client options for the Voice API (the local runner hands the emulator's clock to the rate limiter). */
   api?: Partial<ConstructorParameters<typeof VoiceApiClient>[0]>;
+  /**
+   * The clock the API budget's waits run on, when not the client's: the embedded stack's simulated clock, on which
+   * a wait is a sleep of the workflow waiting, while the client's back-off stays as short as it is.
+   */
+  budgetClock?: Clock;
   log?: Log;
 }
 
@@ -36,7 +42,7 @@ async function lifecycleApi(config: LifecycleConfig, options: BuildOptions): Pro
     ...(config.budget
       ? {
           budget: apiBudget(documentClient(config.aws), config.budget, 'lifecycle', {
-            clock: options.api?.clock,
+            clock: options.budgetClock ?? options.api?.clock,
             maxWaitMs: 5_000,
           }),
         }
@@ -75,7 +81,12 @@ export async function buildLifecycleSteps(config: LifecycleConfig, options: Buil
           config.outcomes.config,
           config.outcomes.caps,
           { sfn, objects, rounds: campaigns },
-          { now, ...(options.log ? { log: options.log } : {}), ...(options.api ? { api: options.api } : {}) },
+          {
+            now,
+            ...(options.log ? { log: options.log } : {}),
+            ...(options.api ? { api: options.api } : {}),
+            ...(options.budgetClock ? { budgetClock: options.budgetClock } : {}),
+          },
         )
       : null,
   });

@@ -1,9 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import type { ObjectStore } from '#commons/aws/object-store.ts';
-import { isContactLines } from '#contacts/contact-lines.ts';
 import { planContactPush } from '#contacts/push-plan.ts';
-import { CONTACT_SHEETS, type ContactSheetReport, contactReportKey } from '#contacts/sheet-intake.ts';
+import { CONTACT_SHEETS, type ContactSheetReport, contactReportKey, isContactLines } from '#contacts/sheet-intake.ts';
 import type { LocalContacts } from '#local/stack/contacts-stack.ts';
 import { UsageError } from './command.ts';
 import { readJson, uploadSheet } from './run-summary.ts';

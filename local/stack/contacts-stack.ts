@@ -100,13 +100,13 @@ export async function startLocalContacts(options: LocalContactsOptions): Promise
   const counted = new Set<string>();
   const apply = store.apply.bind(store);
   store.apply = async (change, at) => {
-    const status = await apply(change, at);
+    const result = await apply(change, at);
     const messageId = waiting.get(change.eventId)?.shift();
-    if (messageId !== undefined && !counted.has(messageId)) {
+    if (messageId !== undefined && !counted.has(messageId) && result.status !== 'conflict') {
       counted.add(messageId);
-      tally.applied[status]++;
+      tally.applied[result.status]++;
     }
-    return status;
+    return result;
   };
   const handle = sync.handle.bind(sync);
   sync.handle = async (messages) => {

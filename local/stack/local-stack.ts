@@ -135,8 +135,13 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     INTAKE_LEASE_SECONDS: '60',
     ...options.settings,
   };
-  // The budget's waits and the client's back-off on the stack's clock (real time when there is none).
-  const apiOptions = { now, log, ...(waitClock ? { api: { requestsPerMinute: 0, clock: waitClock } } : {}) };
+  // The budget's waits on the stack's clock (real time when there is none); the client's own pacing and back-off
+  // run on real time as before (on the simulated clock a back-off would let the sweeper in mid-step).
+  const apiOptions = {
+    now,
+    log,
+    ...(waitClock ? { api: { requestsPerMinute: 0 }, budgetClock: waitClock } : {}),
+  };
   const invokeLifecycle = lambdaInvoke(
     makeLifecycleHandler(await buildLifecycleSteps(readLifecycleConfig(env), apiOptions), log),
   );

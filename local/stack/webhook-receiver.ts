@@ -67,9 +67,7 @@ export async function startWebhookReceiver(
     now: options.now,
     log: options.log,
     // The client's own pacing runs on real time; in simulated time the budget paces, on the stack's clock.
-    ...(options.simulatedTime
-      ? { api: { requestsPerMinute: 0, ...(options.clock ? { clock: options.clock } : {}) } }
-      : {}),
+    ...(options.simulatedTime ? { api: { requestsPerMinute: 0 }, budgetClock: options.clock } : {}),
   });
   const processor = makeOutcomesHandler(outcomes, options.log);
   const queue = new LocalQueue('callsheet-outcomes', (e, c) => processor(e, c), {

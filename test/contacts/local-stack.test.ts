@@ -74,7 +74,7 @@ describe('contact sync on the embedded stack', () => {
     const report = reports.find((r) => r.upload?.key === 'contacts/crm.jsonl');
     client.destroy();
     expect(report).toMatchObject({ status: 'queued', format: 'jsonl', rows: { total: 3, accepted: 2, rejected: 1 } });
-    expect(report.rejected).toEqual([{ row: 2, reason: 'not JSON' }]);
+    expect(report.rejected).toEqual([{ row: 2, reason: expect.stringMatching(/^not JSON/) }]);
   }, 120_000);
 
   it("takes Contact Upserted events on callsheet's bus, as the deployed rule does, and answers each bad entry", async () => {

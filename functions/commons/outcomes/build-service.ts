@@ -4,6 +4,7 @@ import { type Log, silentLog } from '../log.ts';
 import { SuppressionList } from '../suppression-list.ts';
 import { VoiceApiClient } from '../voice-api/client.ts';
 import type { VoiceApiOptions } from '../voice-api/http.ts';
+import type { Clock } from '../voice-api/rate-limiter.ts';
 import { resolveVoiceApiAccess } from '../voice-api-access.ts';
 import { CallResolver } from './call-resolver.ts';
 import type { OutcomesConfig } from './config.ts';
@@ -13,7 +14,13 @@ import { OutcomeStore } from './outcome-store.ts';
 /** Wires outcomes to DynamoDB (or dynalite) and the Voice API; the lead calls `reconcileOutcomes` on the result. */
 export async function buildOutcomeService(
   config: OutcomesConfig,
-  options: { now?: () => Date; log?: Log; api?: Partial<VoiceApiOptions> } = {},
+  options: {
+    now?: () => Date;
+    log?: Log;
+    api?: Partial<VoiceApiOptions>;
+    /** The clock the budget's waits run on, when not the client's (the embedded stack's simulated clock). */
+    budgetClock?: Clock;
+  } = {},
 ): Promise<OutcomeService> {
   const access = await resolveVoiceApiAccess(config.voiceApi, config.aws);
   const db = documentClient(config.aws);
@@ -25,7 +32,10 @@ export async function buildOutcomeService(
     // Reads of finished calls share the account's per-minute budget with contact sync (never the lifecycle's share).
     ...(config.budget
       ? {
-          budget: apiBudget(db, config.budget, 'shared', { clock: options.api?.clock, maxWaitMs: config.budgetWaitMs }),
+          budget: apiBudget(db, config.budget, 'shared', {
+            clock: options.budgetClock ?? options.api?.clock,
+            maxWaitMs: config.budgetWaitMs,
+          }),
         }
       : {}),
     ...options.api,

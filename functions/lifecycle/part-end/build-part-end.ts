@@ -9,6 +9,7 @@ import { buildOutcomeService } from '#commons/outcomes/build-service.ts';
 import type { OutcomesConfig } from '#commons/outcomes/config.ts';
 import { SuppressionList } from '#commons/suppression-list.ts';
 import type { VoiceApiOptions } from '#commons/voice-api/http.ts';
+import type { Clock } from '#commons/voice-api/rate-limiter.ts';
 import { PartEndOutcomes } from './part-end.ts';
 import type { FollowUpRegister } from './root-report.ts';
 
@@ -17,7 +18,7 @@ export async function buildPartEndOutcomes(
   config: OutcomesConfig,
   caps: CapLimits,
   aws: { sfn: SFNClient; objects: ObjectStore; rounds: FollowUpRegister },
-  options: { now?: () => Date; log?: Log; api?: Partial<VoiceApiOptions> } = {},
+  options: { now?: () => Date; log?: Log; api?: Partial<VoiceApiOptions>; budgetClock?: Clock } = {},
 ): Promise<PartEndOutcomes> {
   const db = documentClient(config.aws);
   const now = options.now ?? (() => new Date());

@@ -4,13 +4,14 @@ import type { CountryCode } from 'libphonenumber-js/max';
 import { isCountryCode, normalizePhone } from '#commons/phone/phone.ts';
 import { TABLES } from '#commons/tables.ts';
 import { checkContactEvent } from '#contacts/contact-event.ts';
-import { isContactLines, readContactLines } from '#contacts/contact-lines.ts';
+import { readContactLines } from '#contacts/contact-lines.ts';
 import { ContactPusher, type PushOutcome } from '#contacts/contact-pusher.ts';
 import { ContactSheetProblem, readContactSheet } from '#contacts/contact-sheet.ts';
 import type { ContactState } from '#contacts/contact-state.ts';
 import { ContactStore } from '#contacts/contact-store.ts';
 import { ContactSync, type MessageResult } from '#contacts/contact-sync.ts';
 import { planContactPush } from '#contacts/push-plan.ts';
+import { isContactLines } from '#contacts/sheet-intake.ts';
 import { localDataDir } from '#local/stack/data-dir.ts';
 import { readRunningStack } from '#local/stack/running-stack.ts';
 import { type Command, UsageError } from '../command.ts';
@@ -51,7 +52,7 @@ async function readEvents(
   const name = input === '-' ? 'stdin' : basename(input);
   if (isContactLines(name) || !isSheet(bytes, name)) {
     const lines = readContactLines(bytes, country);
-    return { events: lines.events, rejected: lines.rejected.map((r) => `line ${r.row}: ${r.reason}`) };
+    return { events: lines.events, rejected: lines.rejected.map((r) => `line ${r.line}: ${r.reason}`) };
   }
   try {
     const sheet = await readContactSheet(bytes, name, country);
