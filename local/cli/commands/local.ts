@@ -135,8 +135,18 @@ export const localCommand: Command = {
         scheduler?.stop();
         await stack.close();
       });
-      const api = new VoiceApiClient({ baseUrl: emulator.url, apiKey });
-      const sampler = sampleStats(stack, api, { everyMs: STATS_EVERY_MS, now: () => emulator.core.clock.now(), log });
+      // The agent, and the stats samples for the report pages (skipped rather than wait), from the shared budget.
+      const api = new VoiceApiClient({ baseUrl: emulator.url, apiKey, budget: stack.budget('shared') });
+      const sampling = new VoiceApiClient({
+        baseUrl: emulator.url,
+        apiKey,
+        budget: stack.budget('shared', { maxWaitMs: 0 }),
+      });
+      const sampler = sampleStats(stack, sampling, {
+        everyMs: STATS_EVERY_MS,
+        now: () => emulator.core.clock.now(),
+        log,
+      });
       const pages = keepReportPages(stack, join(dataDir, 'reports'), log, sampler.samples);
       closers.push(async () => {
         sampler.stop();

@@ -219,8 +219,14 @@ export const runCommand: Command = {
         s3Directory: join(dataDir, 's3'),
         settings: opts.country ? { DEFAULT_COUNTRY: opts.country } : {},
       });
-      // This command's own reads (agents, progress, stats samples) come out of the shared budget, never waiting.
-      const api = new VoiceApiClient({ baseUrl: apiUrl, apiKey, budget: stack.budget('shared', { maxWaitMs: 0 }) });
+      // This command's own requests draw on the shared budget too: the agent's as any caller's; the progress line and
+      // the stats samples are skipped rather than wait (a sample runs while simulated time stands still).
+      const api = new VoiceApiClient({ baseUrl: apiUrl, apiKey, budget: stack.budget('shared') });
+      const sampling = new VoiceApiClient({
+        baseUrl: apiUrl,
+        apiKey,
+        budget: stack.budget('shared', { maxWaitMs: 0 }),
+      });
       // Ctrl-C stops the workflows (their campaigns are secured by the guard) and still reports what was done.
       let interrupted = false;
       const interrupt = () => {
@@ -234,7 +240,7 @@ export const runCommand: Command = {
       // Stats over time for the report pages; not in a rehearsal, whose faults must meet only the lifecycle's calls.
       const sampler = faults
         ? null
-        : sampleStats(stack, api, {
+        : sampleStats(stack, sampling, {
             everyMs: STATS_EVERY_MS,
             now: () => emulator?.core.clock.now() ?? Date.now(),
             log: silentLog,
@@ -300,7 +306,9 @@ export const runCommand: Command = {
         );
         const clockNow = () => emulator?.core.clock.now() ?? Date.now();
         const progress =
-          !json && process.stdout.isTTY ? setInterval(() => void show(store, started(), api, clockNow()), 500) : null;
+          !json && process.stdout.isTTY
+            ? setInterval(() => void show(store, started(), sampling, clockNow()), 500)
+            : null;
         await stack.sfn.settled();
         // Stopped workflows reach the guard, which secures their campaigns and writes their reports.
         if (interrupted) await stack.guardIdle();
