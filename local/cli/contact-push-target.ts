@@ -29,7 +29,7 @@ export interface PushTarget {
 }
 
 const NO_API =
-  'not pushed: no API configured (set VOICE_API_URL with VOICE_API_KEY or VOICE_API_SECRET_ARN beside CONTACTS_TABLE)';
+  'not pushed: no API configured (set VOICE_API_URL with VOICE_API_KEY, or VOICE_API_SECRET_ARN where the tables are deployed)';
 
 /** How long one push may wait for a token of the account's budget before it gives up (its contacts wait). */
 const MAX_BUDGET_WAIT_MS = 10 * 60_000;
@@ -46,7 +46,8 @@ export async function openPushTarget(
 ): Promise<PushTarget> {
   const env = process.env;
   const configured = Boolean(env.VOICE_API_URL);
-  if (where.running && configured)
+  const runningEmulator = where.running?.voiceApi ?? null;
+  if (where.running && runningEmulator && configured)
     throw new UsageError(
       `callsheet ${where.running.command} (process ${where.running.pid}) runs on this data directory with its own API: unset VOICE_API_URL and VOICE_API_KEY, or use another CALLSHEET_DATA_DIR`,
     );
@@ -64,7 +65,8 @@ export async function openPushTarget(
     }).contacts;
   };
 
-  if (configured || where.deployed) {
+  // Deployed tables, or a run against a real API holding the directory: that API only, never an emulator.
+  if (configured || where.deployed || (where.running && !runningEmulator)) {
     if (!configured) return { name: 'no API', url: null, api: null, reason: NO_API, clock: realClock, close: noop };
     const reader = new EnvReader(env);
     const source = readVoiceApiSource(reader);
@@ -81,8 +83,8 @@ export async function openPushTarget(
     };
   }
 
-  if (where.running?.voiceApi) {
-    const { url, apiKey } = where.running.voiceApi;
+  if (runningEmulator) {
+    const { url, apiKey } = runningEmulator;
     const clock = await emulatorClock(url);
     return { name: url, url, api: client(url, apiKey, clock), reason: null, clock, close: noop };
   }
