@@ -3,9 +3,13 @@ import { once } from 'node:events';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { BIN, runCli } from './helpers/cli.ts';
 import { xlsx } from './helpers/sheets.ts';
+
+// Each test runs whole campaigns in child processes (the credits test two of them): seconds each on a quiet machine,
+// many more on a busy one. No test measures time.
+vi.setConfig({ testTimeout: 90_000 });
 
 let dataDir: string;
 beforeAll(async () => {
