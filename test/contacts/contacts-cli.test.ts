@@ -3,11 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startDynamo } from '#local/stack/dynamo.ts';
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from '#local/stack/local-aws.ts';
 import { runCli } from '../helpers/cli.ts';
 import { TEST_KEY, useEmulator } from '../helpers/emulator.ts';
 import { xlsx } from '../helpers/sheets.ts';
-import { emulatorContact } from './harness.ts';
+import { contactTablesEnv, emulatorContact } from './harness.ts';
 
 // Real stand-ins on a loaded 2-core machine: generous limits; no test measures time.
 vi.setConfig({ testTimeout: 90_000, hookTimeout: 60_000 });
@@ -130,12 +129,7 @@ describe('callsheet contacts', () => {
     try {
       const deployed = {
         CALLSHEET_DATA_DIR: join(dataDir, 'unused'),
-        AWS_REGION: LOCAL_REGION,
-        AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
-        AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
-        AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint,
-        CONTACTS_TABLE: dynamo.tables.contacts,
-        API_BUDGET_TABLE: dynamo.tables.apiBudget,
+        ...contactTablesEnv(dynamo),
         VOICE_API_URL: '',
         VOICE_API_KEY: '',
       };

@@ -33,6 +33,16 @@ export interface SyncRig {
  * Contact sync on dynalite (fresh per test) against the emulator over HTTP, on the emulator's simulated clock: the
  * client's and the budget's waits move simulated time instead of sleeping.
  */
+/** The settings that point contact sync at dynalite's contacts and API-budget tables, as deployed. */
+export const contactTablesEnv = (dynamo: LocalDynamo): Record<string, string> => ({
+  AWS_REGION: LOCAL_REGION,
+  AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
+  AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
+  AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint,
+  CONTACTS_TABLE: dynamo.tables.contacts,
+  API_BUDGET_TABLE: dynamo.tables.apiBudget,
+});
+
 export function useSyncRig(
   f: EmulatorFixture,
   settings: Record<string, string> | (() => Record<string, string>) = {},
@@ -48,12 +58,7 @@ export function useSyncRig(
     };
     const dynamo = await startDynamo({ prefix: `t${Math.random().toString(36).slice(2, 8)}` });
     const env: Record<string, string> = {
-      AWS_REGION: LOCAL_REGION,
-      AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
-      AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
-      AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint,
-      CONTACTS_TABLE: dynamo.tables.contacts,
-      API_BUDGET_TABLE: dynamo.tables.apiBudget,
+      ...contactTablesEnv(dynamo),
       VOICE_API_URL: f.emu.url,
       VOICE_API_KEY: TEST_KEY,
       CONTACTS_MAX_RECEIVES: '4',

@@ -70,9 +70,9 @@ export class CampaignGuard {
     const reasons = [`execution ${e.name} ${ended}`];
     if (record && ENDED_OK.has(record.status))
       return { partKey, campaignId: null, reasons, outcome: 'none', message: 'nothing to secure' };
-    const action = record
+    const action: GuardAction = record
       ? await this.secure(record, reasons, true, 'guard', e.executionArn)
-      : ({ partKey, campaignId: null, reasons, outcome: 'none', message: 'no campaign was created' } as GuardAction);
+      : { partKey, campaignId: null, reasons, outcome: 'none', message: 'no campaign was created' };
     const failure: Failure = {
       code: `workflow_${e.status.toLowerCase()}`,
       message: record
