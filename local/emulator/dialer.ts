@@ -22,6 +22,8 @@ const TALK_SECONDS = [20, 240] as const;
 export class Dialer {
   private readonly busy = new Set<string>();
   private campaignTurn = 0;
+  private pumping = false;
+  private pumpAgain = false;
 
   constructor(
     private readonly account: Account,
@@ -42,8 +44,28 @@ export class Dialer {
     this.pump();
   }
 
-  /** Fills free lines: queued single calls first, then active campaigns in turn. */
+  /**
+   * Fills free lines: queued single calls first, then active campaigns in turn. A dial that ends at once (a dry
+   * account) frees its line inside this loop and pumps again: that inner pump only marks more work, so thousands
+   * of instant failures run one after another instead of nesting.
+   */
   pump(): void {
+    if (this.pumping) {
+      this.pumpAgain = true;
+      return;
+    }
+    this.pumping = true;
+    try {
+      do {
+        this.pumpAgain = false;
+        this.fillLines();
+      } while (this.pumpAgain);
+    } finally {
+      this.pumping = false;
+    }
+  }
+
+  private fillLines(): void {
     while (this.busy.size < this.account.settings.concurrency) {
       const queued = this.nextQueuedCall();
       if (queued) {

@@ -269,6 +269,35 @@ describe('campaigns', () => {
     ]);
   });
 
+  it('fails thousands of waiting contacts one after another when the account runs dry, without overflowing', async () => {
+    // One line, busy with the first call; five campaigns wait behind it. When it ends on a dry account, each
+    // dial fails at once and frees the line for the next: five thousand of them in a row once recursed.
+    await f.admin.configure({ concurrency: 1 });
+    const a = await agent();
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      const c = await f.api.campaigns.create({
+        file: await xlsx(contactSheet(phones(1000, `+141555${i}`))),
+        fileName: `wait-${i}.xlsx`,
+        agent_id: a.id,
+        name: `Waiting ${i}`,
+      });
+      ids.push(c.id);
+    }
+    await f.admin.configure({ credits: 0 });
+    await f.admin.advance(600);
+    let failed = 0;
+    for (const id of ids) {
+      const s = await f.api.campaigns.stats(id);
+      expect(s.pending + s.in_progress).toBe(0);
+      failed += s.failed;
+    }
+    expect(failed).toBeGreaterThanOrEqual(4999);
+    const state = await f.admin.state<{ calls: (StateCall & { failure_reason: string | null })[] }>();
+    const dry = state.calls.filter((c) => c.failure_reason === 'insufficient_credits');
+    expect(dry.length).toBeGreaterThanOrEqual(4999);
+  });
+
   it('shares the account lines between campaigns and keeps every stats invariant', async () => {
     await f.admin.configure({ concurrency: 4 });
     const a = await agent();
