@@ -37,7 +37,7 @@ export function retentionOf(days: number): RetentionDays {
 
 /**
  * One Lambda function with callsheet's defaults: Node 22 on ARM, an ESM bundle with the AWS SDK inside
- * (infra/bundling.ts), X-Ray tracing unless the TRACING setting is off, its own log group, a role that may write only that log group, and the
+ * (infra/bundling.ts), X-Ray tracing when the TRACING setting is on, its own log group, a role that may write only that log group, and the
  * settings its folder reads (infra/settings.ts) in its environment.
  */
 export class CallsheetFunction extends Construct {
@@ -50,7 +50,7 @@ export class CallsheetFunction extends Construct {
     const copies = props.copyFiles ?? [];
     const settings = settingsOf(this);
     const sourceMaps = settings?.get('SOURCE_MAPS') === true;
-    const tracing = settings?.get('TRACING') !== false;
+    const tracing = settings?.get('TRACING') === true;
     this.logGroup = new LogGroup(this, 'Logs', {
       retention: retentionOf(settings?.integer('LOG_RETENTION_DAYS') ?? 30),
     });

@@ -81,7 +81,7 @@ export class CampaignLifecycle extends Construct {
         }),
       ),
       definitionSubstitutions: { LifecycleFunctionArn: fn.currentVersion.functionArn },
-      tracingEnabled: true,
+      tracingEnabled: settingsOf(this)?.get('TRACING') === true,
       logs: {
         // Kept like the functions' logs: an execution's history is evidence after the stack is gone.
         destination: new LogGroup(this, 'Logs', {
@@ -125,5 +125,11 @@ export class CampaignLifecycle extends Construct {
       'The state machine may invoke any version of its one step function, and log delivery and X-Ray need *.',
       ['IAM5[Resource::*]', 'IAM5[Resource::<LifecycleStepsFunction518B6278.Arn>:*]'],
     );
+    if (settingsOf(this)?.get('TRACING') !== true)
+      acknowledge(
+        this.stateMachine,
+        'X-Ray is opt-in (the TRACING setting): every execution is logged at level ALL with its data, which is the evidence an operator reads.',
+        ['SF2'],
+      );
   }
 }

@@ -362,9 +362,9 @@ export const SETTINGS = {
   TRACING: {
     type: 'boolean',
     readBy: [],
-    stack: 'X-Ray active tracing of the functions (POWERTOOLS_TRACE_ENABLED=false when off)',
-    default: true,
-    doc: 'Traces every invocation with X-Ray through Powertools’ Tracer; off saves about 40 ms per cold start.',
+    stack: 'X-Ray active tracing of the functions and the state machine (POWERTOOLS_TRACE_ENABLED=false when off)',
+    default: false,
+    doc: 'Opt-in: traces every invocation with X-Ray through Powertools’ Tracer, at the cost of loading the X-Ray SDK in every cold start (`npm run bench -- bundles`).',
   },
   SOURCE_MAPS: {
     type: 'boolean',

@@ -257,13 +257,21 @@ describe('settings reach the functions that read them', () => {
     }
   }, 120_000);
 
-  it('traces with X-Ray unless TRACING is off, and then tells the functions not to load it', () => {
-    expect(functionOf(template, 'intake').Properties.TracingConfig).toEqual({ Mode: 'Active' });
-    const off = synth({ 'callsheet:TRACING': false });
+  it('traces with X-Ray only when TRACING is on, and otherwise tells the functions not to load it', () => {
+    // Off by default: the template as synthesized for everyone.
     for (const folder of Object.keys(FUNCTION_IDS)) {
-      expect(functionOf(off, folder).Properties.TracingConfig, folder).toBeUndefined();
-      expect(envOf(functionOf(off, folder)).POWERTOOLS_TRACE_ENABLED, folder).toBe('false');
+      expect(functionOf(template, folder).Properties.TracingConfig, folder).toBeUndefined();
+      expect(envOf(functionOf(template, folder)).POWERTOOLS_TRACE_ENABLED, folder).toBe('false');
     }
+    const machines = resources(template, 'AWS::StepFunctions::StateMachine');
+    expect(machines.map(([, m]) => m.Properties.TracingConfiguration?.Enabled ?? false)).toEqual([false]);
+    const on = synth({ 'callsheet:TRACING': true });
+    for (const folder of Object.keys(FUNCTION_IDS)) {
+      expect(functionOf(on, folder).Properties.TracingConfig, folder).toEqual({ Mode: 'Active' });
+      expect(envOf(functionOf(on, folder)).POWERTOOLS_TRACE_ENABLED, folder).toBeUndefined();
+    }
+    const traced = resources(on, 'AWS::StepFunctions::StateMachine');
+    expect(traced.map(([, m]) => m.Properties.TracingConfiguration?.Enabled)).toEqual([true]);
   }, 120_000);
 
   it('bundles no source maps unless SOURCE_MAPS asks', () => {
