@@ -264,14 +264,14 @@ describe('settings reach the functions that read them', () => {
       expect(envOf(functionOf(template, folder)).POWERTOOLS_TRACE_ENABLED, folder).toBe('false');
     }
     const machines = resources(template, 'AWS::StepFunctions::StateMachine');
-    expect(machines.map(([, m]) => m.Properties.TracingConfiguration?.Enabled ?? false)).toEqual([false]);
+    expect(machines.map(([, m]) => (m.Properties.TracingConfiguration as { Enabled?: boolean } | undefined)?.Enabled ?? false)).toEqual([false]);
     const on = synth({ 'callsheet:TRACING': true });
     for (const folder of Object.keys(FUNCTION_IDS)) {
       expect(functionOf(on, folder).Properties.TracingConfig, folder).toEqual({ Mode: 'Active' });
       expect(envOf(functionOf(on, folder)).POWERTOOLS_TRACE_ENABLED, folder).toBeUndefined();
     }
     const traced = resources(on, 'AWS::StepFunctions::StateMachine');
-    expect(traced.map(([, m]) => m.Properties.TracingConfiguration?.Enabled)).toEqual([true]);
+    expect(traced.map(([, m]) => (m.Properties.TracingConfiguration as { Enabled?: boolean }).Enabled)).toEqual([true]);
   }, 120_000);
 
   it('bundles no source maps unless SOURCE_MAPS asks', () => {
