@@ -179,16 +179,41 @@ export class CampaignStore implements BrakeRegister {
     );
   }
 
+  /**
+   * The part's end. A part may end before it ever recorded a create (its launch failed), so the record is made
+   * whole here: its key always, and which upload and part it is when the caller knows (kept if already there).
+   */
   async finish(
     partKey: string,
     status: 'completed' | 'cancelled' | 'failed' | 'held',
     now: Date,
     failure?: { code: string; message: string },
+    of?: { uploadId: string; part: number },
   ): Promise<void> {
-    await this.set(
-      partKey,
-      { '#status': status, '#finished': now.toISOString(), ...(failure ? { '#failure': failure } : {}) },
-      { '#status': 'status', '#finished': 'finishedAt', ...(failure ? { '#failure': 'failure' } : {}) },
+    await this.db.send(
+      new UpdateCommand({
+        TableName: this.table,
+        Key: { pk: partPk(partKey) },
+        UpdateExpression: [
+          'SET #partKey = :partKey, #status = :status, #finished = :finished',
+          ...(failure ? ['#failure = :failure'] : []),
+          ...(of ? ['#upload = if_not_exists(#upload, :upload)', '#part = if_not_exists(#part, :part)'] : []),
+        ].join(', '),
+        ExpressionAttributeNames: {
+          '#partKey': 'partKey',
+          '#status': 'status',
+          '#finished': 'finishedAt',
+          ...(failure ? { '#failure': 'failure' } : {}),
+          ...(of ? { '#upload': 'uploadId', '#part': 'part' } : {}),
+        },
+        ExpressionAttributeValues: {
+          ':partKey': partKey,
+          ':status': status,
+          ':finished': now.toISOString(),
+          ...(failure ? { ':failure': failure } : {}),
+          ...(of ? { ':upload': of.uploadId, ':part': of.part } : {}),
+        },
+      }),
     );
   }
 

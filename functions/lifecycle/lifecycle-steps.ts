@@ -330,7 +330,10 @@ export class LifecycleSteps {
     const carry = upgradeCarry(input.carry).carry;
     const key = partKeyOf(plan);
     const now = this.deps.now();
-    await this.deps.campaigns.finish(key, status, now, failure ?? undefined);
+    await this.deps.campaigns.finish(key, status, now, failure ?? undefined, {
+      uploadId: plan.uploadId,
+      part: plan.part.index,
+    });
     const record = await this.deps.campaigns.get(key);
     const known = carry.phase === 'new' ? null : carry;
     const transitions = (known?.transitionsBefore ?? 0) + (await this.deps.workflow.transitions(input.execution));

@@ -24,7 +24,9 @@ export async function partRecords(t: OpenTable): Promise<CampaignRecord[]> {
         ExclusiveStartKey: start,
       }),
     );
-    out.push(...((page.Items ?? []) as CampaignRecord[]));
+    // A record whose part ended before its launch wrote it whole still names its part by its key.
+    for (const item of page.Items ?? [])
+      out.push({ ...item, partKey: item.partKey ?? String(item.pk).slice(5) } as CampaignRecord);
     start = page.LastEvaluatedKey;
   } while (start);
   return out.sort((a, b) => (b.startedAt ?? '').localeCompare(a.startedAt ?? '') || a.partKey.localeCompare(b.partKey));

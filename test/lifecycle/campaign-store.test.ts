@@ -1,0 +1,66 @@
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { documentClient } from '#commons/aws/clients.ts';
+import { CampaignStore } from '#lifecycle/campaign-store.ts';
+import { partRecords } from '#local/cli/operator.ts';
+import { type LocalDynamo, startDynamo } from '#local/stack/dynamo.ts';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from '#local/stack/local-aws.ts';
+
+let dynamo: LocalDynamo;
+let store: CampaignStore;
+let db: ReturnType<typeof documentClient>;
+beforeAll(async () => {
+  dynamo = await startDynamo({ prefix: 'campaign-store' });
+  db = documentClient({
+    region: LOCAL_REGION,
+    endpoints: { dynamodb: dynamo.endpoint },
+    credentials: LOCAL_CREDENTIALS,
+  });
+  store = new CampaignStore(db, dynamo.tables.campaigns);
+});
+afterAll(async () => {
+  await dynamo.close();
+});
+
+describe('a part that ends before its launch wrote its record', () => {
+  it('is recorded whole: its key, upload and part, with status and failure', async () => {
+    const failure = { code: 'BudgetExhaustedError', message: 'the budget is used up' };
+    await store.finish('up-1-p88', 'failed', new Date('2026-12-07T13:00:00Z'), failure, { uploadId: 'up-1', part: 88 });
+    expect(await store.get('up-1-p88')).toMatchObject({
+      partKey: 'up-1-p88',
+      uploadId: 'up-1',
+      part: 88,
+      status: 'failed',
+      finishedAt: '2026-12-07T13:00:00.000Z',
+      failure,
+    });
+  });
+
+  it('keeps the upload and part a launch recorded', async () => {
+    await store.beginCreate('up-2-p3', 'up-2', 3, new Date('2026-12-07T13:00:00Z'));
+    await store.finish('up-2-p3', 'completed', new Date('2026-12-07T15:00:00Z'), undefined, {
+      uploadId: 'other',
+      part: 9,
+    });
+    expect(await store.get('up-2-p3')).toMatchObject({ uploadId: 'up-2', part: 3, status: 'completed' });
+  });
+
+  it('is listed by the operator commands even when written without its key (an older record)', async () => {
+    await store.finish('up-3-p1', 'failed', new Date('2026-12-07T13:00:00Z'));
+    await db.send(
+      new UpdateCommand({
+        TableName: dynamo.tables.campaigns,
+        Key: { pk: 'part#up-3-p1' },
+        UpdateExpression: 'REMOVE partKey',
+      }),
+    );
+    const records = await partRecords({
+      db,
+      table: dynamo.tables.campaigns,
+      where: 'dynalite',
+      live: false,
+      close: async () => undefined,
+    });
+    expect(records.map((r) => r.partKey)).toContain('up-3-p1');
+  });
+});
