@@ -61,6 +61,7 @@ export class CallsheetStack extends Stack {
       uploadsTable: this.data.tables.uploads,
       suppressionTable: this.data.tables.suppression,
       outcomesTable: this.data.tables.outcomes,
+      apiBudgetTable: this.data.tables.apiBudget,
       lifecycle: this.lifecycle.stateMachine,
       credentials: this.credentials,
       concurrency: settings.concurrency().intake,

@@ -6,6 +6,7 @@ import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { StateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
+import { TABLES } from '#commons/tables.ts';
 import { PHONE_ZONE_TABLE } from './bundling.ts';
 import { CallsheetFunction } from './callsheet-function.ts';
 import { acknowledge } from './nag.ts';
@@ -18,6 +19,8 @@ export interface IntakeProps {
   suppressionTable: TableV2;
   /** Frequency caps: each admitted number's reservations (functions/intake/caps.ts). */
   outcomesTable: TableV2;
+  /** The account's API budget, which the agent look-up draws on (functions/commons/api-budget). */
+  apiBudgetTable: TableV2;
   lifecycle: StateMachine;
   credentials: VoiceApiCredentials;
   /** Uploads processed at once (infra/settings.ts, INTAKE_CONCURRENCY). */
@@ -71,6 +74,8 @@ export class Intake extends Construct {
     this.function.bindTable('uploads', props.uploadsTable, 'readWrite');
     this.function.bindTable('suppression', props.suppressionTable, 'read');
     this.function.bindTable('outcomes', props.outcomesTable, 'readWrite');
+    fn.addEnvironment(TABLES.apiBudget.env, props.apiBudgetTable.tableName);
+    props.apiBudgetTable.grant(fn, 'dynamodb:GetItem', 'dynamodb:UpdateItem');
     props.credentials.bindTo(fn);
     grantUploadAccess(fn, props.uploads.bucket);
     props.lifecycle.grantStartExecution(fn);

@@ -60,7 +60,7 @@ const API_USERS: FunctionFolder[] = ['intake', 'lifecycle', 'guard', 'sweeper', 
 /** The guard and the sweeper read the lifecycle's settings too (functions/lifecycle/safety-net/config.ts). */
 const LIFECYCLE: FunctionFolder[] = ['lifecycle', 'guard', 'sweeper'];
 /** Everything that takes tokens from the account-wide API budget (functions/commons/api-budget/). */
-const BUDGET_USERS: FunctionFolder[] = [...LIFECYCLE, 'contacts', 'outcomes'];
+const BUDGET_USERS: FunctionFolder[] = [...LIFECYCLE, 'contacts', 'outcomes', 'intake'];
 
 export const SETTINGS = {
   VOICE_API_URL: {
@@ -130,7 +130,7 @@ export const SETTINGS = {
     min: 0,
     readBy: BUDGET_USERS,
     default: 30,
-    doc: 'Longest a contact sync or outcome read waits for API budget in one invocation before its messages come back later.',
+    doc: 'Longest a contact sync, outcome read or intake’s agent look-up waits for API budget in one invocation before its messages come back later.',
   },
   INTAKE_CONCURRENCY: {
     type: 'integer',

@@ -1,4 +1,5 @@
 import { SQSClient } from '@aws-sdk/client-sqs';
+import { apiBudget } from '#commons/api-budget/config.ts';
 import { documentClient, s3Client, sfnClient } from '#commons/aws/clients.ts';
 import { ObjectStore } from '#commons/aws/object-store.ts';
 import { SqsEventSink } from '#commons/contact-events.ts';
@@ -6,6 +7,7 @@ import { FrequencyCapStore } from '#commons/frequency-cap-store.ts';
 import { StepFunctionsStarter } from '#commons/lifecycle-starter.ts';
 import { SuppressionList } from '#commons/suppression-list.ts';
 import { VoiceApiClient } from '#commons/voice-api/client.ts';
+import type { Clock } from '#commons/voice-api/rate-limiter.ts';
 import { resolveVoiceApiAccess } from '#commons/voice-api-access.ts';
 import { CampaignContactEvents } from './campaign-contacts.ts';
 import type { IntakeConfig } from './config.ts';
@@ -13,15 +15,28 @@ import { IntakeService } from './intake-service.ts';
 import { UploadStore } from './upload-store.ts';
 
 /** Wires intake to AWS (or the local stand-ins the endpoints point at) and the Voice API. */
-export async function buildIntakeService(config: IntakeConfig, now: () => Date = () => new Date()) {
+export async function buildIntakeService(
+  config: IntakeConfig,
+  now: () => Date = () => new Date(),
+  options: { budgetClock?: Clock } = {},
+) {
   const access = await resolveVoiceApiAccess(config.voiceApi, config.aws);
   const db = documentClient(config.aws);
+  // The agent look-up is one request per upload, drawn on the account's budget like every other caller's.
+  const budget = config.budget
+    ? apiBudget(db, config.budget.config, 'shared', { clock: options.budgetClock, maxWaitMs: config.budget.maxWaitMs })
+    : undefined;
   return new IntakeService({
     objects: new ObjectStore(s3Client(config.aws)),
     uploads: new UploadStore(db, config.uploadsTable),
     suppression: new SuppressionList(db, config.suppressionTable),
     // The current key (re-read after a rotation, on 401) and the API answer metrics.
-    agents: new VoiceApiClient({ baseUrl: access.baseUrl, apiKey: access.apiKey, fetch: access.fetch }).agents,
+    agents: new VoiceApiClient({
+      baseUrl: access.baseUrl,
+      apiKey: access.apiKey,
+      fetch: access.fetch,
+      ...(budget ? { budget } : {}),
+    }).agents,
     starter: new StepFunctionsStarter(sfnClient(config.aws), config.stateMachineArn),
     defaults: config.defaults,
     leaseMs: config.leaseMs,

@@ -1,4 +1,5 @@
 import type { CountryCode } from 'libphonenumber-js/max';
+import { type BudgetConfig, readBudgetConfig, readBudgetWaitMs } from '#commons/api-budget/config.ts';
 import { type AwsSettings, readAwsSettings } from '#commons/aws/clients.ts';
 import { type Env, EnvReader } from '#commons/config.ts';
 import { type CapLimits, readCapLimits } from '#commons/frequency-cap.ts';
@@ -34,6 +35,8 @@ export interface IntakeConfig {
    * knows everyone a campaign called. On when CONTACTS_QUEUE_URL is set (CDK sets it).
    */
   contacts: { queueUrl: string; sqsEndpoint: string | undefined } | null;
+  /** The account-wide API budget its agent look-up draws on (the shared share); on when API_BUDGET_TABLE is set. */
+  budget: { config: BudgetConfig; maxWaitMs: number } | null;
 }
 
 /** Every intake setting, checked at start-up; all problems are reported together. */
@@ -69,6 +72,9 @@ export function readIntakeConfig(source: Env): IntakeConfig {
       ) ?? 15 * 60_000,
     caps: null,
     contacts: null,
+    budget: env.optional(TABLES.apiBudget.env)
+      ? { config: readBudgetConfig(env), maxWaitMs: readBudgetWaitMs(env) }
+      : null,
   };
   const queueUrl = env.optional('CONTACTS_QUEUE_URL');
   if (queueUrl) config.contacts = { queueUrl, sqsEndpoint: env.optional('AWS_ENDPOINT_URL_SQS') };

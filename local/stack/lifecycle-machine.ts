@@ -1,11 +1,12 @@
 import type { StateMachineDefinition } from 'aws-local-stepfunctions';
 import { renderLifecycleDocument } from '#state-machines/lifecycle-document.ts';
 import { localContext } from './lambda-context.ts';
+import { type Retrier, retryDelayMs } from './retry-delay.ts';
 import type { SimScheduler } from './sim-scheduler.ts';
 import { asActor } from './stack-clock.ts';
 import type { LocalStateMachine } from './step-functions.ts';
 
-type State = { Type: string; TimestampPath?: string };
+type State = { Type: string; TimestampPath?: string; Retry?: Retrier[] };
 
 const LOCAL_LIFECYCLE_FUNCTION_ARN = 'arn:aws:lambda:us-east-1:000000000000:function:callsheet-lifecycle';
 
@@ -39,6 +40,8 @@ export function localLifecycleMachine(
   const tasks = states.filter(([, s]) => s.Type === 'Task').map(([name]) => name);
   const waits = states.filter(([, s]) => s.Type === 'Wait').map(([name]) => name);
   const zero = (names: string[]) => Object.fromEntries(names.map((n) => [n, 0]));
+  // Each execution's retry attempts per task state since it was last entered, as the service counts them.
+  const attempts = new Map<string, number[]>();
   return {
     name: 'callsheet-lifecycle',
     definition: definition as StateMachineDefinition,
@@ -61,7 +64,21 @@ export function localLifecycleMachine(
             async (input: unknown) => {
               await scheduler?.gate(arn);
               // A wait inside the step (the API budget) is this execution's sleep on the simulated clock.
-              return (await asActor(arn, () => handler(input, localContext('callsheet-lifecycle')))) as never;
+              return (await asActor(arn, async () => {
+                try {
+                  return await handler(input, localContext('callsheet-lifecycle'));
+                } catch (err) {
+                  // The interval before the document's retry passes on the simulated clock, as it would in AWS,
+                  // so a retry waits for what it waits for (a budget's next minute) instead of coming at once.
+                  const retriers = definition.States[task]?.Retry ?? [];
+                  const key = `${arn} ${task}`;
+                  const made = attempts.get(key) ?? [];
+                  attempts.set(key, made);
+                  const wait = scheduler ? retryDelayMs(retriers, (err as Error).name, made) : null;
+                  if (scheduler && wait) await scheduler.waitUntil(scheduler.now() + wait, arn);
+                  throw err;
+                }
+              })) as never;
             },
           ]),
         ),
@@ -72,9 +89,13 @@ export function localLifecycleMachine(
     onStart: (execution) => {
       if (!scheduler) return;
       scheduler.join(execution.executionArn);
-      void execution.done.finally(() => scheduler.leave(execution.executionArn));
+      void execution.done.finally(() => {
+        scheduler.leave(execution.executionArn);
+        for (const task of tasks) attempts.delete(`${execution.executionArn} ${task}`);
+      });
     },
     onEvent: (execution, event) => {
+      if (event.type === 'StateEntered') attempts.delete(`${execution.executionArn} ${event.state?.name}`);
       if (!scheduler || event.type !== 'StateEntered' || event.state?.type !== 'Wait') return;
       const path = definition.States[event.state.name]?.TimestampPath;
       const until = path ? Date.parse(String(readPath(path, event.state.input))) : Number.NaN;

@@ -193,7 +193,10 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     timer.unref();
     stopSweeper = () => clearInterval(timer);
   }
-  const intake = makeIntakeHandler(await buildIntakeService(readIntakeConfig(env), now), log);
+  const intake = makeIntakeHandler(
+    await buildIntakeService(readIntakeConfig(env), now, { budgetClock: waitClock }),
+    log,
+  );
   const intakeQueue = new LocalQueue('callsheet-intake', (e, c) => intake(e, c), {
     retryDelayMs: options.retryDelayMs ?? 50,
   });

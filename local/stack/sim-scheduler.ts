@@ -37,6 +37,11 @@ export class SimScheduler {
 
   constructor(private readonly clock: SettableClock) {}
 
+  /** The simulated time now. */
+  now(): number {
+    return this.clock.now();
+  }
+
   join(id: string): void {
     if (!this.actors.has(id)) this.actors.set(id, { wakeAt: null, release: null });
   }

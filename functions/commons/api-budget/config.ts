@@ -41,6 +41,14 @@ export function readBudgetConfig(env: EnvReader): BudgetConfig {
   };
 }
 
+/** API_BUDGET_MAX_WAIT_SECONDS (30): how long a caller outside the lifecycle waits for a token in one invocation. */
+export function readBudgetWaitMs(env: EnvReader): number {
+  return (
+    (env.checked('API_BUDGET_MAX_WAIT_SECONDS', (v) => (/^\d+$/.test(v) ? Number(v) : { problem: 'whole seconds' })) ??
+      30) * 1000
+  );
+}
+
 /** The budget one caller of the API uses: `budget: apiBudget(db, config, 'lifecycle')` in VoiceApiClient's options. */
 export function apiBudget(
   db: DynamoDBDocumentClient,

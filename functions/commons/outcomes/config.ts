@@ -1,4 +1,4 @@
-import { type BudgetConfig, readBudgetConfig } from '../api-budget/config.ts';
+import { type BudgetConfig, readBudgetConfig, readBudgetWaitMs } from '../api-budget/config.ts';
 import { type AwsSettings, readAwsSettings } from '../aws/clients.ts';
 import { type Env, EnvReader } from '../config.ts';
 import { TABLES } from '../tables.ts';
@@ -23,10 +23,7 @@ export function readOutcomesConfig(source: Env): OutcomesConfig {
     suppressionTable: env.required(TABLES.suppression.env),
     voiceApi: readVoiceApiSource(env),
     budget: env.optional(TABLES.apiBudget.env) ? readBudgetConfig(env) : null,
-    budgetWaitMs:
-      (env.checked('API_BUDGET_MAX_WAIT_SECONDS', (v) =>
-        /^\d+$/.test(v) ? Number(v) : { problem: 'whole seconds' },
-      ) ?? 30) * 1000,
+    budgetWaitMs: readBudgetWaitMs(env),
   };
   env.done();
   return config;
