@@ -25,6 +25,11 @@ export interface Watch {
   nextLookAt: string;
   /** The campaign was confirmed not dialling at the last look. */
   quiet: boolean;
+  /**
+   * Contacts done (neither pending nor in progress) of all, as the API said at the last look it answered: what
+   * an operator's status shows without spending the account's API plan on it.
+   */
+  progress?: { done: number; total: number } | null;
 }
 
 /** A safety action taken from outside the loop (guard, sweeper, SecureCampaign). */

@@ -264,6 +264,10 @@ export class LifecycleSteps {
         next.phase === 'running'
           ? (next.paused !== null && next.securingSince === null) || next.stats?.status === 'scheduled'
           : next.brake !== null,
+      progress:
+        next.phase === 'running' && next.stats
+          ? { done: next.stats.total - next.stats.pending - next.stats.in_progress, total: next.stats.total }
+          : null,
     });
   }
 

@@ -11,6 +11,9 @@ import { localDataDir } from '../stack/data-dir.ts';
 import { readRunningStack } from '../stack/running-stack.ts';
 import type { OpenTable } from './table-access.ts';
 
+/** How long an operator command waits for one Voice API answer before saying the API is slow. */
+export const OPERATOR_API_TIMEOUT_MS = 2_000;
+
 /** Every part's record in the campaigns table, newest first (a scan: one item per part, plus one per campaign). */
 export async function partRecords(t: OpenTable): Promise<CampaignRecord[]> {
   const out: CampaignRecord[] = [];
@@ -109,13 +112,22 @@ export async function openApi(): Promise<{
       ? { url: process.env.VOICE_API_URL, apiKey: process.env.VOICE_API_KEY }
       : null);
   if (!api) return null;
-  const client = new VoiceApiClient({ baseUrl: api.url, apiKey: api.apiKey });
+  // An operator's screen answers within seconds even when the API is slow: one short try per request, no retry.
+  const client = new VoiceApiClient({
+    baseUrl: api.url,
+    apiKey: api.apiKey,
+    timeoutMs: OPERATOR_API_TIMEOUT_MS,
+    maxRetries: 0,
+    requestsPerMinute: 0,
+  });
   return {
     stats: (id) => client.campaigns.stats(id).catch(() => null),
     // The emulator's clock may be simulated: the windows are judged on its time.
     now: async () => {
       if (!running?.voiceApi) return Date.now();
-      const res = await fetch(`${running.voiceApi.url}/_emulator/state`).catch(() => null);
+      const res = await fetch(`${running.voiceApi.url}/_emulator/state`, {
+        signal: AbortSignal.timeout(OPERATOR_API_TIMEOUT_MS),
+      }).catch(() => null);
       const body = res?.ok ? ((await res.json()) as { now?: string }) : null;
       return Date.parse(body?.now ?? '') || Date.now();
     },

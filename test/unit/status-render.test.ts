@@ -33,6 +33,24 @@ describe('callsheet status screen', () => {
       { ...part, part: 3, status: 'completed', failure: null },
       /\(ended; see callsheet report\)/,
     ],
+    [
+      'a running part shows the progress its workflow saw, and when',
+      {
+        ...part,
+        part: 4,
+        status: 'running',
+        live: true,
+        campaignId: 'cmp_1',
+        progress: { done: 5, total: 10, at: '2026-12-07T11:58:00.000Z' },
+        failure: null,
+      },
+      /part 4 cmp_1\s+running\s+\[##########\.{10}\] 5\/10 at 11:58Z/,
+    ],
+    [
+      'a running part its workflow has not looked at yet says so',
+      { ...part, part: 5, status: 'creating', live: true, failure: null },
+      /part 5 -\s+creating\s+\(no progress yet: its workflow has not looked at the campaign\)/,
+    ],
   ])('%s', (_what, p, line) => {
     expect(render({ now: '2026-12-07T12:00:00Z', where: 'the local stack', api: true, parts: [p] })).toMatch(line);
   });

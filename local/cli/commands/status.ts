@@ -10,7 +10,8 @@ interface PartStatus {
   partKey: string;
   campaignId: string | null;
   status: string;
-  progress: { done: number; total: number } | null;
+  /** As the workflow saw it at its last look (`at`), not asked of the API now. */
+  progress: { done: number; total: number; at: string | null } | null;
   live: boolean;
   window: { hours: string; open: boolean; changesAt: string | null } | null;
   lastEvent: string | null;
@@ -36,33 +37,29 @@ async function snapshot(): Promise<{ now: string; where: string; api: boolean; p
   const t = await openTable('campaigns');
   try {
     const records = await partRecords(t);
+    // Only the clock comes from the API (the emulator's may be simulated); progress is what each workflow saw at
+    // its last look, so the screen answers at once however slow the API is, and spends none of the account's plan.
     const api = await openApi();
     const now = (await api?.now()) ?? Date.now();
-    const parts: PartStatus[] = [];
-    for (const r of records) parts.push(await partStatus(r, api, now));
+    const parts = records.map((r) => partStatus(r, now));
     return { now: new Date(now).toISOString(), where: t.where, api: api !== null, parts };
   } finally {
     await t.close();
   }
 }
 
-async function partStatus(
-  r: CampaignRecord,
-  api: Awaited<ReturnType<typeof openApi>>,
-  now: number,
-): Promise<PartStatus> {
+function partStatus(r: CampaignRecord, now: number): PartStatus {
   const live = r.status === 'running' || r.status === 'creating';
-  // Progress of a live part only: an ended part's campaign may be on an emulator that has since restarted.
-  const stats = live && r.campaignId && api ? await api.stats(r.campaignId) : null;
   const w = live && r.watch ? windowStateAt(r.watch.window, now, 0) : null;
   const last = r.timeline?.at(-1);
+  const progress = live ? (r.watch?.progress ?? null) : null;
   return {
     uploadId: r.uploadId,
     part: r.part,
     partKey: r.partKey,
     campaignId: r.campaignId ?? null,
     status: liveStatus(r, live),
-    progress: stats ? { done: stats.total - stats.pending - stats.in_progress, total: stats.total } : null,
+    progress: progress ? { ...progress, at: r.watch?.observedAt ?? null } : null,
     live,
     window:
       w && r.watch
@@ -87,7 +84,7 @@ export function render(s: Awaited<ReturnType<typeof snapshot>>): string {
       ? `window ${p.window.open ? 'open' : 'closed'}${p.window.changesAt ? `, ${p.window.open ? 'closes' : 'opens'} ${p.window.changesAt}` : ''}`
       : '';
     lines.push(
-      `  part ${p.part} ${(p.campaignId ?? '-').padEnd(22)} ${p.status.padEnd(10)} ${p.progress ? bar(p.progress.done, p.progress.total) : p.live ? (s.api ? '(no progress: the Voice API did not answer)' : '(progress needs VOICE_API_URL and VOICE_API_KEY)') : p.failure ? `(${p.failure})` : '(ended; see callsheet report)'}  ${window}`,
+      `  part ${p.part} ${(p.campaignId ?? '-').padEnd(22)} ${p.status.padEnd(10)} ${p.progress ? `${bar(p.progress.done, p.progress.total)}${p.progress.at ? ` at ${p.progress.at.slice(11, 16)}Z` : ''}` : p.live ? '(no progress yet: its workflow has not looked at the campaign)' : p.failure ? `(${p.failure})` : '(ended; see callsheet report)'}  ${window}`,
     );
   }
   return lines.join('\n');
@@ -105,8 +102,8 @@ export const statusCommand: Command = {
     '  --json           one JSON object: now, where, parts',
     '',
     'Reads the campaigns table as `callsheet campaign` does (deployed with CAMPAIGNS_TABLE, else the running',
-    '`callsheet local`/`run` of $CALLSHEET_DATA_DIR, else that directory); progress comes from the Voice API',
-    '(the running emulator, or VOICE_API_URL and VOICE_API_KEY).',
+    "`callsheet local`/`run` of $CALLSHEET_DATA_DIR, else that directory). Progress is what each part's workflow",
+    "saw at its last look (the time is shown), so status never spends the account's API plan.",
   ],
   async run(values) {
     const every = numberOption(values.every, 'every', 2);
