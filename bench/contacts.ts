@@ -23,7 +23,12 @@ const EVENTS = Number(process.env.BENCH_CONTACT_EVENTS ?? 20_000);
 const DUPLICATE_SHARE = 0.3;
 /** The largest batch Lambda's SQS event source hands one invocation (with a batching window). */
 const BATCH = 10_000;
-const LIMITS = { perMinute: 100, perHour: 1000, lifecycleReserve: { perMinute: 5, perHour: 50 } };
+const LIMITS = {
+  perMinute: 100,
+  perHour: 1000,
+  lifecycleReserve: { perMinute: 5, perHour: 50 },
+  safetyReserve: { perMinute: 10, perHour: 200 },
+};
 
 /** 20,000 deliveries: 14,000 distinct events over 10,000 contacts (some changed twice), 6,000 redeliveries. */
 function deliveries(): QueuedEvent[] {

@@ -125,6 +125,20 @@ export const SETTINGS = {
     default: 50,
     doc: 'The part of the hourly budget only campaign lifecycles may use (below API_BUDGET_PER_HOUR).',
   },
+  API_BUDGET_SAFETY_PER_MINUTE: {
+    type: 'integer',
+    min: 0,
+    readBy: BUDGET_USERS,
+    default: 10,
+    doc: 'The part of the per-minute budget only pauses and the agent brake may use: the lifecycles’ own polls and launches cannot spend it.',
+  },
+  API_BUDGET_SAFETY_PER_HOUR: {
+    type: 'integer',
+    min: 0,
+    readBy: BUDGET_USERS,
+    default: 200,
+    doc: 'The part of the hourly budget only pauses and the agent brake may use (size it for the pauses of every part that may close within one hour).',
+  },
   API_BUDGET_MAX_WAIT_SECONDS: {
     type: 'integer',
     min: 0,

@@ -26,39 +26,47 @@ export interface BuildOptions {
 }
 
 /**
- * The Voice API client of the lifecycle: one retry per request at most, because the workflow itself looks again
- * within seconds on simulated or real time, and a step must end well within its timeout.
+ * The Voice API clients of the lifecycle, on one key and secret cache: one retry per request at most, because the
+ * workflow itself looks again within seconds on simulated or real time, and a step must end well within its
+ * timeout. `api` draws on the lifecycle's share of the account's budget; `safe` (pauses, their confirmation, the
+ * brake) on the safety reserve, which polls and launches cannot spend.
  */
-async function lifecycleApi(config: LifecycleConfig, options: BuildOptions): Promise<VoiceApiClient> {
+async function lifecycleApis(
+  config: LifecycleConfig,
+  options: BuildOptions,
+): Promise<{ api: VoiceApiClient; safe: VoiceApiClient }> {
   const access = await resolveVoiceApiAccess(config.voiceApi, config.aws);
-  return new VoiceApiClient({
-    baseUrl: access.baseUrl,
-    apiKey: access.apiKey,
-    // The current key (re-read after a rotation, on 401) and the API answer metrics.
-    fetch: access.fetch,
-    timeoutMs: config.apiTimeoutMs,
-    maxRetries: 1,
-    // The lifecycle's reserved share of the account's budget; a short wait, then the step looks again soon.
-    ...(config.budget
-      ? {
-          budget: apiBudget(documentClient(config.aws), config.budget, 'lifecycle', {
-            clock: options.budgetClock ?? options.api?.clock,
-            maxWaitMs: 5_000,
-          }),
-        }
-      : {}),
-    ...options.api,
-  });
+  const client = (share: 'lifecycle' | 'safety') =>
+    new VoiceApiClient({
+      baseUrl: access.baseUrl,
+      apiKey: access.apiKey,
+      // The current key (re-read after a rotation, on 401) and the API answer metrics.
+      fetch: access.fetch,
+      timeoutMs: config.apiTimeoutMs,
+      maxRetries: 1,
+      // A short wait for a token, then the step looks again soon.
+      ...(config.budget
+        ? {
+            budget: apiBudget(documentClient(config.aws), config.budget, share, {
+              clock: options.budgetClock ?? options.api?.clock,
+              maxWaitMs: 5_000,
+            }),
+          }
+        : {}),
+      ...options.api,
+    });
+  const api = client('lifecycle');
+  return { api, safe: config.budget ? client('safety') : api };
 }
 
 export async function buildCampaignSafety(config: LifecycleConfig, options: BuildOptions = {}) {
-  const api = await lifecycleApi(config, options);
+  const { api, safe } = await lifecycleApis(config, options);
   const campaigns = new CampaignStore(documentClient(config.aws), config.campaignsTable);
   const now = options.now ?? (() => new Date());
   return {
     api,
     campaigns,
-    safety: new CampaignSafety(api.campaigns, api.agents, campaigns, logSafetySignals(options.log), now),
+    safety: new CampaignSafety(safe.campaigns, safe.agents, campaigns, logSafetySignals(options.log), now),
   };
 }
 

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { BudgetExhaustedError } from '#commons/api-budget/errors.ts';
-import { SharedApiBudget } from '#commons/api-budget/shared-budget.ts';
+import { type BudgetLimits, SharedApiBudget } from '#commons/api-budget/shared-budget.ts';
 import { documentClient } from '#commons/aws/clients.ts';
 import { VoiceApiClient } from '#commons/voice-api/index.ts';
 import type { Clock } from '#commons/voice-api/rate-limiter.ts';
@@ -36,7 +36,12 @@ function simClock(sleeps: { who: string; ms: number }[], who: string): Clock {
 /** A budget as one Lambda container builds it: its own DynamoDB client, the shared table. */
 function container(
   clock: Clock,
-  limits = { perMinute: 100, perHour: 1000, lifecycleReserve: { perMinute: 5, perHour: 50 } },
+  limits: BudgetLimits = {
+    perMinute: 100,
+    perHour: 1000,
+    lifecycleReserve: { perMinute: 5, perHour: 50 },
+    safetyReserve: { perMinute: 0, perHour: 0 },
+  },
 ) {
   const db = documentClient({
     region: LOCAL_REGION,
@@ -116,6 +121,7 @@ describe('one API budget for the whole account', () => {
       perMinute: 10,
       perHour: 25,
       lifecycleReserve: { perMinute: 2, perHour: 5 },
+      safetyReserve: { perMinute: 0, perHour: 0 },
     });
     const sync = budget.for('shared', { maxWaitMs: 0 });
     const counts: number[] = [];
@@ -135,6 +141,30 @@ describe('one API budget for the whole account', () => {
     expect(counts).toEqual([8, 8, 4, 0]);
     const lifecycle = budget.for('lifecycle', { maxWaitMs: 0 });
     await expect(lifecycle.take()).resolves.toBeUndefined();
+  });
+
+  it('keeps the safety reserve from lifecycle polls and launches, and both reserves from the rest', async () => {
+    f.emu.core.clock.set(Math.floor(f.emu.core.clock.now() / 3_600_000) * 3_600_000 + 3_600_000);
+    const budget = container(simClock([], 'x'), {
+      perMinute: 10,
+      perHour: 25,
+      lifecycleReserve: { perMinute: 2, perHour: 5 },
+      safetyReserve: { perMinute: 3, perHour: 6 },
+    });
+    const drain = async (share: 'shared' | 'lifecycle' | 'safety') => {
+      const b = budget.for(share, { maxWaitMs: 0 });
+      let n = 0;
+      while (
+        await b.take().then(
+          () => true,
+          () => false,
+        )
+      )
+        n++;
+      return n;
+    };
+    // In one minute: the sync gets 10 - 2 - 3, the lifecycle the next 2, and only a pause or brake the last 3.
+    expect([await drain('shared'), await drain('lifecycle'), await drain('safety')]).toEqual([5, 2, 3]);
   });
 
   it('takes the service at its word: X-RateLimit-Remaining raises the shared count, a 429 fills the window', async () => {

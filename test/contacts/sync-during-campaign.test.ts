@@ -15,14 +15,16 @@ import { emulatorContact } from './harness.ts';
  * own records: its request log (pauses, 429s, bulk pushes), its calls (the independent auditor) and its contacts.
  */
 
-// A plan of 8 requests a minute, 480 an hour, which the account's budget mirrors; 5 a minute are the lifecycle's,
-// so the sync gets 3 and waits up to a minute for each (50 bulk pushes: a quarter of an hour).
+// A plan of 8 requests a minute, 480 an hour, which the account's budget mirrors; 5 a minute are the lifecycle's
+// (3 for anything, 2 kept for pauses), so the sync gets 3 and waits up to a minute for each (50 bulk pushes: a
+// quarter of an hour).
 const PLAN = { rateLimitPerMinute: 8, rateLimitPerHour: 480 };
 const p = usePipeline(
   {
     API_BUDGET_PER_MINUTE: '8',
     API_BUDGET_PER_HOUR: '480',
-    API_BUDGET_LIFECYCLE_PER_MINUTE: '5',
+    API_BUDGET_LIFECYCLE_PER_MINUTE: '3',
+    API_BUDGET_SAFETY_PER_MINUTE: '2',
     API_BUDGET_MAX_WAIT_SECONDS: '60',
   },
   { emulator: { settings: { ...PLAN, concurrency: 50, credits: 1_000_000 } } },

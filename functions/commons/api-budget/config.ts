@@ -13,7 +13,9 @@ const count = (v: string) => (/^\d+$/.test(v) ? Number(v) : { problem: 'a whole 
 
 /**
  * The budget's settings: API_BUDGET_TABLE (required), API_BUDGET_PER_MINUTE (100), API_BUDGET_PER_HOUR (1000),
- * API_BUDGET_LIFECYCLE_PER_MINUTE (5) and API_BUDGET_LIFECYCLE_PER_HOUR (50), the share only the lifecycle may use.
+ * API_BUDGET_LIFECYCLE_PER_MINUTE (5) and API_BUDGET_LIFECYCLE_PER_HOUR (50), the share only the lifecycle may use,
+ * and API_BUDGET_SAFETY_PER_MINUTE (10) and API_BUDGET_SAFETY_PER_HOUR (200), the share only pauses and the brake
+ * may use.
  */
 export function readBudgetConfig(env: EnvReader): BudgetConfig {
   const perMinute = env.checked('API_BUDGET_PER_MINUTE', count) ?? DEFAULT_LIMITS.perMinute;
@@ -28,14 +30,31 @@ export function readBudgetConfig(env: EnvReader): BudgetConfig {
     const n = count(v);
     return typeof n === 'number' && perHour > 0 && n >= perHour ? { problem: 'must be below API_BUDGET_PER_HOUR' } : n;
   });
+  const safetyMinute = env.checked('API_BUDGET_SAFETY_PER_MINUTE', (v) => {
+    const n = count(v);
+    return typeof n === 'number' && perMinute > 0 && n >= perMinute
+      ? { problem: 'must be below API_BUDGET_PER_MINUTE' }
+      : n;
+  });
+  const safetyHour = env.checked('API_BUDGET_SAFETY_PER_HOUR', (v) => {
+    const n = count(v);
+    return typeof n === 'number' && perHour > 0 && n >= perHour ? { problem: 'must be below API_BUDGET_PER_HOUR' } : n;
+  });
+  // Unset reserves scale down with a small plan, so together they leave the other callers at least a quarter.
+  const fit = (set: number | undefined, preset: number, limit: number, part: number) =>
+    set ?? Math.min(preset, Math.floor(limit / part));
   return {
     table: env.required(TABLES.apiBudget.env),
     limits: {
       perMinute,
       perHour,
       lifecycleReserve: {
-        perMinute: reserveMinute ?? Math.min(DEFAULT_LIMITS.lifecycleReserve.perMinute, Math.floor(perMinute / 2)),
-        perHour: reserveHour ?? Math.min(DEFAULT_LIMITS.lifecycleReserve.perHour, Math.floor(perHour / 2)),
+        perMinute: fit(reserveMinute, DEFAULT_LIMITS.lifecycleReserve.perMinute, perMinute, 4),
+        perHour: fit(reserveHour, DEFAULT_LIMITS.lifecycleReserve.perHour, perHour, 4),
+      },
+      safetyReserve: {
+        perMinute: fit(safetyMinute, DEFAULT_LIMITS.safetyReserve.perMinute, perMinute, 4),
+        perHour: fit(safetyHour, DEFAULT_LIMITS.safetyReserve.perHour, perHour, 4),
       },
     },
   };

@@ -9,16 +9,25 @@ export interface BudgetLimits {
   perHour: number;
   /** Held back from every caller but the lifecycle, so a sync can never delay a pause. */
   lifecycleReserve: { perMinute: number; perHour: number };
+  /**
+   * Held back from everything but making campaigns safe (pause, its confirmation, the agent brake), so the
+   * lifecycles' own polls of many parts can never spend what their pauses need.
+   */
+  safetyReserve: { perMinute: number; perHour: number };
 }
 
 export const DEFAULT_LIMITS: BudgetLimits = {
   perMinute: 100,
   perHour: 1000,
   lifecycleReserve: { perMinute: 5, perHour: 50 },
+  safetyReserve: { perMinute: 10, perHour: 200 },
 };
 
-/** `lifecycle` may use the whole plan; `shared` (contact sync, campaign creation, webhook follow-ups) all but the reserve. */
-export type BudgetShare = 'lifecycle' | 'shared';
+/**
+ * `safety` (pause, brake) may use the whole plan; `lifecycle` (launches, polls, resumes) all but the safety
+ * reserve; `shared` (contact sync, webhook follow-ups, intake's agent look-up) all but both reserves.
+ */
+export type BudgetShare = 'safety' | 'lifecycle' | 'shared';
 
 const MINUTE = 60_000;
 const HOUR = 3_600_000;
@@ -27,7 +36,8 @@ interface Window {
   key: string;
   end: number;
   limit: number;
-  reserve: number;
+  /** What each share may not take of `limit`. */
+  reserve: Record<BudgetShare, number>;
 }
 
 /**
@@ -53,7 +63,7 @@ export class SharedApiBudget {
    * BudgetExhaustedError instead (a Lambda should not sleep for an hour: its message comes back later).
    */
   for(share: BudgetShare, options: { maxWaitMs?: number } = {}): RequestBudget {
-    const maxWaitMs = options.maxWaitMs ?? (share === 'lifecycle' ? 10 * MINUTE : 30_000);
+    const maxWaitMs = options.maxWaitMs ?? (share === 'shared' ? 30_000 : 10 * MINUTE);
     return {
       take: () => this.take(share, maxWaitMs),
       observe: (headers, status) => this.observe(headers, status),
@@ -61,13 +71,24 @@ export class SharedApiBudget {
   }
 
   private windows(now: number): Window[] {
-    const { perMinute, perHour, lifecycleReserve } = this.limits;
+    const { perMinute, perHour, lifecycleReserve: life, safetyReserve: safe } = this.limits;
     const m = Math.floor(now / MINUTE) * MINUTE;
     const h = Math.floor(now / HOUR) * HOUR;
+    const reserve = (lifecycle: number, safety: number) => ({
+      safety: 0,
+      lifecycle: safety,
+      shared: safety + lifecycle,
+    });
     const all: Window[] = [];
     if (perMinute > 0)
-      all.push({ key: `minute#${m}`, end: m + MINUTE, limit: perMinute, reserve: lifecycleReserve.perMinute });
-    if (perHour > 0) all.push({ key: `hour#${h}`, end: h + HOUR, limit: perHour, reserve: lifecycleReserve.perHour });
+      all.push({
+        key: `minute#${m}`,
+        end: m + MINUTE,
+        limit: perMinute,
+        reserve: reserve(life.perMinute, safe.perMinute),
+      });
+    if (perHour > 0)
+      all.push({ key: `hour#${h}`, end: h + HOUR, limit: perHour, reserve: reserve(life.perHour, safe.perHour) });
     return all;
   }
 
@@ -77,7 +98,7 @@ export class SharedApiBudget {
       const taken: Window[] = [];
       let full: Window | null = null;
       for (const w of this.windows(now)) {
-        const cap = share === 'lifecycle' ? w.limit : Math.max(0, w.limit - w.reserve);
+        const cap = Math.max(0, w.limit - w.reserve[share]);
         if (await this.increment(w, cap)) taken.push(w);
         else {
           full = w;

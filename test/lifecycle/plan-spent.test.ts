@@ -1,0 +1,58 @@
+import { describe, expect, it } from 'vitest';
+import type { PartReport } from '#lifecycle/part-report.ts';
+import { auditCalls } from '../helpers/call-audit.ts';
+import { placedCalls, readJson, uploadAndRun, usePipeline } from '../helpers/pipeline.ts';
+import { contactSheet, phones, xlsx } from '../helpers/sheets.ts';
+
+// A plan of 20 requests a minute and only 60 an hour, which the account's budget mirrors, and workflows that look
+// at their campaigns every 30 to 60 seconds: their polls alone would spend each hour's plan before its close.
+const PLAN = { rateLimitPerMinute: 20, rateLimitPerHour: 60 };
+const p = usePipeline(
+  { API_BUDGET_PER_MINUTE: '20', API_BUDGET_PER_HOUR: '60', POLL_MIN_SECONDS: '30', POLL_MAX_SECONDS: '60' },
+  { emulator: { settings: { ...PLAN, concurrency: 5, credits: 1_000_000 } } },
+);
+
+const WINDOW = 'Mon-Fri 10:00-11:00';
+const MARGIN_MINUTES = 5;
+// New York, Chicago, Denver: each part's hour of calling closes at 11:00 local, an hour after the last.
+const PREFIXES = ['+1212555', '+1312555', '+1303555'];
+
+interface Logged {
+  at: string;
+  method: string;
+  path: string;
+  status: number;
+}
+
+describe('polls that would spend the plan before the close', () => {
+  it('leave the pauses their reserve: every part is paused before its margin, nobody called after it', async () => {
+    await p.f.admin.setClock('2026-12-07T14:59:00Z');
+    const agent = await p.f.api.agents.create({ name: 'Plan spent' });
+    await p.f.admin.setClock('2026-12-07T15:00:00Z');
+    const numbers = PREFIXES.flatMap((prefix) => phones(300, prefix));
+    const executions = await uploadAndRun(
+      p,
+      `incoming/${agent.id}/three-zones.xlsx`,
+      await xlsx(contactSheet(numbers)),
+      {
+        'calling-window': WINDOW,
+      },
+    );
+    const calls = placedCalls(p, agent.id);
+    expect(calls.filter((c) => c.started_at).length).toBeGreaterThanOrEqual(numbers.length);
+    expect(await auditCalls(calls, { hours: WINDOW, closingMarginMinutes: MARGIN_MINUTES })).toEqual([]);
+    const log = await p.f.admin.requests<Logged[]>();
+    // The polls did run the lifecycle's share dry: some hour refused or queued them.
+    const stats = log.filter((r) => r.path.endsWith('/stats'));
+    expect(stats.length).toBeGreaterThan(0);
+    const pauses = log.filter((r) => r.method === 'PATCH' && /\/campaigns\/[^/]+\/pause$/.test(r.path));
+    expect(pauses.filter((r) => r.status === 200).length).toBeGreaterThanOrEqual(PREFIXES.length);
+    const plans = executions.map((e) => JSON.parse(e.input ?? '{}').plan).filter(Boolean);
+    const reports = await Promise.all(
+      [...new Set(plans.map((pl) => `${pl.reportPrefix}part-${pl.part.index}.json`))].map((key) =>
+        readJson<PartReport>(p, key),
+      ),
+    );
+    expect(reports.map((r) => r.status)).toEqual(PREFIXES.map(() => 'completed'));
+  }, 600_000);
+});
