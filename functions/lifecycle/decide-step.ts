@@ -25,7 +25,8 @@ export interface DecideSettings {
 export type StatsSeen =
   | { kind: 'ok'; stats: CampaignStats }
   | { kind: 'gone' }
-  | { kind: 'unavailable'; message: string };
+  /** `retryAt`: the account's API budget has no token before then (nothing was sent). */
+  | { kind: 'unavailable'; message: string; retryAt?: number };
 
 export interface Observation {
   control: ManualControl | null;
@@ -158,7 +159,9 @@ export function afterStep(
   if (quiet && !window.open) {
     wake = closeOrOpen;
   } else if (seen.stats.kind !== 'ok') {
-    wake = Math.min(now + s.secureRetryMs * 3, closeOrOpen);
+    // A budget spent until the next minute or hour: asking sooner would only find it spent again.
+    const budgetBack = seen.stats.kind === 'unavailable' ? (seen.stats.retryAt ?? 0) : 0;
+    wake = Math.min(Math.max(now + s.secureRetryMs * 3, budgetBack), closeOrOpen);
   } else if (String(seen.stats.stats.status ?? '') === 'scheduled') {
     wake = Math.min(Math.max(Date.parse(state.startsAt) || now, now + s.poll.minSeconds * 1000), closeOrOpen);
   } else if (quiet) {

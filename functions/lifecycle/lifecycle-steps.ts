@@ -1,4 +1,5 @@
 import { lookUpAgent } from '#commons/agent-lookup.ts';
+import { BudgetExhaustedError } from '#commons/api-budget/errors.ts';
 import type { ObjectStore } from '#commons/aws/object-store.ts';
 import { type CampaignPlan, continuationName, labelOfPartKey, partKey } from '#commons/campaign-plan.ts';
 import type { LegalHoursTable } from '#commons/legal-hours.ts';
@@ -192,6 +193,8 @@ export class LifecycleSteps {
       return { kind: 'ok', stats: await this.deps.api.campaigns.stats(campaignId) };
     } catch (err) {
       if (err instanceof NotFoundError) return { kind: 'gone' };
+      if (err instanceof BudgetExhaustedError)
+        return { kind: 'unavailable', message: err.message, retryAt: err.retryAt };
       return { kind: 'unavailable', message: (err as Error).message };
     }
   }

@@ -233,6 +233,20 @@ describe('afterStep: when to look again', () => {
       expect: (next) => expect(next.wakeAt).toBe(iso(at('2026-12-07T16:53'))),
     },
     {
+      name: 'stats refused for want of budget until the next hour: look again then, not before',
+      now: at('2026-12-07T10:20'),
+      seen: { control: null, stats: { ...unavailable, retryAt: at('2026-12-07T11:00') } },
+      effect: { kind: 'none' },
+      expect: (next) => expect(next.wakeAt).toBe(iso(at('2026-12-07T11:00'))),
+    },
+    {
+      name: 'stats refused for want of budget past the close: still awake at the pause point',
+      now: at('2026-12-07T16:40'),
+      seen: { control: null, stats: { ...unavailable, retryAt: at('2026-12-07T17:00') } },
+      effect: { kind: 'none' },
+      expect: (next) => expect(next.wakeAt).toBe(iso(at('2026-12-07T16:53'))),
+    },
+    {
       name: 'a paused campaign seen paused confirms an unanswered pause',
       now: at('2026-12-07T17:10'),
       state: { securingSince: iso(at('2026-12-07T16:55')) },
