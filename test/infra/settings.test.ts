@@ -91,6 +91,9 @@ describe('deployment settings', () => {
           LEGAL_HOURS: { GB: 'whenever' },
           API_BUDGET_PER_MINUTE: 10,
           API_BUDGET_LIFECYCLE_PER_MINUTE: 10,
+          API_BUDGET_PER_HOUR: 100,
+          API_BUDGET_LIFECYCLE_PER_HOUR: 50,
+          API_BUDGET_SAFETY_PER_HOUR: 50,
           POLL_MIN_SECONDS: 600,
           POLL_MAX_SECONDS: 60,
         }),
@@ -102,6 +105,9 @@ describe('deployment settings', () => {
         expect.stringMatching(/^LEGAL_HOURS=.*\(read by lifecycle\)$/),
         expect.stringMatching(
           /^API_BUDGET_LIFECYCLE_PER_MINUTE=.*must be below API_BUDGET_PER_MINUTE.*\(read by contacts\)$/,
+        ),
+        expect.stringMatching(
+          /^API_BUDGET_SAFETY_PER_HOUR=.*with API_BUDGET_LIFECYCLE_PER_HOUR, must be below API_BUDGET_PER_HOUR.*\(read by contacts\)$/,
         ),
         'POLL_MIN_SECONDS is larger than POLL_MAX_SECONDS',
       ]),

@@ -215,6 +215,8 @@ describe('settings reach the functions that read them', () => {
     API_BUDGET_PER_HOUR: 1000,
     API_BUDGET_LIFECYCLE_PER_MINUTE: 6,
     API_BUDGET_LIFECYCLE_PER_HOUR: 60,
+    API_BUDGET_SAFETY_PER_MINUTE: 8,
+    API_BUDGET_SAFETY_PER_HOUR: 150,
     API_BUDGET_MAX_WAIT_SECONDS: 20,
     DEFAULT_COUNTRY: 'GB',
     DEFAULT_RETRIES: 2,
@@ -264,7 +266,11 @@ describe('settings reach the functions that read them', () => {
       expect(envOf(functionOf(template, folder)).POWERTOOLS_TRACE_ENABLED, folder).toBe('false');
     }
     const machines = resources(template, 'AWS::StepFunctions::StateMachine');
-    expect(machines.map(([, m]) => (m.Properties.TracingConfiguration as { Enabled?: boolean } | undefined)?.Enabled ?? false)).toEqual([false]);
+    expect(
+      machines.map(
+        ([, m]) => (m.Properties.TracingConfiguration as { Enabled?: boolean } | undefined)?.Enabled ?? false,
+      ),
+    ).toEqual([false]);
     const on = synth({ 'callsheet:TRACING': true });
     for (const folder of Object.keys(FUNCTION_IDS)) {
       expect(functionOf(on, folder).Properties.TracingConfig, folder).toEqual({ Mode: 'Active' });

@@ -30,15 +30,18 @@ export function readBudgetConfig(env: EnvReader): BudgetConfig {
     const n = count(v);
     return typeof n === 'number' && perHour > 0 && n >= perHour ? { problem: 'must be below API_BUDGET_PER_HOUR' } : n;
   });
+  // Both reserves together must leave the other callers something.
   const safetyMinute = env.checked('API_BUDGET_SAFETY_PER_MINUTE', (v) => {
     const n = count(v);
-    return typeof n === 'number' && perMinute > 0 && n >= perMinute
-      ? { problem: 'must be below API_BUDGET_PER_MINUTE' }
+    return typeof n === 'number' && perMinute > 0 && n + (reserveMinute ?? 0) >= perMinute
+      ? { problem: 'with API_BUDGET_LIFECYCLE_PER_MINUTE, must be below API_BUDGET_PER_MINUTE' }
       : n;
   });
   const safetyHour = env.checked('API_BUDGET_SAFETY_PER_HOUR', (v) => {
     const n = count(v);
-    return typeof n === 'number' && perHour > 0 && n >= perHour ? { problem: 'must be below API_BUDGET_PER_HOUR' } : n;
+    return typeof n === 'number' && perHour > 0 && n + (reserveHour ?? 0) >= perHour
+      ? { problem: 'with API_BUDGET_LIFECYCLE_PER_HOUR, must be below API_BUDGET_PER_HOUR' }
+      : n;
   });
   // Unset reserves scale down with a small plan, so together they leave the other callers at least a quarter.
   const fit = (set: number | undefined, preset: number, limit: number, part: number) =>
