@@ -27,10 +27,20 @@ function calendar(scope: string, from: string, to: string): readonly string[] {
 
 /** The public holidays of the scope on local dates from `from` to `to` (YYYY-MM-DD, inclusive). */
 export function publicHolidays(scope: string, from: string, to: string): string[] {
+  const lines = calendar(scope, from, to);
+  // The first line on or after `from` (a line sorts after its own date), found by halving: seven years of lines.
+  let lo = 0;
+  let hi = lines.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if ((lines[mid] as string) < from) lo = mid + 1;
+    else hi = mid;
+  }
   const days: string[] = [];
-  for (const line of calendar(scope, from, to)) {
-    const day = line.slice(0, 10);
-    if (day >= from && day <= to) days.push(day);
+  for (let i = lo; i < lines.length; i++) {
+    const day = (lines[i] as string).slice(0, 10);
+    if (day > to) break;
+    days.push(day);
   }
   return days;
 }
