@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
 import { VoiceApiClient } from '#commons/voice-api/index.ts';
+import { hoursFor } from '#local/cli/hours-for.ts';
 import { BIN, runCli } from './helpers/cli.ts';
 
 const children: ChildProcess[] = [];
@@ -49,6 +50,20 @@ describe('callsheet CLI', () => {
     const badOption = await run(['emulator', '--port', 'abc']);
     expect(badOption.code).toBe(2);
     expect(badOption.stderr).toContain('--port must be a number');
+  });
+
+  it('hours --json prints every answer as indented JSON, numbers that share their hours and errors alike', async () => {
+    const on = '2026-12-07';
+    // Two numbers of one area code share all but their phone; 208 spans two zones; the last is no number.
+    const phones = ['+12125550143', '+12125550188', '+12085550143', '+33612345678', '+3361234'];
+    const out = await run(['hours', ...phones, '--on', on, '--json']);
+    expect(out.code).toBe(1);
+    const answers = phones.map((phone) => {
+      const a = hoursFor(phone, { on });
+      return { on, ...('error' in a ? { phone, error: a.error } : a) };
+    });
+    expect(answers.filter((a) => 'error' in a).map((a) => a.phone)).toEqual(['+3361234']);
+    expect(out.stdout).toBe(`${JSON.stringify(answers, null, 2)}\n`);
   });
 
   it('runs the emulator with a given key and speed; the key is required and never printed', async () => {

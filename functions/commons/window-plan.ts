@@ -21,7 +21,7 @@ import {
   noLegalHoursMessage,
   rulesThatApply,
 } from './legal-hours.ts';
-import { zoneOffsetMs } from './zoned-time.ts';
+import { isTimeZone } from './zoned-time.ts';
 
 export type { LegalHoursTable } from './legal-hours.ts';
 
@@ -61,15 +61,6 @@ export const STATE_HORIZON_MS = 35 * DAY_MS;
 /** How far past its horizon `nextOpening` looks for the close of an opening found within it. */
 const CLOSE_LOOKAHEAD_MS = 8 * DAY_MS;
 
-function isZone(zone: string): boolean {
-  try {
-    zoneOffsetMs(0, zone);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
 /** The upload's holidays and the public holidays of every scope whose rule bans them, around `nowMs`. */
@@ -103,7 +94,7 @@ export function partWindow(plan: CampaignPlan, legalTable: LegalHoursTable, nowM
       code: 'no_time_zone',
       message: 'the part names no time zone, so no calling hour can be known to be legal; nobody in it is called',
     };
-  const unknown = zones.find((z) => !isZone(z));
+  const unknown = zones.find((z) => !isTimeZone(z));
   if (unknown)
     return { ok: false, code: 'unknown_time_zone', message: `"${unknown}" is not a time zone this runtime knows` };
 

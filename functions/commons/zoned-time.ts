@@ -31,6 +31,19 @@ export function zoneOffsetMs(epochMs: number, timeZone: string): number {
   return Math.round(minutes * 60_000);
 }
 
+/**
+ * Whether the runtime's zone data knows `timeZone`. Asked of the zone's own formatter, which its offsets then use:
+ * listing every zone the runtime knows (`Intl.supportedValuesOf`) costs more than the few zones a run meets.
+ */
+export function isTimeZone(timeZone: string): boolean {
+  try {
+    zoneOffsetMs(0, timeZone);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** The wall-clock reading in `timeZone` at the instant `epochMs`. */
 export function wallTimeAt(epochMs: number, timeZone: string): WallTime {
   const d = new Date(Math.floor(epochMs / 1000) * 1000 + zoneOffsetMs(epochMs, timeZone));

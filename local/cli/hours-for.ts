@@ -39,7 +39,7 @@ const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
  * Numbers that share zones, country, states (and a NANP area code) get the same answer on a date: worked out once.
  * Keyed per table, since a `LEGAL_HOURS` override changes every answer.
  */
-type Shared = Omit<HoursAnswer, 'phone'> | { error: string };
+type Shared = SharedHours | { error: string };
 const answers = new WeakMap<LegalHoursTable, Map<string, Shared>>();
 const MAX_REMEMBERED = 10_000;
 
@@ -59,6 +59,21 @@ export function isoInZone(ms: number, zone: string): string {
  * intersected with the upload's window when given. Worked out by the same part window the lifecycle dials by.
  */
 export function hoursFor(phone: string, question: HoursQuestion): HoursAnswer | { error: string } {
+  const a = hoursOf(phone, question);
+  return 'error' in a ? a : { phone: a.phone, ...a.shared };
+}
+
+/** All of an answer but the phone: the same for every number of its zones, country, states and area code on a date. */
+export type SharedHours = Omit<HoursAnswer, 'phone'>;
+
+/**
+ * `hoursFor`'s answer with the part it shares with other numbers kept apart: one object for all of them, so that a
+ * caller can render it once.
+ */
+export function hoursOf(
+  phone: string,
+  question: HoursQuestion,
+): { phone: string; shared: SharedHours } | { error: string } {
   const m = DATE.exec(question.on);
   if (!m || new Date(`${question.on}T00:00:00Z`).toISOString().slice(0, 10) !== question.on)
     return { error: `"${question.on}" is not a date (use YYYY-MM-DD, e.g. 2026-12-07)` };
@@ -91,7 +106,7 @@ export function hoursFor(phone: string, question: HoursQuestion): HoursAnswer | 
     if (remembered.size >= MAX_REMEMBERED) remembered.clear();
     remembered.set(key, shared);
   }
-  return 'error' in shared ? { error: `${e164}: ${shared.error}` } : { phone: e164, ...shared };
+  return 'error' in shared ? { error: `${e164}: ${shared.error}` } : { phone: e164, shared };
 }
 
 function answerFor(

@@ -53,6 +53,19 @@ describe('public holidays from date-holidays', () => {
     expect(() => publicHolidays('ZZ', '2026-01-01', '2026-12-31')).toThrow(/no holiday calendar for ZZ/);
     expect(() => publicHolidays('FR', '2026-01-01', '2099-12-31')).toThrow(/covers 2025-2031, not 2026-2099/);
   });
+
+  it('includes holidays on both ends of the range, across years, and none outside it', () => {
+    // France: 1 January, Easter Monday (6 April 2026), 1 and 8 May, Ascension (14 May), ... 25 December.
+    expect(publicHolidays('FR', '2026-05-01', '2026-05-08')).toEqual(['2026-05-01', '2026-05-08']);
+    expect(publicHolidays('FR', '2026-05-02', '2026-05-07')).toEqual([]);
+    expect(publicHolidays('FR', '2025-12-25', '2026-01-01')).toEqual(['2025-12-25', '2026-01-01']);
+    expect(publicHolidays('FR', '2025-01-01', '2025-01-01')).toEqual(['2025-01-01']);
+    expect(publicHolidays('FR', '2031-12-25', '2031-12-31')).toEqual(['2031-12-25']);
+    const all = publicHolidays('FR', '2025-01-01', '2031-12-31');
+    expect(all.length).toBeGreaterThan(7 * 10);
+    expect([...all].sort()).toEqual(all);
+    expect(publicHolidays('FR', '2026-01-01', '2026-12-31')).toEqual(all.filter((d) => d.startsWith('2026')));
+  });
 });
 
 describe('hoursFor: when a number may be called on a date, and why', () => {

@@ -41,6 +41,22 @@ describe('phone time-zone data', () => {
     expect(zonesOf('+9771234567')).toEqual(['Asia/Kathmandu']);
   });
 
+  it('reads keys and values as UTF-8, of any length', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'zones-'));
+    try {
+      const entries: [string, string][] = [
+        ['44', 'Europe/London'],
+        ['4é', 'Amérique/Zoné&日本'],
+        ['45', `Europe/${'X'.repeat(300)}`],
+      ];
+      const file = join(dir, 'text.bson');
+      await writeFile(file, bsonStrings(entries));
+      expect(readZoneTable(file)).toEqual(entries);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
   it('refuses a file that is not a flat document of strings, saying what is wrong', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'zones-'));
     try {

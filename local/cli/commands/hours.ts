@@ -1,9 +1,10 @@
 import { DEFAULT_LEGAL_HOURS, type LegalHoursTable, readLegalHours } from '#commons/legal-hours.ts';
 import { wallTimeAt } from '#commons/zoned-time.ts';
 import { type Command, UsageError } from '../command.ts';
-import { type HoursAnswer, hoursFor } from '../hours-for.ts';
+import { type HoursAnswer, hoursFor, hoursOf, type SharedHours } from '../hours-for.ts';
 
 type Answer = HoursAnswer | { phone: string; error: string };
+type Found = { phone: string; shared: SharedHours } | { phone: string; error: string };
 
 /** The local date in the number's own zone now, so "today" is the recipient's today. */
 function todayOf(phone: string, table: LegalHoursTable, now: number): string {
@@ -15,6 +16,26 @@ function todayOf(phone: string, table: LegalHoursTable, now: number): string {
 }
 
 const clock = (iso: string) => iso.slice(11, 16);
+
+/**
+ * The answers as `JSON.stringify(answers, null, 2)` writes them, each shared part written once: numbers of the same
+ * zones, country and states differ on a date only in their phone (1,000 numbers have a few dozen such parts).
+ */
+function json(answers: { on: string; found: Found }[]): string {
+  const written = new Map<SharedHours, string>();
+  const items = answers.map(({ on, found }) => {
+    const head = `{\n    "on": ${JSON.stringify(on)},\n    "phone": ${JSON.stringify(found.phone)},`;
+    if ('error' in found) return `${head}\n    "error": ${JSON.stringify(found.error)}\n  }`;
+    let rest = written.get(found.shared);
+    if (rest === undefined) {
+      // Its members without the braces around them, indented as an array item's are.
+      rest = JSON.stringify(found.shared, null, 2).slice(1, -2).replaceAll('\n', '\n  ');
+      written.set(found.shared, rest);
+    }
+    return `${head}${rest}\n  }`;
+  });
+  return items.length === 0 ? '[]' : `[\n  ${items.join(',\n  ')}\n]`;
+}
 
 function describe(a: Answer, on: string): string[] {
   if ('error' in a) return [`${a.phone}  not callable: ${a.error}`, ''];
@@ -77,20 +98,19 @@ export const hoursCommand: Command = {
     }
     const window = (values.window as string | undefined) ?? null;
     const now = Date.now();
-    const answers: { on: string; answer: Answer }[] = positionals.map((phone) => {
+    const answers = positionals.map((phone) => {
       const date = on ?? todayOf(phone, table, now);
-      const a = hoursFor(phone, { on: date, window, table });
-      return { on: date, answer: 'error' in a ? { phone, error: a.error } : a };
+      const a = hoursOf(phone, { on: date, window, table });
+      const found: Found = 'error' in a ? { phone, error: a.error } : a;
+      return { on: date, found };
     });
-    if (values.json)
+    if (values.json) console.log(json(answers));
+    else
       console.log(
-        JSON.stringify(
-          answers.map((a) => ({ on: a.on, ...a.answer })),
-          null,
-          2,
-        ),
+        answers
+          .flatMap(({ on, found }) => describe('error' in found ? found : { phone: found.phone, ...found.shared }, on))
+          .join('\n'),
       );
-    else console.log(answers.flatMap((a) => describe(a.answer, a.on)).join('\n'));
-    return answers.some((a) => 'error' in a.answer) ? 1 : 0;
+    return answers.some((a) => 'error' in a.found) ? 1 : 0;
   },
 };
