@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { BudgetExhaustedError } from '#commons/api-budget/errors.ts';
-import { type BudgetLimits, SharedApiBudget } from '#commons/api-budget/shared-budget.ts';
+import { type BudgetLimits, type BudgetShare, SharedApiBudget } from '#commons/api-budget/shared-budget.ts';
 import { documentClient } from '#commons/aws/clients.ts';
 import { VoiceApiClient } from '#commons/voice-api/index.ts';
 import type { Clock } from '#commons/voice-api/rate-limiter.ts';
@@ -49,6 +49,20 @@ function container(
     credentials: LOCAL_CREDENTIALS,
   });
   return new SharedApiBudget(db, dynamo.tables.apiBudget, limits, clock);
+}
+
+/** Takes every token `share` may still have at this instant; answers how many it got. */
+async function tokensLeft(budget: SharedApiBudget, share: BudgetShare): Promise<number> {
+  const b = budget.for(share, { maxWaitMs: 0 });
+  let n = 0;
+  while (
+    await b.take().then(
+      () => true,
+      () => false,
+    )
+  )
+    n++;
+  return n;
 }
 
 const client = (budget: ReturnType<SharedApiBudget['for']>, clock: Clock) =>
@@ -123,18 +137,9 @@ describe('one API budget for the whole account', () => {
       lifecycleReserve: { perMinute: 2, perHour: 5 },
       safetyReserve: { perMinute: 0, perHour: 0 },
     });
-    const sync = budget.for('shared', { maxWaitMs: 0 });
     const counts: number[] = [];
     for (let minute = 0; minute < 4; minute++) {
-      let n = 0;
-      while (
-        await sync.take().then(
-          () => true,
-          () => false,
-        )
-      )
-        n++;
-      counts.push(n);
+      counts.push(await tokensLeft(budget, 'shared'));
       f.emu.core.clock.set(Math.floor(f.emu.core.clock.now() / 60_000) * 60_000 + 60_000);
     }
     // 8 a minute until the hour's 20 are used; the reserve stays for the lifecycle.
@@ -151,20 +156,10 @@ describe('one API budget for the whole account', () => {
       lifecycleReserve: { perMinute: 2, perHour: 5 },
       safetyReserve: { perMinute: 3, perHour: 6 },
     });
-    const drain = async (share: 'shared' | 'lifecycle' | 'safety') => {
-      const b = budget.for(share, { maxWaitMs: 0 });
-      let n = 0;
-      while (
-        await b.take().then(
-          () => true,
-          () => false,
-        )
-      )
-        n++;
-      return n;
-    };
     // In one minute: the sync gets 10 - 2 - 3, the lifecycle the next 2, and only a pause or brake the last 3.
-    expect([await drain('shared'), await drain('lifecycle'), await drain('safety')]).toEqual([5, 2, 3]);
+    const taken = [];
+    for (const share of ['shared', 'lifecycle', 'safety'] as const) taken.push(await tokensLeft(budget, share));
+    expect(taken).toEqual([5, 2, 3]);
   });
 
   it('takes the service at its word: X-RateLimit-Remaining raises the shared count, a 429 fills the window', async () => {

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { PartReport } from '#lifecycle/part-report.ts';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '#local/stack/local-aws.ts';
 import { auditCalls, wallTime } from '../helpers/call-audit.ts';
+import type { LoggedRequest } from '../helpers/emulator.ts';
 import { placedCalls, readJson, uploadOnly, usePipeline } from '../helpers/pipeline.ts';
 import { contactSheet, phones, xlsx } from '../helpers/sheets.ts';
 import { emulatorContact } from './harness.ts';
@@ -36,13 +37,6 @@ const MARGIN_MINUTES = 5;
 // Monday 2026-12-07, 10:50 in San Francisco: ten minutes before the window closes at 11:00 (19:00Z).
 const START = '2026-12-07T18:50:00Z';
 const CLOSE = Date.parse('2026-12-07T19:00:00Z');
-
-interface Logged {
-  at: string;
-  method: string;
-  path: string;
-  status: number;
-}
 
 describe('a contact sync during a campaign, on one API budget', () => {
   it('pauses before the close while 5,000 events sync, no 429 reaches the lifecycle, each event applied once', async () => {
@@ -103,8 +97,8 @@ describe('a contact sync during a campaign, on one API budget', () => {
     const report = await readJson<PartReport>(p, `${plan.reportPrefix}part-1.json`);
     expect(report.status).toBe('completed');
 
-    const log = await p.f.admin.requests<Logged[]>();
-    const at = (r: Logged) => Date.parse(r.at);
+    const log = await p.f.admin.requests<LoggedRequest[]>();
+    const at = (r: LoggedRequest) => Date.parse(r.at);
     const bulk = log.filter((r) => r.path.endsWith('/contacts/bulk'));
     // The window closed mid-sync: pushes before the close and after it.
     expect(Math.min(...bulk.map(at))).toBeLessThan(CLOSE - MARGIN_MINUTES * 60_000);

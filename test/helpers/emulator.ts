@@ -6,6 +6,14 @@ import { type RunningEmulator, startEmulator } from '#local/emulator/server.ts';
 
 export const TEST_KEY = 'test-key-0123456789';
 
+/** One line of the emulator's request log (`admin.requests()`), as the rehearsals read it. */
+export interface LoggedRequest {
+  at: string;
+  method: string;
+  path: string;
+  status: number;
+}
+
 export interface EmulatorFixture {
   emu: RunningEmulator;
   api: VoiceApiClient;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { PartReport } from '#lifecycle/part-report.ts';
+import type { LoggedRequest } from '../helpers/emulator.ts';
 import { readJson, uploadAndRun, usePipeline } from '../helpers/pipeline.ts';
 import { contactSheet, phones, xlsx } from '../helpers/sheets.ts';
 
@@ -14,13 +15,6 @@ const p = usePipeline(
 // Six US zones, one part each. Monday 2026-12-07 19:00Z is 14:00 in New York and 09:00 in Honolulu: every
 // part's window is open.
 const PREFIXES = ['+1212555', '+1312555', '+1303555', '+1415555', '+1907555', '+1808555'];
-
-interface Logged {
-  at: string;
-  method: string;
-  path: string;
-  status: number;
-}
 
 describe('many parts launching at once on a small plan', () => {
   it('waits for the budget instead of failing: every part launches and completes', async () => {
@@ -41,7 +35,7 @@ describe('many parts launching at once on a small plan', () => {
     );
     expect(reports.map((r) => [r.status, r.failure?.code ?? null])).toEqual(reports.map(() => ['completed', null]));
     // The creates were spread over the minutes the plan allows, and the service never had to refuse one.
-    const log = await p.f.admin.requests<Logged[]>();
+    const log = await p.f.admin.requests<LoggedRequest[]>();
     const creates = log.filter((r) => r.method === 'POST' && r.path.endsWith('/campaigns') && r.status < 300);
     expect(creates).toHaveLength(PREFIXES.length);
     expect(new Set(creates.map((r) => r.at.slice(0, 16))).size).toBeGreaterThanOrEqual(2);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { PartReport } from '#lifecycle/part-report.ts';
 import { auditCalls } from '../helpers/call-audit.ts';
+import type { LoggedRequest } from '../helpers/emulator.ts';
 import { placedCalls, readJson, uploadAndRun, usePipeline } from '../helpers/pipeline.ts';
 import { contactSheet, phones, xlsx } from '../helpers/sheets.ts';
 
@@ -16,13 +17,6 @@ const WINDOW = 'Mon-Fri 10:00-11:00';
 const MARGIN_MINUTES = 5;
 // New York, Chicago, Denver: each part's hour of calling closes at 11:00 local, an hour after the last.
 const PREFIXES = ['+1212555', '+1312555', '+1303555'];
-
-interface Logged {
-  at: string;
-  method: string;
-  path: string;
-  status: number;
-}
 
 describe('polls that would spend the plan before the close', () => {
   it('leave the pauses their reserve: every part is paused before its margin, nobody called after it', async () => {
@@ -41,7 +35,7 @@ describe('polls that would spend the plan before the close', () => {
     const calls = placedCalls(p, agent.id);
     expect(calls.filter((c) => c.started_at).length).toBeGreaterThanOrEqual(numbers.length);
     expect(await auditCalls(calls, { hours: WINDOW, closingMarginMinutes: MARGIN_MINUTES })).toEqual([]);
-    const log = await p.f.admin.requests<Logged[]>();
+    const log = await p.f.admin.requests<LoggedRequest[]>();
     // The polls did run the lifecycle's share dry: some hour refused or queued them.
     const stats = log.filter((r) => r.path.endsWith('/stats'));
     expect(stats.length).toBeGreaterThan(0);
