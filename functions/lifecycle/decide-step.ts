@@ -80,7 +80,14 @@ export function decideStep(state: RunningCarry, seen: Observation, now: number, 
       failure: { code: 'campaign_deleted', message: `campaign ${state.campaignId} no longer exists in the Voice API` },
     };
   if (stats.kind === 'ok' && isFinished(stats.stats)) return { kind: 'finish', outcome: 'completed' };
-  const status = stats.kind === 'ok' ? String(stats.stats.status ?? '') : null;
+  // Not asked for want of budget (nothing is known to be wrong) and last seen scheduled for a start still ahead:
+  // it is still scheduled. A blind pause would spend the safety reserve on a 409 that other parts' pauses need.
+  const stillScheduled =
+    stats.kind === 'unavailable' &&
+    stats.retryAt !== undefined &&
+    state.stats?.status === 'scheduled' &&
+    now < Date.parse(state.startsAt);
+  const status = stats.kind === 'ok' ? String(stats.stats.status ?? '') : stillScheduled ? 'scheduled' : null;
   const window = windowStateAt(state.window, now, quietFrom(s));
   const brakeOnFailure = closingSoon(state, now, s);
 

@@ -99,6 +99,27 @@ describe('decideStep: what a look at a running campaign does', () => {
       expected: { kind: 'secure', reason: 'window', brakeOnFailure: true },
     },
     {
+      name: 'closed window, scheduled for the opening, not asked for want of budget: still scheduled, no pause',
+      now: at('2026-12-07T08:30'),
+      state: { stats: stats('scheduled', 605, 0) },
+      seen: { control: null, stats: { ...unavailable, retryAt: at('2026-12-07T09:00') } },
+      expected: { kind: 'watch' },
+    },
+    {
+      name: 'closed window, scheduled, but the API failed (not the budget): pause blind',
+      now: at('2026-12-07T08:30'),
+      state: { stats: stats('scheduled', 605, 0) },
+      seen: { control: null, stats: unavailable },
+      expected: { kind: 'secure', reason: 'window', brakeOnFailure: true },
+    },
+    {
+      name: 'closed window, last seen scheduled but its start has passed, not asked: pause blind',
+      now: at('2026-12-07T18:00'),
+      state: { stats: stats('scheduled', 605, 0) },
+      seen: { control: null, stats: { ...unavailable, retryAt: at('2026-12-07T19:00') } },
+      expected: { kind: 'secure', reason: 'window', brakeOnFailure: true },
+    },
+    {
       name: 'closed window, already paused: nothing to do',
       now: at('2026-12-07T18:00'),
       state: { paused: 'window' },
