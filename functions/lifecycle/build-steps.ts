@@ -66,7 +66,7 @@ export async function buildCampaignSafety(config: LifecycleConfig, options: Buil
   return {
     api,
     campaigns,
-    safety: new CampaignSafety(safe.campaigns, safe.agents, campaigns, logSafetySignals(options.log), now),
+    safety: new CampaignSafety(safe.campaigns, safe.agents, campaigns, logSafetySignals(options.log), now, api.agents),
   };
 }
 

@@ -54,6 +54,11 @@ export class CampaignSafety {
     private readonly brakes: BrakeRegister,
     private readonly signals: SafetySignals,
     private readonly now: () => Date,
+    /**
+     * The switch a release goes through: letting go of the brake makes nothing safer, so it need not (and must
+     * not) spend what pauses and the brake itself are kept; the lifecycle's own share.
+     */
+    private readonly releaseAgents: AgentSwitch = agents,
   ) {}
 
   async secure(
@@ -134,12 +139,13 @@ export class CampaignSafety {
       const left = await this.brakes.release(agentId, holder);
       if (left > 0) return { ok: true, message: `${left} other part(s) still hold the brake` };
       for (let i = 0; i < TOGGLE_TRIES; i++) {
-        const agent = await this.agents.get(agentId);
+        const agent = await this.releaseAgents.get(agentId);
         if (agent.is_active !== false) break;
-        await this.agents.toggle(agentId).catch(() => undefined);
+        await this.releaseAgents.toggle(agentId).catch(() => undefined);
       }
-      const agent = await this.agents.get(agentId);
+      const agent = await this.releaseAgents.get(agentId);
       if ((await this.brakes.holders(agentId)) > 0 && agent.is_active !== false) {
+        // Braking again is a safety action: on the safety switch.
         await this.agents.toggle(agentId).catch(() => undefined);
         return { ok: true, message: 'another part took the brake meanwhile' };
       }

@@ -44,7 +44,7 @@ export function readBudgetConfig(env: EnvReader): BudgetConfig {
       : n;
   });
   // Unset reserves scale down with a small plan, so together they leave the other callers at least a quarter.
-  const fit = (set: number | undefined, preset: number, limit: number, part: number) =>
+  const scaled = (set: number | undefined, preset: number, limit: number, part: number) =>
     set ?? Math.min(preset, Math.floor(limit / part));
   return {
     table: env.required(TABLES.apiBudget.env),
@@ -52,12 +52,12 @@ export function readBudgetConfig(env: EnvReader): BudgetConfig {
       perMinute,
       perHour,
       lifecycleReserve: {
-        perMinute: fit(reserveMinute, DEFAULT_LIMITS.lifecycleReserve.perMinute, perMinute, 4),
-        perHour: fit(reserveHour, DEFAULT_LIMITS.lifecycleReserve.perHour, perHour, 4),
+        perMinute: scaled(reserveMinute, DEFAULT_LIMITS.lifecycleReserve.perMinute, perMinute, 4),
+        perHour: scaled(reserveHour, DEFAULT_LIMITS.lifecycleReserve.perHour, perHour, 4),
       },
       safetyReserve: {
-        perMinute: fit(safetyMinute, DEFAULT_LIMITS.safetyReserve.perMinute, perMinute, 4),
-        perHour: fit(safetyHour, DEFAULT_LIMITS.safetyReserve.perHour, perHour, 4),
+        perMinute: scaled(safetyMinute, DEFAULT_LIMITS.safetyReserve.perMinute, perMinute, 4),
+        perHour: scaled(safetyHour, DEFAULT_LIMITS.safetyReserve.perHour, perHour, 4),
       },
     },
   };
