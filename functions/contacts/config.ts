@@ -1,5 +1,5 @@
 import type { CountryCode } from 'libphonenumber-js/max';
-import { type BudgetConfig, readBudgetConfig } from '#commons/api-budget/config.ts';
+import { type BudgetConfig, readBudgetConfig, readBudgetWaitMs } from '#commons/api-budget/config.ts';
 import { type AwsSettings, readAwsSettings } from '#commons/aws/clients.ts';
 import { type Env, EnvReader } from '#commons/config.ts';
 import { isCountryCode } from '#commons/phone/phone.ts';
@@ -45,7 +45,7 @@ export function readContactsConfig(source: Env, options: { queues?: 'local' } = 
     queueUrl: options.queues === 'local' ? '' : env.required('CONTACTS_QUEUE_URL'),
     deadLetterQueueUrl: options.queues === 'local' ? '' : env.required('CONTACTS_DLQ_URL'),
     maxReceives: env.checked('CONTACTS_MAX_RECEIVES', whole(1)) ?? 5,
-    budgetWaitMs: (env.checked('API_BUDGET_MAX_WAIT_SECONDS', whole(0)) ?? 30) * 1000,
+    budgetWaitMs: readBudgetWaitMs(env),
   };
   env.done();
   return config;

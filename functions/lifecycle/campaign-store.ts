@@ -195,30 +195,11 @@ export class CampaignStore implements BrakeRegister {
     failure?: { code: string; message: string },
     of?: { uploadId: string; part: number },
   ): Promise<void> {
-    await this.db.send(
-      new UpdateCommand({
-        TableName: this.table,
-        Key: { pk: partPk(partKey) },
-        UpdateExpression: [
-          'SET #partKey = :partKey, #status = :status, #finished = :finished',
-          ...(failure ? ['#failure = :failure'] : []),
-          ...(of ? ['#upload = if_not_exists(#upload, :upload)', '#part = if_not_exists(#part, :part)'] : []),
-        ].join(', '),
-        ExpressionAttributeNames: {
-          '#partKey': 'partKey',
-          '#status': 'status',
-          '#finished': 'finishedAt',
-          ...(failure ? { '#failure': 'failure' } : {}),
-          ...(of ? { '#upload': 'uploadId', '#part': 'part' } : {}),
-        },
-        ExpressionAttributeValues: {
-          ':partKey': partKey,
-          ':status': status,
-          ':finished': now.toISOString(),
-          ...(failure ? { ':failure': failure } : {}),
-          ...(of ? { ':upload': of.uploadId, ':part': of.part } : {}),
-        },
-      }),
+    await this.set(
+      partKey,
+      { '#status': status, '#finished': now.toISOString(), ...(failure ? { '#failure': failure } : {}) },
+      { '#status': 'status', '#finished': 'finishedAt', ...(failure ? { '#failure': 'failure' } : {}) },
+      of ? { '#upload': ['uploadId', of.uploadId], '#part': ['part', of.part] } : {},
     );
   }
 
@@ -369,15 +350,35 @@ export class CampaignStore implements BrakeRegister {
     return (out.Item?.holders as Set<string> | undefined)?.size ?? 0;
   }
 
-  private async set(partKey: string, values: Record<string, unknown>, names: Record<string, string>): Promise<void> {
-    const entries = Object.entries(values);
+  /**
+   * Every write to a part's record names its key, so a record some path creates before the launch wrote it (an
+   * early end, a guard, an operator's wish) is still listed by it. `keep`: attributes set only where missing.
+   */
+  private async set(
+    partKey: string,
+    values: Record<string, unknown>,
+    names: Record<string, string>,
+    keep: Record<string, [name: string, value: unknown]> = {},
+  ): Promise<void> {
+    const entries = Object.entries({ '#partKey': partKey, ...values });
+    const kept = Object.entries(keep);
     await this.db.send(
       new UpdateCommand({
         TableName: this.table,
         Key: { pk: partPk(partKey) },
-        UpdateExpression: `SET ${entries.map(([path], i) => `${path} = :v${i}`).join(', ')}`,
-        ExpressionAttributeNames: names,
-        ExpressionAttributeValues: Object.fromEntries(entries.map(([, v], i) => [`:v${i}`, v])),
+        UpdateExpression: `SET ${[
+          ...entries.map(([path], i) => `${path} = :v${i}`),
+          ...kept.map(([name], i) => `${name} = if_not_exists(${name}, :k${i})`),
+        ].join(', ')}`,
+        ExpressionAttributeNames: {
+          '#partKey': 'partKey',
+          ...names,
+          ...Object.fromEntries(kept.map(([name, [attr]]) => [name, attr])),
+        },
+        ExpressionAttributeValues: {
+          ...Object.fromEntries(entries.map(([, v], i) => [`:v${i}`, v])),
+          ...Object.fromEntries(kept.map(([, [, v]], i) => [`:k${i}`, v])),
+        },
       }),
     );
   }

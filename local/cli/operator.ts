@@ -12,7 +12,7 @@ import { readRunningStack } from '../stack/running-stack.ts';
 import type { OpenTable } from './table-access.ts';
 
 /** How long an operator command waits for one Voice API answer before saying the API is slow. */
-export const OPERATOR_API_TIMEOUT_MS = 2_000;
+const OPERATOR_API_TIMEOUT_MS = 2_000;
 
 /** Every part's record in the campaigns table, newest first (a scan: one item per part, plus one per campaign). */
 export async function partRecords(t: OpenTable): Promise<CampaignRecord[]> {

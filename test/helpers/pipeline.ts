@@ -1,6 +1,8 @@
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll } from 'vitest';
 import { jsonLog } from '#commons/log.ts';
+import { partReportKey } from '#commons/report-keys.ts';
+import type { PartReport } from '#lifecycle/part-report.ts';
 import type { EmulatorOptions } from '#local/emulator/core.ts';
 import { type LocalStack, type LocalStackOptions, startLocalStack } from '#local/stack/local-stack.ts';
 import type { LocalExecution } from '#local/stack/step-functions.ts';
@@ -71,6 +73,17 @@ export async function readJson<T>(p: PipelineFixture, key: string): Promise<T> {
   const obj = await p.stack.objects.get(p.stack.bucket, key);
   if (!obj) throw new Error(`s3://${p.stack.bucket}/${key} does not exist`);
   return JSON.parse(obj.bytes.toString('utf8')) as T;
+}
+
+/** Each part's report, once per part however many executions (continuations) it ran, in part order. */
+export async function partReports(p: PipelineFixture, executions: LocalExecution[]): Promise<PartReport[]> {
+  const plans = new Map<number, { reportPrefix: string; part: { index: number } }>();
+  for (const e of executions) {
+    const plan = JSON.parse(e.input ?? '{}').plan;
+    if (plan) plans.set(plan.part.index, plan);
+  }
+  const ordered = [...plans.values()].sort((a, b) => a.part.index - b.part.index);
+  return Promise.all(ordered.map((plan) => readJson<PartReport>(p, partReportKey(plan.reportPrefix, plan.part.index))));
 }
 
 /**

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { PartReport } from '#lifecycle/part-report.ts';
 import type { LoggedRequest } from '../helpers/emulator.ts';
-import { readJson, uploadAndRun, usePipeline } from '../helpers/pipeline.ts';
+import { partReports, uploadAndRun, usePipeline } from '../helpers/pipeline.ts';
 import { contactSheet, phones, xlsx } from '../helpers/sheets.ts';
 
 // A plan of 4 requests a minute, which the account's budget mirrors: six parts need twelve requests to launch
@@ -26,13 +25,8 @@ describe('many parts launching at once on a small plan', () => {
     const executions = await uploadAndRun(p, `incoming/${agent.id}/six-zones.xlsx`, await xlsx(contactSheet(numbers)), {
       'calling-window': 'Mon-Fri 09:00-20:00',
     });
-    const plans = executions
-      .map((e) => JSON.parse(e.input ?? '{}').plan)
-      .filter((plan, i, all) => plan && all.findIndex((o) => o?.part.index === plan.part.index) === i);
-    expect(plans).toHaveLength(PREFIXES.length);
-    const reports = await Promise.all(
-      plans.map((plan) => readJson<PartReport>(p, `${plan.reportPrefix}part-${plan.part.index}.json`)),
-    );
+    const reports = await partReports(p, executions);
+    expect(reports).toHaveLength(PREFIXES.length);
     expect(reports.map((r) => [r.status, r.failure?.code ?? null])).toEqual(reports.map(() => ['completed', null]));
     // The creates were spread over the minutes the plan allows, and the service never had to refuse one.
     const log = await p.f.admin.requests<LoggedRequest[]>();
