@@ -1,4 +1,6 @@
 import { apiBudget } from '#commons/api-budget/config.ts';
+import { PollRoll } from '#commons/api-budget/poll-roll.ts';
+import type { BudgetShare } from '#commons/api-budget/shared-budget.ts';
 import { documentClient, eventsClient, s3Client, sfnClient } from '#commons/aws/clients.ts';
 import { ObjectStore } from '#commons/aws/object-store.ts';
 import type { Log } from '#commons/log.ts';
@@ -28,15 +30,17 @@ export interface BuildOptions {
 /**
  * The Voice API clients of the lifecycle, on one key and secret cache: one retry per request at most, because the
  * workflow itself looks again within seconds on simulated or real time, and a step must end well within its
- * timeout. `api` draws on the lifecycle's share of the account's budget; `safe` (pauses, their confirmation, the
- * brake) on the safety reserve, which polls and launches cannot spend.
+ * timeout. With a shared budget they draw in three shares, in order of precedence: `safe` (pauses, their
+ * confirmation, the brake) on the whole plan; `api` (launches, resumes) on all but the safety reserve; `polls`
+ * (the stats of each look) on what is left after the lifecycle's reserve too, as a contact sync does, so polls
+ * can never starve a resume (seen on 100 parts: no part resumed the next morning).
  */
 async function lifecycleApis(
   config: LifecycleConfig,
   options: BuildOptions,
-): Promise<{ api: VoiceApiClient; safe: VoiceApiClient }> {
+): Promise<{ api: VoiceApiClient; safe: VoiceApiClient; polls: VoiceApiClient }> {
   const access = await resolveVoiceApiAccess(config.voiceApi, config.aws);
-  const client = (share: 'lifecycle' | 'safety') =>
+  const client = (share: BudgetShare) =>
     new VoiceApiClient({
       baseUrl: access.baseUrl,
       apiKey: access.apiKey,
@@ -56,27 +60,30 @@ async function lifecycleApis(
       ...options.api,
     });
   const api = client('lifecycle');
-  return { api, safe: config.budget ? client('safety') : api };
+  if (!config.budget) return { api, safe: api, polls: api };
+  return { api, safe: client('safety'), polls: client('shared') };
 }
 
 export async function buildCampaignSafety(config: LifecycleConfig, options: BuildOptions = {}) {
-  const { api, safe } = await lifecycleApis(config, options);
+  const { api, safe, polls } = await lifecycleApis(config, options);
   const campaigns = new CampaignStore(documentClient(config.aws), config.campaignsTable);
   const now = options.now ?? (() => new Date());
   return {
     api,
+    polls,
     campaigns,
     safety: new CampaignSafety(safe.campaigns, safe.agents, campaigns, logSafetySignals(options.log), now, api.agents),
   };
 }
 
 export async function buildLifecycleSteps(config: LifecycleConfig, options: BuildOptions = {}) {
-  const { api, campaigns, safety } = await buildCampaignSafety(config, options);
+  const { api, polls, campaigns, safety } = await buildCampaignSafety(config, options);
   const objects = new ObjectStore(s3Client(config.aws));
   const sfn = sfnClient(config.aws);
   const now = options.now ?? (() => new Date());
   return new LifecycleSteps({
     api,
+    polls,
     campaigns,
     safety,
     objects,
@@ -84,6 +91,7 @@ export async function buildLifecycleSteps(config: LifecycleConfig, options: Buil
     events: new EventBridgeEvents(eventsClient(config.aws), config.eventBusName),
     now,
     settings: config.settings,
+    pollRoll: config.budget ? new PollRoll(documentClient(config.aws), config.budget.table) : null,
     outcomes: config.outcomes
       ? await buildPartEndOutcomes(
           config.outcomes.config,

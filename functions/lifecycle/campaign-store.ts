@@ -30,6 +30,16 @@ export interface Watch {
    * an operator's status shows without spending the account's API plan on it.
    */
   progress?: { done: number; total: number } | null;
+  /** The counts behind `progress`, as the API gave them at that look (the local report pages draw them). */
+  counts?: WatchCounts | null;
+}
+
+export interface WatchCounts {
+  total: number;
+  completed: number;
+  failed: number;
+  pending: number;
+  in_progress: number;
 }
 
 /** A safety action taken from outside the loop (guard, sweeper, SecureCampaign). */

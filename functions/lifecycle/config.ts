@@ -1,4 +1,5 @@
 import { type BudgetConfig, readBudgetConfig } from '#commons/api-budget/config.ts';
+import { pollPlanOf } from '#commons/api-budget/poll-roll.ts';
 import { type AwsSettings, readAwsSettings } from '#commons/aws/clients.ts';
 import { type Env, EnvReader } from '#commons/config.ts';
 import { type CapLimits, readCapLimits } from '#commons/frequency-cap.ts';
@@ -74,6 +75,7 @@ export function readLifecycleConfig(source: Env): LifecycleConfig {
     outcomes: null,
     budget: env.optional(TABLES.apiBudget.env) ? readBudgetConfig(env) : null,
   };
+  config.settings.pollPlan = config.budget ? pollPlanOf(config.budget.limits) : null;
   const caps = readCapLimits(env);
   if (env.optional(TABLES.outcomes.env)) config.outcomes = { config: readOutcomesConfig(source), caps };
   env.done();

@@ -1,8 +1,9 @@
+import type { PollPlan } from '#commons/api-budget/poll-roll.ts';
 import type { CampaignStats } from '#commons/voice-api/types.ts';
 import { windowStateAt } from '#commons/window-plan.ts';
 import type { ManualControl } from './campaign-store.ts';
 import type { EndedCarry, Failure, Next, PauseReason, ReconcilingCarry, RunningCarry } from './lifecycle-state.ts';
-import { nextInterval, type PollBounds } from './poll-interval.ts';
+import { nextInterval, type PollBounds, plannedBounds } from './poll-interval.ts';
 
 /** The knobs of the decisions below (all from the lifecycle's configuration). */
 export interface DecideSettings {
@@ -18,6 +19,8 @@ export interface DecideSettings {
   /** How soon an unconfirmed pause or a failed resume is tried again. */
   secureRetryMs: number;
   poll: PollBounds;
+  /** What the polls of all parts on the account may use of the API plan (null: no shared budget, no planning). */
+  pollPlan?: PollPlan | null;
   continueAfterSteps: number;
 }
 
@@ -31,6 +34,18 @@ export type StatsSeen =
 export interface Observation {
   control: ManualControl | null;
   stats: StatsSeen;
+  /** How many parts poll on the account's plan this hour (the poll roll), when this look polled. */
+  pollers?: number;
+}
+
+/**
+ * Whether this look must ask the stats. Not at a close for a campaign last seen dialling: it is paused whatever
+ * the stats say (a finished one answers the pause with 409, which the pause's own check confirms), and when a
+ * hundred parts close in the same minute a stats request before each pause would spend what the pauses need.
+ */
+export function needsStats(state: RunningCarry, now: number, s: DecideSettings): boolean {
+  if (state.paused !== null || state.stats?.status !== ACTIVE) return true;
+  return windowStateAt(state.window, now, quietFrom(s)).open;
 }
 
 /** What the step must do through the API before it sleeps again. */
@@ -162,6 +177,7 @@ export function afterStep(
       },
     };
   const closeOrOpen = window.changesAt ?? Number.POSITIVE_INFINITY;
+  const poll = plannedBounds(s.poll, seen.pollers ?? 0, s.pollPlan ?? null);
   let wake: number;
   if (quiet && !window.open) {
     wake = closeOrOpen;
@@ -170,15 +186,15 @@ export function afterStep(
     const budgetBack = seen.stats.kind === 'unavailable' ? (seen.stats.retryAt ?? 0) : 0;
     wake = Math.min(Math.max(now + s.secureRetryMs * 3, budgetBack), closeOrOpen);
   } else if (String(seen.stats.stats.status ?? '') === 'scheduled') {
-    wake = Math.min(Math.max(Date.parse(state.startsAt) || now, now + s.poll.minSeconds * 1000), closeOrOpen);
+    wake = Math.min(Math.max(Date.parse(state.startsAt) || now, now + poll.minSeconds * 1000), closeOrOpen);
   } else if (quiet) {
     // A manual pause in an open window: look for the operator's resume now and then, and at the close.
-    wake = Math.min(now + s.poll.maxSeconds * 1000, closeOrOpen);
+    wake = Math.min(now + poll.maxSeconds * 1000, closeOrOpen);
   } else {
     const st = seen.stats.stats;
     const remaining = st.pending + st.in_progress;
     const done = st.total - remaining;
-    const seconds = nextInterval(next.poll, now, done, remaining, st.pending, s.poll);
+    const seconds = nextInterval(next.poll, now, done, remaining, st.pending, poll);
     next = { ...next, poll: { done, at: now, intervalSeconds: seconds } };
     wake = Math.min(now + seconds * 1000, closeOrOpen);
   }

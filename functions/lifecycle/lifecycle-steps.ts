@@ -1,5 +1,6 @@
 import { lookUpAgent } from '#commons/agent-lookup.ts';
 import { BudgetExhaustedError } from '#commons/api-budget/errors.ts';
+import type { PollRoll } from '#commons/api-budget/poll-roll.ts';
 import type { ObjectStore } from '#commons/aws/object-store.ts';
 import { type CampaignPlan, continuationName, labelOfPartKey, partKey } from '#commons/campaign-plan.ts';
 import type { LegalHoursTable } from '#commons/legal-hours.ts';
@@ -18,6 +19,7 @@ import {
   decideReconcile,
   decideStep,
   type EffectResult,
+  needsStats,
   type Observation,
   quietFrom,
   type StatsSeen,
@@ -56,7 +58,10 @@ export interface LifecycleSettings extends DecideSettings {
 }
 
 export interface LifecycleDeps {
+  /** Launches, resumes and everything else but the looks' stats (the lifecycle's share of the budget). */
   api: VoiceApiClient;
+  /** The stats each look asks (the polls' share, below launches and resumes; see build-steps.ts). */
+  polls: VoiceApiClient;
   campaigns: CampaignStore;
   safety: CampaignSafety;
   objects: ObjectStore;
@@ -66,6 +71,8 @@ export interface LifecycleDeps {
   settings: LifecycleSettings;
   /** Per-contact outcomes, suppressed numbers and follow-up rounds at a part's end; null: counts only. */
   outcomes: OutcomeReporter | null;
+  /** The parts polling on the account's plan (with a shared budget): polls are spaced to share it. */
+  pollRoll?: PollRoll | null;
 }
 
 /** A part's lasting key; a follow-up round has its own (functions/commons/campaign-plan.ts, followUpKey). */
@@ -179,7 +186,12 @@ export class LifecycleSteps {
   private async watch(input: StepInput, carry: RunningCarry, now: number): Promise<Carry> {
     const key = partKeyOf(input.plan);
     const record = await this.deps.campaigns.get(key);
-    const seen: Observation = { control: record?.control?.wanted ?? null, stats: await this.stats(carry.campaignId) };
+    const asked = needsStats(carry, now, this.deps.settings);
+    const stats: StatsSeen = asked
+      ? await this.stats(carry.campaignId)
+      : { kind: 'unavailable', message: 'not asked at the close: the campaign is paused first' };
+    const seen: Observation = { control: record?.control?.wanted ?? null, stats };
+    if (stats.kind === 'ok' && this.deps.pollRoll) seen.pollers = await this.deps.pollRoll.note(key, now);
     // The guard or the sweeper may have pulled the brake for this part: then it is this part's to release.
     if (!carry.brake && (await this.deps.campaigns.isHeldBy(carry.agentId, key)))
       carry.brake = { since: record?.secured?.at ?? iso(now) };
@@ -188,9 +200,9 @@ export class LifecycleSteps {
     return afterStep(carry, seen, decision, effect, now, this.deps.settings);
   }
 
-  private async stats(campaignId: string): Promise<StatsSeen> {
+  private async stats(campaignId: string, via: VoiceApiClient = this.deps.polls): Promise<StatsSeen> {
     try {
-      return { kind: 'ok', stats: await this.deps.api.campaigns.stats(campaignId) };
+      return { kind: 'ok', stats: await via.campaigns.stats(campaignId) };
     } catch (err) {
       if (err instanceof NotFoundError) return { kind: 'gone' };
       if (err instanceof BudgetExhaustedError)
@@ -235,7 +247,7 @@ export class LifecycleSteps {
             await api.campaigns.resume(carry.campaignId);
           } catch (err) {
             // A lost or refused answer: the stats tell whether the resume took effect.
-            const after = await this.stats(carry.campaignId);
+            const after = await this.stats(carry.campaignId, api);
             const active = after.kind === 'ok' && String(after.stats.status ?? '') === 'active';
             if (!active) return { kind: 'resume_failed', message: (err as Error).message };
           }
@@ -270,6 +282,16 @@ export class LifecycleSteps {
       progress:
         next.phase === 'running' && next.stats
           ? { done: next.stats.total - next.stats.pending - next.stats.in_progress, total: next.stats.total }
+          : null,
+      counts:
+        next.phase === 'running' && next.stats
+          ? {
+              total: next.stats.total,
+              completed: next.stats.completed,
+              failed: next.stats.failed,
+              pending: next.stats.pending,
+              in_progress: next.stats.in_progress,
+            }
           : null,
     });
   }

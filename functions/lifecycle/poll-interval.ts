@@ -1,6 +1,19 @@
+import type { PollPlan } from '#commons/api-budget/poll-roll.ts';
+
 export interface PollBounds {
   minSeconds: number;
   maxSeconds: number;
+}
+
+/**
+ * The bounds for one of `pollers` parts sharing the plan's polls: no part looks more often than its share of the
+ * plan allows (100 parts on 42 a minute and 375 an hour: every 960 s), which wins over POLL_MAX_SECONDS too.
+ */
+export function plannedBounds(bounds: PollBounds, pollers: number, plan: PollPlan | null): PollBounds {
+  if (!plan || pollers < 1) return bounds;
+  const spacing = (perWindow: number, seconds: number) => (perWindow > 0 ? (pollers * seconds) / perWindow : 0);
+  const floor = Math.ceil(Math.max(spacing(plan.perMinute, 60), spacing(plan.perHour, 3600)));
+  return { minSeconds: Math.max(bounds.minSeconds, floor), maxSeconds: Math.max(bounds.maxSeconds, floor) };
 }
 
 export interface PollMemory {
@@ -23,7 +36,7 @@ export function nextInterval(
   bounds: PollBounds,
 ): number {
   const clamp = (s: number) => Math.min(bounds.maxSeconds, Math.max(bounds.minSeconds, Math.round(s)));
-  if (!previous) return bounds.minSeconds * 2;
+  if (!previous) return clamp(bounds.minSeconds * 2);
   const elapsed = (now - previous.at) / 1000;
   const finished = done - previous.done;
   let seconds: number;

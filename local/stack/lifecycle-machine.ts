@@ -62,6 +62,9 @@ export function localLifecycleMachine(
           tasks.map((task) => [
             task,
             async (input: unknown) => {
+              // The interpreter queues its events and the runner reads them in turn: let it read the Wait just
+              // entered (whose StateEntered sets this execution's sleep) before the gate, or the task runs at once.
+              if (scheduler) await new Promise((resolve) => setImmediate(resolve));
               await scheduler?.gate(arn);
               // A wait inside the step (the API budget) is this execution's sleep on the simulated clock.
               return (await asActor(arn, async () => {

@@ -1,7 +1,6 @@
 import { documentClient } from '#commons/aws/clients.ts';
 import { labelOfPartKey } from '#commons/campaign-plan.ts';
 import type { Log } from '#commons/log.ts';
-import type { VoiceApiClient } from '#commons/voice-api/index.ts';
 import { CampaignStore } from '#lifecycle/campaign-store.ts';
 import type { StatsSample } from './html-report.ts';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from './local-aws.ts';
@@ -20,13 +19,13 @@ export const sampleKey = (uploadId: string, label: string) => `${uploadId}#${lab
 
 /**
  * Campaign stats over time for the local stack's report pages: every `everyMs` of the stack's time (simulated or
- * real), the stats of each running part's campaign, from the same API the lifecycle calls. The lifecycle's part
- * report carries only the final stats; this is what draws the curve between start and end.
+ * real), the counts each running part's workflow last saw (its record's `watch.counts`, with the time it saw
+ * them). The API is not asked: a hundred parts sampled every two minutes would spend the plan their polls and
+ * resumes need. The lifecycle's part report carries only the final stats; this draws the curve between.
  */
 export function sampleStats(
   stack: LocalStack,
-  api: VoiceApiClient,
-  options: { everyMs: number; now: () => number; log: Log },
+  options: { everyMs: number; log: Log },
 ): { samples(uploadId: string, label: string): StatsSample[]; stop(): void } {
   const db = documentClient({
     region: LOCAL_REGION,
@@ -37,25 +36,15 @@ export function sampleStats(
   const series = new Map<string, StatsSample[]>();
   const sample = async (): Promise<number | null> => {
     try {
-      const at = new Date(options.now()).toISOString();
       const running = await store.unfinished();
       for (const part of running) {
-        if (!part.campaignId) continue;
-        const s = await api.campaigns.stats(part.campaignId).catch(() => null);
-        if (!s) continue;
+        const s = part.watch?.counts;
+        if (!s || !part.watch) continue;
         const key = sampleKey(part.uploadId, labelOfPartKey(part.uploadId, part.partKey));
         const list = series.get(key) ?? [];
         const last = list.at(-1);
         // A step chart needs only the changes.
-        if (!last || STATS.some((f) => last[f] !== s[f]))
-          list.push({
-            at,
-            total: s.total,
-            completed: s.completed,
-            failed: s.failed,
-            pending: s.pending,
-            in_progress: s.in_progress,
-          });
+        if (!last || STATS.some((f) => last[f] !== s[f])) list.push({ at: part.watch.observedAt, ...s });
         series.set(key, list);
       }
       // Every part confirmed not dialling (window closed, paused): nothing moves before the next look.

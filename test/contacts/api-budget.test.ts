@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { BudgetExhaustedError } from '#commons/api-budget/errors.ts';
+import { PollRoll } from '#commons/api-budget/poll-roll.ts';
 import { type BudgetLimits, type BudgetShare, SharedApiBudget } from '#commons/api-budget/shared-budget.ts';
 import { documentClient } from '#commons/aws/clients.ts';
 import { VoiceApiClient } from '#commons/voice-api/index.ts';
@@ -185,6 +186,29 @@ describe('one API budget for the whole account', () => {
       429,
     );
     expect((await budget.used(now)).hour).toBe(1000);
+  });
+});
+
+describe('the roll of parts polling on the plan', () => {
+  it('counts each part once per hour, and the last hour too while this one fills', async () => {
+    const db = () =>
+      documentClient({
+        region: LOCAL_REGION,
+        endpoints: { dynamodb: dynamo.endpoint },
+        credentials: LOCAL_CREDENTIALS,
+      });
+    // Two containers, as two Lambda instances of the lifecycle would be.
+    const [a, b] = [new PollRoll(db(), dynamo.tables.apiBudget), new PollRoll(db(), dynamo.tables.apiBudget)];
+    const ten = Date.parse('2026-12-07T10:00:00Z');
+    expect(await a.note('u#1', ten)).toBe(1);
+    expect(await b.note('u#2', ten + 60_000)).toBe(2);
+    expect(await a.note('u#1', ten + 120_000)).toBe(2);
+    expect(await b.note('u#3', ten + 59 * 60_000)).toBe(3);
+    // A new hour: the first poll of it still counts the three of the last hour.
+    expect(await a.note('u#1', ten + 3_600_000)).toBe(3);
+    expect(await b.note('u#2', ten + 3_601_000)).toBe(3);
+    // Two hours on, the roll is what polls now.
+    expect(await a.note('u#1', ten + 2 * 3_600_000)).toBe(2);
   });
 });
 

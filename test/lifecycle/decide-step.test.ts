@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { pollPlanOf } from '#commons/api-budget/poll-roll.ts';
+import { DEFAULT_LIMITS } from '#commons/api-budget/shared-budget.ts';
 import { parseWindowRules } from '#commons/calling-window.ts';
 import type { CampaignPlan } from '#commons/campaign-plan.ts';
 import { DEFAULT_LEGAL_HOURS } from '#commons/legal-hours.ts';
@@ -10,9 +12,11 @@ import {
   decideReconcile,
   decideStep,
   type EffectResult,
+  needsStats,
   type Observation,
 } from '#lifecycle/decide-step.ts';
 import { CARRY_SCHEMA, type ReconcilingCarry, type RunningCarry, upgradeCarry } from '#lifecycle/lifecycle-state.ts';
+import { plannedBounds } from '#lifecycle/poll-interval.ts';
 
 const MIN = 60_000;
 const settings: DecideSettings = {
@@ -318,6 +322,92 @@ describe('afterStep: when to look again', () => {
     const now = at('2026-12-07T11:00');
     const seen: Observation = { control: null, stats: ok('active') };
     expect(afterStep(state, seen, { kind: 'watch' }, { kind: 'none' }, now, settings).next).toBe('continue');
+  });
+});
+
+describe('polls across parts: one API plan shared by every running part', () => {
+  const plan = pollPlanOf(DEFAULT_LIMITS);
+  const planned: DecideSettings = { ...settings, pollPlan: plan };
+  const iso = (ms: number) => new Date(ms).toISOString();
+
+  it('plans half of what the plan leaves after the safety and lifecycle reserves', () => {
+    expect(plan).toEqual({ perMinute: 42, perHour: 375 });
+    const small = { ...DEFAULT_LIMITS, perMinute: 10, perHour: 0, lifecycleReserve: { perMinute: 2, perHour: 0 } };
+    expect(pollPlanOf({ ...small, safetyReserve: { perMinute: 2, perHour: 0 } })).toEqual({ perMinute: 3, perHour: 0 });
+  });
+
+  it.each([
+    { pollers: 0, plan: plan, expected: { minSeconds: 30, maxSeconds: 900 } },
+    { pollers: 1, plan: plan, expected: { minSeconds: 30, maxSeconds: 900 } },
+    { pollers: 10, plan: plan, expected: { minSeconds: 96, maxSeconds: 900 } },
+    { pollers: 100, plan: plan, expected: { minSeconds: 960, maxSeconds: 960 } },
+    { pollers: 100, plan: null, expected: { minSeconds: 30, maxSeconds: 900 } },
+    { pollers: 100, plan: { perMinute: 42, perHour: 0 }, expected: { minSeconds: 143, maxSeconds: 900 } },
+  ])('$pollers parts on plan $plan poll within $expected', ({ pollers, plan, expected }) => {
+    expect(plannedBounds({ minSeconds: 30, maxSeconds: 900 }, pollers, plan)).toEqual(expected);
+  });
+
+  const table: { name: string; now: number; pollers?: number; state?: Partial<RunningCarry>; wake: string }[] = [
+    {
+      name: 'alone on the plan: the first look after a minute',
+      now: at('2026-12-07T10:00'),
+      pollers: 1,
+      wake: '2026-12-07T10:01',
+    },
+    { name: 'one of 100 parts: every 16 minutes', now: at('2026-12-07T10:00'), pollers: 100, wake: '2026-12-07T10:16' },
+    {
+      name: 'one of 100 parts, near the close: at the pause point',
+      now: at('2026-12-07T16:40'),
+      pollers: 100,
+      wake: '2026-12-07T16:53',
+    },
+    {
+      name: 'one of 100 parts, paused by hand in an open window: every 16 minutes',
+      now: at('2026-12-07T10:00'),
+      pollers: 100,
+      state: { paused: 'manual' },
+      wake: '2026-12-07T10:16',
+    },
+    {
+      name: 'a look that did not poll (no roll): as the bounds say',
+      now: at('2026-12-07T10:00'),
+      wake: '2026-12-07T10:01',
+    },
+  ];
+  for (const row of table)
+    it(row.name, () => {
+      const state = running(row.state);
+      const status = row.state?.paused ? 'paused' : 'active';
+      const seen: Observation = {
+        control: row.state?.paused ? 'pause' : null,
+        stats: ok(status),
+        ...(row.pollers !== undefined ? { pollers: row.pollers } : {}),
+      };
+      const decision = decideStep(state, seen, row.now, planned);
+      expect(afterStep(state, seen, decision, { kind: 'none' }, row.now, planned).wakeAt).toBe(iso(at(row.wake)));
+    });
+
+  it.each([
+    { name: 'dialling, before the pause point', now: '2026-12-07T16:52:59', state: {}, asks: true },
+    { name: 'dialling, at the pause point', now: '2026-12-07T16:53', state: {}, asks: false },
+    { name: 'dialling, after the close', now: '2026-12-07T18:00', state: {}, asks: false },
+    { name: 'paused, at the pause point', now: '2026-12-07T16:53', state: { paused: 'window' as const }, asks: true },
+    { name: 'last seen scheduled', now: '2026-12-07T16:53', state: { status: 'scheduled' }, asks: true },
+    { name: 'never seen', now: '2026-12-07T16:53', state: { status: null }, asks: true },
+  ])('stats asked at each look: $name → $asks', ({ now, state, asks }) => {
+    const { status = 'active', ...rest } = state as { status?: string | null; paused?: 'window' };
+    const carry = running({ ...rest, stats: status === null ? null : stats(status) });
+    expect(needsStats(carry, at(now), settings)).toBe(asks);
+  });
+
+  it('a dialling campaign not asked at the close is paused, and sleeps until the opening once paused', () => {
+    const state = running({ stats: stats('active') });
+    const seen: Observation = { control: null, stats: { kind: 'unavailable', message: 'not asked at the close' } };
+    const now = at('2026-12-07T16:53');
+    const decision = decideStep(state, seen, now, planned);
+    expect(decision).toEqual({ kind: 'secure', reason: 'window', brakeOnFailure: false });
+    const next = afterStep(state, seen, decision, { kind: 'secured', how: 'paused' }, now, planned);
+    expect(next).toMatchObject({ paused: 'window', wakeAt: iso(at('2026-12-08T09:00')) });
   });
 });
 

@@ -135,18 +135,9 @@ export const localCommand: Command = {
         scheduler?.stop();
         await stack.close();
       });
-      // The agent, and the stats samples for the report pages (skipped rather than wait), from the shared budget.
+      // The agent from the shared budget; the stats samples for the report pages read the workflows' records.
       const api = new VoiceApiClient({ baseUrl: emulator.url, apiKey, budget: stack.budget('shared') });
-      const sampling = new VoiceApiClient({
-        baseUrl: emulator.url,
-        apiKey,
-        budget: stack.budget('shared', { maxWaitMs: 0 }),
-      });
-      const sampler = sampleStats(stack, sampling, {
-        everyMs: STATS_EVERY_MS,
-        now: () => emulator.core.clock.now(),
-        log,
-      });
+      const sampler = sampleStats(stack, { everyMs: STATS_EVERY_MS, log });
       const pages = keepReportPages(stack, join(dataDir, 'reports'), log, sampler.samples);
       closers.push(async () => {
         sampler.stop();

@@ -219,14 +219,9 @@ export const runCommand: Command = {
         s3Directory: join(dataDir, 's3'),
         settings: opts.country ? { DEFAULT_COUNTRY: opts.country } : {},
       });
-      // This command's own requests draw on the shared budget too: the agent's as any caller's; the progress line and
-      // the stats samples are skipped rather than wait (a sample runs while simulated time stands still).
+      // This command's own requests (the agent) draw on the shared budget as any caller's; the progress line and the
+      // stats samples read what the workflows recorded and ask the API nothing.
       const api = new VoiceApiClient({ baseUrl: apiUrl, apiKey, budget: stack.budget('shared') });
-      const sampling = new VoiceApiClient({
-        baseUrl: apiUrl,
-        apiKey,
-        budget: stack.budget('shared', { maxWaitMs: 0 }),
-      });
       // Ctrl-C stops the workflows (their campaigns are secured by the guard) and still reports what was done.
       let interrupted = false;
       const interrupt = () => {
@@ -238,13 +233,7 @@ export const runCommand: Command = {
       process.once('SIGINT', interrupt);
       process.once('SIGTERM', interrupt);
       // Stats over time for the report pages; not in a rehearsal, whose faults must meet only the lifecycle's calls.
-      const sampler = faults
-        ? null
-        : sampleStats(stack, sampling, {
-            everyMs: STATS_EVERY_MS,
-            now: () => emulator?.core.clock.now() ?? Date.now(),
-            log: silentLog,
-          });
+      const sampler = faults ? null : sampleStats(stack, { everyMs: STATS_EVERY_MS, log: silentLog });
       const pages = keepReportPages(stack, join(dataDir, 'reports'), silentLog, sampler?.samples);
       try {
         if (emulator) await deliverEmulatorWebhooks(emulator.url, stack.webhooks);
@@ -306,9 +295,7 @@ export const runCommand: Command = {
         );
         const clockNow = () => emulator?.core.clock.now() ?? Date.now();
         const progress =
-          !json && process.stdout.isTTY
-            ? setInterval(() => void show(store, started(), sampling, clockNow()), 500)
-            : null;
+          !json && process.stdout.isTTY ? setInterval(() => void show(store, started(), clockNow()), 500) : null;
         await stack.sfn.settled();
         // Stopped workflows reach the guard, which secures their campaigns and writes their reports.
         if (interrupted) await stack.guardIdle();
@@ -408,27 +395,37 @@ async function rehearsalRecords(admin: EmulatorAdmin) {
 }
 
 /** One line per part on a terminal: status, progress and when the window next changes. */
-async function show(
-  store: CampaignStore,
-  executions: LocalExecution[],
-  api: VoiceApiClient,
-  now: number,
-): Promise<void> {
+async function show(store: CampaignStore, executions: LocalExecution[], now: number): Promise<void> {
   const latest = new Map<string, LocalExecution>();
   for (const e of executions) latest.set(partKeyOfExecution(e.name), e);
-  const lines: string[] = [];
+  const parts: { index: number; status: string; progress: string; next: number | null; open: boolean }[] = [];
   for (const [partKey, e] of latest) {
     const { plan } = JSON.parse(e.input) as { plan: CampaignPlan };
     const record = await store.get(partKey).catch(() => null);
-    const stats = record?.campaignId ? await api.campaigns.stats(record.campaignId).catch(() => null) : null;
+    // What the workflow saw at its last look: the line asks the API nothing, so it spends none of the plan.
+    const p = record?.watch?.progress;
     // The part's own window in all its zones (never a guessed zone); the progress line shows when it changes.
     const w = partWindow(plan, DEFAULT_LEGAL_HOURS, now);
     const change = w.ok ? windowStateAt(w.window, now, 0) : { open: false, changesAt: null };
-    const next = change.changesAt
-      ? `window ${change.open ? 'closes' : 'opens'} ${new Date(change.changesAt).toISOString().slice(0, 16)}Z`
-      : '';
-    const progress = stats ? `${stats.total - stats.pending - stats.in_progress}/${stats.total}` : '-';
-    lines.push(`part ${plan.part.index}: ${record?.status ?? e.status.toLowerCase()} ${progress} ${next}`);
+    parts.push({
+      index: plan.part.index,
+      status: record?.status ?? e.status.toLowerCase(),
+      progress: p ? `${p.done}/${p.total}` : '-',
+      next: change.changesAt,
+      open: change.open,
+    });
   }
-  process.stdout.write(`\r${lines.join(' | ')}`.padEnd(120));
+  const when = (at: number | null, open: boolean) =>
+    at ? `window ${open ? 'closes' : 'opens'} ${new Date(at).toISOString().slice(0, 16)}Z` : '';
+  let line: string;
+  if (parts.length <= 3)
+    line = parts.map((p) => `part ${p.index}: ${p.status} ${p.progress} ${when(p.next, p.open)}`).join(' | ');
+  else {
+    // Many parts do not fit one line: how many are in each state, and the next window change among them.
+    const byStatus = new Map<string, number>();
+    for (const p of parts) byStatus.set(p.status, (byStatus.get(p.status) ?? 0) + 1);
+    const soonest = parts.filter((p) => p.next !== null).sort((a, b) => (a.next ?? 0) - (b.next ?? 0))[0];
+    line = `${parts.length} parts: ${[...byStatus].map(([k, n]) => `${n} ${k}`).join(', ')} ${soonest ? when(soonest.next, soonest.open) : ''}`;
+  }
+  process.stdout.write(`\r${line}`.padEnd(120));
 }
