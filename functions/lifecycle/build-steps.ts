@@ -1,6 +1,6 @@
 import { apiBudget } from '#commons/api-budget/config.ts';
 import { PollRoll } from '#commons/api-budget/poll-roll.ts';
-import type { BudgetShare } from '#commons/api-budget/shared-budget.ts';
+import { type BudgetShare, SharedApiBudget } from '#commons/api-budget/shared-budget.ts';
 import { documentClient, eventsClient, s3Client, sfnClient } from '#commons/aws/clients.ts';
 import { ObjectStore } from '#commons/aws/object-store.ts';
 import type { Log } from '#commons/log.ts';
@@ -92,6 +92,9 @@ export async function buildLifecycleSteps(config: LifecycleConfig, options: Buil
     now,
     settings: config.settings,
     pollRoll: config.budget ? new PollRoll(documentClient(config.aws), config.budget.table) : null,
+    pauseBook: config.budget
+      ? new SharedApiBudget(documentClient(config.aws), config.budget.table, config.budget.limits)
+      : null,
     outcomes: config.outcomes
       ? await buildPartEndOutcomes(
           config.outcomes.config,

@@ -66,6 +66,8 @@ export type EffectResult =
   | { kind: 'resume_failed'; message: string };
 
 const ACTIVE = 'active';
+/** How far ahead a pause is booked: the last looks before it, which are at most an hour apart. */
+const BOOK_AHEAD_MS = 3_600_000;
 /** Statuses in which a campaign dials nobody new on its own (a scheduled one starts at its schedule). */
 const QUIET = new Set(['paused', 'completed', 'cancelled', 'failed']);
 
@@ -124,6 +126,17 @@ export function decideStep(state: RunningCarry, seen: Observation, now: number, 
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
+
+/**
+ * When the campaign, dialling now, will be paused for the coming close, if that is within the hour: the minute the
+ * API budget keeps a token for it (SharedApiBudget.book). Null when nothing is to be booked.
+ */
+export function pauseToBook(state: RunningCarry, now: number, s: DecideSettings): number | null {
+  if (state.paused !== null || state.stats?.status !== ACTIVE) return null;
+  const window = windowStateAt(state.window, now, quietFrom(s));
+  if (!window.open || window.changesAt === null || window.changesAt - now > BOOK_AHEAD_MS) return null;
+  return window.changesAt;
+}
 
 /** How long before each close the campaign must be quiet, as the workflow plans it: the margin and the lead. */
 export const quietFrom = (s: DecideSettings) => s.closingMarginMs + s.pauseLeadMs;

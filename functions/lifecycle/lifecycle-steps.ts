@@ -21,6 +21,7 @@ import {
   type EffectResult,
   needsStats,
   type Observation,
+  pauseToBook,
   quietFrom,
   type StatsSeen,
   type StepDecision,
@@ -73,6 +74,8 @@ export interface LifecycleDeps {
   outcomes: OutcomeReporter | null;
   /** The parts polling on the account's plan (with a shared budget): polls are spaced to share it. */
   pollRoll?: PollRoll | null;
+  /** Where a part books the minute of its next pause, so other callers leave it a token then. */
+  pauseBook?: { book(part: string, at: number): Promise<void> } | null;
 }
 
 /** A part's lasting key; a follow-up round has its own (functions/commons/campaign-plan.ts, followUpKey). */
@@ -197,7 +200,10 @@ export class LifecycleSteps {
       carry.brake = { since: record?.secured?.at ?? iso(now) };
     const decision = decideStep(carry, seen, now, this.deps.settings);
     const effect = await this.act(key, carry, decision, seen, now);
-    return afterStep(carry, seen, decision, effect, now, this.deps.settings);
+    const next = afterStep(carry, seen, decision, effect, now, this.deps.settings);
+    const pauseAt = next.phase === 'running' ? pauseToBook(next, now, this.deps.settings) : null;
+    if (pauseAt !== null && this.deps.pauseBook) await this.deps.pauseBook.book(key, pauseAt);
+    return next;
   }
 
   private async stats(campaignId: string, via: VoiceApiClient = this.deps.polls): Promise<StatsSeen> {

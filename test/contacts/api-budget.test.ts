@@ -163,6 +163,34 @@ describe('one API budget for the whole account', () => {
     expect(taken).toEqual([5, 2, 3]);
   });
 
+  it('holds a token for each pause booked in a minute and the next from every share but safety', async () => {
+    const hour = Math.floor(f.emu.core.clock.now() / 3_600_000) * 3_600_000 + 3_600_000;
+    f.emu.core.clock.set(hour + 60_000);
+    const limits = {
+      perMinute: 100,
+      perHour: 0,
+      lifecycleReserve: { perMinute: 5, perHour: 0 },
+      safetyReserve: { perMinute: 10, perHour: 0 },
+    };
+    const budget = container(simClock([], 'x'), limits);
+    // 30 parts pause at 00:02 (booked twice, as a later look books again): 00:02 and 00:03 keep 30 for them.
+    for (let i = 0; i < 30; i++) await budget.book(`u#${i}`, hour + 2 * 60_000 + 5_000);
+    await budget.book('u#0', hour + 2 * 60_000);
+    const minute = async () => {
+      const taken = [];
+      for (const share of ['shared', 'lifecycle', 'safety'] as const) taken.push(await tokensLeft(budget, share));
+      f.emu.core.clock.advance(60_000);
+      return taken;
+    };
+    // 00:01 nothing booked; 00:02 and 00:03 the sync and polls get 100 - 15 - 30, launches 5, the pauses the rest.
+    expect([await minute(), await minute(), await minute(), await minute()]).toEqual([
+      [85, 5, 10],
+      [55, 5, 40],
+      [55, 5, 40],
+      [85, 5, 10],
+    ]);
+  });
+
   it('takes the service at its word: X-RateLimit-Remaining raises the shared count, a 429 fills the window', async () => {
     const clock = simClock([], 'x');
     const budget = container(clock);

@@ -14,6 +14,7 @@ import {
   type EffectResult,
   needsStats,
   type Observation,
+  pauseToBook,
 } from '#lifecycle/decide-step.ts';
 import { CARRY_SCHEMA, type ReconcilingCarry, type RunningCarry, upgradeCarry } from '#lifecycle/lifecycle-state.ts';
 import { plannedBounds } from '#lifecycle/poll-interval.ts';
@@ -398,6 +399,18 @@ describe('polls across parts: one API plan shared by every running part', () => 
     const { status = 'active', ...rest } = state as { status?: string | null; paused?: 'window' };
     const carry = running({ ...rest, stats: status === null ? null : stats(status) });
     expect(needsStats(carry, at(now), settings)).toBe(asks);
+  });
+
+  it.each([
+    { name: 'dialling, an hour before the pause point', now: '2026-12-07T15:53', state: {}, book: '2026-12-07T16:53' },
+    { name: 'dialling, 61 minutes before it', now: '2026-12-07T15:52', state: {}, book: null },
+    { name: 'dialling, at it (the window is closing)', now: '2026-12-07T16:53', state: {}, book: null },
+    { name: 'paused by hand', now: '2026-12-07T16:40', state: { paused: 'manual' as const }, book: null },
+    { name: 'scheduled, not dialling', now: '2026-12-07T16:40', state: { status: 'scheduled' }, book: null },
+  ])('the pause booked with the budget: $name → $book', ({ now, state, book }) => {
+    const { status = 'active', ...rest } = state as { status?: string; paused?: 'manual' };
+    const carry = running({ ...rest, stats: stats(status) });
+    expect(pauseToBook(carry, at(now), settings)).toBe(book === null ? null : at(book));
   });
 
   it('a dialling campaign not asked at the close is paused, and sleeps until the opening once paused', () => {

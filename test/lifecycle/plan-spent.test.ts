@@ -1,4 +1,7 @@
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
+import { documentClient } from '#commons/aws/clients.ts';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from '#local/stack/local-aws.ts';
 import { auditCalls } from '../helpers/call-audit.ts';
 import type { LoggedRequest } from '../helpers/emulator.ts';
 import { partReports, placedCalls, uploadAndRun, usePipeline } from '../helpers/pipeline.ts';
@@ -47,6 +50,15 @@ describe('polls that would spend the plan before the close', () => {
     for (const r of log.filter((x) => x.path.endsWith('/stats')))
       looks.set(`${r.at} ${r.path}`, (looks.get(`${r.at} ${r.path}`) ?? 0) + 1);
     expect([...looks].filter(([, n]) => n > 1)).toEqual([]);
+    // Each part booked its pause's minute with the budget, so the sync and polls would have left it a token.
+    const db = documentClient({
+      region: LOCAL_REGION,
+      endpoints: { dynamodb: p.stack.dynamo.endpoint },
+      credentials: LOCAL_CREDENTIALS,
+    });
+    const items = (await db.send(new ScanCommand({ TableName: p.stack.dynamo.tables.apiBudget }))).Items ?? [];
+    // Each close is booked in its pause's minute and the next.
+    expect(items.filter((i) => i.booked).length).toBeGreaterThanOrEqual(2 * PREFIXES.length);
     const pauses = log.filter((r) => r.method === 'PATCH' && /\/campaigns\/[^/]+\/pause$/.test(r.path));
     expect(pauses.filter((r) => r.status === 200).length).toBeGreaterThanOrEqual(PREFIXES.length);
     const reports = await partReports(p, executions);

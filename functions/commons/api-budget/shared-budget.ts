@@ -99,7 +99,7 @@ export class SharedApiBudget {
       let full: Window | null = null;
       for (const w of this.windows(now)) {
         const cap = Math.max(0, w.limit - w.reserve[share]);
-        if (await this.increment(w, cap)) taken.push(w);
+        if (await this.increment(w, cap, share !== 'safety')) taken.push(w);
         else {
           full = w;
           break;
@@ -141,7 +141,11 @@ export class SharedApiBudget {
     }
   }
 
-  private async increment(w: Window, cap: number): Promise<boolean> {
+  /**
+   * Takes one token of `w` if fewer than `cap` are taken. `leaveBooked`: also leave one for each pause booked in
+   * this minute (`book`), learnt from the same write; a token that turns out to be one of theirs is given back.
+   */
+  private async increment(w: Window, cap: number, leaveBooked: boolean): Promise<boolean> {
     if ((this.known.get(w.key) ?? 0) >= w.limit) return false;
     try {
       const out = await this.db.send(
@@ -152,15 +156,41 @@ export class SharedApiBudget {
           ConditionExpression: 'attribute_not_exists(#n) OR #n < :cap',
           ExpressionAttributeNames: { '#n': 'n' },
           ExpressionAttributeValues: { ':one': 1, ':cap': cap, ':exp': Math.ceil(w.end / 1000) + 3600 },
-          ReturnValues: 'UPDATED_NEW',
+          ReturnValues: 'ALL_NEW',
         }),
       );
-      this.known.set(w.key, Number(out.Attributes?.n ?? 0));
+      const n = Number(out.Attributes?.n ?? 0);
+      this.known.set(w.key, n);
+      const booked = (out.Attributes?.booked as Set<string> | undefined)?.size ?? 0;
+      if (leaveBooked && booked > 0 && n > cap - booked) {
+        await this.decrement(w);
+        return false;
+      }
       return true;
     } catch (err) {
       if (isConditionFailed(err)) return false;
       throw err;
     }
+  }
+
+  /**
+   * Books the pause `part` will send at `at`: in that minute and the next (its retries), every caller but the
+   * safety share leaves one token per booked pause. A hundred parts closing in one minute so get their hundred
+   * pauses out even while a contact sync or polls would take every other token. Booking again changes nothing.
+   */
+  async book(part: string, at: number): Promise<void> {
+    if (this.limits.perMinute <= 0) return;
+    const first = Math.floor(at / MINUTE) * MINUTE;
+    for (const m of [first, first + MINUTE])
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: { pk: `minute#${m}` },
+          UpdateExpression: 'ADD #booked :me SET expiresAt = :exp',
+          ExpressionAttributeNames: { '#booked': 'booked' },
+          ExpressionAttributeValues: { ':me': new Set([part]), ':exp': Math.ceil((m + MINUTE) / 1000) + 3600 },
+        }),
+      );
   }
 
   private async decrement(w: Window): Promise<void> {
