@@ -71,7 +71,7 @@ export function planLoadNotes(
   const close = load.crowded[0];
   if (close)
     notes.push(
-      `${close.parts} parts close their calling window at ${clock(close.closesAt)}Z on ${onDay(close.closesAt)}; ` +
+      `${close.parts === 1 ? '1 part closes its' : `${close.parts} parts close their`} calling window at ${clock(close.closesAt)}Z on ${onDay(close.closesAt)}; ` +
         `the API plan (${limits.perMinute} requests a minute, up to ${load.polls.perMinute} of them for the parts' status checks) ` +
         `can pause about ${close.pausable} of them between ${clock(close.pausesFrom)}Z and ${clock(close.brakeAt)}Z: ` +
         `the other ${close.parts - close.pausable} will be stopped by the agent brake, which halts every campaign on the agent.` +
