@@ -29,6 +29,8 @@ describe('callsheet run', () => {
     const result = JSON.parse(out.stdout);
     expect(result.upload).toMatch(/^s3:\/\/callsheet-uploads\/incoming\/.+\/contacts\.xlsx$/);
     expect(result.parts).toHaveLength(2);
+    // Intake's notes: the plan carries two parts' pauses, and every row was placed.
+    expect(result.notes).toEqual([]);
     for (const part of result.parts) {
       expect(part).toMatchObject({ status: 'completed', campaignId: expect.stringMatching(/\S/) });
       expect(part.stats.pending + part.stats.in_progress).toBe(0);

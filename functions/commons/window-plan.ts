@@ -83,8 +83,18 @@ const listRules = (rules: readonly AppliedRule[]) =>
  * can act on) when the part has no zone, when its country has no legal hours and the upload set none, or when they
  * share no hour. `nowMs` fixes which public holidays are listed (from the day before, for WINDOW_HORIZON_MS).
  */
-export function partWindow(plan: CampaignPlan, legalTable: LegalHoursTable, nowMs: number): PartWindowResult {
-  const part = plan.part as CampaignPlan['part'] & { zones?: string[]; regions?: string[] };
+export function partWindow(
+  plan: {
+    part: Pick<CampaignPlan['part'], 'zones' | 'timeZone' | 'country' | 'regions'>;
+    window: CampaignPlan['window'];
+  },
+  legalTable: LegalHoursTable,
+  nowMs: number,
+): PartWindowResult {
+  const part = plan.part as Pick<CampaignPlan['part'], 'timeZone' | 'country'> & {
+    zones?: string[];
+    regions?: string[];
+  };
   // Plans written before parts carried `zones` name one zone; before `regions`, none.
   const zones = part.zones ?? (part.timeZone ? [part.timeZone] : []);
   const regions = part.regions ?? [];

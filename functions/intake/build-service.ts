@@ -40,6 +40,7 @@ export async function buildIntakeService(
     starter: new StepFunctionsStarter(sfnClient(config.aws), config.stateMachineArn),
     defaults: config.defaults,
     leaseMs: config.leaseMs,
+    plan: config.plan,
     now,
     ...(config.caps ? { caps: new FrequencyCapStore(db, config.caps.table, config.caps.limits) } : {}),
     ...(config.contacts ? { contacts: campaignContacts(config) } : {}),

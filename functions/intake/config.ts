@@ -1,13 +1,16 @@
 import type { CountryCode } from 'libphonenumber-js/max';
 import { type BudgetConfig, readBudgetConfig, readBudgetWaitMs } from '#commons/api-budget/config.ts';
+import { DEFAULT_LIMITS } from '#commons/api-budget/shared-budget.ts';
 import { type AwsSettings, readAwsSettings } from '#commons/aws/clients.ts';
 import { type Env, EnvReader } from '#commons/config.ts';
 import { type CapLimits, readCapLimits } from '#commons/frequency-cap.ts';
 import { DEFAULT_LEGAL_HOURS, type LegalHoursTable, readLegalHours } from '#commons/legal-hours.ts';
 import { isCountryCode } from '#commons/phone/phone.ts';
+import { readPauseTimings } from '#commons/plan-load.ts';
 import { TABLES } from '#commons/tables.ts';
 import { LIMITS } from '#commons/voice-api/contract.ts';
 import { readVoiceApiSource, type VoiceApiSource } from '#commons/voice-api-access.ts';
+import type { ApiPlan } from './plan-load-notes.ts';
 import { DEFAULT_START_HORIZON_DAYS } from './settings.ts';
 
 /** What an upload gets when it does not say: deployment settings, read here at start-up. */
@@ -37,6 +40,12 @@ export interface IntakeConfig {
   contacts: { queueUrl: string; sqsEndpoint: string | undefined } | null;
   /** The account-wide API budget its agent look-up draws on (the shared share); on when API_BUDGET_TABLE is set. */
   budget: { config: BudgetConfig; maxWaitMs: number } | null;
+  /**
+   * The API plan the upload's parts will share (the budget's limits, the plan's first tier without a budget table)
+   * and when the lifecycle pauses (CLOSING_MARGIN_MINUTES, PAUSE_LEAD_SECONDS, BRAKE_LEAD_SECONDS): intake says up
+   * front when the parts need more of it than it has.
+   */
+  plan: ApiPlan;
 }
 
 /** Every intake setting, checked at start-up; all problems are reported together. */
@@ -75,7 +84,9 @@ export function readIntakeConfig(source: Env): IntakeConfig {
     budget: env.optional(TABLES.apiBudget.env)
       ? { config: readBudgetConfig(env), maxWaitMs: readBudgetWaitMs(env) }
       : null,
+    plan: { limits: DEFAULT_LIMITS, timings: readPauseTimings(env) },
   };
+  if (config.budget) config.plan.limits = config.budget.config.limits;
   const queueUrl = env.optional('CONTACTS_QUEUE_URL');
   if (queueUrl) config.contacts = { queueUrl, sqsEndpoint: env.optional('AWS_ENDPOINT_URL_SQS') };
   const limits = readCapLimits(env);

@@ -11,6 +11,7 @@ import type { Agent } from '#commons/voice-api/types.ts';
 import { capUpload } from './caps.ts';
 import type { IntakeDefaults } from './config.ts';
 import type { Contact } from './contacts.ts';
+import { type ApiPlan, planLoadNotes } from './plan-load-notes.ts';
 import { planParts } from './plan-parts.ts';
 import { type IntakeReport, originalDestination, XLSX_TYPE } from './report.ts';
 import { DEFAULT_START_HORIZON_DAYS } from './settings.ts';
@@ -28,6 +29,8 @@ export interface IntakeDeps {
   defaults: IntakeDefaults;
   /** How long one attempt may hold an upload before another delivery may take it over. */
   leaseMs: number;
+  /** The API plan the parts share: intake notes when they need more of it than it has. */
+  plan: ApiPlan;
   now: () => Date;
   /** The contact store learns everyone a launched sheet calls (functions/intake/campaign-contacts.ts). */
   contacts?: { upsertAccepted(uploadId: string, contacts: Contact[]): Promise<void> };
@@ -259,7 +262,12 @@ export class IntakeService {
       format: v?.report.format ?? null,
       rows: v?.report.rows ?? { total: 0, valid: 0, rejected: 0 },
       rejected: v?.report.rejected ?? [],
-      notes: v?.report.notes ?? [],
+      notes: [
+        ...(v?.report.notes ?? []),
+        ...(v && parts.length > 0
+          ? planLoadNotes(v, this.deps.defaults.legalHours, this.deps.plan, this.deps.now().getTime())
+          : []),
+      ],
       parts: parts.map((p) => ({
         index: p.plan.part.index,
         rows: p.plan.part.rows,

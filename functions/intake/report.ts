@@ -18,7 +18,10 @@ export interface IntakeReport {
   format: ValidationReport['format'];
   rows: ValidationReport['rows'];
   rejected: ValidationReport['rejected'];
-  /** Per country, why rows could not be placed (e.g. no legal hours and no window), in words to act on. */
+  /**
+   * In words to act on: per country, why rows could not be placed (e.g. no legal hours and no window); and when the
+   * parts need more of the API plan than it has (too many closing at once, or a busy hour: plan-load-notes.ts).
+   */
   notes: string[];
   parts: {
     index: number;

@@ -45,6 +45,8 @@ export interface ReportPageInput {
   part: PartReportView;
   /** The upload's rejected rows (intake report), when known. */
   rejected?: { row: number; reason: string; input: string }[];
+  /** What intake said up front (intake report `notes`): rows it could not place, an API plan too small for the parts. */
+  notes?: string[];
   /** The per-contact table (outcomes-part-N.csv) as header and rows, when written. */
   outcomes?: { header: string[]; rows: string[][] } | null;
 }
@@ -223,7 +225,7 @@ svg text{font-size:11px;fill:#555}
 <p>Campaign <code id="campaign-id">${esc(part.campaignId ?? 'none')}</code>, upload <code>${esc(part.uploadId ?? '')}</code>.
 Calling window: ${esc(part.window?.hours ?? 'unknown')}${part.window?.zones?.length ? ` (${esc(part.window.zones.join(', '))})` : ''}.
 From ${esc(part.startedAt ?? '?')} to ${esc(part.finishedAt ?? '?')}.</p>
-<h2>Calls</h2>
+${input.notes?.length ? `<h2>Intake notes</h2>\n<ul id="notes">${input.notes.map((n) => `<li>${esc(n)}</li>`).join('')}</ul>\n` : ''}<h2>Calls</h2>
 ${table(
   ['total', 'completed', 'failed', 'pending', 'in progress'],
   [[stats.total ?? 0, stats.completed ?? 0, stats.failed ?? 0, stats.pending ?? 0, stats.in_progress ?? 0]],

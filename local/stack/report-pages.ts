@@ -31,10 +31,13 @@ export async function reportPageFor(
   if (!part) return null;
   const view = JSON.parse(part.toString('utf8')) as PartReportView;
   const intake = await read(reportKeys(of.upload).json);
-  const rejected = intake
-    ? ((JSON.parse(intake.toString('utf8')) as { rejected?: { row: number; reason: string; input: string }[] })
-        .rejected ?? [])
-    : [];
+  const said = intake
+    ? (JSON.parse(intake.toString('utf8')) as {
+        rejected?: { row: number; reason: string; input: string }[];
+        notes?: string[];
+      })
+    : null;
+  const rejected = said?.rejected ?? [];
   const csv = await read(keyOf(view.outcomes?.exports?.csv) ?? files.outcomesCsv);
   const table = csv ? parseCsv(csv.toString('utf8')).filter((r) => r.some((c) => c !== '')) : null;
   const outcomes = table && table.length > 0 ? { header: table[0] as string[], rows: table.slice(1) } : null;
@@ -46,6 +49,7 @@ export async function reportPageFor(
   return renderReportPage({
     part: view,
     rejected,
+    notes: said?.notes ?? [],
     outcomes,
     ...(samples ? { samples } : {}),
     ...(windowOpen ? { windowOpen } : {}),

@@ -108,4 +108,29 @@ describe('callsheet validate', () => {
     const allowed = JSON.parse((await validate([file, '--json', '--allow-costly'])).stdout);
     expect(allowed.contacts.map((c: { phone: string }) => c.phone)).toEqual(['+14155552671', '+19005551234']);
   });
+
+  it('notes, as intake would, a close the API plan set in the environment cannot pause every part before', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'callsheet-validate-'));
+    const file = join(dir, 'two-parts.csv');
+    // 1,500 San Francisco numbers: two parts of one zone, closing together every evening at 21:00 local time.
+    const numbers = Array.from({ length: 1500 }, (_, i) => `+1415555${String(1000 + i).padStart(4, '0')}`);
+    await writeFile(file, `Phone Number\n${numbers.join('\n')}\n`);
+    // 2 a minute, 1 of them for polls: one pause a minute, and a 60 s lead leaves one minute before the brake.
+    const small = { API_BUDGET_PER_MINUTE: '2', PAUSE_LEAD_SECONDS: '60' };
+    const res = await runCli(['validate', file], small);
+    expect(res.code).toBe(0);
+    expect(res.stdout).toMatch(
+      /\n {2}note: 2 parts close their calling window at \d\d:00Z on \w{3} \d{4}-\d\d-\d\d; the API plan \(2 requests a minute, up to 1 of them for the parts' status checks\) can pause about 1 of them between \d\d:54Z and \d\d:54:30Z: the other 1 will be stopped by the agent brake/,
+    );
+    const json = JSON.parse((await runCli(['validate', file, '--json'], small)).stdout);
+    expect(json.notes).toEqual([expect.stringMatching(/^2 parts close their calling window/)]);
+
+    // The plan's first tier (100 a minute) carries both pauses: nothing to say.
+    const roomy = await runCli(['validate', file, '--json']);
+    expect(JSON.parse(roomy.stdout).notes).toEqual([]);
+    const bad = await runCli(['validate', file], { PAUSE_LEAD_SECONDS: 'soon' });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('PAUSE_LEAD_SECONDS="soon": a whole number from 0 to 900');
+    await rm(dir, { recursive: true, force: true });
+  });
 });

@@ -169,4 +169,13 @@ describe('renderReportPage', () => {
     expect(html).toContain('<p id="outcomes">Not written for this part.</p>');
     expect(html).toContain('<p id="rejected">None.</p>');
   });
+
+  it("shows intake's notes (an API plan too small for the parts) escaped, and no section without any", () => {
+    const note = "120 parts close their calling window at 17:00Z on Mon 2026-12-07; the API plan <100 a minute> can't…";
+    const html = renderReportPage({ part: part(), notes: [note] });
+    expect(html).toContain(
+      '<h2>Intake notes</h2>\n<ul id="notes"><li>120 parts close their calling window at 17:00Z on Mon 2026-12-07; the API plan &lt;100 a minute&gt; can&#39;t…</li></ul>',
+    );
+    expect(renderReportPage({ part: part(), notes: [] })).not.toContain('Intake notes');
+  });
 });

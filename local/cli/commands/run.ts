@@ -285,6 +285,9 @@ export const runCommand: Command = {
           return 1;
         }
         say(`${file}: uploaded as ${key}; intake report ${join(dataDir, reportKeys(id).json)}`);
+        // What intake says up front (rows it could not place, an API plan too small for the parts), before the wait.
+        const said = json ? null : await readJson<IntakeReport>(stack.objects, stack.bucket, reportKeys(id).json);
+        for (const note of said?.notes ?? []) say(`  note: ${note}`);
         const store = new CampaignStore(
           documentClient({
             region: LOCAL_REGION,
@@ -331,6 +334,7 @@ export const runCommand: Command = {
         const result = {
           upload: `s3://${stack.bucket}/${key}`,
           summary,
+          notes: intake?.notes ?? [],
           parts,
           ...(synced ? { contacts: synced } : {}),
           ...records,

@@ -1,10 +1,14 @@
 import { existsSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
+import { readBudgetConfig } from '#commons/api-budget/config.ts';
+import { ConfigError, EnvReader } from '#commons/config.ts';
 import { COSTLY_TEXT, isCountryCode } from '#commons/phone/phone.ts';
+import { readPauseTimings } from '#commons/plan-load.ts';
 import { type ByteSource, fileSource } from '#commons/spreadsheet/byte-source.ts';
 import { TABLES } from '#commons/tables.ts';
 import { REASON_TEXT } from '#intake/contacts.ts';
+import { type ApiPlan, planLoadNotes } from '#intake/plan-load-notes.ts';
 import { DEFAULT_START_HORIZON_DAYS } from '#intake/settings.ts';
 import { validateUpload } from '#intake/validate-upload.ts';
 import { writeUploadFiles } from '#intake/writers.ts';
@@ -18,6 +22,23 @@ function startHorizonDays(): number {
   if (!/^\d+$/.test(v) || Number(v) < 1 || Number(v) > 365)
     throw new UsageError(`START_HORIZON_DAYS=${v} is not a whole number from 1 to 365`);
   return Number(v);
+}
+
+/**
+ * The API plan as intake reads it (API_BUDGET_PER_MINUTE, API_BUDGET_PER_HOUR and their reserves,
+ * CLOSING_MARGIN_MINUTES, PAUSE_LEAD_SECONDS, BRAKE_LEAD_SECONDS), from this environment: intake's defaults when unset.
+ */
+function apiPlan(): ApiPlan {
+  // The budget's table is not needed to know the plan's limits; the reader asks for it, so it is named.
+  const env = new EnvReader({ [TABLES.apiBudget.env]: 'validate', ...process.env });
+  try {
+    const plan = { limits: readBudgetConfig(env).limits, timings: readPauseTimings(env) };
+    env.done();
+    return plan;
+  } catch (err) {
+    if (err instanceof ConfigError) throw new UsageError(err.problems.join('; '));
+    throw err;
+  }
 }
 
 export const validateCommand: Command = {
@@ -46,6 +67,8 @@ export const validateCommand: Command = {
     '',
     'Numbers on the do-not-call list are rejected as intake would: the deployed list when SUPPRESSION_TABLE is',
     'set, else the one in $CALLSHEET_DATA_DIR (default .callsheet/; see `callsheet suppress`).',
+    'A note says when the parts need more of the API plan than it has (API_BUDGET_PER_MINUTE, API_BUDGET_PER_HOUR',
+    'and the pause settings, read from the environment as intake reads them; docs/operations.md).',
     '',
     'Exit status: 0 when at least one part can be launched, 1 otherwise, 2 for a usage mistake.',
   ],
@@ -72,6 +95,7 @@ export const validateCommand: Command = {
       'time-zone': '--time-zone',
       'allow-costly-numbers': '--allow-costly',
     };
+    const plan = apiPlan();
     const outcome = await validateUpload(source, basename(file), {
       defaultCountry: country,
       // The do-not-call list intake would apply: the deployed table, the running local stack's, or the data dir's.
@@ -80,7 +104,14 @@ export const validateCommand: Command = {
       metadataSource: (key) => `option ${flagOf[key] ?? key}`,
       startHorizon: { now: Date.now(), days: startHorizonDays() },
     });
-    const { report } = outcome;
+    // What intake would say up front of the plan the parts share (nothing when it carries them).
+    const report = {
+      ...outcome.report,
+      notes: [
+        ...outcome.report.notes,
+        ...(outcome.report.ok ? planLoadNotes(outcome, undefined, plan, Date.now()) : []),
+      ],
+    };
 
     if (values.out && outcome.scanned) {
       const dir = values.out as string;
@@ -120,6 +151,7 @@ export const validateCommand: Command = {
         `  part ${p.index}: ${p.rows} contacts${p.timeZone ? `, called in ${p.timeZone} (${p.zoneSource === 'number' ? 'from the numbers' : p.zoneSource === 'country' ? "from the numbers' country" : p.zoneSource === 'sheet' ? "from the sheet's Time Zone column" : p.zoneSource === 'sheet-added' ? "the numbers' zones plus the sheet's Time Zone" : `their area spans zones: open only where ${p.zones.join(', ')} all are`})` : ', time zone not decided by the numbers'}`,
       );
     }
+    for (const note of report.notes) console.log(`  note: ${note}`);
     if (values.out) console.log(`  files written to ${values.out}`);
     if (report.error) console.error(report.error.message);
     return report.ok ? 0 : 1;

@@ -1,0 +1,91 @@
+import type { BudgetLimits } from '#commons/api-budget/shared-budget.ts';
+import { DEFAULT_LEGAL_HOURS, type LegalHoursTable } from '#commons/legal-hours.ts';
+import { type PartStretch, type PauseTimings, planLoad } from '#commons/plan-load.ts';
+import { partIntervals, partWindow } from '#commons/window-plan.ts';
+import { parseDateTimeIn } from '#commons/zoned-time.ts';
+import type { ValidationOutcome } from './validate-upload.ts';
+
+/** How far past its start an upload's closes are looked at: a week holds every day a weekly window repeats on. */
+export const LOOK_AHEAD_DAYS = 7;
+
+const DAY = 86_400_000;
+
+/** What intake knows of the API plan: its limits and when the lifecycle pauses before a close. */
+export interface ApiPlan {
+  limits: BudgetLimits;
+  timings: PauseTimings;
+}
+
+const DAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
+const clock = (ms: number) => {
+  const iso = new Date(ms).toISOString();
+  return iso.slice(17, 19) === '00' ? iso.slice(11, 16) : iso.slice(11, 19);
+};
+const onDay = (ms: number) => `${DAYS[new Date(ms).getUTCDay()]} ${new Date(ms).toISOString().slice(0, 10)}`;
+const more = (n: number, what: string) =>
+  n > 0 ? ` The same holds at ${n} more ${what}${n === 1 ? '' : 's'} in the first ${LOOK_AHEAD_DAYS} days.` : '';
+
+/** Every stretch the upload's parts are called in, from their start for LOOK_AHEAD_DAYS, closes cut by it left out. */
+function stretchesOf(validation: ValidationOutcome, legal: LegalHoursTable | undefined, nowMs: number): PartStretch[] {
+  const { settings, parts } = validation;
+  const start = settings.start ? parseDateTimeIn(settings.start.dateTime, settings.start.timeZone) : Number.NaN;
+  const from = Number.isFinite(start) ? Math.max(nowMs, start) : nowMs;
+  const to = from + LOOK_AHEAD_DAYS * DAY;
+  const window = { rules: settings.window ?? null, holidays: settings.holidays ?? [] };
+  return parts.flatMap((part) => {
+    const w = partWindow(
+      {
+        part: { zones: part.zones, timeZone: part.timeZone, country: part.country, regions: [...part.regions] },
+        window,
+      },
+      legal ?? DEFAULT_LEGAL_HOURS,
+      nowMs,
+    );
+    if (!w.ok) return [];
+    return partIntervals(w.window, from, to)
+      .filter((iv) => iv.to < to)
+      .map((iv) => ({ part: part.index, opensAt: iv.from, closesAt: iv.to }));
+  });
+}
+
+/**
+ * What intake says up front when the upload's parts need more of the API plan than it has (functions/commons/
+ * plan-load.ts): the first crowded close and the first busy hour, in words the uploader can act on. Not a
+ * rejection: braked parts stop safely, only for everyone on the agent at once. Empty when the plan carries the work.
+ */
+export function planLoadNotes(
+  validation: ValidationOutcome,
+  legal: LegalHoursTable | undefined,
+  plan: ApiPlan,
+  nowMs: number,
+): string[] {
+  if (validation.parts.length === 0) return [];
+  const { limits, timings } = plan;
+  const load = planLoad(
+    stretchesOf(validation, legal, nowMs),
+    { at: nowMs, parts: validation.parts.length },
+    limits,
+    timings,
+  );
+  const notes: string[] = [];
+  const close = load.crowded[0];
+  if (close)
+    notes.push(
+      `${close.parts === 1 ? '1 part closes its' : `${close.parts} parts close their`} calling window at ${clock(close.closesAt)}Z on ${onDay(close.closesAt)}; ` +
+        `the API plan (${limits.perMinute} requests a minute, up to ${load.polls.perMinute} of them for the parts' status checks) ` +
+        `can pause about ${close.pausable} of them between ${clock(close.pausesFrom)}Z and ${clock(close.brakeAt)}Z: ` +
+        `the other ${close.parts - close.pausable} will be stopped by the agent brake, which halts every campaign on the agent.` +
+        more(load.crowded.length - 1, 'close') +
+        ' Split the sheet into uploads with windows that close at different times, or raise API_BUDGET_PER_MINUTE if your plan allows.',
+    );
+  const hour = load.busy[0];
+  if (hour)
+    notes.push(
+      `In the hour from ${clock(hour.from)}Z on ${onDay(hour.from)} the ${validation.parts.length} parts need about ${hour.requests} API requests ` +
+        `to launch, resume and pause (a pause and its confirmation each), more than the ${hour.room} the API plan ` +
+        `(${limits.perHour} requests an hour) leaves after the parts' status checks: some parts will resume late, and if the hour runs out a pause gives way to the agent brake.` +
+        more(load.busy.length - 1, 'hour') +
+        ' Split the sheet into uploads that run at different times, or raise API_BUDGET_PER_HOUR if your plan allows.',
+    );
+  return notes;
+}
