@@ -1,3 +1,4 @@
+import { pollPlanOf } from './api-budget/poll-roll.ts';
 import type { BudgetLimits } from './api-budget/shared-budget.ts';
 import type { EnvReader } from './config.ts';
 
@@ -49,20 +50,6 @@ export interface PlanLoad {
 export const LAUNCH_REQUESTS = 2;
 export const OPENING_REQUESTS = 1;
 export const CLOSE_REQUESTS = 2;
-
-/**
- * The polls' plan: half of what the plan leaves after the safety and lifecycle reserves (42 a minute and 375 an
- * hour by default). The lifecycle plans its polls with the same figure (pollPlanOf, api-budget/poll-roll.ts):
- * computed here too until that lands, so intake's estimate does not wait on it.
- */
-export function pollShare(limits: BudgetLimits): { perMinute: number; perHour: number } {
-  const half = (limit: number, ...reserves: number[]) =>
-    limit > 0 ? Math.max(1, Math.floor((limit - reserves.reduce((a, b) => a + b, 0)) / 2)) : 0;
-  return {
-    perMinute: half(limits.perMinute, limits.safetyReserve.perMinute, limits.lifecycleReserve.perMinute),
-    perHour: half(limits.perHour, limits.safetyReserve.perHour, limits.lifecycleReserve.perHour),
-  };
-}
 
 interface Pause {
   closesAt: number;
@@ -120,7 +107,7 @@ export function planLoad(
   limits: BudgetLimits,
   timings: PauseTimings,
 ): PlanLoad {
-  const polls = pollShare(limits);
+  const polls = pollPlanOf(limits);
   const room = {
     perMinute: Math.max(0, limits.perMinute - polls.perMinute),
     perHour: Math.max(0, limits.perHour - polls.perHour),

@@ -5,6 +5,7 @@ import { type Env, EnvReader } from '#commons/config.ts';
 import { type CapLimits, readCapLimits } from '#commons/frequency-cap.ts';
 import { DEFAULT_LEGAL_HOURS, readLegalHours } from '#commons/legal-hours.ts';
 import { type OutcomesConfig, readOutcomesConfig } from '#commons/outcomes/config.ts';
+import { readPauseTimings } from '#commons/plan-load.ts';
 import { TABLES } from '#commons/tables.ts';
 import { readVoiceApiSource, type VoiceApiSource } from '#commons/voice-api-access.ts';
 import type { LifecycleSettings } from './lifecycle-steps.ts';
@@ -50,8 +51,6 @@ export function stepWorstCaseSeconds(apiTimeoutSeconds: number): number {
 /** Every setting of the lifecycle and the guard, with its default; README "Configuration" documents each. */
 export function readLifecycleConfig(source: Env): LifecycleConfig {
   const env = new EnvReader(source);
-  const minutes = (name: string, fallback: number, max = 24 * 60) =>
-    (env.checked(name, whole(0, max)) ?? fallback) * 60_000;
   const config: LifecycleConfig = {
     aws: readAwsSettings(env),
     campaignsTable: env.required(TABLES.campaigns.env),
@@ -59,9 +58,7 @@ export function readLifecycleConfig(source: Env): LifecycleConfig {
     apiTimeoutMs: (env.checked('VOICE_API_TIMEOUT_SECONDS', whole(1, 60)) ?? 10) * 1000,
     settings: {
       legalHours: env.checked('LEGAL_HOURS', readLegalHours) ?? DEFAULT_LEGAL_HOURS,
-      closingMarginMs: minutes('CLOSING_MARGIN_MINUTES', 5, 120),
-      pauseLeadMs: (env.checked('PAUSE_LEAD_SECONDS', whole(0, 900)) ?? 120) * 1000,
-      brakeLeadMs: (env.checked('BRAKE_LEAD_SECONDS', whole(0, 900)) ?? 30) * 1000,
+      ...readPauseTimings(env),
       secureRetryMs: (env.checked('SECURE_RETRY_SECONDS', whole(5, 600)) ?? 20) * 1000,
       holdHorizonMs: (env.checked('HOLD_HORIZON_DAYS', whole(1, 60)) ?? 14) * 86_400_000,
       poll: {

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { readBudgetConfig } from '#commons/api-budget/config.ts';
+import { pollPlanOf } from '#commons/api-budget/poll-roll.ts';
 import { DEFAULT_LIMITS } from '#commons/api-budget/shared-budget.ts';
 import { EnvReader } from '#commons/config.ts';
-import { type PartStretch, type PauseTimings, planLoad, pollShare, readPauseTimings } from '#commons/plan-load.ts';
+import { type PartStretch, type PauseTimings, planLoad, readPauseTimings } from '#commons/plan-load.ts';
 
 const at = (s: string) => Date.parse(s);
 const hm = (t: number) => new Date(t).toISOString().slice(11, 19);
@@ -23,7 +24,7 @@ describe('the polls’ share of the plan (as the lifecycle plans its polls)', ()
     ['a plan of 4 a minute: reserves of 1 each leave 2, half is 1', { API_BUDGET_PER_MINUTE: '4' }, { perMinute: 1 }],
     ['no minute limit: no share', { API_BUDGET_PER_MINUTE: '0' }, { perMinute: 0 }],
   ])('%s', (_, env, expected) => {
-    expect(pollShare(plan(env))).toMatchObject(expected);
+    expect(pollPlanOf(plan(env))).toMatchObject(expected);
   });
 });
 
