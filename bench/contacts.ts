@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { build } from 'esbuild';
-import { SharedApiBudget } from '#commons/api-budget/shared-budget.ts';
+import { DEFAULT_LIMITS, SharedApiBudget } from '#commons/api-budget/shared-budget.ts';
 import { documentClient } from '#commons/aws/clients.ts';
 import { VoiceApiClient } from '#commons/voice-api/index.ts';
 import type { Clock } from '#commons/voice-api/rate-limiter.ts';
@@ -23,12 +23,8 @@ const EVENTS = Number(process.env.BENCH_CONTACT_EVENTS ?? 20_000);
 const DUPLICATE_SHARE = 0.3;
 /** The largest batch Lambda's SQS event source hands one invocation (with a batching window). */
 const BATCH = 10_000;
-const LIMITS = {
-  perMinute: 100,
-  perHour: 1000,
-  lifecycleReserve: { perMinute: 5, perHour: 50 },
-  safetyReserve: { perMinute: 10, perHour: 200 },
-};
+/** The budget as deployed by default. */
+const LIMITS = DEFAULT_LIMITS;
 
 /** 20,000 deliveries: 14,000 distinct events over 10,000 contacts (some changed twice), 6,000 redeliveries. */
 function deliveries(): QueuedEvent[] {

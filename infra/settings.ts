@@ -129,7 +129,7 @@ export const SETTINGS = {
     type: 'integer',
     min: 0,
     readBy: BUDGET_USERS,
-    default: 10,
+    default: 5,
     doc: 'The part of the per-minute budget only pauses and the agent brake may use: the lifecycles’ own polls and launches cannot spend it.',
   },
   API_BUDGET_SAFETY_PER_HOUR: {

@@ -61,11 +61,12 @@ interface Pause {
  * Which pauses the per-minute plan carries. The arithmetic, in plain words: a part's pause goes out at its close
  * less the closing margin less the pause lead (16:53:00 for a 17:00 close, by default), and a pause still not
  * through at the close less the margin less the brake lead (16:54:30) gives way to the agent's brake. The plan
- * counts requests per clock minute (16:53, 16:54), and up to the polls' share of each minute may already be spent
- * on the parts' status checks, so each minute leaves its pauses the plan less that share (100 − 42 = 58). A pause
- * waits for the next minute when its own is spent. So the pauses of one close get every clock minute their span
- * touches, 58 each (116 for 16:53:00–16:54:30), and pauses of closes that overlap share those minutes, the
- * earliest brake first. The count is of this upload only: other uploads closing then take from the same minutes.
+ * counts requests per clock minute (16:53, 16:54). Each part books its pause's minute and the next with the
+ * budget (SharedApiBudget.book), so there every caller but the safety share leaves the booked pauses a token; the
+ * safety reserve is counted as spent by the guard and sweeper, so each minute leaves the pauses the plan less that
+ * reserve (100 − 5 = 95). A pause waits for the next minute when its own is spent. So the pauses of one close get
+ * every clock minute their span touches, 95 each (190 for 16:53:00–16:54:30), and pauses of closes that overlap
+ * share those minutes, the earliest brake first. The count is of this upload only: other uploads closing then take from the same minutes.
  */
 function braked(pauses: Pause[], perMinute: number): Map<number, number> {
   const out = new Map<number, number>();
@@ -109,7 +110,7 @@ export function planLoad(
 ): PlanLoad {
   const polls = pollPlanOf(limits);
   const room = {
-    perMinute: Math.max(0, limits.perMinute - polls.perMinute),
+    perMinute: Math.max(0, limits.perMinute - limits.safetyReserve.perMinute),
     perHour: Math.max(0, limits.perHour - polls.perHour),
   };
   const pauses: Pause[] = stretches

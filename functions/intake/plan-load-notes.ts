@@ -72,7 +72,7 @@ export function planLoadNotes(
   if (close)
     notes.push(
       `${close.parts === 1 ? '1 part closes its' : `${close.parts} parts close their`} calling window at ${clock(close.closesAt)}Z on ${onDay(close.closesAt)}; ` +
-        `the API plan (${limits.perMinute} requests a minute, up to ${load.polls.perMinute} of them for the parts' status checks) ` +
+        `the API plan (${limits.perMinute} request${limits.perMinute === 1 ? '' : 's'} a minute${limits.safetyReserve.perMinute > 0 ? `, ${limits.safetyReserve.perMinute} of them kept for the guard and sweeper` : ''}) ` +
         `can pause about ${close.pausable} of them between ${clock(close.pausesFrom)}Z and ${clock(close.brakeAt)}Z: ` +
         `the other ${close.parts - close.pausable} will be stopped by the agent brake, which halts every campaign on the agent.` +
         more(load.crowded.length - 1, 'close') +

@@ -7,7 +7,7 @@ export interface PollBounds {
 
 /**
  * The bounds for one of `pollers` parts sharing the plan's polls: no part looks more often than its share of the
- * plan allows (100 parts on 42 a minute and 375 an hour: every 960 s), which wins over POLL_MAX_SECONDS too.
+ * plan allows (100 parts on 45 a minute and 375 an hour: every 960 s), which wins over POLL_MAX_SECONDS too.
  */
 export function plannedBounds(bounds: PollBounds, pollers: number, plan: PollPlan | null): PollBounds {
   if (!plan || pollers < 1) return bounds;

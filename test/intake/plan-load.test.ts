@@ -21,8 +21,8 @@ beforeAll(async () => {
     voiceApi: { url: f.emu.url, apiKey: TEST_KEY },
     clock: f.emu.core.clock,
     lifecycle: recordOnly,
-    // A plan of 2 requests a minute: no room for reserves, polls planned at 1, so 1 a minute is left for pauses;
-    // a pause lead of 60 s leaves a close one clock minute (04:54:00-04:54:30) before its brake: 1 part's pause.
+    // A plan of 2 requests a minute: no room for reserves, so 2 a minute are left for pauses;
+    // a pause lead of 60 s leaves a close one clock minute (04:54:00-04:54:30) before its brake: 2 parts' pauses.
     settings: { DEFAULT_COUNTRY: 'US', API_BUDGET_PER_MINUTE: '2', PAUSE_LEAD_SECONDS: '60' },
   });
 });
@@ -51,14 +51,14 @@ async function upload(name: string, n: number, prefix: string): Promise<IntakeRe
 const planNotes = (r: IntakeReport) => r.notes.filter((n) => /API plan/.test(n));
 
 describe('intake says up front when the API plan cannot pause every part before its close', () => {
-  it('notes the close where 2 parts in one zone need more pauses than a plan of 2 a minute carries', async () => {
+  it('notes the close where 3 parts in one zone need more pauses than a plan of 2 a minute carries', async () => {
     // Monday 2026-03-02 09:00Z (01:00 in San Francisco): every part closes at 21:00 PST, 05:00Z on Tuesday.
-    const report = await upload('two-parts', 1500, '+1415555');
+    const report = await upload('three-parts', 2500, '+1415555');
     expect(report.status).toBe('launched');
-    expect(report.parts).toHaveLength(2);
+    expect(report.parts).toHaveLength(3);
     expect(new Set(report.parts.map((p) => p.timeZone))).toEqual(new Set(['America/Los_Angeles']));
     expect(planNotes(report)).toEqual([
-      "2 parts close their calling window at 05:00Z on Tue 2026-03-03; the API plan (2 requests a minute, up to 1 of them for the parts' status checks) can pause about 1 of them between 04:54Z and 04:54:30Z: the other 1 will be stopped by the agent brake, which halts every campaign on the agent. " +
+      '3 parts close their calling window at 05:00Z on Tue 2026-03-03; the API plan (2 requests a minute) can pause about 2 of them between 04:54Z and 04:54:30Z: the other 1 will be stopped by the agent brake, which halts every campaign on the agent. ' +
         // Every evening of the week looked at, the last after the clocks change (04:00Z on Monday 2026-03-09).
         'The same holds at 6 more closes in the first 7 days. ' +
         'Split the sheet into uploads with windows that close at different times, or raise API_BUDGET_PER_MINUTE if your plan allows.',

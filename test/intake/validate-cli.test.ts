@@ -115,12 +115,12 @@ describe('callsheet validate', () => {
     // 1,500 San Francisco numbers: two parts of one zone, closing together every evening at 21:00 local time.
     const numbers = Array.from({ length: 1500 }, (_, i) => `+1415555${String(1000 + i).padStart(4, '0')}`);
     await writeFile(file, `Phone Number\n${numbers.join('\n')}\n`);
-    // 2 a minute, 1 of them for polls: one pause a minute, and a 60 s lead leaves one minute before the brake.
-    const small = { API_BUDGET_PER_MINUTE: '2', PAUSE_LEAD_SECONDS: '60' };
+    // 1 a minute: one pause a minute, and a 60 s lead leaves one minute before the brake.
+    const small = { API_BUDGET_PER_MINUTE: '1', PAUSE_LEAD_SECONDS: '60' };
     const res = await runCli(['validate', file], small);
     expect(res.code).toBe(0);
     expect(res.stdout).toMatch(
-      /\n {2}note: 2 parts close their calling window at \d\d:00Z on \w{3} \d{4}-\d\d-\d\d; the API plan \(2 requests a minute, up to 1 of them for the parts' status checks\) can pause about 1 of them between \d\d:54Z and \d\d:54:30Z: the other 1 will be stopped by the agent brake/,
+      /\n {2}note: 2 parts close their calling window at \d\d:00Z on \w{3} \d{4}-\d\d-\d\d; the API plan \(1 request a minute\) can pause about 1 of them between \d\d:54Z and \d\d:54:30Z: the other 1 will be stopped by the agent brake/,
     );
     const json = JSON.parse((await runCli(['validate', file, '--json'], small)).stdout);
     expect(json.notes).toEqual([expect.stringMatching(/^2 parts close their calling window/)]);

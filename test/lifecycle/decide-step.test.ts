@@ -332,7 +332,7 @@ describe('polls across parts: one API plan shared by every running part', () => 
   const iso = (ms: number) => new Date(ms).toISOString();
 
   it('plans half of what the plan leaves after the safety and lifecycle reserves', () => {
-    expect(plan).toEqual({ perMinute: 42, perHour: 375 });
+    expect(plan).toEqual({ perMinute: 45, perHour: 375 });
     const small = { ...DEFAULT_LIMITS, perMinute: 10, perHour: 0, lifecycleReserve: { perMinute: 2, perHour: 0 } };
     expect(pollPlanOf({ ...small, safetyReserve: { perMinute: 2, perHour: 0 } })).toEqual({ perMinute: 3, perHour: 0 });
   });
@@ -343,7 +343,7 @@ describe('polls across parts: one API plan shared by every running part', () => 
     { pollers: 10, plan: plan, expected: { minSeconds: 96, maxSeconds: 900 } },
     { pollers: 100, plan: plan, expected: { minSeconds: 960, maxSeconds: 960 } },
     { pollers: 100, plan: null, expected: { minSeconds: 30, maxSeconds: 900 } },
-    { pollers: 100, plan: { perMinute: 42, perHour: 0 }, expected: { minSeconds: 143, maxSeconds: 900 } },
+    { pollers: 100, plan: { perMinute: 45, perHour: 0 }, expected: { minSeconds: 134, maxSeconds: 900 } },
   ])('$pollers parts on plan $plan poll within $expected', ({ pollers, plan, expected }) => {
     expect(plannedBounds({ minSeconds: 30, maxSeconds: 900 }, pollers, plan)).toEqual(expected);
   });

@@ -20,7 +20,7 @@ const LAUNCH = { at: at('2026-12-07T08:10Z'), parts: 0 };
 
 describe('the polls’ share of the plan (as the lifecycle plans its polls)', () => {
   it.each([
-    ['the default plan: half of 100 − 10 − 5, half of 1000 − 200 − 50', {}, { perMinute: 42, perHour: 375 }],
+    ['the default plan: half of 100 − 5 − 5, half of 1000 − 200 − 50', {}, { perMinute: 45, perHour: 375 }],
     ['a plan of 4 a minute: reserves of 1 each leave 2, half is 1', { API_BUDGET_PER_MINUTE: '4' }, { perMinute: 1 }],
     ['no minute limit: no share', { API_BUDGET_PER_MINUTE: '0' }, { perMinute: 0 }],
   ])('%s', (_, env, expected) => {
@@ -37,17 +37,17 @@ describe('closes with more pauses than the plan carries before the brake lead', 
     crowded: { closes: string; parts: number; pausable: number; from?: string; brake?: string }[];
   }>([
     {
-      name: '100 parts at 17:00: 58 a minute over 16:53 and 16:54 carry them all',
-      stretches: parts(100, '2026-12-07T14:00Z', '2026-12-07T17:00Z'),
+      name: '190 parts at 17:00: 95 a minute over 16:53 and 16:54 carry them all',
+      stretches: parts(190, '2026-12-07T14:00Z', '2026-12-07T17:00Z'),
       crowded: [],
     },
     {
-      name: '120 parts at 17:00: 116 paused from 16:53:00 before the brake at 16:54:30, 4 braked',
-      stretches: parts(120, '2026-12-07T14:00Z', '2026-12-07T17:00Z'),
-      crowded: [{ closes: '17:00:00', parts: 120, pausable: 116, from: '16:53:00', brake: '16:54:30' }],
+      name: '200 parts at 17:00: 190 paused from 16:53:00 before the brake at 16:54:30, 10 braked',
+      stretches: parts(200, '2026-12-07T14:00Z', '2026-12-07T17:00Z'),
+      crowded: [{ closes: '17:00:00', parts: 200, pausable: 190, from: '16:53:00', brake: '16:54:30' }],
     },
     {
-      name: 'a plan of 4 a minute: 3 a minute after the polls, 6 over two minutes; the 7th is braked',
+      name: 'a plan of 4 a minute: 3 a minute after the safety reserve, 6 over two minutes; the 7th is braked',
       stretches: parts(7, '2026-12-07T14:00Z', '2026-12-07T17:00Z'),
       env: { API_BUDGET_PER_MINUTE: '4' },
       crowded: [{ closes: '17:00:00', parts: 7, pausable: 6 }],
@@ -65,15 +65,15 @@ describe('closes with more pauses than the plan carries before the brake lead', 
       crowded: [],
     },
     {
-      name: 'a pause lead of 60 s leaves one clock minute (16:54:00–16:54:30): 58 paused of 60',
-      stretches: parts(60, '2026-12-07T14:00Z', '2026-12-07T17:00Z'),
+      name: 'a pause lead of 60 s leaves one clock minute (16:54:00–16:54:30): 95 paused of 100',
+      stretches: parts(100, '2026-12-07T14:00Z', '2026-12-07T17:00Z'),
       timings: { pauseLeadMs: 60_000 },
-      crowded: [{ closes: '17:00:00', parts: 60, pausable: 58, from: '16:54:00', brake: '16:54:30' }],
+      crowded: [{ closes: '17:00:00', parts: 100, pausable: 95, from: '16:54:00', brake: '16:54:30' }],
     },
     {
-      name: 'a close at 17:00:30 brakes at 16:55:00 sharp: still only two clock minutes (116 of 117)',
-      stretches: parts(117, '2026-12-07T14:00Z', '2026-12-07T17:00:30Z'),
-      crowded: [{ closes: '17:00:30', parts: 117, pausable: 116 }],
+      name: 'a close at 17:00:30 brakes at 16:55:00 sharp: still only two clock minutes (190 of 191)',
+      stretches: parts(191, '2026-12-07T14:00Z', '2026-12-07T17:00:30Z'),
+      crowded: [{ closes: '17:00:30', parts: 191, pausable: 190 }],
     },
     {
       name: 'closes a minute apart share 16:54: 60 + 60 fit in three minutes',
@@ -84,12 +84,12 @@ describe('closes with more pauses than the plan carries before the brake lead', 
       crowded: [],
     },
     {
-      name: 'closes a minute apart, 90 + 90: the earlier brake goes first, the later close loses 6',
+      name: 'closes a minute apart, 150 + 150: the earlier brake goes first, the later close loses 15',
       stretches: [
-        ...parts(90, '2026-12-07T14:00Z', '2026-12-07T17:00Z'),
-        ...parts(90, '2026-12-07T14:00Z', '2026-12-07T17:01Z', 91),
+        ...parts(150, '2026-12-07T14:00Z', '2026-12-07T17:00Z'),
+        ...parts(150, '2026-12-07T14:00Z', '2026-12-07T17:01Z', 151),
       ],
-      crowded: [{ closes: '17:01:00', parts: 90, pausable: 84 }],
+      crowded: [{ closes: '17:01:00', parts: 150, pausable: 135 }],
     },
     {
       name: 'closes a day apart do not share minutes: 100 each day fit',
@@ -172,7 +172,7 @@ describe('clock hours whose launches, resumes and pauses need more than the poll
     expect(load.busy.map((b) => ({ from: hm(b.from), requests: b.requests, room: b.room }))).toEqual(busy);
   });
 
-  it('reads the room the default plan leaves: 58 a minute and 625 an hour', () => {
-    expect(planLoad([], LAUNCH, DEFAULT_LIMITS, DEFAULT_TIMINGS).room).toEqual({ perMinute: 58, perHour: 625 });
+  it('reads the room the default plan leaves: 95 a minute and 625 an hour', () => {
+    expect(planLoad([], LAUNCH, DEFAULT_LIMITS, DEFAULT_TIMINGS).room).toEqual({ perMinute: 95, perHour: 625 });
   });
 });

@@ -14,7 +14,7 @@ const count = (v: string) => (/^\d+$/.test(v) ? Number(v) : { problem: 'a whole 
 /**
  * The budget's settings: API_BUDGET_TABLE (required), API_BUDGET_PER_MINUTE (100), API_BUDGET_PER_HOUR (1000),
  * API_BUDGET_LIFECYCLE_PER_MINUTE (5) and API_BUDGET_LIFECYCLE_PER_HOUR (50), the share only the lifecycle may use,
- * and API_BUDGET_SAFETY_PER_MINUTE (10) and API_BUDGET_SAFETY_PER_HOUR (200), the share only pauses and the brake
+ * and API_BUDGET_SAFETY_PER_MINUTE (5) and API_BUDGET_SAFETY_PER_HOUR (200), the share only pauses and the brake
  * may use.
  */
 export function readBudgetConfig(env: EnvReader): BudgetConfig {

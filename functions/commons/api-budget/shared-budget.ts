@@ -20,7 +20,7 @@ export const DEFAULT_LIMITS: BudgetLimits = {
   perMinute: 100,
   perHour: 1000,
   lifecycleReserve: { perMinute: 5, perHour: 50 },
-  safetyReserve: { perMinute: 10, perHour: 200 },
+  safetyReserve: { perMinute: 5, perHour: 200 },
 };
 
 /**
