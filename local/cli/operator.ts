@@ -103,7 +103,8 @@ export async function downloadReports(source: ReportSource, keys: string[], outD
 /** The Voice API the campaigns run on, for live progress: the running emulator, or VOICE_API_URL/KEY. */
 export async function openApi(): Promise<{
   stats(id: string): Promise<CampaignStats | null>;
-  now(): Promise<number>;
+  /** The API's time (the emulator's may be simulated); null when it did not answer within the operator timeout. */
+  now(): Promise<number | null>;
 } | null> {
   const running = await readRunningStack(localDataDir());
   const api =
@@ -122,17 +123,20 @@ export async function openApi(): Promise<{
   });
   return {
     stats: (id) => client.campaigns.stats(id).catch(() => null),
-    // The emulator's clock may be simulated: the windows are judged on its time.
+    // The emulator's clock may be simulated: the windows are judged on its time (its clock alone, not its state).
     now: async () => {
       if (!running?.voiceApi) return Date.now();
-      const res = await fetch(`${running.voiceApi.url}/_emulator/state`, {
+      const res = await fetch(`${running.voiceApi.url}/_emulator/clock`, {
         signal: AbortSignal.timeout(OPERATOR_API_TIMEOUT_MS),
       }).catch(() => null);
-      const body = res?.ok ? ((await res.json()) as { now?: string }) : null;
-      return Date.parse(body?.now ?? '') || Date.now();
+      const body = res?.ok ? ((await res.json().catch(() => null)) as { now?: string } | null) : null;
+      return Date.parse(body?.now ?? '') || null;
     },
   };
 }
+
+/** How long an operator's command waits for one API answer, in words. */
+export const OPERATOR_API_WAIT = `${OPERATOR_API_TIMEOUT_MS / 1000} s`;
 
 /** A text progress bar: [#####.....] 5/10. */
 export function bar(done: number, total: number, width = 20): string {

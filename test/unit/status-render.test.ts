@@ -52,6 +52,27 @@ describe('callsheet status screen', () => {
       /part 5 -\s+creating\s+\(no progress yet: its workflow has not looked at the campaign\)/,
     ],
   ])('%s', (_what, p, line) => {
-    expect(render({ now: '2026-12-07T12:00:00Z', where: 'the local stack', api: true, parts: [p] })).toMatch(line);
+    const screen = render({
+      now: '2026-12-07T12:00:00Z',
+      where: 'the local stack',
+      api: true,
+      apiSlow: false,
+      parts: [p],
+    });
+    expect(screen).toMatch(line);
+    expect(screen).not.toMatch(/did not answer/);
+  });
+
+  it('says when the API did not tell its time, and whose clock the times are then', () => {
+    const slow = render({
+      now: '2026-12-07T12:00:00Z',
+      where: 'the local stack',
+      api: true,
+      apiSlow: true,
+      parts: [{ ...part, part: 1, status: 'running', live: true, failure: null }],
+    });
+    expect(slow.split('\n')[1]).toBe(
+      "(the Voice API did not answer within 2 s: it is slow or down; times are this computer's clock, progress is each workflow's last look)",
+    );
   });
 });

@@ -95,7 +95,7 @@ export const campaignCommand: Command = {
       // Stamped on the stack's clock, which `callsheet local` may simulate, so the wish sits on the campaign's own
       // timeline rather than weeks away from it.
       const api = await openApi();
-      const at = new Date(api ? await api.now() : Date.now());
+      const at = new Date((api ? await api.now() : null) ?? Date.now());
       const { partKey } = await new CampaignControl(store, () => at).request(id, action as ManualControl);
       console.log(
         t.live

@@ -1,7 +1,7 @@
 import { windowStateAt } from '#commons/window-plan.ts';
 import type { CampaignRecord } from '#lifecycle/campaign-store.ts';
 import { type Command, numberOption, UsageError } from '../command.ts';
-import { bar, openApi, partRecords } from '../operator.ts';
+import { bar, OPERATOR_API_WAIT, openApi, partRecords } from '../operator.ts';
 import { openTable } from '../table-access.ts';
 
 interface PartStatus {
@@ -33,16 +33,30 @@ function liveStatus(r: CampaignRecord, live: boolean): string {
 
 const iso = (ms: number) => `${new Date(ms).toISOString().slice(0, 16)}Z`;
 
-async function snapshot(): Promise<{ now: string; where: string; api: boolean; parts: PartStatus[] }> {
+async function snapshot(): Promise<{
+  now: string;
+  where: string;
+  api: boolean;
+  /** The API did not tell its time in time: windows are judged on this computer's clock. */
+  apiSlow: boolean;
+  parts: PartStatus[];
+}> {
   const t = await openTable('campaigns');
   try {
     const records = await partRecords(t);
     // Only the clock comes from the API (the emulator's may be simulated); progress is what each workflow saw at
     // its last look, so the screen answers at once however slow the API is, and spends none of the account's plan.
     const api = await openApi();
-    const now = (await api?.now()) ?? Date.now();
+    const told = api ? await api.now() : null;
+    const now = told ?? Date.now();
     const parts = records.map((r) => partStatus(r, now));
-    return { now: new Date(now).toISOString(), where: t.where, api: api !== null, parts };
+    return {
+      now: new Date(now).toISOString(),
+      where: t.where,
+      api: api !== null,
+      apiSlow: api !== null && told === null,
+      parts,
+    };
   } finally {
     await t.close();
   }
@@ -74,6 +88,10 @@ function partStatus(r: CampaignRecord, now: number): PartStatus {
 export function render(s: Awaited<ReturnType<typeof snapshot>>): string {
   if (s.parts.length === 0) return `No uploads with campaigns in ${s.where}.`;
   const lines = [`${s.where}, at ${s.now}`];
+  if (s.apiSlow)
+    lines.push(
+      `(the Voice API did not answer within ${OPERATOR_API_WAIT}: it is slow or down; times are this computer's clock, progress is each workflow's last look)`,
+    );
   let upload = '';
   for (const p of s.parts) {
     if (p.uploadId !== upload) {
