@@ -104,7 +104,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   const clock = options.clock ?? null;
   const now = clock ? () => new Date(clock.now()) : () => new Date();
   const s3 = await startS3([bucket], options.s3Directory, options.ports?.s3);
-  const dynamo = await startDynamo({ path: options.dynamoPath, port: options.ports?.dynamodb });
+  const dynamo = await startDynamo({ path: options.dynamoPath, port: options.ports?.dynamodb, thread: true });
   const sfn = new LocalStepFunctions(LOCAL_REGION, now);
   const sfnEndpoint = await sfn.listen(options.ports?.sfn);
   const events = new LocalEventBus(now, LOCAL_REGION);
