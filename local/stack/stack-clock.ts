@@ -38,7 +38,8 @@ const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(reso
  * Requests to an emulator on the scheduler's clock, as a workflow lives them: a request made inside an actor names
  * it (ACTOR_HEADER) and its time limit is a timer on the simulated clock; the emulator holds a delayed answer
  * (`holdAnswer`) as that actor's sleep, so a 45 s answer takes 45 simulated seconds and no real ones, others work
- * on meanwhile, and a limit shorter than the hold ends it (the actor wakes to a timeout, as it would for real).
+ * on meanwhile, and a limit shorter than the hold ends it (the actor wakes to a timeout, as it would for real). A
+ * 429's `Retry-After` (seconds of the emulator's clock until its window resets) is likewise the actor's sleep.
  * Requests made outside any actor (intake while the run sets up, the outcomes queue, another shell) keep real
  * time: nothing would move the clock for them while an actor that waits on them works.
  */
@@ -58,6 +59,12 @@ export function simulatedRequests(scheduler: SimScheduler): {
           return null;
         });
         return { signal: controller.signal, headers: { [ACTOR_HEADER]: actor }, done };
+      },
+      // A rate limit's reset (Retry-After) comes in the emulator's time: the actor sleeps until it.
+      wait: async (ms) => {
+        const actor = actors.getStore();
+        if (actor !== undefined && scheduler.has(actor)) await scheduler.waitUntil(scheduler.now() + ms, actor);
+        else await realSleep(ms);
       },
     },
     holdAnswer: async (ms, headers) => {

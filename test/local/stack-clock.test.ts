@@ -100,13 +100,13 @@ describe('waits inside work on simulated time (stack-clock)', () => {
 
 describe('slow answers on simulated time (simulatedRequests)', () => {
   /** The emulator on its frozen clock, scheduled as `callsheet run` schedules it, with its delayed answers held there. */
-  async function heldEmulator() {
+  async function heldEmulator(rateLimitPerMinute = 0, maxRetries = 0) {
     let hold: ReturnType<typeof simulatedRequests>['holdAnswer'] | null = null;
     const emu = await startEmulator({
       apiKey: 'k',
       speed: 0,
       startTime: T0,
-      settings: { rateLimitPerMinute: 0 },
+      settings: { rateLimitPerMinute },
       hold: (ms, headers) => (hold as NonNullable<typeof hold>)(ms, headers),
     });
     const s = new SimScheduler(emu.core.clock);
@@ -115,8 +115,10 @@ describe('slow answers on simulated time (simulatedRequests)', () => {
     const api = new VoiceApiClient({
       baseUrl: emu.url,
       apiKey: 'k',
-      requestsPerMinute: 0,
-      maxRetries: 0,
+      // A budget that lets every request go (the stack's own keeps to the plan on its clock), so the emulator's
+      // limit answers.
+      budget: { take: async () => {}, observe: () => {} },
+      maxRetries,
       timeoutMs: 10_000,
       timing: requests.timing,
     });
@@ -165,6 +167,29 @@ describe('slow answers on simulated time (simulatedRequests)', () => {
       await tick();
       expect(s.now()).toBe(T0 + 10_000);
       s.leave('step');
+    } finally {
+      await emu.close();
+    }
+  });
+
+  it("a rate limit's reset (Retry-After) is the actor's sleep on the same clock, not real time", async () => {
+    const { emu, s, api } = await heldEmulator(2, 1);
+    try {
+      s.join('step');
+      const seen: string[] = [];
+      const step = asActor('step', async () => {
+        // The minute's two requests, then a 429 whose Retry-After is the minute's end (T0 is on the minute).
+        for (let i = 0; i < 3; i++) await api.agents.list();
+        seen.push(`third answered at +${(s.now() - T0) / 1000}s`);
+        s.leave('step');
+      });
+      const real = new Promise<void>((resolve) => setTimeout(resolve, 60_000).unref()).then(() => {
+        seen.push('60 s of real time');
+      });
+      await Promise.race([step, real]);
+      expect(seen).toEqual(['third answered at +60s']);
+      const statuses = emu.traffic.requests.filter((r) => r.path.endsWith('/agents')).map((r) => r.status);
+      expect(statuses).toEqual([200, 200, 429, 200]);
     } finally {
       await emu.close();
     }

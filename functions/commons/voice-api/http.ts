@@ -35,6 +35,11 @@ export interface VoiceApiOptions {
  */
 export interface RequestTiming {
   start(timeoutMs: number): { signal: AbortSignal; headers: Record<string, string>; done(): void };
+  /**
+   * A wait the service asked for (`Retry-After`: until its rate-limit window resets), on the service's clock; when
+   * absent it is the client's own `clock`, as the back-off is.
+   */
+  wait?(ms: number): Promise<void>;
 }
 
 export const realTiming: RequestTiming = {
@@ -202,7 +207,9 @@ export class Transport {
       if (retry >= this.opts.maxRetries) throw error;
       const hint = retryHintMs(res.headers, this.clock.now()) ?? 0;
       if (hint > this.opts.maxRetryWaitMs) throw error;
-      await this.clock.sleep(Math.max(hint, this.backoffMs(retry)));
+      const backoff = this.backoffMs(retry);
+      if (this.timing.wait && hint > 0 && hint >= backoff) await this.timing.wait(hint);
+      else await this.clock.sleep(Math.max(hint, backoff));
     }
   }
 
