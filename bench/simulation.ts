@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseWindowRules, windowStateAt } from '#commons/calling-window.ts';
@@ -16,11 +16,12 @@ const SAMPLE_MS = 250;
 const REHEARSAL_LIMIT_MS = 20 * 60_000;
 
 /**
- * Counts the DynamoDB requests dynalite serves inside the spawned `callsheet run` (by X-Amz-Target, from the HTTP
- * server's diagnostics channel, so nothing in the program measured changes) and writes them out at exit.
+ * Counts the DynamoDB requests the spawned `callsheet run` sends (by X-Amz-Target, from the HTTP client's diagnostics
+ * channel, so nothing in the program measured changes; dynalite serves them on a thread of its own) and writes them
+ * out at exit.
  */
 const DYNAMO_HOOK = `data:text/javascript,${encodeURIComponent(
-  "import dc from 'node:diagnostics_channel'; import { writeFileSync } from 'node:fs'; const n = {}; dc.subscribe('http.server.request.start', ({ request }) => { const t = request.headers['x-amz-target']; if (typeof t === 'string' && t.startsWith('DynamoDB_')) { const op = t.split('.')[1]; n[op] = (n[op] ?? 0) + 1; } }); process.on('exit', () => writeFileSync(process.env.BENCH_DYNAMO_FILE, JSON.stringify(n)));",
+  "import dc from 'node:diagnostics_channel'; import { writeFileSync } from 'node:fs'; const n = {}; dc.subscribe('http.client.request.start', ({ request }) => { const t = request.getHeader('x-amz-target'); if (typeof t === 'string' && t.startsWith('DynamoDB_')) { const op = t.split('.')[1]; n[op] = (n[op] ?? 0) + 1; } }); process.on('exit', () => writeFileSync(process.env.BENCH_DYNAMO_FILE, JSON.stringify(n)));",
 )}`;
 
 /**
@@ -141,6 +142,7 @@ const topOf = (counts: Record<string, number>) =>
 
 /** (a) 5,000 rows to the end, two hours a weekday. */
 async function weekRun(dir: string): Promise<BenchResult[]> {
+  await mkdir(dir, { recursive: true });
   const sheet = join(dir, 'week-5000.csv');
   await writeFile(sheet, nySheet(5_000));
   const start = Date.parse('2026-12-07T08:00:00-05:00');
@@ -183,6 +185,7 @@ async function weekRun(dir: string): Promise<BenchResult[]> {
 
 /** (b) 100,000 rows (100 parts) through the first close of their window, then stopped as Ctrl-C stops it. */
 async function rehearsal(dir: string): Promise<BenchResult[]> {
+  await mkdir(dir, { recursive: true });
   const sheet = join(dir, 'parts-100000.csv');
   await writeFile(sheet, nySheet(100_000));
   const firstClose = Date.parse('2026-12-07T12:00:00-05:00');
