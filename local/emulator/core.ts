@@ -3,6 +3,7 @@ import { type CallObserver, Dialer } from './dialer.ts';
 import { LiveChannel } from './live-channel.ts';
 import { IdMaker } from './random.ts';
 import { type Account, DEFAULT_SETTINGS, type EmulatorSettings } from './state.ts';
+import { campaignStatsView } from './views.ts';
 import { WebhookSender } from './webhook-sender.ts';
 
 export interface EmulatorOptions {
@@ -105,6 +106,15 @@ export class EmulatorCore {
     this.account = freshAccount(this.startSettings, this.ids, this.clock.now());
     this.dialer = this.newDialer();
     this.webhooks.deliveries.length = 0;
+  }
+
+  /**
+   * A campaign's stats as `GET /campaigns/{id}/stats` answers them, read in-process: no request, nothing counted
+   * against the plan (for a local tool's own view, such as the report pages' curves).
+   */
+  campaignStats(id: string): Record<string, unknown> | null {
+    const campaign = this.account.campaigns.get(id);
+    return campaign ? campaignStatsView(campaign) : null;
   }
 
   consumeWidgetToken(token: string): string | null {

@@ -1,7 +1,7 @@
 import { documentClient } from '#commons/aws/clients.ts';
 import { labelOfPartKey } from '#commons/campaign-plan.ts';
 import type { Log } from '#commons/log.ts';
-import type { VoiceApiClient } from '#commons/voice-api/index.ts';
+import type { CampaignStats } from '#commons/voice-api/types.ts';
 import { CampaignStore } from '#lifecycle/campaign-store.ts';
 import type { StatsSample } from './html-report.ts';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from './local-aws.ts';
@@ -18,14 +18,17 @@ export const STATS_EVERY_MS = 2 * 60_000;
 /** Key of a part's samples: its upload and its label (`1`, or `1-r2a` for a follow-up round). */
 export const sampleKey = (uploadId: string, label: string) => `${uploadId}#${label}`;
 
+/** Where a sample's stats come from: the API on the shared budget, or an embedded emulator's own records. */
+export type StatsSource = (campaignId: string) => Promise<Pick<CampaignStats, (typeof STATS)[number]> | null>;
+
 /**
  * Campaign stats over time for the local stack's report pages: every `everyMs` of the stack's time (simulated or
- * real), the stats of each running part's campaign, from the same API the lifecycle calls. The lifecycle's part
- * report carries only the final stats; this is what draws the curve between start and end.
+ * real), the stats of each running part's campaign, from `stats`. The lifecycle's part report carries only the final
+ * stats; this is what draws the curve between start and end.
  */
 export function sampleStats(
   stack: LocalStack,
-  api: VoiceApiClient,
+  stats: StatsSource,
   options: { everyMs: number; now: () => number; log: Log },
 ): { samples(uploadId: string, label: string): StatsSample[]; stop(): void } {
   const db = documentClient({
@@ -41,7 +44,7 @@ export function sampleStats(
       const running = await store.unfinished();
       for (const part of running) {
         if (!part.campaignId) continue;
-        const s = await api.campaigns.stats(part.campaignId).catch(() => null);
+        const s = await stats(part.campaignId).catch(() => null);
         if (!s) continue;
         const key = sampleKey(part.uploadId, labelOfPartKey(part.uploadId, part.partKey));
         const list = series.get(key) ?? [];

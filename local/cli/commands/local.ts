@@ -142,7 +142,7 @@ export const localCommand: Command = {
         apiKey,
         budget: stack.budget('shared', { maxWaitMs: 0 }),
       });
-      const sampler = sampleStats(stack, sampling, {
+      const sampler = sampleStats(stack, (id) => sampling.campaigns.stats(id), {
         everyMs: STATS_EVERY_MS,
         now: () => emulator.core.clock.now(),
         log,

@@ -24,7 +24,7 @@ import { LOCAL_CREDENTIALS, LOCAL_REGION } from '#local/stack/local-aws.ts';
 import { startLocalStack } from '#local/stack/local-stack.ts';
 import { keepReportPages } from '#local/stack/report-pages.ts';
 import { claimDataDir, describeStack, readRunningStack } from '#local/stack/running-stack.ts';
-import { STATS_EVERY_MS, sampleStats } from '#local/stack/stats-sampler.ts';
+import { STATS_EVERY_MS, type StatsSource, sampleStats } from '#local/stack/stats-sampler.ts';
 import type { LocalExecution } from '#local/stack/step-functions.ts';
 import { deliverEmulatorWebhooks } from '#local/stack/webhook-receiver.ts';
 import { type Command, numberOption, UsageError } from '../command.ts';
@@ -244,9 +244,14 @@ export const runCommand: Command = {
       process.once('SIGINT', interrupt);
       process.once('SIGTERM', interrupt);
       // Stats over time for the report pages; not in a rehearsal, whose faults must meet only the lifecycle's calls.
+      // On the embedded emulator they are read from its records: a deployed stack has no such sampler, so it must
+      // not spend the plan the workflows share (with 100 parts it took half of it); a real API is asked, on the budget.
+      const statsOf: StatsSource = emulator
+        ? async (id) => emulator.core.campaignStats(id) as Awaited<ReturnType<StatsSource>>
+        : (id) => sampling.campaigns.stats(id);
       const sampler = faults
         ? null
-        : sampleStats(stack, sampling, {
+        : sampleStats(stack, statsOf, {
             everyMs: STATS_EVERY_MS,
             now: () => emulator?.core.clock.now() ?? Date.now(),
             log: silentLog,
@@ -313,7 +318,7 @@ export const runCommand: Command = {
         const clockNow = () => emulator?.core.clock.now() ?? Date.now();
         const progress =
           !json && process.stdout.isTTY
-            ? setInterval(() => void show(store, started(), sampling, clockNow()), 500)
+            ? setInterval(() => void show(store, started(), statsOf, clockNow()), 500)
             : null;
         await stack.sfn.settled();
         // Stopped workflows reach the guard, which secures their campaigns and writes their reports.
@@ -417,7 +422,7 @@ async function rehearsalRecords(admin: EmulatorAdmin) {
 async function show(
   store: CampaignStore,
   executions: LocalExecution[],
-  api: VoiceApiClient,
+  statsOf: StatsSource,
   now: number,
 ): Promise<void> {
   const latest = new Map<string, LocalExecution>();
@@ -426,7 +431,7 @@ async function show(
   for (const [partKey, e] of latest) {
     const { plan } = JSON.parse(e.input) as { plan: CampaignPlan };
     const record = await store.get(partKey).catch(() => null);
-    const stats = record?.campaignId ? await api.campaigns.stats(record.campaignId).catch(() => null) : null;
+    const stats = record?.campaignId ? await statsOf(record.campaignId).catch(() => null) : null;
     // The part's own window in all its zones (never a guessed zone); the progress line shows when it changes.
     const w = partWindow(plan, DEFAULT_LEGAL_HOURS, now);
     const change = w.ok ? windowStateAt(w.window, now, 0) : { open: false, changesAt: null };
