@@ -10,6 +10,7 @@ import { hoursBench } from './hours.ts';
 import { intakeBench } from './intake.ts';
 import { intakeBoundsBench } from './intake-bounds.ts';
 import { lifecycleBench } from './lifecycle.ts';
+import { simulationBench } from './simulation.ts';
 import { webhooksBench } from './webhooks.ts';
 
 // Node 20 runs the benchmarks here; Lambda runs Node 22. The SDK's notice about its future Node support is noise.
@@ -23,6 +24,7 @@ const GROUPS = {
   contacts: contactsBench,
   bundles: bundlesBench,
   hours: hoursBench,
+  simulation: simulationBench,
 };
 // `npm run bench -- intake bundles` runs just those groups; no names runs them all.
 const chosen = chooseGroups(process.argv.slice(2), Object.keys(GROUPS));

@@ -112,7 +112,7 @@ describe('callsheet run', () => {
 
 describe('callsheet run, interrupted', () => {
   it('stops the workflows on Ctrl-C and reports the parts as interrupted, not failed', async () => {
-    // The slow-API plan holds stats answers for 2 s of real time, so the run is still going when the signal comes.
+    // The signal comes as soon as the upload is in: the lifecycles of both parts are still to run.
     const child = spawn(
       process.execPath,
       [

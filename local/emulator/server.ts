@@ -16,9 +16,16 @@ import { ttsRoutes } from './routes/tts.ts';
 import { widgetRoutes } from './routes/widget.ts';
 import { type ArmedFault, Traffic } from './traffic.ts';
 
+/**
+ * Holds an answer `ms` milliseconds (a delay fault), given the request's headers: real time by default; under
+ * `callsheet run` the embedded stack's simulated clock, as the sleep of the workflow that asked (LocalStack.holdAnswer).
+ */
+export type HoldAnswer = (ms: number, headers: IncomingMessage['headers']) => Promise<void>;
+
 export interface StartOptions extends EmulatorOptions {
   port?: number;
   host?: string;
+  hold?: HoldAnswer;
 }
 
 export interface RunningEmulator {
@@ -30,7 +37,7 @@ export interface RunningEmulator {
 }
 
 const BODY_LIMIT = 8 * 1024 * 1024;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 function send(res: ServerResponse, reply: Reply, extraHeaders: Record<string, string>): void {
   const headers: Record<string, string> = { ...extraHeaders, ...reply.headers };
@@ -61,6 +68,7 @@ class EmulatorHttp {
   constructor(
     readonly core: EmulatorCore,
     readonly traffic: Traffic,
+    private readonly hold: HoldAnswer = (ms) => sleep(ms),
   ) {
     for (const register of [
       agentRoutes,
@@ -119,7 +127,7 @@ class EmulatorHttp {
         fault = this.traffic.takeFault(method, path, this.core.clock.now());
         extra['X-Request-Id'] = `req_${randomUUID()}`;
         if (fault?.spec.status) {
-          await sleep(fault.spec.delayMs);
+          if (fault.spec.delayMs > 0) await this.hold(fault.spec.delayMs, req.headers);
           throw this.injected(fault.spec.status);
         }
         holdMs = fault?.spec.delayMs ?? 0;
@@ -136,7 +144,7 @@ class EmulatorHttp {
     }
     // A delay or drop fault lets the request take effect and then holds or loses the answer: the client sees a
     // timeout or a broken connection for something that did happen.
-    if (holdMs > 0) await sleep(holdMs);
+    if (holdMs > 0) await this.hold(holdMs, req.headers);
     this.traffic.log({
       at: this.core.clock.iso(),
       method,
@@ -217,7 +225,7 @@ function safeJson(raw: Buffer): unknown {
 export async function startEmulator(options: StartOptions): Promise<RunningEmulator> {
   const core = new EmulatorCore(options);
   const traffic = new Traffic();
-  const http = new EmulatorHttp(core, traffic);
+  const http = new EmulatorHttp(core, traffic, options.hold);
   const server: Server = createServer((req, res) => {
     http.handle(req, res).catch((err) => {
       console.error('emulator: request failed', err);

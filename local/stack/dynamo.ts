@@ -1,4 +1,6 @@
+import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
+import { Worker } from 'node:worker_threads';
 import { CreateTableCommand, DynamoDBClient, ListTablesCommand, waitUntilTableExists } from '@aws-sdk/client-dynamodb';
 import dynalite from 'dynalite';
 import { TABLES, type TableName } from '#commons/tables.ts';
@@ -10,17 +12,70 @@ export interface LocalDynamo {
   close(): Promise<void>;
 }
 
+interface Served {
+  port: number;
+  close(): Promise<void>;
+}
+
+const DYNALITE_OPTIONS = { createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 };
+
+/** dynalite on this thread: cheap to start (a command that reads a table and exits). */
+async function serveHere(path: string | undefined, port: number): Promise<Served> {
+  const server = dynalite({ path, ...DYNALITE_OPTIONS });
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', () => resolve()));
+  return {
+    port: (server.address() as AddressInfo).port,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+/**
+ * dynalite on a thread of its own, for a stack under load: its request parsing, expression checks and LevelDB work
+ * then run beside the handlers instead of between them (a third or more of a simulated run's CPU). Same process,
+ * so it ends with it and holds the data directory's lock as before.
+ */
+const WORKER = `
+const { workerData, parentPort } = require('node:worker_threads');
+const server = require(workerData.dynalite)({ path: workerData.path, ...workerData.options });
+server.listen(workerData.port, '127.0.0.1', () => parentPort.postMessage({ port: server.address().port }));
+parentPort.on('message', () => server.close(() => parentPort.postMessage({ closed: true })));
+`;
+
+async function serveOnThread(path: string | undefined, port: number): Promise<Served> {
+  const worker = new Worker(WORKER, {
+    eval: true,
+    workerData: {
+      dynalite: createRequire(import.meta.url).resolve('dynalite'),
+      path,
+      port,
+      options: DYNALITE_OPTIONS,
+    },
+  });
+  const started = await new Promise<{ port: number }>((resolve, reject) => {
+    worker.once('message', resolve);
+    worker.once('error', reject);
+  });
+  return {
+    port: started.port,
+    async close() {
+      const closed = new Promise((resolve) => worker.once('message', resolve));
+      worker.postMessage('close');
+      await closed;
+      await worker.terminate();
+    },
+  };
+}
+
 /**
  * dynalite on 127.0.0.1 with callsheet's tables (named `<prefix>-<table>`) created and active: in memory, or in
- * `path` (LevelDB) so data such as the suppression list outlives the process.
+ * `path` (LevelDB) so data such as the suppression list outlives the process; on a worker thread with `thread`.
  */
 export async function startDynamo(
-  options: { path?: string; prefix?: string; port?: number } = {},
+  options: { path?: string; prefix?: string; port?: number; thread?: boolean } = {},
 ): Promise<LocalDynamo> {
   const prefix = options.prefix ?? 'callsheet';
-  const server = dynalite({ path: options.path, createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
-  await new Promise<void>((resolve) => server.listen(options.port ?? 0, '127.0.0.1', () => resolve()));
-  const endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const served = await (options.thread ? serveOnThread : serveHere)(options.path, options.port ?? 0);
+  const endpoint = `http://127.0.0.1:${served.port}`;
   const client = new DynamoDBClient({ endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
   const tables = {} as Record<TableName, string>;
   const existing = new Set((await client.send(new ListTablesCommand({}))).TableNames ?? []);
@@ -39,9 +94,5 @@ export async function startDynamo(
     await waitUntilTableExists({ client, maxWaitTime: 10, minDelay: 0.05, maxDelay: 0.1 }, { TableName });
   }
   client.destroy();
-  return {
-    endpoint,
-    tables,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
+  return { endpoint, tables, close: served.close };
 }

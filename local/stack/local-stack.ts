@@ -19,6 +19,7 @@ import { buildCampaignGuard } from '#lifecycle/safety-net/build-guard.ts';
 import { readGuardConfig } from '#lifecycle/safety-net/config.ts';
 import { EXECUTION_STATUS_CHANGE, matchesGuardPattern } from '#lifecycle/safety-net/event-pattern.ts';
 import { makeGuardHandler, makeSweeperHandler } from '#lifecycle/safety-net/handler.ts';
+import type { HoldAnswer } from '#local/emulator/server.ts';
 import { DEFAULT_EXECUTION_TIMEOUT_SECONDS } from '#state-machines/lifecycle-document.ts';
 import { type LocalContacts, startLocalContacts } from './contacts-stack.ts';
 import { type LocalDynamo, startDynamo } from './dynamo.ts';
@@ -28,7 +29,7 @@ import { type LambdaInvoke, localLifecycleMachine } from './lifecycle-machine.ts
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from './local-aws.ts';
 import { type LocalS3, startS3 } from './s3.ts';
 import { type SettableClock, SimScheduler } from './sim-scheduler.ts';
-import { asActor, stackClock } from './stack-clock.ts';
+import { asActor, simulatedRequests, stackClock } from './stack-clock.ts';
 import { type LocalStateMachine, LocalStepFunctions } from './step-functions.ts';
 import { LocalQueue } from './upload-queue.ts';
 import { type LocalWebhooks, localWebhookSecret, startWebhookReceiver } from './webhook-receiver.ts';
@@ -56,6 +57,11 @@ export interface LocalStackOptions {
   wrapLifecycle?: (invoke: LambdaInvoke) => LambdaInvoke;
   /** How simulated time moves (with `clock`): by default it jumps to the next wake-up (SimScheduler). */
   scheduler?: SimScheduler;
+  /**
+   * The Voice API is an emulator on this stack's clock that holds its delayed answers with `holdAnswer`
+   * (`callsheet run`): the workflows' requests then time out on the simulated clock too (stack-clock.ts).
+   */
+  heldAnswers?: boolean;
   /** Fixed ports on 127.0.0.1 (`callsheet local`); each 0 or absent picks a free one. */
   ports?: { s3?: number; dynamodb?: number; sfn?: number; webhooks?: number; events?: number };
 }
@@ -85,6 +91,8 @@ export interface LocalStack {
   webhooks: LocalWebhooks;
   /** Contact sync: contacts/ files in the bucket and `Contact Upserted` events on the bus (`events`). */
   contacts: LocalContacts;
+  /** Holds an emulator's delayed answer (its `hold` option): on the simulated clock with `heldAnswers`. */
+  holdAnswer: HoldAnswer;
   close(): Promise<void>;
 }
 
@@ -104,7 +112,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   const clock = options.clock ?? null;
   const now = clock ? () => new Date(clock.now()) : () => new Date();
   const s3 = await startS3([bucket], options.s3Directory, options.ports?.s3);
-  const dynamo = await startDynamo({ path: options.dynamoPath, port: options.ports?.dynamodb });
+  const dynamo = await startDynamo({ path: options.dynamoPath, port: options.ports?.dynamodb, thread: true });
   const sfn = new LocalStepFunctions(LOCAL_REGION, now);
   const sfnEndpoint = await sfn.listen(options.ports?.sfn);
   const events = new LocalEventBus(now, LOCAL_REGION);
@@ -137,10 +145,16 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   };
   // The budget's waits on the stack's clock (real time when there is none); the client's own pacing and back-off
   // run on real time as before (on the simulated clock a back-off would let the sweeper in mid-step).
+  const requests = scheduler && options.heldAnswers ? simulatedRequests(scheduler) : null;
   const apiOptions = {
     now,
     log,
-    ...(waitClock ? { api: { requestsPerMinute: 0 }, budgetClock: waitClock } : {}),
+    ...(waitClock
+      ? {
+          api: { requestsPerMinute: 0, ...(requests ? { timing: requests.timing } : {}) },
+          budgetClock: waitClock,
+        }
+      : {}),
   };
   const invokeLifecycle = lambdaInvoke(
     makeLifecycleHandler(await buildLifecycleSteps(readLifecycleConfig(env), apiOptions), log),
@@ -245,6 +259,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     intakeQueue,
     webhooks,
     contacts,
+    holdAnswer: requests?.holdAnswer ?? ((ms) => new Promise<void>((resolve) => setTimeout(resolve, ms))),
     budget: (share, o = {}) => apiBudget(budgetDb, budgetConfig, share, { clock: waitClock, ...o }),
     guardIdle: async () => {
       await guardWork;

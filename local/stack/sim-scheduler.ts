@@ -51,6 +51,24 @@ export class SimScheduler {
     this.advance();
   }
 
+  /** Whether `id` is one of the actors time waits for. */
+  has(id: string): boolean {
+    return this.actors.has(id);
+  }
+
+  /**
+   * Ends an actor's sleep now rather than at its wake-up: what it waited for came sooner (its held request timed
+   * out). It works on at the present time, and time stands still until it waits again.
+   */
+  wake(id: string): void {
+    const actor = this.actors.get(id);
+    if (!actor?.release) return;
+    const release = actor.release;
+    actor.wakeAt = null;
+    actor.release = null;
+    release();
+  }
+
   /** A Wait state was entered: this execution sleeps until `wakeAt`. */
   sleep(id: string, wakeAt: number): void {
     this.join(id);

@@ -1,4 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import type { IncomingMessage } from 'node:http';
+import { type RequestTiming, realTiming } from '#commons/voice-api/http.ts';
 import type { Clock } from '#commons/voice-api/rate-limiter.ts';
 import type { SettableClock, SimScheduler } from './sim-scheduler.ts';
 
@@ -23,6 +25,52 @@ export function stackClock(clock: SettableClock, scheduler: SimScheduler | null)
       const at = clock.now() + ms;
       if (scheduler) await scheduler.waitUntil(at, actors.getStore());
       else if (at > clock.now()) clock.set(at);
+    },
+  };
+}
+
+/** Names the actor a request to the emulator is made for (only ever sent to the embedded stack's own emulator). */
+export const ACTOR_HEADER = 'x-callsheet-actor';
+
+const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Requests to an emulator on the scheduler's clock, as a workflow lives them: a request made inside an actor names
+ * it (ACTOR_HEADER) and its time limit is a timer on the simulated clock; the emulator holds a delayed answer
+ * (`holdAnswer`) as that actor's sleep, so a 45 s answer takes 45 simulated seconds and no real ones, others work
+ * on meanwhile, and a limit shorter than the hold ends it (the actor wakes to a timeout, as it would for real). A
+ * 429's `Retry-After` (seconds of the emulator's clock until its window resets) is likewise the actor's sleep.
+ * Requests made outside any actor (intake while the run sets up, the outcomes queue, another shell) keep real
+ * time: nothing would move the clock for them while an actor that waits on them works.
+ */
+export function simulatedRequests(scheduler: SimScheduler): {
+  timing: RequestTiming;
+  holdAnswer: (ms: number, headers: IncomingMessage['headers']) => Promise<void>;
+} {
+  return {
+    timing: {
+      start(timeoutMs) {
+        const actor = actors.getStore();
+        if (actor === undefined || !scheduler.has(actor)) return realTiming.start(timeoutMs);
+        const controller = new AbortController();
+        const done = scheduler.timer(scheduler.now() + timeoutMs, () => {
+          controller.abort(new DOMException(`no answer within ${timeoutMs} ms`, 'TimeoutError'));
+          scheduler.wake(actor);
+          return null;
+        });
+        return { signal: controller.signal, headers: { [ACTOR_HEADER]: actor }, done };
+      },
+      // A rate limit's reset (Retry-After) comes in the emulator's time: the actor sleeps until it.
+      wait: async (ms) => {
+        const actor = actors.getStore();
+        if (actor !== undefined && scheduler.has(actor)) await scheduler.waitUntil(scheduler.now() + ms, actor);
+        else await realSleep(ms);
+      },
+    },
+    holdAnswer: async (ms, headers) => {
+      const actor = headers[ACTOR_HEADER];
+      if (typeof actor === 'string' && scheduler.has(actor)) await scheduler.waitUntil(scheduler.now() + ms, actor);
+      else await realSleep(ms);
     },
   };
 }

@@ -118,3 +118,10 @@ export function placedCalls(p: PipelineFixture, agentId: string) {
       status: c.status,
     }));
 }
+
+/** Intake alone: a lifecycle document for the local Step Functions that only records the parts it is given. */
+export const recordOnlyLifecycle = {
+  name: 'lifecycle',
+  definition: { StartAt: 'Recorded', States: { Recorded: { Type: 'Succeed' as const } } },
+  runOptions: () => ({}),
+};

@@ -4,23 +4,17 @@ import { uploadId } from '#commons/upload-ref.ts';
 import type { IntakeReport } from '#intake/report.ts';
 import { type LocalStack, startLocalStack } from '#local/stack/local-stack.ts';
 import { TEST_KEY, useEmulator } from '../helpers/emulator.ts';
+import { recordOnlyLifecycle } from '../helpers/pipeline.ts';
 import { phones } from '../helpers/sheets.ts';
 
 const f = useEmulator();
 let stack: LocalStack;
 
-// Intake alone: the local Step Functions runs a document that only records the parts it is given.
-const recordOnly = {
-  name: 'lifecycle',
-  definition: { StartAt: 'Recorded', States: { Recorded: { Type: 'Succeed' as const } } },
-  runOptions: () => ({}),
-};
-
 beforeAll(async () => {
   stack = await startLocalStack({
     voiceApi: { url: f.emu.url, apiKey: TEST_KEY },
     clock: f.emu.core.clock,
-    lifecycle: recordOnly,
+    lifecycle: recordOnlyLifecycle,
     // A plan of 2 requests a minute: no room for reserves, so 2 a minute are left for pauses;
     // a pause lead of 60 s leaves a close one clock minute (04:54:00-04:54:30) before its brake: 2 parts' pauses.
     settings: { DEFAULT_COUNTRY: 'US', API_BUDGET_PER_MINUTE: '2', PAUSE_LEAD_SECONDS: '60' },

@@ -18,6 +18,7 @@ import { type LocalStack, startLocalStack } from '#local/stack/local-stack.ts';
 import type { S3Event } from '#local/stack/s3.ts';
 import { TEST_KEY, useEmulator } from '../helpers/emulator.ts';
 import { inlineRow, workbookParts } from '../helpers/ooxml.ts';
+import { recordOnlyLifecycle } from '../helpers/pipeline.ts';
 import { contactSheet, phones, xlsx } from '../helpers/sheets.ts';
 import { zip } from '../helpers/zip.ts';
 
@@ -28,17 +29,10 @@ const f = useEmulator();
 let stack: LocalStack;
 let agentId: string;
 
-// The lifecycle is issue 4's; here the local Step Functions runs a document that only records its input.
-const recordOnly = {
-  name: 'lifecycle',
-  definition: { StartAt: 'Recorded', States: { Recorded: { Type: 'Succeed' as const } } },
-  runOptions: () => ({}),
-};
-
 beforeAll(async () => {
   stack = await startLocalStack({
     voiceApi: { url: f.emu.url, apiKey: TEST_KEY },
-    lifecycle: recordOnly,
+    lifecycle: recordOnlyLifecycle,
     // These tests upload the same numbers many times in one simulated hour; caps have their own (outcomes/caps-run).
     settings: { DEFAULT_COUNTRY: 'US', CALL_CAP_PER_DAY: '1000', CALL_CAP_PER_WEEK: '1000' },
   });

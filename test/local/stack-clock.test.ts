@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
+import { NetworkError } from '#commons/voice-api/errors.ts';
+import { VoiceApiClient } from '#commons/voice-api/index.ts';
+import { EmulatorAdmin } from '#local/emulator/admin-client.ts';
+import { startEmulator } from '#local/emulator/server.ts';
 import { SimScheduler } from '#local/stack/sim-scheduler.ts';
-import { asActor, stackClock } from '#local/stack/stack-clock.ts';
+import { asActor, simulatedRequests, stackClock } from '#local/stack/stack-clock.ts';
 
 const T0 = Date.parse('2026-12-07T18:00:00Z');
 
@@ -91,5 +95,103 @@ describe('waits inside work on simulated time (stack-clock)', () => {
     const clock = settable();
     await stackClock(clock, null).sleep(45_000);
     expect(clock.now()).toBe(T0 + 45_000);
+  });
+});
+
+describe('slow answers on simulated time (simulatedRequests)', () => {
+  /** The emulator on its frozen clock, scheduled as `callsheet run` schedules it, with its delayed answers held there. */
+  async function heldEmulator(rateLimitPerMinute = 0, maxRetries = 0) {
+    let hold: ReturnType<typeof simulatedRequests>['holdAnswer'] | null = null;
+    const emu = await startEmulator({
+      apiKey: 'k',
+      speed: 0,
+      startTime: T0,
+      settings: { rateLimitPerMinute },
+      hold: (ms, headers) => (hold as NonNullable<typeof hold>)(ms, headers),
+    });
+    const s = new SimScheduler(emu.core.clock);
+    const requests = simulatedRequests(s);
+    hold = requests.holdAnswer;
+    const api = new VoiceApiClient({
+      baseUrl: emu.url,
+      apiKey: 'k',
+      // A budget that lets every request go (the stack's own keeps to the plan on its clock), so the emulator's
+      // limit answers.
+      budget: { take: async () => {}, observe: () => {} },
+      maxRetries,
+      timeoutMs: 10_000,
+      timing: requests.timing,
+    });
+    return { emu, s, api, admin: new EmulatorAdmin(emu.url) };
+  }
+
+  it("a held answer is the asking actor's sleep: others work on meanwhile, and no real time passes", async () => {
+    const { emu, s, api, admin } = await heldEmulator();
+    try {
+      await admin.fault({ method: 'GET', path: '/agents', delayMs: 9_000, count: 1 });
+      const seen: string[] = [];
+      s.join('step');
+      s.join('other');
+      s.sleep('other', T0 + 3_000);
+      const other = s.gate('other').then(() => {
+        seen.push(`other woke at +${(s.now() - T0) / 1000}s`);
+        s.leave('other');
+      });
+      const step = asActor('step', async () => {
+        await api.agents.list();
+        seen.push(`answer at +${(s.now() - T0) / 1000}s`);
+        s.leave('step');
+      });
+      // The same 9 s on the real clock: the held answer comes long before it.
+      const real = new Promise<void>((resolve) => setTimeout(resolve, 9_000).unref()).then(() => {
+        seen.push('9 s of real time');
+      });
+      await Promise.race([Promise.all([other, step]), real]);
+      expect(seen).toEqual(['other woke at +3s', 'answer at +9s']);
+    } finally {
+      await emu.close();
+    }
+  });
+
+  it('a time limit shorter than the hold ends the request in simulated time, as a timeout', async () => {
+    const { emu, s, api, admin } = await heldEmulator();
+    try {
+      await admin.fault({ method: 'GET', path: '/agents', delayMs: 600_000, count: 1 });
+      s.join('step');
+      const err = await asActor('step', () => api.agents.list()).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(NetworkError);
+      expect((err as NetworkError).timedOut).toBe(true);
+      expect((err as NetworkError).message).toContain('timed out after 10000 ms');
+      expect(s.now()).toBe(T0 + 10_000);
+      // The actor works on at once: time stands still until it waits again.
+      await tick();
+      expect(s.now()).toBe(T0 + 10_000);
+      s.leave('step');
+    } finally {
+      await emu.close();
+    }
+  });
+
+  it("a rate limit's reset (Retry-After) is the actor's sleep on the same clock, not real time", async () => {
+    const { emu, s, api } = await heldEmulator(2, 1);
+    try {
+      s.join('step');
+      const seen: string[] = [];
+      const step = asActor('step', async () => {
+        // The minute's two requests, then a 429 whose Retry-After is the minute's end (T0 is on the minute).
+        for (let i = 0; i < 3; i++) await api.agents.list();
+        seen.push(`third answered at +${(s.now() - T0) / 1000}s`);
+        s.leave('step');
+      });
+      const real = new Promise<void>((resolve) => setTimeout(resolve, 60_000).unref()).then(() => {
+        seen.push('60 s of real time');
+      });
+      await Promise.race([step, real]);
+      expect(seen).toEqual(['third answered at +60s']);
+      const statuses = emu.traffic.requests.filter((r) => r.path.endsWith('/agents')).map((r) => r.status);
+      expect(statuses).toEqual([200, 200, 429, 200]);
+    } finally {
+      await emu.close();
+    }
   });
 });

@@ -24,7 +24,27 @@ export interface VoiceApiOptions {
   fetch?: typeof fetch;
   clock?: Clock;
   random?: () => number;
+  /** How each exchange's time limit is kept: real time by default (see RequestTiming). */
+  timing?: RequestTiming;
 }
+
+/**
+ * Times one exchange: its time limit (`signal`), headers naming who waits on it, and `done` once its answer is read
+ * (or it failed). Real time everywhere but the embedded stack, whose workflows wait on its simulated clock: there a
+ * slow answer is the waiting workflow's sleep and the limit passes in simulated time (local/stack/stack-clock.ts).
+ */
+export interface RequestTiming {
+  start(timeoutMs: number): { signal: AbortSignal; headers: Record<string, string>; done(): void };
+  /**
+   * A wait the service asked for (`Retry-After`: until its rate-limit window resets), on the service's clock; when
+   * absent it is the client's own `clock`, as the back-off is.
+   */
+  wait?(ms: number): Promise<void>;
+}
+
+export const realTiming: RequestTiming = {
+  start: (timeoutMs) => ({ signal: AbortSignal.timeout(timeoutMs), headers: {}, done: () => {} }),
+};
 
 /**
  * How a request may be repeated.
@@ -71,11 +91,12 @@ function timedOut(err: unknown): boolean {
 
 /** The HTTP exchange: auth, timeout, client-side rate limit, retries with full jitter, typed errors. */
 export class Transport {
-  private readonly opts: Required<Omit<VoiceApiOptions, 'fetch' | 'clock' | 'random' | 'budget'>>;
+  private readonly opts: Required<Omit<VoiceApiOptions, 'fetch' | 'clock' | 'random' | 'budget' | 'timing'>>;
   private readonly fetchImpl: typeof fetch;
   private readonly clock: Clock;
   private readonly random: () => number;
   private readonly limiter: RequestBudget;
+  private readonly timing: RequestTiming;
 
   constructor(options: VoiceApiOptions) {
     if (!options.baseUrl) throw new Error('VoiceApiClient: baseUrl is required');
@@ -94,6 +115,7 @@ export class Transport {
     this.clock = options.clock ?? realClock;
     this.random = options.random ?? Math.random;
     this.limiter = options.budget ?? new RateLimiter(this.opts.requestsPerMinute, this.clock);
+    this.timing = options.timing ?? realTiming;
   }
 
   get baseUrl(): string {
@@ -133,36 +155,44 @@ export class Transport {
     for (let retry = 0; ; retry++) {
       await this.limiter.take();
       const sentAt = new Date(this.clock.now());
+      const timeoutMs = req.timeoutMs ?? this.opts.timeoutMs;
+      const limit = this.timing.start(timeoutMs);
       let res: Response;
+      let payload: unknown;
       try {
-        res = await this.fetchImpl(url, {
-          method: req.method,
-          headers,
-          body,
-          signal: AbortSignal.timeout(req.timeoutMs ?? this.opts.timeoutMs),
-        });
-      } catch (err) {
-        const ctx: ErrorContext = { status: 0, ...where, requestId: null, body: null };
-        const refused = connectionRefused(err);
-        const message = timedOut(err)
-          ? `${req.method} ${req.path} timed out after ${req.timeoutMs ?? this.opts.timeoutMs} ms`
-          : `${req.method} ${req.path} failed: ${(err as { cause?: Error }).cause?.message ?? String(err)}`;
-        if (req.repeatability === 'creates' && !refused) {
-          throw new AmbiguousRequestError(`${message}; it may or may not have been carried out`, ctx, sentAt, {
-            cause: err,
+        try {
+          res = await this.fetchImpl(url, {
+            method: req.method,
+            headers: { ...headers, ...limit.headers },
+            body,
+            signal: limit.signal,
           });
+        } catch (err) {
+          limit.done();
+          const ctx: ErrorContext = { status: 0, ...where, requestId: null, body: null };
+          const refused = connectionRefused(err);
+          const message = timedOut(err)
+            ? `${req.method} ${req.path} timed out after ${timeoutMs} ms`
+            : `${req.method} ${req.path} failed: ${(err as { cause?: Error }).cause?.message ?? String(err)}`;
+          if (req.repeatability === 'creates' && !refused) {
+            throw new AmbiguousRequestError(`${message}; it may or may not have been carried out`, ctx, sentAt, {
+              cause: err,
+            });
+          }
+          if (retry < this.opts.maxRetries) {
+            await this.clock.sleep(this.backoffMs(retry));
+            continue;
+          }
+          throw new NetworkError(message, ctx, timedOut(err), { cause: err });
         }
-        if (retry < this.opts.maxRetries) {
-          await this.clock.sleep(this.backoffMs(retry));
-          continue;
-        }
-        throw new NetworkError(message, ctx, timedOut(err), { cause: err });
+        await this.limiter.observe(res.headers, res.status);
+        payload = await this.readBody(res, res.ok ? req : { ...req, responseType: 'json' });
+      } finally {
+        limit.done();
       }
+      if (res.ok) return { status: res.status, headers: res.headers, data: payload as T };
 
-      await this.limiter.observe(res.headers, res.status);
-      if (res.ok) return { status: res.status, headers: res.headers, data: (await this.readBody(res, req)) as T };
-
-      const errorBody = await this.readBody(res, { ...req, responseType: 'json' });
+      const errorBody = payload;
       const error = errorFromResponse(res.status, errorBody, res.headers, where, this.clock.now());
       const transient = res.status === 429 || res.status >= 500;
       if (!transient) throw error;
@@ -177,7 +207,9 @@ export class Transport {
       if (retry >= this.opts.maxRetries) throw error;
       const hint = retryHintMs(res.headers, this.clock.now()) ?? 0;
       if (hint > this.opts.maxRetryWaitMs) throw error;
-      await this.clock.sleep(Math.max(hint, this.backoffMs(retry)));
+      const backoff = this.backoffMs(retry);
+      if (this.timing.wait && hint > 0 && hint >= backoff) await this.timing.wait(hint);
+      else await this.clock.sleep(Math.max(hint, backoff));
     }
   }
 

@@ -18,7 +18,7 @@ import { DEFAULT_START_HORIZON_DAYS, startProblem, startTooFar } from '#intake/s
 import { CampaignStore } from '#lifecycle/campaign-store.ts';
 import { EmulatorAdmin } from '#local/emulator/admin-client.ts';
 import type { FaultInput } from '#local/emulator/fault-plan.ts';
-import { startEmulator } from '#local/emulator/server.ts';
+import { type HoldAnswer, startEmulator } from '#local/emulator/server.ts';
 import { localDataDir, localDynamoPath } from '#local/stack/data-dir.ts';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '#local/stack/local-aws.ts';
 import { startLocalStack } from '#local/stack/local-stack.ts';
@@ -201,6 +201,8 @@ export const runCommand: Command = {
 
     async function runWithClaim(file: string): Promise<number> {
       const apiKey = realApi ? (process.env.VOICE_API_KEY as string) : `local-${randomBytes(12).toString('hex')}`;
+      // A delay fault holds its answer on the stack's simulated clock (the stack starts after the emulator).
+      let holdAnswer: HoldAnswer | null = null;
       const emulator = realApi
         ? null
         : await startEmulator({
@@ -210,6 +212,8 @@ export const runCommand: Command = {
             startTime: opts.now ?? Date.now(),
             // The plan's limits (the contract's first tier), which the stack's one API budget keeps to.
             settings: credits === undefined ? {} : { credits },
+            hold: (ms, headers) =>
+              holdAnswer ? holdAnswer(ms, headers) : new Promise<void>((resolve) => setTimeout(resolve, ms)),
           });
       const apiUrl = realApi ? (process.env.VOICE_API_URL as string) : (emulator?.url as string);
       const stack = await startLocalStack({
@@ -218,7 +222,9 @@ export const runCommand: Command = {
         dynamoPath: localDynamoPath(),
         s3Directory: join(dataDir, 's3'),
         settings: opts.country ? { DEFAULT_COUNTRY: opts.country } : {},
+        heldAnswers: emulator !== null,
       });
+      holdAnswer = stack.holdAnswer;
       // This command's own requests (the agent) draw on the shared budget as any caller's; the progress line and the
       // stats samples read what the workflows recorded and ask the API nothing.
       const api = new VoiceApiClient({ baseUrl: apiUrl, apiKey, budget: stack.budget('shared') });

@@ -1,0 +1,227 @@
+import { spawn } from 'node:child_process';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseWindowRules, windowStateAt } from '#commons/calling-window.ts';
+import { atLeast, atMost, type BenchResult } from './client-overhead.ts';
+
+const BIN = new URL('../bin/callsheet.mjs', import.meta.url).pathname;
+const ZONE = 'America/New_York';
+/** Two hours a weekday, as a user would give it; Monday 2026-12-07 starts the week. */
+const WINDOW = 'Mon-Fri 10:00-12:00';
+const WEEK_MS = 7 * 86_400_000;
+/** How often the emulator's clock is read while a run goes on (the run's own stack.json names the emulator). */
+const SAMPLE_MS = 250;
+/** A 100-part rehearsal that has not reached its first close by then is stopped and reported as missed. */
+const REHEARSAL_LIMIT_MS = 20 * 60_000;
+
+/**
+ * Counts the DynamoDB requests the spawned `callsheet run` sends (by X-Amz-Target, from the HTTP client's diagnostics
+ * channel, so nothing in the program measured changes; dynalite serves them on a thread of its own) and writes them
+ * out at exit.
+ */
+const DYNAMO_HOOK = `data:text/javascript,${encodeURIComponent(
+  "import dc from 'node:diagnostics_channel'; import { writeFileSync } from 'node:fs'; const n = {}; dc.subscribe('http.client.request.start', ({ request }) => { const t = request.getHeader('x-amz-target'); if (typeof t === 'string' && t.startsWith('DynamoDB_')) { const op = t.split('.')[1]; n[op] = (n[op] ?? 0) + 1; } }); process.on('exit', () => writeFileSync(process.env.BENCH_DYNAMO_FILE, JSON.stringify(n)));",
+)}`;
+
+/**
+ * `rows` valid numbers in one zone (New York City's area codes, 555 exchange), each distinct: a CSV the user could
+ * have exported, generated here so the bench needs no fixture.
+ */
+export function nySheet(rows: number): string {
+  const areas = ['212', '646', '917', '718', '347', '929', '332', '516', '631', '914'];
+  const lines = ['Phone Number,Name'];
+  for (let i = 0; i < rows; i++) {
+    const area = areas[Math.floor(i / 10_000) % areas.length] as string;
+    lines.push(`+1${area}555${String(i % 10_000).padStart(4, '0')},Contact ${i + 1}`);
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+interface Sample {
+  real: number;
+  sim: number;
+}
+
+interface RunMeasure {
+  realMs: number;
+  samples: Sample[];
+  dynamo: Record<string, number>;
+  stdout: string;
+  code: number | null;
+  /** Real ms from the start until `until` returned true (the first close), when it did. */
+  reachedMs: number | null;
+}
+
+/**
+ * `callsheet run` as a user runs it, spawned in its own data directory, with the emulator's clock read from beside
+ * it; `until` (on the simulated time) stops it with SIGINT, as Ctrl-C would.
+ */
+async function measureRun(
+  dir: string,
+  args: string[],
+  options: { until?: (sim: number) => boolean; limitMs?: number } = {},
+): Promise<RunMeasure> {
+  const dataDir = join(dir, 'data');
+  const dynamoFile = join(dir, 'dynamo.json');
+  const started = Date.now();
+  const child = spawn(process.execPath, ['--import', DYNAMO_HOOK, BIN, 'run', ...args], {
+    env: {
+      ...process.env,
+      CALLSHEET_DATA_DIR: dataDir,
+      BENCH_DYNAMO_FILE: dynamoFile,
+      VOICE_API_URL: '',
+      VOICE_API_KEY: '',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (c: Buffer) => {
+    stdout += c.toString();
+  });
+  child.stderr.on('data', (c: Buffer) => {
+    stderr += c.toString();
+  });
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const samples: Sample[] = [];
+  let reachedMs: number | null = null;
+  let done = false;
+  void exited.then(() => {
+    done = true;
+  });
+  let emulator: string | null = null;
+  while (!done) {
+    await new Promise((r) => setTimeout(r, SAMPLE_MS));
+    try {
+      emulator ??= (JSON.parse(await readFile(join(dataDir, 'stack.json'), 'utf8')) as { voiceApi: { url: string } })
+        .voiceApi.url;
+      const clock = (await (await fetch(`${emulator}/_emulator/clock`)).json()) as { now: string };
+      const sample = { real: Date.now(), sim: Date.parse(clock.now) };
+      samples.push(sample);
+      if (reachedMs === null && options.until?.(sample.sim)) {
+        reachedMs = sample.real - started;
+        child.kill('SIGINT');
+      }
+    } catch {
+      // Not up yet, or already closing.
+    }
+    if (reachedMs === null && options.limitMs && Date.now() - started > options.limitMs) child.kill('SIGINT');
+  }
+  const code = await exited;
+  const realMs = Date.now() - started;
+  if (code !== 0 && reachedMs === null && !(options.limitMs && realMs > options.limitMs))
+    throw new Error(`callsheet run failed (${code}): ${stderr.slice(-2000)}`);
+  const dynamo = JSON.parse(await readFile(dynamoFile, 'utf8').catch(() => '{}')) as Record<string, number>;
+  return { realMs, samples, dynamo, stdout, code, reachedMs };
+}
+
+/** Simulated and real time spent with the clock inside an open window (each sample interval by where it starts). */
+function openWindowSpeed(samples: Sample[]): { simMs: number; realMs: number } {
+  const window = { rules: parseWindowRules(WINDOW), holidays: [] };
+  let simMs = 0;
+  let realMs = 0;
+  for (let i = 1; i < samples.length; i++) {
+    const a = samples[i - 1] as Sample;
+    const b = samples[i] as Sample;
+    const state = windowStateAt(window, ZONE, a.sim);
+    if (!state.open) continue;
+    realMs += b.real - a.real;
+    simMs += Math.min(b.sim, state.changesAt ?? b.sim) - a.sim;
+  }
+  return { simMs, realMs };
+}
+
+const totalOf = (counts: Record<string, number>) => Object.values(counts).reduce((s, n) => s + n, 0);
+const topOf = (counts: Record<string, number>) =>
+  Object.entries(counts)
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 3)
+    .map(([op, n]) => `${op} ${n}`)
+    .join(', ');
+
+/** (a) 5,000 rows to the end, two hours a weekday. */
+async function weekRun(dir: string): Promise<BenchResult[]> {
+  await mkdir(dir, { recursive: true });
+  const sheet = join(dir, 'week-5000.csv');
+  await writeFile(sheet, nySheet(5_000));
+  const start = Date.parse('2026-12-07T08:00:00-05:00');
+  const run = await measureRun(dir, [
+    sheet,
+    '--window',
+    WINDOW,
+    '--now',
+    '2026-12-07T08:00:00-05:00',
+    '--credits',
+    '1000000',
+    '--json',
+  ]);
+  const result = JSON.parse(run.stdout) as { calls: unknown[]; parts: { status: string }[] };
+  const lastSim = run.samples.at(-1)?.sim ?? start;
+  const weeks = (lastSim - start) / WEEK_MS;
+  const open = openWindowSpeed(run.samples);
+  const speed = open.simMs / Math.max(1, open.realMs);
+  const perWeek = run.realMs / 1000 / Math.max(weeks, 1 / 7);
+  const calls = result.calls.length;
+  const dynamo = totalOf(run.dynamo);
+  const completed = result.parts.filter((p) => p.status === 'completed').length;
+  return [
+    {
+      name: `simulation: callsheet run, 5,000 rows (5 parts), ${WINDOW} ${ZONE}, to the end`,
+      ratio: speed,
+      baseline: 'real time, in open windows',
+      detail: `${(run.realMs / 1000).toFixed(0)} s real for ${(weeks * 7).toFixed(1)} simulated days (${perWeek.toFixed(0)} s a simulated week), ${(open.simMs / 3_600_000).toFixed(1)} open hours in ${(open.realMs / 1000).toFixed(0)} s; ${completed}/${result.parts.length} parts completed`,
+      ...atLeast(speed, 600),
+    },
+    {
+      name: 'simulation: real seconds per simulated week of the 5,000-row run',
+      ratio: perWeek / 60,
+      baseline: '60 s',
+      detail: `${perWeek.toFixed(0)} s a week; ${calls} calls placed, ${dynamo} DynamoDB requests (${(dynamo / Math.max(1, calls)).toFixed(1)} a call placed: ${topOf(run.dynamo)})`,
+      ...atMost(perWeek, 60, '60 s a simulated week'),
+    },
+  ];
+}
+
+/** (b) 100,000 rows (100 parts) through the first close of their window, then stopped as Ctrl-C stops it. */
+async function rehearsal(dir: string): Promise<BenchResult[]> {
+  await mkdir(dir, { recursive: true });
+  const sheet = join(dir, 'parts-100000.csv');
+  await writeFile(sheet, nySheet(100_000));
+  const firstClose = Date.parse('2026-12-07T12:00:00-05:00');
+  const run = await measureRun(
+    dir,
+    [sheet, '--window', WINDOW, '--now', '2026-12-07T09:50:00-05:00', '--credits', '10000000'],
+    { until: (sim) => sim >= firstClose, limitMs: REHEARSAL_LIMIT_MS },
+  );
+  const moved = run.samples.find((s) => s.sim > Date.parse('2026-12-07T09:50:00-05:00'));
+  const setupMs = moved ? moved.real - (run.samples[0]?.real ?? moved.real) : run.realMs;
+  const reached = run.reachedMs ?? run.realMs;
+  const open = openWindowSpeed(run.samples);
+  return [
+    {
+      name: 'simulation: callsheet run, 100,000 rows (100 parts), through the first close',
+      ratio: reached / 120_000,
+      baseline: '120 s',
+      detail: run.reachedMs
+        ? `${(reached / 1000).toFixed(0)} s real to the close (about ${(setupMs / 1000).toFixed(0)} s before the clock first moved: intake and launches), open window at ${(open.simMs / Math.max(1, open.realMs)).toFixed(0)}× real time; ${totalOf(run.dynamo)} DynamoDB requests (${topOf(run.dynamo)})`
+        : `stopped after ${(run.realMs / 1000).toFixed(0)} s real before reaching the close (simulated ${new Date(run.samples.at(-1)?.sim ?? 0).toISOString()})`,
+      ...atMost(run.reachedMs ? reached / 1000 : Number.POSITIVE_INFINITY, 120, '120 s'),
+    },
+  ];
+}
+
+/**
+ * The embedded simulation at the sizes users run: `callsheet run` spawned as typed, timed from start to exit, with
+ * simulated time read from the emulator while it runs.
+ */
+export async function simulationBench(): Promise<BenchResult[]> {
+  const dir = await mkdtemp(join(tmpdir(), 'callsheet-bench-sim-'));
+  try {
+    const week = await weekRun(join(dir, 'week'));
+    const close = await rehearsal(join(dir, 'close'));
+    return [...week, ...close];
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
