@@ -3,6 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { Worker } from 'node:worker_threads';
 import { CreateTableCommand, DynamoDBClient, ListTablesCommand, waitUntilTableExists } from '@aws-sdk/client-dynamodb';
 import dynalite from 'dynalite';
+import { documentClient } from '#commons/aws/clients.ts';
+import { SuppressionList } from '#commons/suppression-list.ts';
 import { TABLES, type TableName } from '#commons/tables.ts';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from './local-aws.ts';
 
@@ -66,16 +68,8 @@ async function serveOnThread(path: string | undefined, port: number): Promise<Se
   };
 }
 
-/**
- * dynalite on 127.0.0.1 with callsheet's tables (named `<prefix>-<table>`) created and active: in memory, or in
- * `path` (LevelDB) so data such as the suppression list outlives the process; on a worker thread with `thread`.
- */
-export async function startDynamo(
-  options: { path?: string; prefix?: string; port?: number; thread?: boolean } = {},
-): Promise<LocalDynamo> {
-  const prefix = options.prefix ?? 'callsheet';
-  const served = await (options.thread ? serveOnThread : serveHere)(options.path, options.port ?? 0);
-  const endpoint = `http://127.0.0.1:${served.port}`;
+/** callsheet's tables (`<prefix>-<table>`) at `endpoint`, each created unless it exists, and active. */
+export async function createTables(endpoint: string, prefix: string): Promise<Record<TableName, string>> {
   const client = new DynamoDBClient({ endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
   const tables = {} as Record<TableName, string>;
   const existing = new Set((await client.send(new ListTablesCommand({}))).TableNames ?? []);
@@ -94,5 +88,25 @@ export async function startDynamo(
     await waitUntilTableExists({ client, maxWaitTime: 10, minDelay: 0.05, maxDelay: 0.1 }, { TableName });
   }
   client.destroy();
+  return tables;
+}
+
+/**
+ * dynalite on 127.0.0.1 with callsheet's tables (named `<prefix>-<table>`) created and active, the do-not-call list
+ * indexed: in memory, or in `path` (LevelDB) so data such as the suppression list outlives the process; on a worker
+ * thread with `thread`.
+ */
+export async function startDynamo(
+  options: { path?: string; prefix?: string; port?: number; thread?: boolean } = {},
+): Promise<LocalDynamo> {
+  const prefix = options.prefix ?? 'callsheet';
+  const served = await (options.thread ? serveOnThread : serveHere)(options.path, options.port ?? 0);
+  const endpoint = `http://127.0.0.1:${served.port}`;
+  const tables = await createTables(endpoint, prefix);
+  // A list kept from before the do-not-call shards gets them now; on a new table this only marks it indexed.
+  await new SuppressionList(
+    documentClient({ region: LOCAL_REGION, endpoints: { dynamodb: endpoint }, credentials: LOCAL_CREDENTIALS }),
+    tables.suppression,
+  ).ensureIndexed();
   return { endpoint, tables, close: served.close };
 }

@@ -1,8 +1,10 @@
+import { BatchGetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EnvReader } from '#commons/config.ts';
 import { type CapEntry, capDecision, DEFAULT_CAP_LIMITS, liveEntries, readCapLimits } from '#commons/frequency-cap.ts';
 import { FrequencyCapStore } from '#commons/frequency-cap-store.ts';
 import { type LocalDynamo, startDynamo } from '#local/stack/dynamo.ts';
+import { type CountingProxy, startCountingProxy } from '../helpers/counting-proxy.ts';
 import { dynaliteClient } from './webhook-run.ts';
 
 const T = Date.parse('2026-03-02T12:00:00Z');
@@ -97,5 +99,85 @@ describe('FrequencyCapStore on DynamoDB (dynalite)', () => {
     );
     expect(results.filter((r) => r.admitted)).toHaveLength(2);
     expect(results.filter((r) => !r.admitted).every((r) => !r.admitted && r.reason === 'daily-cap')).toBe(true);
+  });
+});
+
+describe('frequency caps at the scale of an upload (dynalite behind a counting proxy)', () => {
+  let dynamo: LocalDynamo;
+  let proxy: CountingProxy;
+  let store: FrequencyCapStore;
+  beforeAll(async () => {
+    dynamo = await startDynamo({ prefix: 'capscale' });
+    proxy = await startCountingProxy(dynamo.endpoint);
+    store = new FrequencyCapStore(dynaliteClient(proxy.url), dynamo.tables.outcomes, { perDay: 3, perWeek: 7 });
+  });
+  afterAll(async () => {
+    await proxy?.close();
+    await dynamo?.close();
+  });
+  const at = new Date('2026-03-02T09:00:00Z');
+  const numbers = (count: number, from = 0) =>
+    Array.from({ length: count }, (_, i) => `+1312555${String(from + i).padStart(4, '0')}`);
+
+  it('admits 2,000 numbers with a few reads and one write a shard, at most 16 at once', async () => {
+    proxy.reset();
+    const out = await store.admitAll(numbers(2000), 'upload-big', 2, at);
+    expect(out.admitted).toHaveLength(2000);
+    const ops = proxy.requests.map((r) => r.operation);
+    // 128 shards, 40 a read; then one conditional write each, no more than 16 in flight.
+    expect(ops.filter((o) => o === 'BatchGetItem')).toHaveLength(4);
+    expect(ops.filter((o) => o === 'PutItem')).toHaveLength(128);
+    expect(ops).toHaveLength(132);
+    expect(proxy.maxInFlight).toBeGreaterThan(1);
+    expect(proxy.maxInFlight).toBeLessThanOrEqual(16);
+
+    // The same upload retried: every number admitted again, nothing written.
+    proxy.reset();
+    expect((await store.admitAll(numbers(2000), 'upload-big', 2, at)).admitted).toHaveLength(2000);
+    expect(proxy.requests.map((r) => r.operation)).toEqual(Array(4).fill('BatchGetItem'));
+  });
+
+  it('lets two uploads sharing 300 numbers, admitted at once, count each shared number once', async () => {
+    const a = numbers(600, 3000);
+    const b = numbers(600, 3300);
+    const shared = numbers(300, 3300);
+    const [first, second] = await Promise.all([
+      store.admitAll(a, 'upload-a', 2, at),
+      store.admitAll(b, 'upload-b', 2, at),
+    ]);
+    // 2 + 2 calls would pass 3 a day: each shared number went to exactly one upload.
+    const both = [...first.admitted, ...second.admitted];
+    expect(new Set(both).size).toBe(both.length);
+    expect(both.sort()).toEqual(numbers(900, 3000));
+    expect([...first.skipped, ...second.skipped].map((s) => s.phone).sort()).toEqual(shared);
+    expect([...first.skipped, ...second.skipped].every((s) => s.reason === 'daily-cap')).toBe(true);
+    // Each number holds 2 calls: one more fits under 3, and then none.
+    expect((await store.admitAll(numbers(900, 3000), 'probe-1', 1, at)).admitted).toHaveLength(900);
+    expect((await store.admitAll(numbers(900, 3000), 'probe-2', 1, at)).skipped).toHaveLength(900);
+  });
+  it('decides again on what another admission wrote between its read and its write', async () => {
+    const phone = '+13125559999';
+    const direct = dynaliteClient(dynamo.endpoint);
+    const rival = new FrequencyCapStore(direct, dynamo.tables.outcomes, { perDay: 3, perWeek: 7 });
+    // Right after this store has read the shard, another upload takes 2 of the number's 3 calls.
+    let raced = false;
+    const racing = {
+      send: async (command: object) => {
+        const out = await direct.send(command as BatchGetCommand);
+        if (!raced && command instanceof BatchGetCommand) {
+          raced = true;
+          expect((await rival.admitAll([phone], 'upload-rival', 2, at)).admitted).toEqual([phone]);
+        }
+        return out;
+      },
+    } as unknown as DynamoDBDocumentClient;
+    const late = new FrequencyCapStore(racing, dynamo.tables.outcomes, { perDay: 3, perWeek: 7 });
+    const out = await late.admitAll([phone], 'upload-late', 2, at);
+    expect(raced).toBe(true);
+    expect(out.admitted).toEqual([]);
+    expect(out.skipped.map((s) => s.reason)).toEqual(['daily-cap']);
+    // Only the rival's 2 calls are counted: 1 more fits, then none.
+    expect((await rival.admitAll([phone], 'probe-a', 1, at)).admitted).toEqual([phone]);
+    expect((await rival.admitAll([phone], 'probe-b', 1, at)).admitted).toEqual([]);
   });
 });
