@@ -6,11 +6,11 @@ import { eachConcurrently } from './concurrently.ts';
 import { type CapDecision, type CapLimits, capDecision, liveEntries } from './frequency-cap.ts';
 
 /**
- * Shards of the reservations: 128 items of 400 KB hold about 4.5 million number reservations in a rolling week (see
- * aws/number-shards.ts), and a 100,000-number upload is 128 conditional writes, not 100,000. Each write costs the
- * caller a signed request's CPU (2-3 ms on a busy 2-core machine), which is what keeps the count this low.
+ * Shards of the reservations: 64 items of 400 KB hold 2.5 to 4.5 million number reservations in a rolling week (see
+ * aws/number-shards.ts), and a 100,000-number upload is 64 conditional writes, not 100,000. Each write costs the
+ * caller a signed request's CPU (2 to 5 ms on a busy 2-core machine), which is what keeps the count this low.
  */
-const SHARDS = 128;
+const SHARDS = 64;
 const WRITERS = 16;
 const shardKey = (shard: number) => ({ pk: `caps#${String(shard).padStart(3, '0')}` });
 
@@ -34,7 +34,7 @@ export interface CapLookup {
 }
 
 /**
- * Call counts per number in the outcomes table, in 128 shard items (`caps#<n>`, see aws/number-shards.ts): each
+ * Call counts per number in the outcomes table, in 64 shard items (`caps#<n>`, see aws/number-shards.ts): each
  * holds the reservations of the last 7 days for its numbers and a version. Admitting is a read of the shards the
  * numbers fall in and, per shard, one write conditional on the version read, so two campaigns admitting the same
  * number at once cannot both squeeze under the cap: the one whose write lost reads the shard again and decides

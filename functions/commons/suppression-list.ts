@@ -23,10 +23,10 @@ export interface SuppressionLookup {
 }
 
 /**
- * Shards of the index: 512 items of 400 KB hold about 19 million numbers (see aws/number-shards.ts); a list of a
- * million is 21 KB a shard, all of it read in 13 requests at once, and a 10-row upload reads 10 shards.
+ * Shards of the index: 256 items of 400 KB hold 10 to 18 million numbers (see aws/number-shards.ts); a list of a
+ * million is about 21 KB a shard, all of it read in 7 requests at once, and a 10-row upload reads 10 shards.
  */
-const SHARDS = 512;
+const SHARDS = 256;
 const WRITERS = 16;
 // Keys no E.164 number can take (those start with `+`), in the table's own key attribute.
 const shardKey = (shard: number) => ({ phone: `#shard-${String(shard).padStart(3, '0')}` });
@@ -34,7 +34,7 @@ const INDEXED = { phone: '#indexed' };
 
 /**
  * The do-not-call list. Each number is an item of its own (`phone`, why, by whom, when), which is what `list` shows;
- * every number is also in one of 512 shard items (see aws/number-shards.ts), which is what intake checks: a
+ * every number is also in one of 256 shard items (see aws/number-shards.ts), which is what intake checks: a
  * 100,000-row upload is a few requests, not 1,000. Intake removes these numbers from every upload; the CLI, opt-outs
  * and contact sync maintain it.
  *
@@ -83,7 +83,7 @@ export class SuppressionList {
       const shard = shardOf(phone, SHARDS);
       const set = sets.get(shard) ?? NumberSet.from(byKey.get(shardKey(shard).phone)?.numbers as string | undefined);
       sets.set(shard, set);
-      if (set.has(phone)) found.add(phone);
+      if (set.hasValue(Number(phone.slice(1)))) found.add(phone);
     }
     // Text that is not E.164 is in no shard: asked of the items.
     for (const phone of odd.length > 0 ? await this.lookUpEach(odd) : []) found.add(phone);

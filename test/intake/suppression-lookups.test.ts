@@ -52,9 +52,9 @@ describe('the do-not-call check as intake makes it', () => {
     const asked = [...numbers(2500), numbers(1)[0] as string, '0800 FLOWERS'];
     const found = await new SuppressionList(viaProxy, table).matching(asked);
     expect([...found].sort()).toEqual([...listed.filter((p) => asked.includes(p)), '0800 FLOWERS'].sort());
-    // The mark and the shards of these numbers (of 512), 40 a request in flight together, and the odd one's item.
-    const shardReads = Math.ceil((1 + byShard(numbers(2500), 512).size) / 40);
-    expect(shardReads).toBeLessThanOrEqual(13);
+    // The mark and the shards of these numbers (of 256), 40 a request in flight together, and the odd one's item.
+    const shardReads = Math.ceil((1 + byShard(numbers(2500), 256).size) / 40);
+    expect(shardReads).toBeLessThanOrEqual(7);
     expect(operations()).toEqual(Array(shardReads + 1).fill('BatchGetItem'));
     expect(proxy.maxInFlight).toBeGreaterThan(1);
   });
@@ -79,7 +79,7 @@ describe('the do-not-call check as intake makes it', () => {
     const asked = numbers(200);
     for (const phone of asked) lookup.want(phone);
     // The mark and the shards of 200 numbers: every full 40 already asked for, the rest when the match is.
-    const keys = 1 + byShard(asked, 512).size;
+    const keys = 1 + byShard(asked, 256).size;
     expect(sent).toEqual(Array(Math.floor(keys / 40)).fill(40));
     expect([...(await lookup.matching(asked))].sort()).toEqual(numbers(50, 100));
     expect(sent.reduce((a, b) => a + b, 0)).toBe(keys);
@@ -112,7 +112,7 @@ describe('the do-not-call check as intake makes it', () => {
     const asked = numbers(1000);
     expect((await list.matching(asked)).size).toBe(250);
     // The mark and the shards (none there), then the 1,000 keys, 100 a request.
-    const shardReads = Math.ceil((1 + byShard(asked, 512).size) / 40);
+    const shardReads = Math.ceil((1 + byShard(asked, 256).size) / 40);
     expect(operations()).toEqual(Array(shardReads + 10).fill('BatchGetItem'));
 
     expect(await list.ensureIndexed()).toBe(true);
