@@ -1,9 +1,10 @@
-import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { NumberSet, numberOf, shardOf } from './aws/number-shards.ts';
+import { type DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { byShard, NumberSet, numberOf, shardOf } from './aws/number-shards.ts';
 import { ShardReader } from './aws/shard-reader.ts';
 import { type Item, updateVersioned } from './aws/versioned-item.ts';
 import { eachConcurrently } from './concurrently.ts';
-import { type CapDecision, type CapLimits, capDecision, liveEntries } from './frequency-cap.ts';
+import { type CapDecision, type CapEntry, type CapLimits, capDecision, liveEntries } from './frequency-cap.ts';
+import { type LegacyCaps, readLegacyCaps, scanLegacyCaps } from './legacy-caps.ts';
 
 /**
  * Shards of the reservations: 64 items of 400 KB hold 2.5 to 4.5 million number reservations in a rolling week (see
@@ -13,6 +14,8 @@ import { type CapDecision, type CapLimits, capDecision, liveEntries } from './fr
 const SHARDS = 64;
 const WRITERS = 16;
 const shardKey = (shard: number) => ({ pk: `caps#${String(shard).padStart(3, '0')}` });
+/** Set once the shards hold every reservation counted before them (`reindex`); until then those are read too. */
+const INDEXED = { pk: 'caps#indexed' };
 
 /** One admission in one shard: who (`key`), when, how many calls, for which of the shard's numbers. */
 interface Reservation {
@@ -38,8 +41,12 @@ export interface CapLookup {
  * holds the reservations of the last 7 days for its numbers and a version. Admitting is a read of the shards the
  * numbers fall in and, per shard, one write conditional on the version read, so two campaigns admitting the same
  * number at once cannot both squeeze under the cap: the one whose write lost reads the shard again and decides
- * again on what the other wrote. (Before the shards each number had a `cap#<phone>` item; those are not read, so
- * for a week after the upgrade calls reserved before it are not counted.)
+ * again on what the other wrote.
+ *
+ * Before the shards each number had a `cap#<phone>` item (legacy-caps.ts). Until the table carries the `caps#indexed`
+ * mark, admitting also reads those items of its numbers and counts their live reservations (a key found in both
+ * counts once), so a number called before an upgrade is not called past its cap after it. `reindex` (`callsheet
+ * caps reindex`, and the local stack at start) folds them into the shards and then sets the mark.
  */
 export class FrequencyCapStore {
   constructor(
@@ -66,7 +73,7 @@ export class FrequencyCapStore {
   }
 
   private reader(): ShardReader {
-    return new ShardReader(this.db, this.table, SHARDS, shardKey, 'frequency caps');
+    return new ShardReader(this.db, this.table, SHARDS, shardKey, 'frequency caps', [INDEXED]);
   }
 
   /**
@@ -114,6 +121,15 @@ export class FrequencyCapStore {
       } else groups.set(shard, { phones: [phone], values: [v] });
     }
     const items = new Map((await reader.items(phones)).map((item) => [item.pk as string, item as Item]));
+    // Before `reindex` has run, the numbers' items from before the shards count too (read once: nothing writes them).
+    const legacy = items.has(INDEXED.pk)
+      ? undefined
+      : await readLegacyCaps(
+          this.db,
+          this.table,
+          [...groups.values()].flatMap((g) => g.phones),
+          now,
+        );
     const request = { key, calls, at: now };
     // A number no reservation of the week names (most of them) gets this one answer, decided once.
     const fresh = capDecision([], request, this.limits);
@@ -139,7 +155,7 @@ export class FrequencyCapStore {
           const counted: number[] = [];
           for (let i = 0; i < values.length; i++) {
             const v = values[i] as number;
-            const entries = held.size > 0 ? held.get(v) : undefined;
+            const entries = withLegacy(held.size > 0 ? held.get(v) : undefined, legacy?.get(v));
             const d = entries ? capDecision(entries, request, this.limits) : fresh;
             out[i] = d;
             if (d.admitted && !d.alreadyCounted) counted.push(v);
@@ -158,6 +174,95 @@ export class FrequencyCapStore {
       for (let i = 0; i < group.length; i++) decisions.set(group[i] as string, out[i] as CapDecision);
     return decisions;
   }
+
+  /** Whether the shards hold every reservation counted before them (`reindex` has run on this table). */
+  async indexed(): Promise<boolean> {
+    const out = await this.db.send(new GetCommand({ TableName: this.table, Key: INDEXED, ConsistentRead: true }));
+    return out.Item !== undefined;
+  }
+
+  /**
+   * Folds every live reservation of the `cap#<phone>` items kept from before the shards into the shards, then marks
+   * the table indexed, after which admitting reads the shards only. Each shard is written once, conditionally on the
+   * version read, so admissions running meanwhile stay exact; a reservation already in the shard for its number (by
+   * key) is not added again, so running it twice, or two at once, counts nothing twice. Answers how many numbers
+   * had live reservations there, and how many of those (number, reservation) pairs this run added to the shards.
+   */
+  async reindex(now = new Date()): Promise<{ numbers: number; added: number }> {
+    let added = 0;
+    const legacy = await scanLegacyCaps(this.db, this.table, now);
+    const groups = byShard(
+      [...legacy.keys()].map((v) => `+${v}`),
+      SHARDS,
+    );
+    await eachConcurrently([...groups], WRITERS, async ([shard, phones]) => {
+      let pairs = 0;
+      await updateVersioned(
+        this.db,
+        this.table,
+        shardKey(shard),
+        (item) => {
+          const live = liveReservations(item, now);
+          const folded = fold(live, phones.map(numberOf), legacy);
+          pairs = folded.reduce((n, r) => n + NumberSet.from(r.numbers).size, 0);
+          return folded.length === 0 ? null : { kind: 'cap-shard', reservations: [...live, ...folded] };
+        },
+        'frequency caps',
+      );
+      // Counted from the write that held (a lost write decides again on what the winner wrote).
+      added += pairs;
+    });
+    await this.db.send(
+      new PutCommand({
+        TableName: this.table,
+        Item: { ...INDEXED, kind: 'cap-index', at: now.toISOString(), numbers: legacy.size },
+      }),
+    );
+    return { numbers: legacy.size, added };
+  }
+
+  /** `reindex` unless the table is already indexed; answers whether it ran. */
+  async ensureIndexed(now = new Date()): Promise<boolean> {
+    if (await this.indexed()) return false;
+    await this.reindex(now);
+    return true;
+  }
+}
+
+/** A number's reservations in its shard and, before `reindex`, those of its legacy item whose key the shard lacks. */
+function withLegacy(inShard: CapEntry[] | undefined, old: CapEntry[] | undefined): CapEntry[] | undefined {
+  if (!old) return inShard;
+  if (!inShard) return old;
+  return [...inShard, ...old.filter((e) => !inShard.some((s) => s.key === e.key))];
+}
+
+/**
+ * The reservations to add to a shard for these numbers' legacy ones: those whose key the shard does not yet hold
+ * for the number, grouped so that one admission of many numbers (one key, time and count) is one reservation.
+ */
+function fold(live: readonly Reservation[], values: readonly number[], legacy: LegacyCaps): Reservation[] {
+  const held = new Map<number, Set<string>>();
+  for (const r of live)
+    for (const v of NumberSet.from(r.numbers).values()) {
+      const keys = held.get(v);
+      if (keys) keys.add(r.key);
+      else held.set(v, new Set([r.key]));
+    }
+  const added = new Map<string, { entry: CapEntry; values: number[] }>();
+  for (const v of values)
+    for (const entry of legacy.get(v) ?? []) {
+      if (held.get(v)?.has(entry.key)) continue;
+      const id = JSON.stringify([entry.key, entry.at, entry.calls]);
+      const group = added.get(id);
+      if (group) group.values.push(v);
+      else added.set(id, { entry, values: [v] });
+    }
+  return [...added.values()].map(({ entry, values: of }) => ({
+    key: entry.key,
+    at: entry.at,
+    calls: entry.calls,
+    numbers: NumberSet.ofValues(of).text,
+  }));
 }
 
 /** The shard's reservations still inside the weekly window, so an item never grows past a week's worth. */

@@ -4,6 +4,8 @@ import { Worker } from 'node:worker_threads';
 import { CreateTableCommand, DynamoDBClient, ListTablesCommand, waitUntilTableExists } from '@aws-sdk/client-dynamodb';
 import dynalite from 'dynalite';
 import { documentClient } from '#commons/aws/clients.ts';
+import { DEFAULT_CAP_LIMITS } from '#commons/frequency-cap.ts';
+import { FrequencyCapStore } from '#commons/frequency-cap-store.ts';
 import { SuppressionList } from '#commons/suppression-list.ts';
 import { TABLES, type TableName } from '#commons/tables.ts';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from './local-aws.ts';
@@ -93,8 +95,8 @@ export async function createTables(endpoint: string, prefix: string): Promise<Re
 
 /**
  * dynalite on 127.0.0.1 with callsheet's tables (named `<prefix>-<table>`) created and active, the do-not-call list
- * indexed: in memory, or in `path` (LevelDB) so data such as the suppression list outlives the process; on a worker
- * thread with `thread`.
+ * and the call counts indexed: in memory, or in `path` (LevelDB) so data such as the suppression list outlives the
+ * process; on a worker thread with `thread`.
  */
 export async function startDynamo(
   options: { path?: string; prefix?: string; port?: number; thread?: boolean } = {},
@@ -103,10 +105,15 @@ export async function startDynamo(
   const served = await (options.thread ? serveOnThread : serveHere)(options.path, options.port ?? 0);
   const endpoint = `http://127.0.0.1:${served.port}`;
   const tables = await createTables(endpoint, prefix);
-  // A list kept from before the do-not-call shards gets them now; on a new table this only marks it indexed.
-  await new SuppressionList(
-    documentClient({ region: LOCAL_REGION, endpoints: { dynamodb: endpoint }, credentials: LOCAL_CREDENTIALS }),
-    tables.suppression,
-  ).ensureIndexed();
+  // A list or call counts kept from before the shards get them now; on new tables this only marks them indexed.
+  const db = documentClient({
+    region: LOCAL_REGION,
+    endpoints: { dynamodb: endpoint },
+    credentials: LOCAL_CREDENTIALS,
+  });
+  await new SuppressionList(db, tables.suppression).ensureIndexed();
+  // The limits play no part in folding reservations.
+  await new FrequencyCapStore(db, tables.outcomes, DEFAULT_CAP_LIMITS).ensureIndexed();
+  db.destroy();
   return { endpoint, tables, close: served.close };
 }
