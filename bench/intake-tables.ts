@@ -5,6 +5,8 @@ import { cp, mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/pro
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { batchWriteAll } from '#commons/aws/batch.ts';
 import { documentClient } from '#commons/aws/clients.ts';
 import { DEFAULT_CAP_LIMITS } from '#commons/frequency-cap.ts';
 import { FrequencyCapStore } from '#commons/frequency-cap-store.ts';
@@ -53,6 +55,20 @@ function listedNumbers(): string[] {
     out.add(`+1${areas[x % areas.length]}${String(2_000_000 + (x % 7_999_999)).padStart(7, '0')}`);
   }
   return [...out];
+}
+
+/**
+ * The earlier campaign's reservations as the version before the cap shards kept them: one `cap#<phone>` item per
+ * number, in a table without the caps' index mark (a deployment upgraded but not yet reindexed).
+ */
+async function reservedBeforeShards(db: DynamoDBDocumentClient, table: string, phones: string[], at: Date) {
+  const entries = [{ key: 'earlier-campaign', at: at.toISOString(), calls: 2 }];
+  await batchWriteAll(
+    db,
+    table,
+    phones.map((phone) => ({ PutRequest: { Item: { pk: `cap#${phone}`, kind: 'cap', phone, version: 1, entries } } })),
+    'bench',
+  );
 }
 
 const dbAt = (endpoint: string) =>
@@ -136,7 +152,12 @@ export async function intakeTablesBench(): Promise<BenchResult[]> {
       const base: Measure[] = [];
       const bare: Measure[] = [];
       const intake: Measure[] = [];
+      const upgraded: Measure[] = [];
+      const reindexMs: number[] = [];
       let tallies: DynamoTally[] = [];
+      let upgradedTallies: DynamoTally[] = [];
+      let reindexTallies: DynamoTally[] = [];
+      let oldOutcomes = '';
       let tables = dynamo.tables;
       for (let round = 0; round < ROUNDS; round++) {
         base.push(await measure(worker, 'baseline', sheet, {}));
@@ -150,8 +171,32 @@ export async function intakeTablesBench(): Promise<BenchResult[]> {
             [TABLES.suppression.env]: empty.suppression,
           }),
         );
+        // Upgraded from the per-number items and not yet reindexed: those are read too (`caps reindex` folds them).
+        const old = { ...(await createTables(dynamo.endpoint, `old${round}`)), suppression: dynamo.tables.suppression };
+        await reservedBeforeShards(db, old.outcomes, earlier, new Date(Date.now() - 3600_000));
+        proxy.reset();
+        upgraded.push(
+          await measure(worker, 'intake', sheet, {
+            AWS_ENDPOINT_URL_DYNAMODB: proxy.url,
+            [TABLES.uploads.env]: old.uploads,
+            [TABLES.suppression.env]: old.suppression,
+            [TABLES.outcomes.env]: old.outcomes,
+          }),
+        );
+        // Copies: the proxy keeps counting into the same tallies until it is reset.
+        upgradedTallies = proxy.tallies().map((t) => ({ ...t }));
+        const viaProxy = dbAt(proxy.url);
+        proxy.reset();
+        const folding = performance.now();
+        await new FrequencyCapStore(viaProxy, old.outcomes, DEFAULT_CAP_LIMITS).reindex();
+        reindexMs.push(performance.now() - folding);
+        reindexTallies = proxy.tallies().map((t) => ({ ...t }));
+        viaProxy.destroy();
+        oldOutcomes = old.outcomes;
+
         tables = { ...(await createTables(dynamo.endpoint, `round${round}`)), suppression: dynamo.tables.suppression };
         const caps = new FrequencyCapStore(db, tables.outcomes, DEFAULT_CAP_LIMITS);
+        await caps.ensureIndexed();
         await caps.admitAll(earlier, 'earlier-campaign', 2, new Date(Date.now() - 3600_000));
         proxy.reset();
         intake.push(
@@ -162,9 +207,15 @@ export async function intakeTablesBench(): Promise<BenchResult[]> {
             [TABLES.outcomes.env]: tables.outcomes,
           }),
         );
-        tallies = proxy.tallies();
+        tallies = proxy.tallies().map((t) => ({ ...t }));
       }
-      return results(base, bare, intake, tallies, tables, seeded);
+      return [
+        ...results(base, bare, intake, tallies, tables, seeded),
+        beforeReindex(base, intake, upgraded, reindexMs, {
+          intake: shown(upgradedTallies, oldOutcomes),
+          reindex: shown(reindexTallies, oldOutcomes),
+        }),
+      ];
     } finally {
       db.destroy();
       await proxy.close();
@@ -194,6 +245,26 @@ async function measure(worker: string, mode: string, file: string, env: Record<s
     },
   });
   return JSON.parse(stdout.trim().split('\n').at(-1) as string) as Measure;
+}
+
+/** The same path on a table upgraded from per-number cap items and not yet reindexed, beside the indexed one. */
+function beforeReindex(
+  base: Measure[],
+  intake: Measure[],
+  upgraded: Measure[],
+  reindexMs: number[],
+  requests: { intake: string; reindex: string },
+): BenchResult {
+  const b = median(base.map((m) => m.ms));
+  const ms = median(upgraded.map((m) => m.ms));
+  const caps = median(upgraded.map((m) => m.capsMs ?? 0));
+  const capped = upgraded.at(-1)?.rejected?.['daily-cap'] ?? 0;
+  return {
+    name: `intake ${ROWS.toLocaleString('en')} rows, the same path before \`caps reindex\` (cap#<phone> items read too)`,
+    ratio: ms / b,
+    baseline: 'plain exceljs streaming read of the same file',
+    detail: `${ms.toFixed(0)} ms, median of ${upgraded.length} (indexed: ${median(intake.map((m) => m.ms)).toFixed(0)} ms); caps ${caps.toFixed(0)} ms, ${capped} daily-cap (indexed: ${intake.at(-1)?.rejected?.['daily-cap'] ?? 0}); last run ${requests.intake}; \`caps reindex\` of the ${(ROWS / 20).toLocaleString('en')} old items ${median(reindexMs).toFixed(0)} ms (${requests.reindex})`,
+  };
 }
 
 function results(
