@@ -4,9 +4,10 @@
  * - `intake`: validateUpload on the file streamed from disk, as intake takes an S3 object (its size first, a CSV
  *   as it arrives, an .xlsx gathered within the size limit). Prints the refusal's code: a file read is a failure.
  */
-import { createReadStream, readFileSync } from 'node:fs';
+import { createReadStream } from 'node:fs';
 import { fileSource } from '#commons/spreadsheet/byte-source.ts';
 import { validateUpload } from '#intake/validate-upload.ts';
+import { peakRssMB } from './peak-rss.ts';
 
 const [mode, file] = process.argv.slice(2);
 if (!file || (mode !== 'baseline' && mode !== 'intake'))
@@ -26,17 +27,3 @@ if (mode === 'baseline') {
 const ms = performance.now() - start;
 const cpu = process.cpuUsage(cpuStart);
 console.log(JSON.stringify({ mode, outcome, ms, cpuMs: (cpu.user + cpu.system) / 1000, maxRssMB: peakRssMB() }));
-
-/**
- * This process's own peak RSS. Linux carries `maxRSS` over from the process that forked this one (a bench parent
- * holding a 40 MB sheet starts its children at its own RSS); VmHWM is the peak of this program's memory alone.
- */
-function peakRssMB(): number {
-  try {
-    const hwm = /VmHWM:\s+(\d+) kB/.exec(readFileSync('/proc/self/status', 'utf8'))?.[1];
-    if (hwm) return Number(hwm) / 1024;
-  } catch {
-    // not Linux: maxRSS, which elsewhere is this process's own
-  }
-  return process.resourceUsage().maxRSS / 1024;
-}

@@ -6,9 +6,9 @@
  *   check, the report as JSON, every part file and annotated.xlsx, each as the bytes it would put to S3.
  */
 import { readFile } from 'node:fs/promises';
-import ExcelJS from 'exceljs';
 import { validateUpload } from '#intake/validate-upload.ts';
 import { writeUploadFiles } from '#intake/writers.ts';
+import { plainRead } from './plain-read.ts';
 
 const [mode, fileArg, warmth] = process.argv.slice(2);
 if (!fileArg || (mode !== 'baseline' && mode !== 'intake' && mode !== 'full'))
@@ -16,18 +16,7 @@ if (!fileArg || (mode !== 'baseline' && mode !== 'intake' && mode !== 'full'))
 const file: string = fileArg;
 
 async function once(): Promise<number> {
-  if (mode === 'baseline') {
-    let rows = 0;
-    const reader = new ExcelJS.stream.xlsx.WorkbookReader(file, {
-      sharedStrings: 'cache',
-      hyperlinks: 'ignore',
-      styles: 'ignore',
-      worksheets: 'emit',
-      entries: 'emit',
-    });
-    for await (const sheet of reader) for await (const _row of sheet as unknown as AsyncIterable<unknown>) rows++;
-    return rows;
-  }
+  if (mode === 'baseline') return plainRead(file);
   const outcome = await validateUpload(await readFile(file), 'bench.xlsx', {
     defaultCountry: 'US',
     ...(mode === 'full' ? { suppressed: async () => new Set<string>() } : {}),

@@ -2,7 +2,7 @@ import { execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { promisify } from 'node:util';
 import { build } from 'esbuild';
 import ExcelJS from 'exceljs';
@@ -16,6 +16,18 @@ const WORKER = new URL('./intake-worker.ts', import.meta.url).pathname;
 const BIN = new URL('../bin/callsheet.mjs', import.meta.url).pathname;
 const RSS_LIMIT_MB = 256;
 
+/**
+ * Row `i`'s number in a sheet of `rows`, as E.164: about 2 % are repeats, one in seven an Alaska number, whose range
+ * spans two clocks (Anchorage, Adak), so the slow path of zone choice shows. (A UK 7911 mobile no longer serves: the
+ * data places it in Guernsey, which has no legal-hours entry, so it would be refused before any zone work.)
+ */
+export function sheetNumber(i: number, rows: number): { area: string; local: string; e164: string } {
+  const n = 2_000_000 + (i % Math.floor(rows * 0.98));
+  const area = i % 7 === 0 ? '907' : (['415', '212', '312', '617'][i % 4] as string);
+  const local = String(n).slice(-7);
+  return { area, local, e164: `+1${area}${local}` };
+}
+
 /** A realistic export: title row, header, mixed number formats and countries, names, instructions, some duplicates. */
 export async function makeSheet(path: string, rows: number): Promise<void> {
   const wb = new ExcelJS.stream.xlsx.WorkbookWriter({ filename: path, useSharedStrings: true });
@@ -23,12 +35,7 @@ export async function makeSheet(path: string, rows: number): Promise<void> {
   ws.addRow(['CRM export']).commit();
   ws.addRow(['Phone Number', 'Name', 'Custom Instruction', 'Owner']).commit();
   for (let i = 0; i < rows; i++) {
-    const n = 2_000_000 + (i % Math.floor(rows * 0.98)); // about 2 % duplicates
-    const area = ['415', '212', '312', '617'][i % 4];
-    const local = String(n).slice(-7);
-    // One row in seven is an Alaska number, whose range spans two clocks (Anchorage, Adak): the slow path of zone
-    // choice must show here. (A UK 7911 mobile no longer serves: the data places it in Guernsey, which has no
-    // legal-hours entry, so it would be refused before any zone work.)
+    const { area, local } = sheetNumber(i, rows);
     const phone =
       i % 7 === 0
         ? `+1 907 ${local}`
@@ -57,10 +64,10 @@ type Mode = 'baseline' | 'intake' | 'full';
  * plain node. Run through tsx instead, its loader added 30 to 110 MB to the peak RSS of either side and slowed the
  * exceljs read by 10 to 30 %, which flattered every ratio.
  */
-async function buildWorker(): Promise<string> {
+export async function buildWorker(entry = WORKER): Promise<string> {
   // Inside the project, where the installed exceljs resolves.
-  const outfile = join(ROOT, '.build', 'bench', 'intake-worker.mjs');
-  const options = esbuildOptions(WORKER, outfile, false);
+  const outfile = join(ROOT, '.build', 'bench', `${basename(entry, '.ts')}.mjs`);
+  const options = esbuildOptions(entry, outfile, false);
   // The baseline's exceljs stays the package as installed: a plain read, as anyone would run it.
   await build({ ...options, external: [...(options.external ?? []), 'exceljs'] });
   return outfile;

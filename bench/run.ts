@@ -9,6 +9,7 @@ import { chooseGroups } from './groups.ts';
 import { hoursBench } from './hours.ts';
 import { intakeBench } from './intake.ts';
 import { intakeBoundsBench } from './intake-bounds.ts';
+import { intakeTablesBench } from './intake-tables.ts';
 import { lifecycleBench } from './lifecycle.ts';
 import { simulationBench } from './simulation.ts';
 import { webhooksBench } from './webhooks.ts';
@@ -19,6 +20,7 @@ const GROUPS = {
   client: async () => [await clientOverhead()],
   intake: intakeBench,
   'intake-bounds': intakeBoundsBench,
+  'intake-tables': intakeTablesBench,
   lifecycle: lifecycleBench,
   webhooks: webhooksBench,
   contacts: contactsBench,

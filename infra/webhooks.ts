@@ -79,7 +79,14 @@ export class Webhooks extends Construct {
     processor.addEnvironment(TABLES.outcomes.env, props.outcomesTable.tableName);
     props.outcomesTable.grant(processor, 'dynamodb:UpdateItem', 'dynamodb:GetItem');
     processor.addEnvironment(TABLES.suppression.env, props.suppressionTable.tableName);
-    props.suppressionTable.grant(processor, 'dynamodb:BatchWriteItem', 'dynamodb:PutItem');
+    // An opt-out writes the number's item, then reads and conditionally rewrites its shard (suppression-list.ts).
+    props.suppressionTable.grant(
+      processor,
+      'dynamodb:BatchWriteItem',
+      'dynamodb:PutItem',
+      'dynamodb:BatchGetItem',
+      'dynamodb:GetItem',
+    );
     props.credentials.bindTo(processor);
     processor.addEnvironment(TABLES.apiBudget.env, props.apiBudgetTable.tableName);
     props.apiBudgetTable.grant(processor, 'dynamodb:GetItem', 'dynamodb:UpdateItem');

@@ -71,7 +71,7 @@ export function capDecision(entries: readonly CapEntry[], request: CapRequest, l
 }
 
 /** The entries still inside the weekly window, so a number's item never grows without bound. */
-export const liveEntries = (entries: readonly CapEntry[], now: Date): CapEntry[] =>
+export const liveEntries = <T extends CapEntry>(entries: readonly T[], now: Date): T[] =>
   entries.filter((e) => now.getTime() - Date.parse(e.at) < WEEK_MS);
 
 const parseCapLimit = (raw: string): number | { problem: string } =>

@@ -1,5 +1,9 @@
-import { type DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
-import { batchGetAll, batchWriteAll } from './aws/batch.ts';
+import { type DynamoDBDocumentClient, GetCommand, PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { batchGetAll, batchWriteAll, LARGE_ITEMS_PER_GET } from './aws/batch.ts';
+import { byShard, isE164, NumberSet, shardOf } from './aws/number-shards.ts';
+import { type ShardItem, ShardReader } from './aws/shard-reader.ts';
+import { type Item, updateVersioned } from './aws/versioned-item.ts';
+import { eachConcurrently } from './concurrently.ts';
 
 export interface SuppressedNumber {
   phone: string;
@@ -10,9 +14,34 @@ export interface SuppressedNumber {
   addedAt: string;
 }
 
+/** The do-not-call check of one upload (`SuppressionList.lookup`). */
+export interface SuppressionLookup {
+  /** This number will be asked about: its shard may be read now. */
+  want(phone: string): void;
+  /** Which of these numbers are suppressed. */
+  matching(phones: readonly string[]): Promise<Set<string>>;
+}
+
 /**
- * The do-not-call list: one DynamoDB item per E.164 number. Intake removes these numbers from every upload; the
- * CLI (and later contact sync) maintain it.
+ * Shards of the index: 256 items of 400 KB hold 10 to 18 million numbers (see aws/number-shards.ts); a list of a
+ * million is about 21 KB a shard, all of it read in 7 requests at once, and a 10-row upload reads 10 shards.
+ */
+const SHARDS = 256;
+const WRITERS = 16;
+// Keys no E.164 number can take (those start with `+`), in the table's own key attribute.
+const shardKey = (shard: number) => ({ phone: `#shard-${String(shard).padStart(3, '0')}` });
+const INDEXED = { phone: '#indexed' };
+
+/**
+ * The do-not-call list. Each number is an item of its own (`phone`, why, by whom, when), which is what `list` shows;
+ * every number is also in one of 256 shard items (see aws/number-shards.ts), which is what intake checks: a
+ * 100,000-row upload is a few requests, not 1,000. Intake removes these numbers from every upload; the CLI, opt-outs
+ * and contact sync maintain it.
+ *
+ * The shards are trusted once `#indexed` says every number written before them is in them (`reindex`, which
+ * `callsheet suppress` and the local stack run when it is missing); until then numbers are looked up one by one.
+ * Adding writes the number's item, then its shard; removing deletes the item, then takes it from its shard, so a
+ * failure between the two leaves a number suppressed, never one listed and callable.
  */
 export class SuppressionList {
   constructor(
@@ -20,33 +49,140 @@ export class SuppressionList {
     private readonly table: string,
   ) {}
 
-  /** Which of these numbers are suppressed: read 100 a request, several requests at once. */
+  /** Which of these numbers are suppressed. */
   async matching(phones: readonly string[]): Promise<Set<string>> {
-    const keys = [...new Set(phones)].map((phone) => ({ phone }));
-    const items = await batchGetAll(this.db, this.table, keys, 'suppression list', 'phone');
+    if (phones.length === 0) return new Set();
+    return this.lookup().matching(phones);
+  }
+
+  /**
+   * The check for an upload: `want` each number as it is read, and the shards it falls in are read meanwhile
+   * (aws/shard-reader.ts); `matching` then answers from them.
+   */
+  lookup(): SuppressionLookup {
+    const reader = new ShardReader(this.db, this.table, SHARDS, shardKey, 'suppression list', [INDEXED]);
+    return {
+      want: (phone) => reader.want(phone),
+      matching: async (phones) => this.match(phones, await reader.items(phones)),
+    };
+  }
+
+  private async match(phones: readonly string[], items: ShardItem[]): Promise<Set<string>> {
+    const unique = [...new Set(phones)];
+    const byKey = new Map(items.map((item) => [item.phone as string, item]));
+    // Not yet indexed (a table from before the shards): every number asked on its own, as before.
+    if (!byKey.has(INDEXED.phone)) return this.lookUpEach(unique);
+    const found = new Set<string>();
+    const sets = new Map<number, NumberSet>();
+    const odd: string[] = [];
+    for (const phone of unique) {
+      if (!isE164(phone)) {
+        odd.push(phone);
+        continue;
+      }
+      const shard = shardOf(phone, SHARDS);
+      const set = sets.get(shard) ?? NumberSet.from(byKey.get(shardKey(shard).phone)?.numbers as string | undefined);
+      sets.set(shard, set);
+      if (set.hasValue(Number(phone.slice(1)))) found.add(phone);
+    }
+    // Text that is not E.164 is in no shard: asked of the items.
+    for (const phone of odd.length > 0 ? await this.lookUpEach(odd) : []) found.add(phone);
+    return found;
+  }
+
+  /** One key per number, 100 a request, several requests at once. */
+  private async lookUpEach(phones: readonly string[]): Promise<Set<string>> {
+    const keys = phones.map((phone) => ({ phone }));
+    const items = await batchGetAll(this.db, this.table, keys, 'suppression list', { projection: 'phone' });
     return new Set(items.map((item) => item.phone as string));
   }
 
   async add(phones: readonly string[], reason: string, source: string, now = new Date()): Promise<void> {
+    const unique = [...new Set(phones)];
     const addedAt = now.toISOString();
-    await this.write(
-      [...new Set(phones)].map((phone) => ({ PutRequest: { Item: { phone, reason, source, addedAt } } })),
-    );
+    await this.write(unique.map((phone) => ({ PutRequest: { Item: { phone, reason, source, addedAt } } })));
+    // Text that is not E.164 (never intake's) keeps its item only, where `matching` asks for it.
+    await this.changeShards(unique.filter(isE164), (set, group) => set.with(group));
   }
 
   async remove(phones: readonly string[]): Promise<void> {
-    await this.write([...new Set(phones)].map((phone) => ({ DeleteRequest: { Key: { phone } } })));
+    const unique = [...new Set(phones)];
+    await this.write(unique.map((phone) => ({ DeleteRequest: { Key: { phone } } })));
+    await this.changeShards(unique.filter(isE164), (set, group) => set.with([], group));
   }
 
   async list(): Promise<SuppressedNumber[]> {
     const items: SuppressedNumber[] = [];
     let start: Record<string, unknown> | undefined;
     do {
-      const out = await this.db.send(new ScanCommand({ TableName: this.table, ExclusiveStartKey: start }));
+      const out = await this.db.send(
+        new ScanCommand({
+          TableName: this.table,
+          ExclusiveStartKey: start,
+          // The numbers' own items: not the shards or the index mark.
+          FilterExpression: 'NOT begins_with(phone, :mark)',
+          ExpressionAttributeValues: { ':mark': '#' },
+        }),
+      );
       items.push(...((out.Items ?? []) as SuppressedNumber[]));
       start = out.LastEvaluatedKey;
     } while (start);
     return items.sort((a, b) => a.phone.localeCompare(b.phone));
+  }
+
+  /** Whether the shards hold every number (`reindex` has run on this table). */
+  async indexed(): Promise<boolean> {
+    const out = await this.db.send(new GetCommand({ TableName: this.table, Key: INDEXED, ConsistentRead: true }));
+    return out.Item !== undefined;
+  }
+
+  /**
+   * Puts every listed number in its shard, then marks the table indexed: for a table written before the shards
+   * existed (and, on an empty one, just the mark). Safe to repeat and to run while numbers are added or removed:
+   * a number removed while this runs may come back into its shard (suppressed, not listed); `remove` again clears it.
+   */
+  async reindex(): Promise<number> {
+    const numbers = (await this.list()).map((s) => s.phone).filter(isE164);
+    await this.changeShards(numbers, (set, group) => set.with(group));
+    await this.db.send(new PutCommand({ TableName: this.table, Item: { ...INDEXED, at: new Date().toISOString() } }));
+    return numbers.length;
+  }
+
+  /** `reindex` unless the table is already indexed; answers whether it ran. */
+  async ensureIndexed(): Promise<boolean> {
+    if (await this.indexed()) return false;
+    await this.reindex();
+    return true;
+  }
+
+  private async changeShards(
+    phones: readonly string[],
+    change: (set: NumberSet, group: string[]) => NumberSet,
+  ): Promise<void> {
+    const groups = [...byShard(phones, SHARDS)];
+    const read = await batchGetAll(
+      this.db,
+      this.table,
+      groups.map(([shard]) => shardKey(shard)),
+      'suppression list',
+      { perRequest: LARGE_ITEMS_PER_GET },
+    );
+    const items = new Map(read.map((item) => [item.phone as string, item as Item]));
+    await eachConcurrently(groups, WRITERS, async ([shard, group]) => {
+      const key = shardKey(shard);
+      await updateVersioned(
+        this.db,
+        this.table,
+        key,
+        (item) => {
+          const before = NumberSet.from(item?.numbers as string | undefined);
+          const after = change(before, group);
+          return after.size === before.size && item ? null : { kind: 'dnc-shard', numbers: after.text };
+        },
+        'suppression list',
+        { item: items.get(key.phone) },
+      );
+    });
   }
 
   private async write(requests: Record<string, unknown>[]): Promise<void> {

@@ -5,11 +5,13 @@
  */
 export const TABLES = {
   uploads: { partitionKey: 'pk', env: 'UPLOADS_TABLE' },
+  /** One item per number, and the shards intake reads (`#shard-<n>`, `#indexed`; suppression-list.ts). */
   suppression: { partitionKey: 'phone', env: 'SUPPRESSION_TABLE' },
   campaigns: { partitionKey: 'pk', env: 'CAMPAIGNS_TABLE' },
   /**
    * Call outcomes (`call#<id>`, indexed per `campaign#<id>`), webhook replay claims (`event#…`), call counts
-   * (`cap#<phone>`), events for calls the API does not know (`unknown-call#<id>`).
+   * (`caps#<shard>`, `caps#indexed`, frequency-cap-store.ts; `cap#<phone>` as kept before the shards,
+   * legacy-caps.ts), events for calls the API does not know (`unknown-call#<id>`).
    */
   outcomes: { partitionKey: 'pk', env: 'OUTCOMES_TABLE', ttl: 'expiresAt' },
   /** Contact state, its notes and the event ids seen (functions/contacts/contact-store.ts). */

@@ -14,6 +14,15 @@ import type { IntakeConfig } from './config.ts';
 import { IntakeService } from './intake-service.ts';
 import { UploadStore } from './upload-store.ts';
 
+/** Intake's tables: the upload claims, the do-not-call list and, when configured, the frequency caps. */
+export function intakeTables(config: IntakeConfig, db = documentClient(config.aws)) {
+  return {
+    uploads: new UploadStore(db, config.uploadsTable),
+    suppression: new SuppressionList(db, config.suppressionTable),
+    ...(config.caps ? { caps: new FrequencyCapStore(db, config.caps.table, config.caps.limits) } : {}),
+  };
+}
+
 /** Wires intake to AWS (or the local stand-ins the endpoints point at) and the Voice API. */
 export async function buildIntakeService(
   config: IntakeConfig,
@@ -27,9 +36,8 @@ export async function buildIntakeService(
     ? apiBudget(db, config.budget.config, 'shared', { clock: options.budgetClock, maxWaitMs: config.budget.maxWaitMs })
     : undefined;
   return new IntakeService({
+    ...intakeTables(config, db),
     objects: new ObjectStore(s3Client(config.aws)),
-    uploads: new UploadStore(db, config.uploadsTable),
-    suppression: new SuppressionList(db, config.suppressionTable),
     // The current key (re-read after a rotation, on 401) and the API answer metrics.
     agents: new VoiceApiClient({
       baseUrl: access.baseUrl,
@@ -42,7 +50,6 @@ export async function buildIntakeService(
     leaseMs: config.leaseMs,
     plan: config.plan,
     now,
-    ...(config.caps ? { caps: new FrequencyCapStore(db, config.caps.table, config.caps.limits) } : {}),
     ...(config.contacts ? { contacts: campaignContacts(config) } : {}),
   });
 }

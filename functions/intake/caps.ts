@@ -1,4 +1,4 @@
-import type { FrequencyCapStore } from '#commons/frequency-cap-store.ts';
+import type { CapLookup } from '#commons/frequency-cap-store.ts';
 import type { Rejection } from './contacts.ts';
 import { reportParts, type ValidationOutcome } from './validate-upload.ts';
 
@@ -11,7 +11,7 @@ import { reportParts, type ValidationOutcome } from './validate-upload.ts';
  */
 export async function capUpload(
   validation: ValidationOutcome,
-  caps: Pick<FrequencyCapStore, 'admitAll'>,
+  caps: Pick<CapLookup, 'admitAll'>,
   key: string,
   calls: number,
   now: Date,

@@ -82,19 +82,20 @@ export class ContactRules {
 
   constructor(private readonly defaultCountry: CountryCode | undefined) {}
 
-  add(r: SheetRow): void {
+  /** The row's contact when it is kept, else null (rejected, with its reason). */
+  add(r: SheetRow): Contact | null {
     const result = normalizePhone(r.phone, this.defaultCountry);
     if (!result.ok) {
       this.rejected.push({ row: r.row, reason: result.reason, input: cellText(r.phone) });
-      return;
+      return null;
     }
     const first = this.firstRowOf.get(result.e164);
     if (first !== undefined) {
       this.rejected.push({ row: r.row, reason: 'duplicate_phone', input: cellText(r.phone), firstRow: first });
-      return;
+      return null;
     }
     this.firstRowOf.set(result.e164, r.row);
-    this.kept.push({
+    const contact: Contact = {
       row: r.row,
       phone: result.e164,
       country: result.country,
@@ -102,7 +103,9 @@ export class ContactRules {
       customInstruction: r.customInstruction,
       timeZone: r.timeZone ?? null,
       region: r.region ?? null,
-    });
+    };
+    this.kept.push(contact);
+    return contact;
   }
 
   /** The rows kept so far, in sheet order. */

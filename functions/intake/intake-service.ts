@@ -1,10 +1,10 @@
 import { lookUpAgent } from '#commons/agent-lookup.ts';
 import type { ObjectHead, ObjectStore, ObjectVersion } from '#commons/aws/object-store.ts';
-import type { FrequencyCapStore } from '#commons/frequency-cap-store.ts';
+import type { CapLookup, FrequencyCapStore } from '#commons/frequency-cap-store.ts';
 import type { LifecycleStarter } from '#commons/lifecycle-starter.ts';
 import { reportKeys } from '#commons/report-keys.ts';
 import { DEFAULT_LIMITS, fileTooLarge } from '#commons/spreadsheet/limits.ts';
-import type { SuppressionList } from '#commons/suppression-list.ts';
+import type { SuppressionList, SuppressionLookup } from '#commons/suppression-list.ts';
 import { agentFolder, INCOMING, type UploadRef, uploadId } from '#commons/upload-ref.ts';
 import type { AgentsApi } from '#commons/voice-api/agents.ts';
 import type { Agent } from '#commons/voice-api/types.ts';
@@ -23,7 +23,7 @@ import { writeUploadFiles } from './writers.ts';
 export interface IntakeDeps {
   objects: ObjectStore;
   uploads: UploadStore;
-  suppression: SuppressionList;
+  suppression: Pick<SuppressionList, 'lookup'>;
   agents: AgentsApi;
   starter: LifecycleStarter;
   defaults: IntakeDefaults;
@@ -35,7 +35,7 @@ export interface IntakeDeps {
   /** The contact store learns everyone a launched sheet calls (functions/intake/campaign-contacts.ts). */
   contacts?: { upsertAccepted(uploadId: string, contacts: Contact[]): Promise<void> };
   /** Calls per number per day and week across all campaigns (OUTCOMES_TABLE); absent: no caps. */
-  caps?: Pick<FrequencyCapStore, 'admitAll'>;
+  caps?: Pick<FrequencyCapStore, 'lookup'>;
 }
 
 export type IntakeResult =
@@ -121,7 +121,7 @@ export class IntakeService {
     const decision =
       ref.size > DEFAULT_LIMITS.maxFileBytes
         ? rejected('too_large', fileTooLarge(ref.size, DEFAULT_LIMITS).message)
-        : await this.capped(id, await this.decide(id, ref, found));
+        : await this.checked(id, ref, found);
     const stays = ref.size > MAX_COPY_BYTES;
     const destination = stays
       ? ref.key
@@ -188,7 +188,27 @@ export class IntakeService {
     return null;
   }
 
-  private async decide(id: string, ref: UploadRef, original: FoundUpload): Promise<Decision> {
+  /**
+   * The upload read and decided, then its caps counted. The do-not-call list and the caps are read while the rows
+   * are (each number's shard as soon as the number is), so neither waits for the whole file before its first request.
+   */
+  private async checked(id: string, ref: UploadRef, found: FoundUpload): Promise<Decision> {
+    const dnc = this.deps.suppression.lookup();
+    const caps = this.deps.caps?.lookup();
+    const lookAhead = (phone: string) => {
+      dnc.want(phone);
+      caps?.want(phone);
+    };
+    return this.capped(id, await this.decide(id, ref, found, dnc, lookAhead), caps);
+  }
+
+  private async decide(
+    id: string,
+    ref: UploadRef,
+    original: FoundUpload,
+    dnc: SuppressionLookup,
+    lookAhead: (phone: string) => void,
+  ): Promise<Decision> {
     const { agent: agentRef } = agentFolder(ref.key);
     if (!agentRef)
       return rejected(
@@ -201,7 +221,8 @@ export class IntakeService {
       defaultCountry: this.deps.defaults.country,
       metadata: original.head.metadata,
       legalHours: this.deps.defaults.legalHours,
-      suppressed: (phones) => this.deps.suppression.matching(phones),
+      suppressed: (phones) => dnc.matching(phones),
+      lookAhead,
       startHorizon: {
         now: this.deps.now().getTime(),
         days: this.deps.defaults.startHorizonDays ?? DEFAULT_START_HORIZON_DAYS,
@@ -231,8 +252,8 @@ export class IntakeService {
   }
 
   /** Frequency caps (functions/intake/caps.ts), counted only for an upload about to launch. */
-  private async capped(id: string, decision: Decision): Promise<Decision> {
-    const { caps, defaults } = this.deps;
+  private async capped(id: string, decision: Decision, caps: CapLookup | undefined): Promise<Decision> {
+    const { defaults } = this.deps;
     if (!caps || decision.status !== 'launched' || !decision.validation) return decision;
     const calls = 1 + (decision.validation.settings.retries ?? defaults.retries);
     const validation = await capUpload(decision.validation, caps, id, calls, this.deps.now());

@@ -26,6 +26,11 @@ export interface ValidateOptions {
   legalHours?: LegalHoursTable;
   /** Answers which of these numbers are on the suppression list. */
   suppressed?: (phones: string[]) => Promise<ReadonlySet<string>>;
+  /**
+   * Told each number kept as soon as its row is read, so lookups about it (the do-not-call list, caps) can start
+   * while the rest of the file is still being read.
+   */
+  lookAhead?: (phone: string) => void;
   limits?: ReadLimits;
   /** Refuses a start further ahead than the workflow can wait (START_HORIZON_DAYS); no limit when absent. */
   startHorizon?: StartHorizon;
@@ -120,6 +125,7 @@ function countryBeforeReading(options: ValidateOptions): CountryCode | undefined
 async function readContacts(
   upload: UploadFile,
   country: CountryCode | undefined,
+  lookAhead: ((phone: string) => void) | undefined,
 ): Promise<{ scanned: ScannedUpload; rules: ContactRules; originals: OriginalRows }> {
   const rules = new ContactRules(country);
   const originals = new OriginalRows();
@@ -127,7 +133,7 @@ async function readContacts(
   const scanned = await scanUpload(workbook, upload.limits, (r, columns) => {
     const phone = r.cells[columns.phone];
     originals.add(r);
-    rules.add({
+    const kept = rules.add({
       row: r.row,
       phone: typeof phone === 'number' ? phone : cellText(phone),
       name: columns.name === null ? null : textOrNull(cellText(r.cells[columns.name])),
@@ -136,6 +142,7 @@ async function readContacts(
       timeZone: columns.timeZone === null ? null : textOrNull(cellText(r.cells[columns.timeZone])),
       region: columns.region === null ? null : textOrNull(cellText(r.cells[columns.region])),
     });
+    if (kept && lookAhead) lookAhead(kept.phone);
   });
   return { scanned, rules, originals };
 }
@@ -159,7 +166,7 @@ export async function validateUpload(
     // Rows are normalized as they stream past, in the country known before reading; only a Settings sheet that
     // names another country costs a second read.
     let country = countryBeforeReading(options);
-    ({ scanned, rules, originals } = await readContacts(upload, country));
+    ({ scanned, rules, originals } = await readContacts(upload, country, options.lookAhead));
     settings = readSettings(
       scanned.settings,
       options.metadata,
@@ -168,7 +175,7 @@ export async function validateUpload(
     );
     if ((settings.defaultCountry ?? options.defaultCountry) !== country) {
       country = settings.defaultCountry ?? options.defaultCountry;
-      ({ scanned, rules, originals } = await readContacts(upload, country));
+      ({ scanned, rules, originals } = await readContacts(upload, country, options.lookAhead));
     }
   } catch (err) {
     if (err instanceof FileProblem) return failed(upload, err.code, err.message, null);

@@ -28,6 +28,11 @@ const COMMANDS: CommandEntry[] = [
     load: async () => (await import('./commands/campaign.ts')).campaignCommand,
   },
   {
+    name: 'caps',
+    summary: 'frequency caps: fold call counts kept before an upgrade into the shards intake reads (caps reindex)',
+    load: async () => (await import('./commands/caps.ts')).capsCommand,
+  },
+  {
     name: 'contacts',
     summary: 'push contact changes (a sheet or JSON lines) to the API, show one contact, list contacts',
     load: async () => (await import('./commands/contacts.ts')).contactsCommand,

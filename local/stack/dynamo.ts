@@ -3,6 +3,10 @@ import type { AddressInfo } from 'node:net';
 import { Worker } from 'node:worker_threads';
 import { CreateTableCommand, DynamoDBClient, ListTablesCommand, waitUntilTableExists } from '@aws-sdk/client-dynamodb';
 import dynalite from 'dynalite';
+import { documentClient } from '#commons/aws/clients.ts';
+import { DEFAULT_CAP_LIMITS } from '#commons/frequency-cap.ts';
+import { FrequencyCapStore } from '#commons/frequency-cap-store.ts';
+import { SuppressionList } from '#commons/suppression-list.ts';
 import { TABLES, type TableName } from '#commons/tables.ts';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from './local-aws.ts';
 
@@ -66,16 +70,8 @@ async function serveOnThread(path: string | undefined, port: number): Promise<Se
   };
 }
 
-/**
- * dynalite on 127.0.0.1 with callsheet's tables (named `<prefix>-<table>`) created and active: in memory, or in
- * `path` (LevelDB) so data such as the suppression list outlives the process; on a worker thread with `thread`.
- */
-export async function startDynamo(
-  options: { path?: string; prefix?: string; port?: number; thread?: boolean } = {},
-): Promise<LocalDynamo> {
-  const prefix = options.prefix ?? 'callsheet';
-  const served = await (options.thread ? serveOnThread : serveHere)(options.path, options.port ?? 0);
-  const endpoint = `http://127.0.0.1:${served.port}`;
+/** callsheet's tables (`<prefix>-<table>`) at `endpoint`, each created unless it exists, and active. */
+export async function createTables(endpoint: string, prefix: string): Promise<Record<TableName, string>> {
   const client = new DynamoDBClient({ endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
   const tables = {} as Record<TableName, string>;
   const existing = new Set((await client.send(new ListTablesCommand({}))).TableNames ?? []);
@@ -94,5 +90,30 @@ export async function startDynamo(
     await waitUntilTableExists({ client, maxWaitTime: 10, minDelay: 0.05, maxDelay: 0.1 }, { TableName });
   }
   client.destroy();
+  return tables;
+}
+
+/**
+ * dynalite on 127.0.0.1 with callsheet's tables (named `<prefix>-<table>`) created and active, the do-not-call list
+ * and the call counts indexed: in memory, or in `path` (LevelDB) so data such as the suppression list outlives the
+ * process; on a worker thread with `thread`.
+ */
+export async function startDynamo(
+  options: { path?: string; prefix?: string; port?: number; thread?: boolean } = {},
+): Promise<LocalDynamo> {
+  const prefix = options.prefix ?? 'callsheet';
+  const served = await (options.thread ? serveOnThread : serveHere)(options.path, options.port ?? 0);
+  const endpoint = `http://127.0.0.1:${served.port}`;
+  const tables = await createTables(endpoint, prefix);
+  // A list or call counts kept from before the shards get them now; on new tables this only marks them indexed.
+  const db = documentClient({
+    region: LOCAL_REGION,
+    endpoints: { dynamodb: endpoint },
+    credentials: LOCAL_CREDENTIALS,
+  });
+  await new SuppressionList(db, tables.suppression).ensureIndexed();
+  // The limits play no part in folding reservations.
+  await new FrequencyCapStore(db, tables.outcomes, DEFAULT_CAP_LIMITS).ensureIndexed();
+  db.destroy();
   return { endpoint, tables, close: served.close };
 }

@@ -7,6 +7,8 @@ export interface ProxiedRequest {
   path: string;
   /** Response body bytes passed back to the client before it finished or hung up. */
   bytes: number;
+  /** A DynamoDB request's operation (`BatchGetItem`, from X-Amz-Target); empty for S3. */
+  operation: string;
 }
 
 export interface CountingProxy {
@@ -17,16 +19,29 @@ export interface CountingProxy {
   target: string;
   /** The most requests that were ever in flight at once. */
   maxInFlight: number;
+  /** Forget the requests seen so far (and the most in flight), to count the next piece of work alone. */
+  reset(): void;
   close(): Promise<void>;
 }
 
 /**
  * An HTTP pass-through on 127.0.0.1 that records each request and how much of its answer went back: put in front of
- * s3rver, it shows what a function downloaded, and how much of it, without touching the function.
+ * s3rver, it shows what a function downloaded, and how much of it; in front of dynalite, which operations it asked
+ * and how many at once; without touching the function.
  */
 export async function startCountingProxy(target = ''): Promise<CountingProxy> {
   const requests: ProxiedRequest[] = [];
-  const proxy: CountingProxy = { url: '', requests, target, maxInFlight: 0, close: async () => undefined };
+  const proxy: CountingProxy = {
+    url: '',
+    requests,
+    target,
+    maxInFlight: 0,
+    reset: () => {
+      requests.length = 0;
+      proxy.maxInFlight = 0;
+    },
+    close: async () => undefined,
+  };
   let inFlight = 0;
   const server = createServer((req, res) => {
     inFlight++;
@@ -36,6 +51,7 @@ export async function startCountingProxy(target = ''): Promise<CountingProxy> {
       method: req.method ?? '',
       path: decodeURIComponent(new URL(req.url ?? '/', 'http://proxy').pathname),
       bytes: 0,
+      operation: String(req.headers['x-amz-target'] ?? '').split('.')[1] ?? '',
     };
     requests.push(seen);
     const { expect: _continue, ...headers } = req.headers;

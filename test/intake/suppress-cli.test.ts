@@ -54,6 +54,17 @@ describe('callsheet suppress', () => {
     }
   });
 
+  it('reindexes the list on demand, and takes no numbers for it', async () => {
+    expect((await runCli(['suppress', 'add', '+14155550301', '+14155550302'], env())).code).toBe(0);
+    const out = await runCli(['suppress', 'reindex'], env());
+    expect(out).toMatchObject({ code: 0 });
+    // The first test's +442079460018 is still listed.
+    expect(out.stdout).toContain('3 number(s) of the suppression list in the local stack');
+    const refused = await runCli(['suppress', 'reindex', '+14155550301'], env());
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('reindex takes no numbers');
+  });
+
   it('refuses numbers it cannot read, saying how to write them', async () => {
     const out = await runCli(['suppress', 'add', '555-2671'], env());
     expect(out.code).toBe(2);

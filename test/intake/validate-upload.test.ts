@@ -114,6 +114,22 @@ describe('intake: row rules', () => {
     expect(out.report.ok).toBe(true);
   });
 
+  it('tells each kept number to the lookups while reading, before asking which are suppressed', async () => {
+    const file = await xlsx([['Phone Number'], ['415 555 2671'], ['+1 (415) 555-2671'], ['call me'], ['+14155552672']]);
+    const told: string[] = [];
+    let toldBeforeAsked: string[] = [];
+    await validateUpload(file, 'r.xlsx', {
+      ...us,
+      lookAhead: (phone) => told.push(phone),
+      suppressed: async () => {
+        toldBeforeAsked = [...told];
+        return new Set();
+      },
+    });
+    // Once each, as E.164: not the duplicate, not the unreadable cell.
+    expect(toldBeforeAsked).toEqual(['+14155552671', '+14155552672']);
+  });
+
   it('splits into parts of at most 1000 in row order', async () => {
     const numbers = usNumbers(2500);
     const out = await validateUpload(await xlsx([['Phone Number'], ...numbers.map((n) => [n])]), 'big.xlsx', us);

@@ -4,30 +4,38 @@ import { eachConcurrently } from '../concurrently.ts';
 
 const GET_BATCH = 100;
 /**
- * Batches of one lookup in flight at once: a list of 100,000 numbers is 1,000 requests, and one after another each
- * waits its round trip. Sixteen at 100 keys each stay well inside a table's on-demand read capacity.
+ * Batches of one call in flight at once: a list of 100,000 numbers is 1,000 requests, and one after another each
+ * waits its round trip. Sixteen at 100 keys each stay well inside a table's on-demand capacity.
  */
-const GET_CONCURRENCY = 16;
+const CONCURRENCY = 16;
 const WRITE_BATCH = 25;
 const MAX_ROUNDS = 8;
 
 const backoff = (round: number) => new Promise((r) => setTimeout(r, Math.random() * Math.min(1000, 50 * 2 ** round)));
 
 /**
- * Every item of these keys that exists, read 100 a request (consistently), up to 16 requests at once; keys DynamoDB
- * leaves unprocessed are asked again with jittered backoff, and `what` names the caller when it keeps leaving them.
+ * Keys a request when the items may be large: a BatchGetItem answer holds at most 16 MB, 40 items of DynamoDB's
+ * largest (400 KB), so asking no more never leaves keys unprocessed for size alone.
+ */
+export const LARGE_ITEMS_PER_GET = 40;
+
+/**
+ * Every item of these keys that exists, read 100 a request (or `perRequest`), consistently, up to 16 requests at
+ * once; keys DynamoDB leaves unprocessed are asked again with jittered backoff, and `what` names the caller when it
+ * keeps leaving them.
  */
 export async function batchGetAll(
   db: DynamoDBDocumentClient,
   table: string,
   keys: readonly Record<string, unknown>[],
   what: string,
-  projection?: string,
+  options: { projection?: string; perRequest?: number } = {},
 ): Promise<Record<string, unknown>[]> {
+  const { projection, perRequest = GET_BATCH } = options;
   const found: Record<string, unknown>[] = [];
   const batches: Record<string, unknown>[][] = [];
-  for (let i = 0; i < keys.length; i += GET_BATCH) batches.push(keys.slice(i, i + GET_BATCH));
-  await eachConcurrently(batches, GET_CONCURRENCY, async (first) => {
+  for (let i = 0; i < keys.length; i += perRequest) batches.push(keys.slice(i, i + perRequest));
+  await eachConcurrently(batches, CONCURRENCY, async (first) => {
     let batch = first;
     for (let round = 0; batch.length > 0; round++) {
       if (round >= MAX_ROUNDS) throw new Error(`${what}: DynamoDB kept keys unprocessed; try again`);
@@ -46,20 +54,25 @@ export async function batchGetAll(
   return found;
 }
 
-/** Put and delete requests, 25 a request; unprocessed ones are sent again with jittered backoff. */
+/**
+ * Put and delete requests, 25 a request, up to 16 requests at once (a list of a million numbers is 40,000 requests);
+ * unprocessed ones are sent again with jittered backoff.
+ */
 export async function batchWriteAll(
   db: DynamoDBDocumentClient,
   table: string,
   requests: readonly Record<string, unknown>[],
   what: string,
 ): Promise<void> {
-  for (let i = 0; i < requests.length; i += WRITE_BATCH) {
-    let batch = requests.slice(i, i + WRITE_BATCH);
+  const batches: Record<string, unknown>[][] = [];
+  for (let i = 0; i < requests.length; i += WRITE_BATCH) batches.push(requests.slice(i, i + WRITE_BATCH));
+  await eachConcurrently(batches, CONCURRENCY, async (first) => {
+    let batch = first;
     for (let round = 0; batch.length > 0; round++) {
       if (round >= MAX_ROUNDS) throw new Error(`${what}: DynamoDB kept writes unprocessed; try again`);
       if (round > 0) await backoff(round);
       const out = await db.send(new BatchWriteCommand({ RequestItems: { [table]: batch } }));
       batch = (out.UnprocessedItems?.[table] as Record<string, unknown>[] | undefined) ?? [];
     }
-  }
+  });
 }

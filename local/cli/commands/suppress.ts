@@ -3,12 +3,12 @@ import { SuppressionList } from '#commons/suppression-list.ts';
 import { type Command, UsageError } from '../command.ts';
 import { openTable } from '../table-access.ts';
 
-const ACTIONS = ['add', 'remove', 'list'] as const;
+const ACTIONS = ['add', 'remove', 'list', 'reindex'] as const;
 
 export const suppressCommand: Command = {
   name: 'suppress',
   summary: 'add, remove or list numbers on the do-not-call list that intake removes from every upload',
-  usage: 'suppress add|remove <phone>... [--country CC] [--reason TEXT] | suppress list [--json]',
+  usage: 'suppress add|remove <phone>... [--country CC] [--reason TEXT] | suppress list [--json] | suppress reindex',
   allowPositionals: true,
   options: { country: { type: 'string' }, reason: { type: 'string' }, json: { type: 'boolean' } },
   help: [
@@ -16,6 +16,9 @@ export const suppressCommand: Command = {
     '  add <phone>...     put numbers on the list (written in E.164, or national with --country)',
     '  remove <phone>...  take numbers off the list',
     '  list               show every number on the list',
+    '  reindex            put every number of the list in the shards intake checks (done by any of these',
+    '                     actions when a list from before the shards has none; until then intake looks',
+    '                     numbers up one by one)',
     'options:',
     '  --country CC       country for numbers written without a country code',
     '  --reason TEXT      why the numbers may not be called (default: "opted out")',
@@ -31,8 +34,9 @@ export const suppressCommand: Command = {
     const country = (values.country as string | undefined)?.toUpperCase();
     if (country !== undefined && !isCountryCode(country))
       throw new UsageError(`--country ${values.country} is not an ISO 3166 country code`);
-    if (action === 'list' && numbers.length > 0) throw new UsageError('list takes no numbers');
-    if (action !== 'list' && numbers.length === 0) throw new UsageError(`give the numbers to ${action}`);
+    const bare = action === 'list' || action === 'reindex';
+    if (bare && numbers.length > 0) throw new UsageError(`${action} takes no numbers`);
+    if (!bare && numbers.length === 0) throw new UsageError(`give the numbers to ${action}`);
 
     const phones = numbers.map((input) => {
       const result = normalizePhone(input, country);
@@ -46,6 +50,12 @@ export const suppressCommand: Command = {
     const { db, table, where, close } = await openTable('suppression');
     const list = new SuppressionList(db, table);
     try {
+      if (action === 'reindex') {
+        const count = await list.reindex();
+        console.log(`${count} number(s) of the suppression list in ${where} are in its shards.`);
+        return 0;
+      }
+      if (await list.ensureIndexed()) console.error(`Indexed the suppression list in ${where} (once).`);
       if (action === 'add') {
         await list.add(phones, (values.reason as string | undefined) ?? 'opted out', 'cli');
         console.log(`${phones.length} number(s) on the suppression list in ${where}: ${phones.join(', ')}`);
