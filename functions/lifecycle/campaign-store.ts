@@ -26,12 +26,19 @@ export interface Watch {
   /** The campaign was confirmed not dialling at the last look. */
   quiet: boolean;
   /**
-   * Contacts done (neither pending nor in progress) of all, as the API said at the last look it answered: what
-   * an operator's status shows without spending the account's API plan on it.
+   * The campaign's counts as the API gave them at the last look it answered: what an operator's status and the
+   * local report pages show without spending the account's API plan on it (see `progressOf`).
    */
-  progress?: { done: number; total: number } | null;
-  /** The counts behind `progress`, as the API gave them at that look (the local report pages draw them). */
   counts?: WatchCounts | null;
+  /** Contacts done of all, as records written before `counts` keep it; `progressOf` reads either. */
+  progress?: { done: number; total: number } | null;
+}
+
+/** Contacts done (neither pending nor in progress) of all, at the workflow's last answered look. */
+export function progressOf(watch: Watch | null | undefined): { done: number; total: number } | null {
+  const c = watch?.counts;
+  if (c) return { done: c.total - c.pending - c.in_progress, total: c.total };
+  return watch?.progress ?? null;
 }
 
 export interface WatchCounts {

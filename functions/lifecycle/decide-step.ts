@@ -44,9 +44,11 @@ export interface Observation {
  * hundred parts close in the same minute a stats request before each pause would spend what the pauses need.
  */
 export function needsStats(state: RunningCarry, now: number, s: DecideSettings): boolean {
-  if (state.paused !== null || state.stats?.status !== ACTIVE) return true;
-  return windowStateAt(state.window, now, quietFrom(s)).open;
+  return !lastSeenDialling(state) || windowStateAt(state.window, now, quietFrom(s)).open;
 }
+
+/** Not paused by callsheet, and active at the last look the API answered. */
+const lastSeenDialling = (state: RunningCarry) => state.paused === null && state.stats?.status === ACTIVE;
 
 /** What the step must do through the API before it sleeps again. */
 export type StepDecision =
@@ -132,7 +134,7 @@ const iso = (ms: number) => new Date(ms).toISOString();
  * API budget keeps a token for it (SharedApiBudget.book). Null when nothing is to be booked.
  */
 export function pauseToBook(state: RunningCarry, now: number, s: DecideSettings): number | null {
-  if (state.paused !== null || state.stats?.status !== ACTIVE) return null;
+  if (!lastSeenDialling(state)) return null;
   const window = windowStateAt(state.window, now, quietFrom(s));
   if (!window.open || window.changesAt === null || window.changesAt - now > BOOK_AHEAD_MS) return null;
   return window.changesAt;

@@ -285,10 +285,6 @@ export class LifecycleSteps {
         next.phase === 'running'
           ? (next.paused !== null && next.securingSince === null) || next.stats?.status === 'scheduled'
           : next.brake !== null,
-      progress:
-        next.phase === 'running' && next.stats
-          ? { done: next.stats.total - next.stats.pending - next.stats.in_progress, total: next.stats.total }
-          : null,
       counts:
         next.phase === 'running' && next.stats
           ? {

@@ -52,6 +52,13 @@ function container(
   return new SharedApiBudget(db, dynamo.tables.apiBudget, limits, clock);
 }
 
+/** Moves the emulator's clock to the start of the next minute or hour (`unit` ms); answers that instant. */
+function toNext(unit: number): number {
+  const at = Math.floor(f.emu.core.clock.now() / unit) * unit + unit;
+  f.emu.core.clock.set(at);
+  return at;
+}
+
 /** Takes every token `share` may still have at this instant; answers how many it got. */
 async function tokensLeft(budget: SharedApiBudget, share: BudgetShare): Promise<number> {
   const b = budget.for(share, { maxWaitMs: 0 });
@@ -125,13 +132,13 @@ describe('one API budget for the whole account', () => {
       await lifecycle.campaigns.resume(campaign.id);
       await lifecycle.campaigns.stats(campaign.id);
       expect(sleeps.slice(before).filter((s) => s.who === 'lifecycle')).toEqual([]);
-      f.emu.core.clock.set(Math.floor(f.emu.core.clock.now() / 60_000) * 60_000 + 60_000);
+      toNext(60_000);
     }
     expect((await statuses()).filter((s) => s === 429)).toEqual([]);
   });
 
   it('a sync may use at most the plan less the lifecycle reserve, per minute and per hour', async () => {
-    f.emu.core.clock.set(Math.floor(f.emu.core.clock.now() / 3_600_000) * 3_600_000 + 3_600_000);
+    toNext(3_600_000);
     const budget = container(simClock([], 'x'), {
       perMinute: 10,
       perHour: 25,
@@ -141,7 +148,7 @@ describe('one API budget for the whole account', () => {
     const counts: number[] = [];
     for (let minute = 0; minute < 4; minute++) {
       counts.push(await tokensLeft(budget, 'shared'));
-      f.emu.core.clock.set(Math.floor(f.emu.core.clock.now() / 60_000) * 60_000 + 60_000);
+      toNext(60_000);
     }
     // 8 a minute until the hour's 20 are used; the reserve stays for the lifecycle.
     expect(counts).toEqual([8, 8, 4, 0]);
@@ -150,7 +157,7 @@ describe('one API budget for the whole account', () => {
   });
 
   it('keeps the safety reserve from lifecycle polls and launches, and both reserves from the rest', async () => {
-    f.emu.core.clock.set(Math.floor(f.emu.core.clock.now() / 3_600_000) * 3_600_000 + 3_600_000);
+    toNext(3_600_000);
     const budget = container(simClock([], 'x'), {
       perMinute: 10,
       perHour: 25,
@@ -164,7 +171,7 @@ describe('one API budget for the whole account', () => {
   });
 
   it('holds a token for each pause booked in a minute and the next from every share but safety', async () => {
-    const hour = Math.floor(f.emu.core.clock.now() / 3_600_000) * 3_600_000 + 3_600_000;
+    const hour = toNext(3_600_000);
     f.emu.core.clock.set(hour + 60_000);
     const limits = {
       perMinute: 100,

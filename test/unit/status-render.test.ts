@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { progressOf, type Watch } from '#lifecycle/campaign-store.ts';
 import { render } from '#local/cli/commands/status.ts';
 
 const part = {
@@ -75,4 +76,29 @@ describe('callsheet status screen', () => {
       "(the Voice API did not answer within 2 s: it is slow or down; times are this computer's clock, progress is each workflow's last look)",
     );
   });
+});
+
+describe('progressOf: contacts done of all, from what the workflow recorded', () => {
+  const watch = (over: Partial<Watch>): Watch => ({
+    execution: 'x',
+    agentId: 'agt_1',
+    campaignId: 'cmp_1',
+    window: {} as Watch['window'],
+    observedAt: '2026-12-07T11:58:00Z',
+    nextLookAt: '2026-12-07T12:00:00Z',
+    quiet: false,
+    ...over,
+  });
+  it.each([
+    [
+      'the counts of the last look',
+      { counts: { total: 10, completed: 3, failed: 1, pending: 5, in_progress: 1 } },
+      { done: 4, total: 10 },
+    ],
+    ['a record written before the counts', { progress: { done: 2, total: 7 } }, { done: 2, total: 7 }],
+    ['a look the API never answered', {}, null],
+  ])('%s', (_what, over, expected) => {
+    expect(progressOf(watch(over))).toEqual(expected);
+  });
+  it('no record yet', () => expect(progressOf(undefined)).toBeNull());
 });

@@ -15,7 +15,7 @@ import { partWindow, windowStateAt } from '#commons/window-plan.ts';
 import { parseDateTimeIn } from '#commons/zoned-time.ts';
 import type { IntakeReport } from '#intake/report.ts';
 import { DEFAULT_START_HORIZON_DAYS, startProblem, startTooFar } from '#intake/settings.ts';
-import { CampaignStore } from '#lifecycle/campaign-store.ts';
+import { CampaignStore, progressOf } from '#lifecycle/campaign-store.ts';
 import { EmulatorAdmin } from '#local/emulator/admin-client.ts';
 import type { FaultInput } from '#local/emulator/fault-plan.ts';
 import { type HoldAnswer, startEmulator } from '#local/emulator/server.ts';
@@ -413,9 +413,11 @@ async function show(store: CampaignStore, executions: LocalExecution[], now: num
     const { plan } = JSON.parse(e.input) as { plan: CampaignPlan };
     const record = await store.get(partKey).catch(() => null);
     // What the workflow saw at its last look: the line asks the API nothing, so it spends none of the plan.
-    const p = record?.watch?.progress;
-    // The part's own window in all its zones (never a guessed zone); the progress line shows when it changes.
-    const w = partWindow(plan, DEFAULT_LEGAL_HOURS, now);
+    const p = progressOf(record?.watch);
+    // The part's own window in all its zones (never a guessed zone): the one its workflow recorded, computed here
+    // only before the workflow's first look (twice a second for a hundred parts, the holiday rules add up).
+    const recorded = record?.watch?.window;
+    const w = recorded ? { ok: true as const, window: recorded } : partWindow(plan, DEFAULT_LEGAL_HOURS, now);
     const change = w.ok ? windowStateAt(w.window, now, 0) : { open: false, changesAt: null };
     parts.push({
       index: plan.part.index,

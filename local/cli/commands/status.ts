@@ -1,5 +1,5 @@
 import { windowStateAt } from '#commons/window-plan.ts';
-import type { CampaignRecord } from '#lifecycle/campaign-store.ts';
+import { type CampaignRecord, progressOf } from '#lifecycle/campaign-store.ts';
 import { type Command, numberOption, UsageError } from '../command.ts';
 import { bar, OPERATOR_API_WAIT, openApi, partRecords } from '../operator.ts';
 import { openTable } from '../table-access.ts';
@@ -66,7 +66,7 @@ function partStatus(r: CampaignRecord, now: number): PartStatus {
   const live = r.status === 'running' || r.status === 'creating';
   const w = live && r.watch ? windowStateAt(r.watch.window, now, 0) : null;
   const last = r.timeline?.at(-1);
-  const progress = live ? (r.watch?.progress ?? null) : null;
+  const progress = live ? progressOf(r.watch) : null;
   return {
     uploadId: r.uploadId,
     part: r.part,
