@@ -142,10 +142,21 @@ export class SuppressionList {
    * a number removed while this runs may come back into its shard (suppressed, not listed); `remove` again clears it.
    */
   async reindex(): Promise<number> {
+    const count = await this.fold();
+    await this.markIndexed();
+    return count;
+  }
+
+  /** Puts every listed number in its shard, leaving the mark alone; answers how many numbers that was. */
+  async fold(): Promise<number> {
     const numbers = (await this.list()).map((s) => s.phone).filter(isE164);
     await this.changeShards(numbers, (set, group) => set.with(group));
-    await this.db.send(new PutCommand({ TableName: this.table, Item: { ...INDEXED, at: new Date().toISOString() } }));
     return numbers.length;
+  }
+
+  /** Says the shards hold every listed number: only after `fold` has run to its end. */
+  async markIndexed(now = new Date()): Promise<void> {
+    await this.db.send(new PutCommand({ TableName: this.table, Item: { ...INDEXED, at: now.toISOString() } }));
   }
 
   /** `reindex` unless the table is already indexed; answers whether it ran. */
