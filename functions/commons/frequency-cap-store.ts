@@ -45,8 +45,9 @@ export interface CapLookup {
  *
  * Before the shards each number had a `cap#<phone>` item (legacy-caps.ts). Until the table carries the `caps#indexed`
  * mark, admitting also reads those items of its numbers and counts their live reservations (a key found in both
- * counts once), so a number called before an upgrade is not called past its cap after it. `reindex` (`callsheet
- * caps reindex`, and the local stack at start) folds them into the shards and then sets the mark.
+ * counts once), so a number called before an upgrade is not called past its cap after it. `reindex` (run after
+ * every deploy in AWS, functions/intake/reindex/; `callsheet caps reindex`; the local stack at start) folds them
+ * into the shards and then sets the mark.
  */
 export class FrequencyCapStore {
   constructor(

@@ -39,7 +39,8 @@ const INDEXED = { phone: '#indexed' };
  * and contact sync maintain it.
  *
  * The shards are trusted once `#indexed` says every number written before them is in them (`reindex`, which
- * `callsheet suppress` and the local stack run when it is missing); until then numbers are looked up one by one.
+ * runs after every deploy in AWS, functions/intake/reindex/, and which `callsheet suppress` and the local stack run
+ * when it is missing); until then numbers are looked up one by one.
  * Adding writes the number's item, then its shard; removing deletes the item, then takes it from its shard, so a
  * failure between the two leaves a number suppressed, never one listed and callable.
  */

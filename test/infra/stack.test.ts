@@ -69,8 +69,11 @@ describe('least privilege', () => {
 
 describe('the reindex after every deploy', () => {
   const idOf = (folder: string) => functionEntry(template, folder)[0];
-  const tableId = (name: string) =>
-    (resources(template, 'AWS::DynamoDB::GlobalTable').find(([id]) => id.startsWith(`Data${name}`)) as [string])[0];
+  const tableId = (name: string) => {
+    const [id] = resources(template, 'AWS::DynamoDB::GlobalTable').find(([id]) => id.startsWith(`Data${name}`)) ?? [''];
+    expect(id, name).not.toBe('');
+    return id;
+  };
 
   it('runs its function from a trigger once the tables and every function using them are deployed', () => {
     const triggers = resources(template, 'Custom::Trigger');

@@ -108,6 +108,15 @@ async function endCampaign(name: string): Promise<void> {
 }
 
 describe('the reindex the deploy runs', () => {
+  it('refuses to start without the wait the stack computes, or with one that is not whole seconds', () => {
+    const env = { SUPPRESSION_TABLE: 's', OUTCOMES_TABLE: 'o', LIFECYCLE_STATE_MACHINE_ARN: 'arn' };
+    expect(() => readReindexConfig(env)).toThrow(/REINDEX_DRAIN_SECONDS is not set/);
+    expect(() => readReindexConfig({ ...env, REINDEX_DRAIN_SECONDS: '5m' })).toThrow(
+      /REINDEX_DRAIN_SECONDS="5m": a whole number of seconds/,
+    );
+    expect(readReindexConfig({ ...env, REINDEX_DRAIN_SECONDS: '300' }).drainMs).toBe(300_000);
+  });
+
   it('marks a new install at once, and a second run changes nothing', async () => {
     // Nothing to fold, and no version before that could write: marked there and then.
     expect(await reindex()).toEqual({ outcome: 'indexed', fresh: true, listed: 0, caps: { numbers: 0, added: 0 } });

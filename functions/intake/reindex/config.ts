@@ -18,10 +18,10 @@ export interface ReindexConfig {
 /** What the reindex reads at start-up; every problem reported together. */
 export function readReindexConfig(source: Env): ReindexConfig {
   const env = new EnvReader(source);
+  // No default: too short a wait could lose the last write of the version before. Unset, it is reported missing.
+  if (env.optional(DRAIN_SECONDS) === undefined) env.required(DRAIN_SECONDS);
   const drain =
-    env.checked(DRAIN_SECONDS, (v) => (/^\d+$/.test(v) ? Number(v) : { problem: 'a whole number of seconds' })) ??
-    // Not set at all: reported as missing (no default: too short a wait could lose an old version's last write).
-    (env.required(DRAIN_SECONDS), 0);
+    env.checked(DRAIN_SECONDS, (v) => (/^\d+$/.test(v) ? Number(v) : { problem: 'a whole number of seconds' })) ?? 0;
   const config: ReindexConfig = {
     aws: readAwsSettings(env),
     suppressionTable: env.required(TABLES.suppression.env),
