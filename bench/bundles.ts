@@ -20,7 +20,16 @@ import { atMost, type BenchResult } from './client-overhead.ts';
 const run = promisify(execFile);
 const ROOT = new URL('..', import.meta.url).pathname;
 /** The functions the stack deploys (infra/*.ts), each bundled from its entry (FUNCTION_ENTRIES). */
-const DEPLOYED: FunctionFolder[] = ['intake', 'lifecycle', 'guard', 'sweeper', 'contacts', 'webhooks', 'outcomes'];
+const DEPLOYED: FunctionFolder[] = [
+  'intake',
+  'lifecycle',
+  'guard',
+  'sweeper',
+  'contacts',
+  'webhooks',
+  'outcomes',
+  'reindex',
+];
 const LOADS = 9;
 
 /** The client class each SDK package is used through; the baseline constructs one of each, as a function does. */
