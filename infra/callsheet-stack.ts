@@ -7,6 +7,7 @@ import { DataTables } from './data-tables.ts';
 import { Intake } from './intake.ts';
 import { Monitoring } from './monitoring.ts';
 import { acknowledge, BASIC_EXECUTION_ROLE } from './nag.ts';
+import { Reindex } from './reindex.ts';
 import { attachSettings, Settings } from './settings.ts';
 import { UploadBucket } from './upload-bucket.ts';
 import { VoiceApiCredentials } from './voice-api-credentials.ts';
@@ -24,6 +25,7 @@ export class CallsheetStack extends Stack {
   public readonly contacts: Contacts;
   public readonly settings: Settings;
   public readonly monitoring: Monitoring;
+  public readonly reindex: Reindex;
 
   constructor(scope: Construct, id: string, props?: StackProps) {
     super(scope, id, props);
@@ -121,6 +123,23 @@ export class CallsheetStack extends Stack {
     this.monitoring.watchQueue('Outcomes', this.webhooks.deadLetters);
     this.monitoring.watchFunction('Contacts', this.contacts.function.fn);
     this.monitoring.watchQueue('Contacts', this.contacts.deadLetters);
+    // Last: every function that reads or writes the lookups runs the new version by the time it folds them.
+    this.reindex = new Reindex(this, 'Reindex', {
+      suppressionTable: this.data.tables.suppression,
+      outcomesTable: this.data.tables.outcomes,
+      lifecycle: this.lifecycle.stateMachine,
+      writers: [this.intake.function, this.lifecycle.steps, this.webhooks.processor],
+      after: [
+        this.data,
+        this.uploads,
+        this.lifecycle,
+        this.guard,
+        this.intake,
+        this.webhooks,
+        this.contacts,
+        this.monitoring,
+      ],
+    });
     this.outputs();
 
     // CDK's own singleton that configures bucket notifications.

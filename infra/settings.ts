@@ -6,6 +6,7 @@ import { ConfigError, type Env } from '#commons/config.ts';
 import { readOutcomesConfig } from '#commons/outcomes/config.ts';
 import { readContactsConfig } from '#contacts/config.ts';
 import { readIntakeConfig } from '#intake/config.ts';
+import { readReindexConfig } from '#intake/reindex/config.ts';
 import { readLifecycleConfig } from '#lifecycle/config.ts';
 import { readGuardConfig } from '#lifecycle/safety-net/config.ts';
 import { readWebhookConfig } from '#webhooks/config.ts';
@@ -19,11 +20,20 @@ import { readWebhookConfig } from '#webhooks/config.ts';
  */
 
 /** The Lambda functions the stack deploys, by name; a function's settings go by this name. */
-export type FunctionFolder = 'intake' | 'lifecycle' | 'guard' | 'sweeper' | 'contacts' | 'outcomes' | 'webhooks';
+export type FunctionFolder =
+  | 'intake'
+  | 'lifecycle'
+  | 'guard'
+  | 'sweeper'
+  | 'contacts'
+  | 'outcomes'
+  | 'webhooks'
+  | 'reindex';
 
 /**
  * Each function's handler file under functions/: a capability's index.ts, but the guard and the sweeper are
- * further entry points of the lifecycle, whose safety net they are (its settings, store and CampaignSafety).
+ * further entry points of the lifecycle, whose safety net they are (its settings, store and CampaignSafety), and
+ * the reindex the deploy triggers is one of intake, whose lookups it folds into their shards (infra/reindex.ts).
  */
 export const FUNCTION_ENTRIES: Record<FunctionFolder, string> = {
   intake: 'intake/index.ts',
@@ -33,6 +43,7 @@ export const FUNCTION_ENTRIES: Record<FunctionFolder, string> = {
   contacts: 'contacts/index.ts',
   outcomes: 'outcomes/index.ts',
   webhooks: 'webhooks/index.ts',
+  reindex: 'intake/reindex.ts',
 };
 
 type Kind =
@@ -361,7 +372,7 @@ export const SETTINGS = {
     type: 'string',
     pattern: /^(DEBUG|INFO|WARN|ERROR|CRITICAL|SILENT)$/,
     hint: 'DEBUG, INFO, WARN, ERROR, CRITICAL or SILENT',
-    readBy: [...API_USERS, 'webhooks'],
+    readBy: [...API_USERS, 'webhooks', 'reindex'],
     default: 'INFO',
     doc: 'Log level of the functions that log through Powertools.',
   },
@@ -619,6 +630,7 @@ const READERS: Record<FunctionFolder, (env: Env) => unknown> = {
   contacts: (env) => readContactsConfig(env),
   outcomes: readOutcomesConfig,
   webhooks: (env) => readWebhookConfig(env),
+  reindex: readReindexConfig,
 };
 
 /** Names of what the stack creates (tables, ARNs, queue URLs, the bus), set on every function that uses one. */

@@ -45,8 +45,9 @@ export interface CapLookup {
  *
  * Before the shards each number had a `cap#<phone>` item (legacy-caps.ts). Until the table carries the `caps#indexed`
  * mark, admitting also reads those items of its numbers and counts their live reservations (a key found in both
- * counts once), so a number called before an upgrade is not called past its cap after it. `reindex` (`callsheet
- * caps reindex`, and the local stack at start) folds them into the shards and then sets the mark.
+ * counts once), so a number called before an upgrade is not called past its cap after it. `reindex` (run after
+ * every deploy in AWS, functions/intake/reindex/; `callsheet caps reindex`; the local stack at start) folds them
+ * into the shards and then sets the mark.
  */
 export class FrequencyCapStore {
   constructor(
@@ -182,13 +183,23 @@ export class FrequencyCapStore {
   }
 
   /**
-   * Folds every live reservation of the `cap#<phone>` items kept from before the shards into the shards, then marks
-   * the table indexed, after which admitting reads the shards only. Each shard is written once, conditionally on the
-   * version read, so admissions running meanwhile stay exact; a reservation already in the shard for its number (by
-   * key) is not added again, so running it twice, or two at once, counts nothing twice. Answers how many numbers
-   * had live reservations there, and how many of those (number, reservation) pairs this run added to the shards.
+   * Folds every live reservation of the `cap#<phone>` items kept from before the shards into the shards (`fold`),
+   * then marks the table indexed (`markIndexed`), after which admitting reads the shards only.
    */
   async reindex(now = new Date()): Promise<{ numbers: number; added: number }> {
+    const folded = await this.fold(now);
+    await this.markIndexed(folded.numbers, now);
+    return folded;
+  }
+
+  /**
+   * Puts every live reservation of the `cap#<phone>` items into the shards, leaving the mark alone. Each shard is
+   * written once, conditionally on the version read, so admissions running meanwhile stay exact; a reservation
+   * already in the shard for its number (by key) is not added again, so running it twice, or two at once, counts
+   * nothing twice. Answers how many numbers had live reservations there, and how many of those (number,
+   * reservation) pairs this run added to the shards.
+   */
+  async fold(now = new Date()): Promise<{ numbers: number; added: number }> {
     let added = 0;
     const legacy = await scanLegacyCaps(this.db, this.table, now);
     const groups = byShard(
@@ -212,13 +223,17 @@ export class FrequencyCapStore {
       // Counted from the write that held (a lost write decides again on what the winner wrote).
       added += pairs;
     });
+    return { numbers: legacy.size, added };
+  }
+
+  /** Says the shards hold every reservation counted before them: only after `fold` has run to its end. */
+  async markIndexed(numbers: number, now = new Date()): Promise<void> {
     await this.db.send(
       new PutCommand({
         TableName: this.table,
-        Item: { ...INDEXED, kind: 'cap-index', at: now.toISOString(), numbers: legacy.size },
+        Item: { ...INDEXED, kind: 'cap-index', at: now.toISOString(), numbers },
       }),
     );
-    return { numbers: legacy.size, added };
   }
 
   /** `reindex` unless the table is already indexed; answers whether it ran. */

@@ -39,7 +39,8 @@ const INDEXED = { phone: '#indexed' };
  * and contact sync maintain it.
  *
  * The shards are trusted once `#indexed` says every number written before them is in them (`reindex`, which
- * `callsheet suppress` and the local stack run when it is missing); until then numbers are looked up one by one.
+ * runs after every deploy in AWS, functions/intake/reindex/, and which `callsheet suppress` and the local stack run
+ * when it is missing); until then numbers are looked up one by one.
  * Adding writes the number's item, then its shard; removing deletes the item, then takes it from its shard, so a
  * failure between the two leaves a number suppressed, never one listed and callable.
  */
@@ -142,10 +143,21 @@ export class SuppressionList {
    * a number removed while this runs may come back into its shard (suppressed, not listed); `remove` again clears it.
    */
   async reindex(): Promise<number> {
+    const count = await this.fold();
+    await this.markIndexed();
+    return count;
+  }
+
+  /** Puts every listed number in its shard, leaving the mark alone; answers how many numbers that was. */
+  async fold(): Promise<number> {
     const numbers = (await this.list()).map((s) => s.phone).filter(isE164);
     await this.changeShards(numbers, (set, group) => set.with(group));
-    await this.db.send(new PutCommand({ TableName: this.table, Item: { ...INDEXED, at: new Date().toISOString() } }));
     return numbers.length;
+  }
+
+  /** Says the shards hold every listed number: only after `fold` has run to its end. */
+  async markIndexed(now = new Date()): Promise<void> {
+    await this.db.send(new PutCommand({ TableName: this.table, Item: { ...INDEXED, at: now.toISOString() } }));
   }
 
   /** `reindex` unless the table is already indexed; answers whether it ran. */

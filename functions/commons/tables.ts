@@ -11,7 +11,8 @@ export const TABLES = {
   /**
    * Call outcomes (`call#<id>`, indexed per `campaign#<id>`), webhook replay claims (`event#…`), call counts
    * (`caps#<shard>`, `caps#indexed`, frequency-cap-store.ts; `cap#<phone>` as kept before the shards,
-   * legacy-caps.ts), events for calls the API does not know (`unknown-call#<id>`).
+   * legacy-caps.ts), when an upgrade to the shards was first seen (`reindex#upgrade`, functions/intake/reindex/),
+   * events for calls the API does not know (`unknown-call#<id>`).
    */
   outcomes: { partitionKey: 'pk', env: 'OUTCOMES_TABLE', ttl: 'expiresAt' },
   /** Contact state, its notes and the event ids seen (functions/contacts/contact-store.ts). */

@@ -157,6 +157,8 @@ const NOT_SETTINGS = [
   /^AWS_/,
   /_TABLE$/,
   /^(VOICE_API_KEY|VOICE_API_WEBHOOK_SECRET|VOICE_API_SECRET_ARN|LIFECYCLE_STATE_MACHINE_ARN|EVENT_BUS_NAME)$/,
+  // The writers' longest timeout, which the stack computes (infra/reindex.ts).
+  /^REINDEX_DRAIN_SECONDS$/,
   /_QUEUE_URL$|_DLQ_URL$/,
 ];
 

@@ -2,7 +2,7 @@ import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { TABLES } from '#commons/tables.ts';
 import { SETTINGS, type SettingSpec } from '#infra/settings.ts';
-import { FUNCTION_IDS, functionOf, type Resource, resources, synth } from './template.ts';
+import { FUNCTION_IDS, functionEntry, functionOf, type Resource, resources, synth } from './template.ts';
 
 type Statement = { Effect: string; Action: string | string[]; Resource: unknown };
 
@@ -13,6 +13,8 @@ function statements(t: Template): { policy: string; s: Statement }[] {
   );
 }
 const list = <T>(v: T | T[]): T[] => (Array.isArray(v) ? v : [v]);
+/** The logical ids of the singleton CDK adds for triggers (aws-cdk-lib/triggers) start so. */
+const TRIGGER_PROVIDER = 'AWSCDKTriggerCustomResourceProvider';
 
 const envOf = (r: Resource) =>
   ((r.Properties.Environment as { Variables?: Record<string, unknown> } | undefined)?.Variables ?? {}) as Record<
@@ -54,11 +56,95 @@ describe('least privilege', () => {
   });
 
   it('lets no function role use AWSLambdaBasicExecutionRole; each writes its own log group', () => {
-    const roles = resources(template, 'AWS::IAM::Role').filter(([id]) => !id.startsWith('BucketNotificationsHandler'));
+    // CDK's own singletons, run only while a deploy runs: the bucket notifications and the trigger's provider.
+    const roles = resources(template, 'AWS::IAM::Role').filter(
+      ([id]) => !id.startsWith('BucketNotificationsHandler') && !id.startsWith(TRIGGER_PROVIDER),
+    );
     for (const [id, r] of roles) expect(r.Properties.ManagedPolicyArns, id).toBeUndefined();
     const logWrites = statements(template).filter(({ s }) => list(s.Action).includes('logs:PutLogEvents'));
     expect(logWrites.length).toBeGreaterThanOrEqual(Object.keys(FUNCTION_IDS).length);
     for (const { s } of logWrites) expect(JSON.stringify(s.Resource)).toMatch(/Logs[0-9A-F]{8}","Arn"/);
+  });
+});
+
+describe('the reindex after every deploy', () => {
+  const idOf = (folder: string) => functionEntry(template, folder)[0];
+  const tableId = (name: string) => {
+    const [id] = resources(template, 'AWS::DynamoDB::GlobalTable').find(([id]) => id.startsWith(`Data${name}`)) ?? [''];
+    expect(id, name).not.toBe('');
+    return id;
+  };
+
+  it('runs its function from a trigger once the tables and every function using them are deployed', () => {
+    const triggers = resources(template, 'Custom::Trigger');
+    expect(triggers).toHaveLength(1);
+    const [[, trigger]] = triggers as [[string, Resource & { DependsOn?: string[] }]];
+    const version = (trigger.Properties.HandlerArn as { Ref: string }).Ref;
+    const [, published] = resources(template, 'AWS::Lambda::Version').find(([id]) => id === version) as [
+      string,
+      Resource,
+    ];
+    expect(published.Properties.FunctionName).toEqual({ Ref: idOf('reindex') });
+    expect(trigger.Properties.InvocationType).toBe('RequestResponse');
+    // The provider's wait outlasts the function's own timeout.
+    const timeout = Number(functionOf(template, 'reindex').Properties.Timeout);
+    expect(Number(trigger.Properties.Timeout)).toBeGreaterThan(timeout * 1000);
+    const after = trigger.DependsOn ?? [];
+    for (const table of ['suppression', 'outcomes']) expect(after).toContain(tableId(table));
+    for (const folder of ['intake', 'lifecycle', 'outcomes', 'webhooks', 'contacts', 'guard', 'sweeper'])
+      expect(after, folder).toContain(idOf(folder));
+  });
+
+  it('looks again every 15 minutes, and waits on an upgrade for the longest timeout of the writers', () => {
+    const rules = resources(template, 'AWS::Events::Rule').map(([, r]) => r.Properties);
+    const schedule = rules.filter((r) => JSON.stringify(r.Targets ?? []).includes(idOf('reindex')));
+    expect(schedule).toHaveLength(1);
+    expect(schedule[0]?.ScheduleExpression).toBe('rate(15 minutes)');
+    // Intake's 5 minutes: longer than the lifecycle step's and the outcome processor's.
+    expect(envOf(functionOf(template, 'reindex')).REINDEX_DRAIN_SECONDS).toBe('300');
+  });
+
+  it('may read and write only the two tables it folds, and list the lifecycle executions', () => {
+    const own = statements(template).filter(({ policy }) => policy.startsWith('ReindexFunction'));
+    const on = (id: string) => own.filter(({ s }) => JSON.stringify(s.Resource).includes(`"${id}"`));
+    const actions = (id: string) =>
+      on(id)
+        .flatMap(({ s }) => list(s.Action))
+        .sort();
+    expect(actions(tableId('suppression'))).toEqual([
+      'dynamodb:BatchGetItem',
+      'dynamodb:GetItem',
+      'dynamodb:PutItem',
+      'dynamodb:Scan',
+    ]);
+    expect(actions(tableId('outcomes'))).toEqual(['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Scan']);
+    const machine = resources(template, 'AWS::StepFunctions::StateMachine')[0]?.[0] as string;
+    expect(own.filter(({ s }) => list(s.Action).some((a) => a.startsWith('states:')))).toEqual([
+      {
+        policy: expect.any(String),
+        s: expect.objectContaining({ Action: 'states:ListExecutions', Resource: { Ref: machine } }),
+      },
+    ]);
+    // Nothing else: its own log group, those tables, that one machine.
+    const logs = own.filter(({ s }) => list(s.Action).every((a) => a.startsWith('logs:')));
+    expect(own.length).toBe(logs.length + on(tableId('suppression')).length + on(tableId('outcomes')).length + 1);
+    for (const { s } of logs) expect(JSON.stringify(s.Resource)).toMatch(/ReindexFunctionLogs[0-9A-F]{8}","Arn"/);
+  });
+
+  it('lets the trigger’s provider invoke only the reindex function', () => {
+    const [[, role]] = resources(template, 'AWS::IAM::Role').filter(([id]) => id.startsWith(TRIGGER_PROVIDER)) as [
+      [string, Resource],
+    ];
+    const inline = (role.Properties.Policies as { PolicyDocument: { Statement: Statement[] } }[]).flatMap(
+      (p) => p.PolicyDocument.Statement,
+    );
+    expect(inline).toEqual([
+      {
+        Effect: 'Allow',
+        Action: ['lambda:InvokeFunction'],
+        Resource: [{ 'Fn::Join': ['', [{ 'Fn::GetAtt': [idOf('reindex'), 'Arn'] }, ':*']] }],
+      },
+    ]);
   });
 });
 

@@ -33,6 +33,7 @@ export const FUNCTION_IDS: Record<string, RegExp> = {
   webhooks: /^WebhooksReceiverFunction[0-9A-F]{8}$/,
   outcomes: /^WebhooksProcessorFunction[0-9A-F]{8}$/,
   contacts: /^ContactsFunction[0-9A-F]{8}$/,
+  reindex: /^ReindexFunction[0-9A-F]{8}$/,
 };
 
 export function functionEntry(t: Template, folder: string): [string, Resource] {

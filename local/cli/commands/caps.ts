@@ -18,7 +18,8 @@ export const capsCommand: Command = {
     '',
     'Works on the deployed outcomes table when OUTCOMES_TABLE is set (with the usual AWS credentials and',
     'region), otherwise on the local stack in $CALLSHEET_DATA_DIR (default .callsheet/), which does this',
-    'itself when it starts.',
+    'itself when it starts. A deployed stack does it by itself once no function or campaign of the',
+    'version before runs (docs/operations.md); this marks at once, without waiting.',
   ],
   async run(_values, positionals) {
     const [action, ...extra] = positionals;
