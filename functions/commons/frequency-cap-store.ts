@@ -58,7 +58,8 @@ export class FrequencyCapStore {
 
   /** Decides for one number and, when admitted, counts the calls. Safe to repeat with the same key. */
   async admit(phone: string, key: string, calls: number, now: Date): Promise<CapDecision> {
-    return (await this.decideAll(this.reader(), [phone], key, calls, now)).get(phone) as CapDecision;
+    const [group] = await this.decideAll(this.reader(), [phone], key, calls, now);
+    return group?.decisions[0] as CapDecision;
   }
 
   /**
@@ -93,26 +94,36 @@ export class FrequencyCapStore {
     now: Date,
   ): Promise<CapAdmission> {
     const unique = [...new Set(phones)];
-    const decisions = await this.decideAll(reader, unique, key, calls, now);
+    // Almost every number is admitted: only the few turned away are kept by number, and the admitted ones are the
+    // rest, in the order asked (a map of every number's decision cost more than deciding).
+    const turnedAway = new Map<string, CapSkip>();
+    for (const { phones: group, decisions } of await this.decideAll(reader, unique, key, calls, now))
+      for (let i = 0; i < group.length; i++) {
+        const d = decisions[i] as CapDecision;
+        const phone = group[i] as string;
+        if (!d.admitted) turnedAway.set(phone, { phone, reason: d.reason, message: d.message });
+      }
+    if (turnedAway.size === 0) return { admitted: unique, skipped: [] };
     const admitted: string[] = [];
     const skipped: CapSkip[] = [];
     for (const phone of unique) {
-      const d = decisions.get(phone) as CapDecision;
-      if (d.admitted) admitted.push(phone);
-      else skipped.push({ phone, reason: d.reason, message: d.message });
+      const skip = turnedAway.get(phone);
+      if (skip) skipped.push(skip);
+      else admitted.push(phone);
     }
     return { admitted, skipped };
   }
 
+  /** The decisions for `phones` (each once), by shard: `decisions[i]` is `phones[i]`'s. */
   private async decideAll(
     reader: ShardReader,
     phones: readonly string[],
     key: string,
     calls: number,
     now: Date,
-  ): Promise<Map<string, CapDecision>> {
+  ): Promise<{ phones: string[]; decisions: CapDecision[] }[]> {
     const groups = new Map<number, { phones: string[]; values: number[] }>();
-    for (const phone of new Set(phones)) {
+    for (const phone of phones) {
       const v = numberOf(phone); // throws for text that is not E.164: intake and rounds only hold E.164
       const shard = shardOf(phone, SHARDS);
       const group = groups.get(shard);
@@ -134,7 +145,7 @@ export class FrequencyCapStore {
     const request = { key, calls, at: now };
     // A number no reservation of the week names (most of them) gets this one answer, decided once.
     const fresh = capDecision([], request, this.limits);
-    const decided: [string[], CapDecision[]][] = [];
+    const decided: { phones: string[]; decisions: CapDecision[] }[] = [];
     await eachConcurrently([...groups], WRITERS, async ([shard, { phones: group, values }]) => {
       const k = shardKey(shard);
       let out: CapDecision[] = [];
@@ -168,12 +179,9 @@ export class FrequencyCapStore {
         'frequency caps',
         { item: items.get(k.pk) },
       );
-      decided.push([group, out]);
+      decided.push({ phones: group, decisions: out });
     });
-    const decisions = new Map<string, CapDecision>();
-    for (const [group, out] of decided)
-      for (let i = 0; i < group.length; i++) decisions.set(group[i] as string, out[i] as CapDecision);
-    return decisions;
+    return decided;
   }
 
   /** Whether the shards hold every reservation counted before them (`reindex` has run on this table). */

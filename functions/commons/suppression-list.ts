@@ -69,25 +69,29 @@ export class SuppressionList {
   }
 
   private async match(phones: readonly string[], items: ShardItem[]): Promise<Set<string>> {
-    const unique = [...new Set(phones)];
     const byKey = new Map(items.map((item) => [item.phone as string, item]));
     // Not yet indexed (a table from before the shards): every number asked on its own, as before.
-    if (!byKey.has(INDEXED.phone)) return this.lookUpEach(unique);
+    if (!byKey.has(INDEXED.phone)) return this.lookUpEach([...new Set(phones)]);
+    // Each shard unpacked once, at its first number; a number asked twice is looked up twice, which costs less than
+    // making the numbers unique first.
     const found = new Set<string>();
-    const sets = new Map<number, NumberSet>();
-    const odd: string[] = [];
-    for (const phone of unique) {
+    const sets = new Array<NumberSet | undefined>(SHARDS);
+    const odd = new Set<string>();
+    for (const phone of phones) {
       if (!isE164(phone)) {
-        odd.push(phone);
+        odd.add(phone);
         continue;
       }
       const shard = shardOf(phone, SHARDS);
-      const set = sets.get(shard) ?? NumberSet.from(byKey.get(shardKey(shard).phone)?.numbers as string | undefined);
-      sets.set(shard, set);
+      let set = sets[shard];
+      if (!set) {
+        set = NumberSet.from(byKey.get(shardKey(shard).phone)?.numbers as string | undefined);
+        sets[shard] = set;
+      }
       if (set.hasValue(Number(phone.slice(1)))) found.add(phone);
     }
     // Text that is not E.164 is in no shard: asked of the items.
-    for (const phone of odd.length > 0 ? await this.lookUpEach(odd) : []) found.add(phone);
+    for (const phone of odd.size > 0 ? await this.lookUpEach([...odd]) : []) found.add(phone);
     return found;
   }
 

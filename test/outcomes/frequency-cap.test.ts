@@ -92,6 +92,22 @@ describe('FrequencyCapStore on DynamoDB (dynalite)', () => {
     expect(later.admitted).toEqual(['+14155550001']);
   });
 
+  it('answers each number once, in the order asked, whatever shard it is in', async () => {
+    const at = new Date('2026-03-04T09:00:00Z');
+    // 40 numbers over many shards; every third was called twice today already, so it has no room for 2 more.
+    const asked = Array.from({ length: 40 }, (_, i) => `+1617555${String((i * 7919) % 10000).padStart(4, '0')}`);
+    const full = asked.filter((_, i) => i % 3 === 0);
+    expect((await store.admitAll(full, 'earlier-today', 2, at)).admitted).toEqual(full);
+    const out = await store.admitAll([...asked, ...asked.slice(0, 5)], 'upload-order', 2, at);
+    expect(out.admitted).toEqual(asked.filter((_, i) => i % 3 !== 0));
+    expect(out.skipped.map((s) => s.phone)).toEqual(full);
+    expect(out.skipped.every((s) => s.reason === 'daily-cap' && /already 2 call/.test(s.message))).toBe(true);
+    // A single admission answers for its one number.
+    expect(await store.admit(asked[1] as string, 'upload-order', 2, at)).toMatchObject({ alreadyCounted: true });
+    expect(await store.admit('+16175559999', 'upload-single', 1, at)).toMatchObject({ admitted: true, day: 1 });
+    expect(await store.admit(asked[0] as string, 'upload-single', 1, at)).toMatchObject({ reason: 'daily-cap' });
+  });
+
   it('lets only one of two concurrent campaigns take the last call under the cap', async () => {
     const at = new Date('2026-03-02T09:00:00Z');
     const results = await Promise.all(

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { knowsHolidaysOf, publicHolidays } from '#commons/calling-hours/holidays.ts';
 import { regionsOfNumber } from '#commons/calling-hours/regions.ts';
 import { parseLegalHours } from '#commons/legal-hours.ts';
-import { zonesForNumber } from '#intake/time-zones.ts';
+import { zonesForNumber, zonesOf } from '#intake/time-zones.ts';
 import { type HoursAnswer, hoursFor, isoInZone } from '#local/cli/hours-for.ts';
 
 const answer = (phone: string, on: string, window: string | null = null): HoursAnswer => {
@@ -21,10 +21,38 @@ describe('regions of a number: the states or provinces whose rules apply', () =>
     expect(regionsOfNumber(phone, country)).toEqual(regions);
   });
 
+  it('gives a number of one country with an area code of the other every subdivision of its own', () => {
+    expect(regionsOfNumber('+14165550143', 'CA')).toEqual(['CA-ON']);
+    expect(regionsOfNumber('+14165550143', 'US')).toEqual(regionsOfNumber('+18005550143', 'US'));
+    expect(regionsOfNumber('+13055550143', 'CA')).toContain('CA-NS');
+    expect(regionsOfNumber('+13055550143', 'CA').every((r) => r.startsWith('CA-'))).toBe(true);
+  });
+
   it('gives a US number whose area code the table does not know every state (the stricter reading)', () => {
     const regions = regionsOfNumber('+18005550143', 'US');
     expect(regions).toContain('US-FL');
     expect(regions.every((r) => r.startsWith('US-'))).toBe(true);
+  });
+});
+
+describe('zones of a number by its longest prefix', () => {
+  it('answers each number by its own prefix, asked in any order, whatever was asked before', () => {
+    // One area code, three answers: 208 343 names Denver, 208 765 Los Angeles; the area code adds Boise to both.
+    const asked = ['+12083431234', '+12087651234', '+12083439999', '+12087650000', '+1208', '+447946000001'];
+    const expected = [
+      ['America/Denver', 'America/Boise', 'America/Los_Angeles'],
+      ['America/Los_Angeles', 'America/Boise'],
+      ['America/Denver', 'America/Boise', 'America/Los_Angeles'],
+      ['America/Los_Angeles', 'America/Boise'],
+    ];
+    for (const order of [asked, [...asked].reverse()]) {
+      const answers = new Map(order.map((p) => [p, zonesOf(p)]));
+      expect(asked.slice(0, 4).map((p) => answers.get(p))).toEqual(expected);
+      // Only the calling code: every zone of NANP, more than any one area code.
+      expect(answers.get('+1208')?.length).toBeGreaterThan(20);
+      expect(answers.get('+447946000001')).toEqual(['Europe/Guernsey', 'Europe/Isle_of_Man', 'Europe/London']);
+    }
+    expect(zonesOf('+999')).toEqual([]);
   });
 });
 

@@ -28,6 +28,16 @@ describe('NumberSet: E.164 numbers packed as the distances between them', () => 
     expect(() => NumberSet.from(Buffer.from([0x81, 0x80]).toString('base64'))).toThrow(/ends inside a number/);
   });
 
+  it('reads a set written by earlier code exactly: distances of one to eight 7-bit groups', () => {
+    // Written before unpacking took its integer fast path: the stored layout is what existing items hold.
+    const stored = 'DAGHCoCR8t00AaDuB8yDrP/PDIn11seqdfX9nIG7reIB';
+    const phones = ['+12', '+13', '+1300', '+14155550100', '+14155550101', '+14155678901', '+447946000001'];
+    const all = [...phones, '+4479460000010', '+999999999999999'];
+    expect(NumberSet.from(stored).phones()).toEqual(all);
+    expect(NumberSet.of(all).text).toBe(stored);
+    expect(NumberSet.ofValues([14155550101, 12, 14155550101, 12]).phones()).toEqual(['+12', '+14155550101']);
+  });
+
   it('adds and removes, and refuses to pack what is not E.164', () => {
     const set = NumberSet.of(numbers(5)).with(['+447946000001', '+14150000000'], ['+14150000002', 'not a number']);
     expect(set.phones()).toEqual(['+14150000000', '+14150000001', '+14150000003', '+14150000004', '+447946000001']);

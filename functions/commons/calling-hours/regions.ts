@@ -16,9 +16,18 @@ const EVERY: Record<string, readonly string[]> = {
  */
 export function regionsOfNumber(e164: string, country: string | null): readonly string[] {
   if (country !== 'US' && country !== 'CA') return NONE;
-  const served = NANP_AREA_CODES[e164.slice(2, 5)];
-  return served?.every((r) => r.startsWith(`${country}-`)) ? served : (EVERY[country] as readonly string[]);
+  return (country === 'US' ? US_SERVED : CA_SERVED).get(e164.slice(2, 5)) ?? (EVERY[country] as readonly string[]);
 }
+
+/**
+ * Per country, the area codes whose every subdivision is in it, with those subdivisions: asked once per number of an
+ * upload, a map answers without checking the subdivisions' country each time (an area code of mixed countries is
+ * in neither map, so every subdivision of the number's country applies).
+ */
+const servedIn = (country: string): ReadonlyMap<string, readonly string[]> =>
+  new Map(Object.entries(NANP_AREA_CODES).filter(([, served]) => served.every((r) => r.startsWith(`${country}-`))));
+const US_SERVED = servedIn('US');
+const CA_SERVED = servedIn('CA');
 
 /** Whether the number's area code is in the table (false: every subdivision's rule applies). */
 export const knowsAreaCodeOf = (e164: string): boolean => e164.startsWith('+1') && e164.slice(2, 5) in NANP_AREA_CODES;
