@@ -75,20 +75,23 @@ export async function createTables(endpoint: string, prefix: string): Promise<Re
   const client = new DynamoDBClient({ endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
   const tables = {} as Record<TableName, string>;
   const existing = new Set((await client.send(new ListTablesCommand({}))).TableNames ?? []);
-  for (const [name, t] of Object.entries(TABLES) as [TableName, (typeof TABLES)[TableName]][]) {
-    const TableName = `${prefix}-${name}`;
-    tables[name] = TableName;
-    if (existing.has(TableName)) continue;
-    await client.send(
-      new CreateTableCommand({
-        TableName,
-        AttributeDefinitions: [{ AttributeName: t.partitionKey, AttributeType: 'S' }],
-        KeySchema: [{ AttributeName: t.partitionKey, KeyType: 'HASH' }],
-        BillingMode: 'PAY_PER_REQUEST',
-      }),
-    );
-    await waitUntilTableExists({ client, maxWaitTime: 10, minDelay: 0.05, maxDelay: 0.1 }, { TableName });
-  }
+  // All at once: each new table waits a moment to turn active, and a stack starts for every test file.
+  await Promise.all(
+    (Object.entries(TABLES) as [TableName, (typeof TABLES)[TableName]][]).map(async ([name, t]) => {
+      const TableName = `${prefix}-${name}`;
+      tables[name] = TableName;
+      if (existing.has(TableName)) return;
+      await client.send(
+        new CreateTableCommand({
+          TableName,
+          AttributeDefinitions: [{ AttributeName: t.partitionKey, AttributeType: 'S' }],
+          KeySchema: [{ AttributeName: t.partitionKey, KeyType: 'HASH' }],
+          BillingMode: 'PAY_PER_REQUEST',
+        }),
+      );
+      await waitUntilTableExists({ client, maxWaitTime: 10, minDelay: 0.05, maxDelay: 0.1 }, { TableName });
+    }),
+  );
   client.destroy();
   return tables;
 }

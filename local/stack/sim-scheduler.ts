@@ -151,6 +151,13 @@ export class SimScheduler {
     return this.timer(this.clock.now() + everyMs, action, everyMs);
   }
 
+  /** When the first waiting actor wakes (nothing changes before then), or null while one is working. */
+  nextWake(): number | null {
+    const actors = [...this.actors.values()];
+    if (actors.length === 0 || actors.some((a) => a.wakeAt === null)) return null;
+    return Math.min(...actors.map((a) => a.wakeAt as number));
+  }
+
   private advance(): void {
     const actors = [...this.actors.values()];
     // Someone is working (or has not reached its gate yet), or a timer is running: time stands still.

@@ -56,7 +56,10 @@ export function sampleStats(
     return null;
   };
   let stop: () => void;
-  if (stack.scheduler) stop = stack.scheduler.every(options.everyMs, sample);
+  const scheduler = stack.scheduler;
+  // On simulated time nothing is recorded before some actor wakes: a night between two looks is one sample.
+  if (scheduler)
+    stop = scheduler.every(options.everyMs, async () => Math.max((await sample()) ?? 0, scheduler.nextWake() ?? 0));
   else {
     // Real time: a quiet answer only saves a few reads, so every tick samples.
     const timer = setInterval(() => void sample(), options.everyMs);

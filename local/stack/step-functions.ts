@@ -68,6 +68,21 @@ class SfnError extends Error {
 }
 
 /**
+ * Each document is checked once per process: aws-local-stepfunctions compiles the whole ASL schema to check one,
+ * which took longer than running a campaign when it was done for every execution.
+ */
+const checked = new Map<string, StateMachine>();
+function checkedMachine(definition: LocalStateMachine['definition']): StateMachine {
+  const key = JSON.stringify(definition);
+  let machine = checked.get(key);
+  if (!machine) {
+    machine = new StateMachine(definition, { validationOptions: { checkArn: true } });
+    checked.set(key, machine);
+  }
+  return machine;
+}
+
+/**
  * A stand-in for the Step Functions service: the StartExecution, DescribeExecution, ListExecutions and
  * StopExecution actions over the AWS JSON 1.0 wire protocol on 127.0.0.1, running each execution with
  * aws-local-stepfunctions. Names are unique per state machine as in AWS: the same name with the same input while
@@ -76,6 +91,7 @@ class SfnError extends Error {
 export class LocalStepFunctions {
   readonly executions = new Map<string, LocalExecution>();
   private readonly machines = new Map<string, LocalStateMachine>();
+  private readonly runners = new Map<string, StateMachine>();
   private server: Server | null = null;
   private readonly statusListeners: ((execution: LocalExecution) => void)[] = [];
 
@@ -95,13 +111,16 @@ export class LocalStepFunctions {
 
   register(machine: LocalStateMachine): string {
     const arn = `arn:aws:states:${this.region}:${ACCOUNT}:stateMachine:${machine.name}`;
+    this.runners.set(arn, checkedMachine(machine.definition));
     this.machines.set(arn, machine);
     return arn;
   }
 
   start(stateMachineArn: string, name: string, input: string): LocalExecution {
     const machine = this.machines.get(stateMachineArn);
-    if (!machine) throw new SfnError('StateMachineDoesNotExist', `State Machine Does Not Exist: '${stateMachineArn}'`);
+    const runner = this.runners.get(stateMachineArn);
+    if (!machine || !runner)
+      throw new SfnError('StateMachineDoesNotExist', `State Machine Does Not Exist: '${stateMachineArn}'`);
     if (!NAME.test(name)) throw new SfnError('InvalidName', `Invalid Name: '${name}'`);
     const executionArn = `arn:aws:states:${this.region}:${ACCOUNT}:execution:${machine.name}:${name}`;
     const existing = this.executions.get(executionArn);
@@ -115,7 +134,7 @@ export class LocalStepFunctions {
     } catch {
       throw new SfnError('InvalidExecutionInput', 'Invalid State Machine Execution Input: not JSON');
     }
-    const run = new StateMachine(machine.definition, { validationOptions: { checkArn: true } }).run(parsed as never, {
+    const run = runner.run(parsed as never, {
       ...machine.runOptions(name, executionArn),
       noThrowOnAbort: false,
     });

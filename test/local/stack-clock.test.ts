@@ -195,3 +195,27 @@ describe('slow answers on simulated time (simulatedRequests)', () => {
     }
   });
 });
+
+describe('a repeating timer on simulated time (the stats sampler)', () => {
+  it('that answers the next wake-up runs once per stretch in which nothing happens, not every tick', async () => {
+    const clock = settable();
+    const s = new SimScheduler(clock);
+    const fired: number[] = [];
+    // Sampling every two minutes while a workflow sleeps ten hours: nothing can change before it wakes.
+    s.every(120_000, () => {
+      fired.push((clock.now() - T0) / 60_000);
+      return s.nextWake();
+    });
+    s.join('workflow');
+    s.sleep('workflow', T0 + 10 * 3_600_000);
+    await s.gate('workflow');
+    s.sleep('workflow', T0 + 10 * 3_600_000 + 240_000);
+    await s.gate('workflow');
+    s.leave('workflow');
+    // Ticks due at a wake-up run just before it (the timer first): 600 and 604 as well as 602 between.
+    expect(fired).toEqual([2, 600, 602, 604]);
+    // While an actor works, there is no next wake-up to skip to.
+    s.join('busy');
+    expect(s.nextWake()).toBeNull();
+  });
+});
