@@ -33,7 +33,7 @@ describe('the xlsx writer', () => {
   it.each([
     ['one piece (a campaign part), deflated at once', 50, true],
     ["one piece written whole past 1 MB, deflated on zlib's thread", 12_000, false],
-    ['many pieces, deflated in the background', 40_000, true],
+    ['many pieces, deflated in the background', 10_000, true],
   ])('writes %s as one valid deflate stream with the right size and CRC', async (_, n, flushing) => {
     const data = rows(n);
     const { bytes, xml } = await workbook(data, flushing);
