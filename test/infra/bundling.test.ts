@@ -16,11 +16,30 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 /** The X-Ray SDK under Powertools' Tracer and what only it brings in. */
 const TRACER_INPUT = /node_modules\/(aws-xray-sdk-core|semver|cls-hooked|@aws-lambda-powertools\/tracer)\//;
 
+/**
+ * Code a function imports only where it is used, so its cold start does not parse it: the live-transcript client
+ * (no deployed function opens it), and the part file's .xlsx reader and writer, which the lifecycle, the guard and
+ * the sweeper use only at a part's end or for a lost create, not in the polls that are most of their cold starts.
+ */
+const LATER: Record<string, RegExp> = {
+  ws: /node_modules\/ws\//,
+  'part file': /node_modules\/yauzl\/|functions\/commons\/spreadsheet\/part-file\.ts/,
+};
+const NOT_AT_START: Record<string, (keyof typeof LATER)[]> = {
+  lifecycle: ['ws', 'part file'],
+  guard: ['ws', 'part file'],
+  sweeper: ['ws', 'part file'],
+  outcomes: ['ws'],
+  webhooks: ['ws'],
+  intake: ['ws'],
+  contacts: ['ws'],
+};
+
 const hasTracer = (output: { inputs: Record<string, { bytesInOutput: number }> }) =>
   Object.entries(output.inputs).some(([path, i]) => TRACER_INPUT.test(path) && i.bytesInOutput > 0);
 
 describe('function bundles', () => {
-  it('load the X-Ray SDK only through the import that TRACING makes, from a chunk of its own', async () => {
+  it('load the X-Ray SDK only through the import that TRACING makes, and rarely used code only where used', async () => {
     for (const [folder, entry] of Object.entries(FUNCTION_ENTRIES)) {
       const out = join(dir, folder, 'index.mjs');
       const built = await build({
@@ -33,6 +52,16 @@ describe('function bundles', () => {
         atStart.filter(hasTracer).map((o) => o.path),
         folder,
       ).toEqual([]);
+      const inputsAtStart = atStart.flatMap((o) =>
+        Object.entries(o.inputs)
+          .filter(([, i]) => i.bytesInOutput > 0)
+          .map(([path]) => path),
+      );
+      for (const later of NOT_AT_START[folder] ?? [])
+        expect(
+          inputsAtStart.filter((path) => LATER[later]?.test(path)),
+          `${folder}: ${later}`,
+        ).toEqual([]);
       // Still shipped, for TRACING on.
       expect(Object.values(built.metafile.outputs).some(hasTracer), folder).toBe(true);
     }
