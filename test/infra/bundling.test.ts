@@ -18,21 +18,22 @@ const TRACER_INPUT = /node_modules\/(aws-xray-sdk-core|semver|cls-hooked|@aws-la
 
 /**
  * Code a function imports only where it is used, so its cold start does not parse it: the live-transcript client
- * (no deployed function opens it), and the part file's .xlsx reader and writer, which the lifecycle, the guard and
- * the sweeper use only at a part's end or for a lost create, not in the polls that are most of their cold starts.
+ * (no deployed function opens it), and reading sheets (zip, .xlsx, CSV), which the lifecycle, the guard and the
+ * sweeper do only at a part's end or for a lost create, and the contacts function only for a contact sheet, not for
+ * the contact events that are most of its messages.
  */
-const LATER: Record<string, RegExp> = {
+const LATER = {
   ws: /node_modules\/ws\//,
-  'part file': /node_modules\/yauzl\/|functions\/commons\/spreadsheet\/part-file\.ts/,
+  'sheet reading': /node_modules\/yauzl\/|functions\/commons\/spreadsheet\/(sources|part-file|zip-guard)\.ts/,
 };
 const NOT_AT_START: Record<string, (keyof typeof LATER)[]> = {
-  lifecycle: ['ws', 'part file'],
-  guard: ['ws', 'part file'],
-  sweeper: ['ws', 'part file'],
+  lifecycle: ['ws', 'sheet reading'],
+  guard: ['ws', 'sheet reading'],
+  sweeper: ['ws', 'sheet reading'],
+  contacts: ['ws', 'sheet reading'],
   outcomes: ['ws'],
   webhooks: ['ws'],
   intake: ['ws'],
-  contacts: ['ws'],
 };
 
 const hasTracer = (output: { inputs: Record<string, { bytesInOutput: number }> }) =>
