@@ -34,6 +34,7 @@ const NOT_AT_START: Record<string, (keyof typeof LATER)[]> = {
   outcomes: ['ws'],
   webhooks: ['ws'],
   intake: ['ws'],
+  reindex: ['ws', 'sheet reading'],
 };
 
 const hasTracer = (output: { inputs: Record<string, { bytesInOutput: number }> }) =>
