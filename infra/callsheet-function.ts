@@ -1,13 +1,13 @@
-import { Duration } from 'aws-cdk-lib';
+import { join } from 'node:path';
+import { AssetHashType, Duration } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import type { CfnRole } from 'aws-cdk-lib/aws-iam';
-import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
-import { NodejsFunction, type NodejsFunctionProps, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { Architecture, Code, Function as LambdaFunction, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import type { TableName } from '#commons/tables.ts';
 import { TABLES } from '#commons/tables.ts';
-import { BUNDLE_TARGET, LAZY_PACKAGES, lazyPackageCommands, REQUIRE_BANNER } from './bundling.ts';
+import { FunctionBundle } from './bundling.ts';
 import { acknowledge } from './nag.ts';
 import { FUNCTION_ENTRIES, type FunctionFolder, settingsOf } from './settings.ts';
 
@@ -39,9 +39,12 @@ export function retentionOf(days: number): RetentionDays {
  * One Lambda function with callsheet's defaults: Node 22 on ARM, an ESM bundle with the AWS SDK inside
  * (infra/bundling.ts), X-Ray tracing when the TRACING setting is on, its own log group, a role that may write only that log group, and the
  * settings its folder reads (infra/settings.ts) in its environment.
+ *
+ * The bundle is built here with esbuild's own API rather than by NodejsFunction, whose esbuild command always
+ * writes one file (`--outfile`): code splitting (bundling.ts) needs an output folder.
  */
 export class CallsheetFunction extends Construct {
-  public readonly fn: NodejsFunction;
+  public readonly fn: LambdaFunction;
   public readonly logGroup: LogGroup;
 
   constructor(scope: Construct, id: string, props: CallsheetFunctionProps) {
@@ -54,10 +57,18 @@ export class CallsheetFunction extends Construct {
     this.logGroup = new LogGroup(this, 'Logs', {
       retention: retentionOf(settings?.integer('LOG_RETENTION_DAYS') ?? 30),
     });
-    const fnProps: NodejsFunctionProps = {
-      entry: `${root}functions/${FUNCTION_ENTRIES[props.folder]}`,
-      projectRoot: root,
-      depsLockFilePath: `${root}package-lock.json`,
+    const entry = join(root, 'functions', FUNCTION_ENTRIES[props.folder]);
+    const code = Code.fromAsset(root, {
+      assetHashType: AssetHashType.OUTPUT,
+      bundling: {
+        // Required by the type, never run: esbuild is a dependency, so the bundle is always built locally.
+        image: Runtime.NODEJS_22_X.bundlingImage,
+        local: new FunctionBundle(root, entry, sourceMaps, copies, props.readsSheets ?? false),
+      },
+    });
+    this.fn = new LambdaFunction(this, 'Function', {
+      code,
+      handler: 'index.handler',
       runtime: Runtime.NODEJS_22_X,
       architecture: Architecture.ARM_64,
       description: props.description,
@@ -67,32 +78,13 @@ export class CallsheetFunction extends Construct {
       reservedConcurrentExecutions: props.reservedConcurrency ?? settings?.concurrencyFor(props.folder),
       environment: {
         ...(sourceMaps ? { NODE_OPTIONS: '--enable-source-maps' } : {}),
-        // functions/commons/observability.ts then does not even load the X-Ray SDK.
+        // functions/commons/observability.ts then does not even load the X-Ray SDK's chunk.
         ...(tracing ? {} : { POWERTOOLS_TRACE_ENABLED: 'false' }),
         ...settings?.environmentFor(props.folder),
         ...props.environment,
       },
       logGroup: this.logGroup,
-      bundling: {
-        format: OutputFormat.ESM,
-        target: BUNDLE_TARGET,
-        minify: true,
-        sourceMap: sourceMaps,
-        mainFields: ['module', 'main'],
-        banner: REQUIRE_BANNER,
-        // The AWS SDK is bundled rather than taken from the runtime; only the lazy packages stay out (bundling.ts).
-        externalModules: [...LAZY_PACKAGES],
-        commandHooks: {
-          beforeBundling: () => [],
-          beforeInstall: () => [],
-          afterBundling: (input: string, output: string) => [
-            ...copies.map((c) => `cp "${input}/${c.from}" "${output}/${c.to}"`),
-            ...(props.readsSheets ? lazyPackageCommands(input, output) : []),
-          ],
-        },
-      },
-    };
-    this.fn = new NodejsFunction(this, 'Function', fnProps);
+    });
     // Instead of AWSLambdaBasicExecutionRole (logs on every log group): write access to this function's group only.
     // The role stays the function's own child, so acknowledgements made on the function cover it.
     (this.fn.role?.node.defaultChild as CfnRole).managedPolicyArns = undefined;

@@ -78,7 +78,8 @@ export interface Observability {
 /**
  * The X-Ray SDK under Powertools' Tracer costs 6–9 ms of a bundle's cold load (bench/bundles.ts), so it is loaded only where it
  * traces: in Lambda, unless POWERTOOLS_TRACE_ENABLED=false (the TRACING setting off). The stack turns on active
- * tracing exactly when this is loaded.
+ * tracing exactly when this is loaded. In a function's bundle this import is a chunk of its own (infra/bundling.ts),
+ * so with tracing off the SDK is not even read, let alone run (test/infra/bundling.test.ts).
  */
 const tracing =
   Boolean(process.env.AWS_LAMBDA_FUNCTION_NAME) &&

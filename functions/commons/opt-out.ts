@@ -11,14 +11,19 @@ export function normalizeSpeech(text: string): string {
     .trim()} `;
 }
 
-const PHRASES = Object.values(OPT_OUT_PHRASES)
-  .flat()
-  .map((phrase) => ({ phrase, normalized: normalizeSpeech(phrase) }));
+/**
+ * The phrases normalized, made on first use rather than at module load: the first `normalizeSpeech` compiles its
+ * Unicode-class pattern (a few ms), which the lifecycle's cold starts, mostly polls that read no transcript, skip.
+ */
+let phrases: { phrase: string; normalized: string }[] | undefined;
 
 /** The first opt-out phrase said in `text` (whole words), or null. */
 export function optOutPhraseIn(text: string): string | null {
   const said = normalizeSpeech(text);
-  return PHRASES.find((p) => said.includes(p.normalized))?.phrase ?? null;
+  phrases ??= Object.values(OPT_OUT_PHRASES)
+    .flat()
+    .map((phrase) => ({ phrase, normalized: normalizeSpeech(phrase) }));
+  return phrases.find((p) => said.includes(p.normalized))?.phrase ?? null;
 }
 
 export interface SpokenLine {

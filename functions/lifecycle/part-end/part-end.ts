@@ -7,7 +7,7 @@ import type { ContactOutcome } from '#commons/outcomes/call-outcome.ts';
 import type { OutcomeService } from '#commons/outcomes/outcome-service.ts';
 import type { FollowUpStarted, OutcomeReporter, PartEnd, PartOutcomes } from '#commons/part-outcomes.ts';
 import { partReportKey } from '#commons/report-keys.ts';
-import { type PartRow, partWorkbook, readPartFile } from '#commons/spreadsheet/part-file.ts';
+import type { PartRow } from '#commons/spreadsheet/part-file.ts';
 import type { SuppressionList } from '#commons/suppression-list.ts';
 import { writeOutcomeReport } from './campaign-report.ts';
 import { type FollowUpGroup, planFollowUp } from './follow-up.ts';
@@ -137,6 +137,7 @@ export class PartEndOutcomes implements OutcomeReporter {
       }));
     if (chosen.length === 0) return null;
     const sheetKey = `${plan.part.key.replace(/\.xlsx$/, '')}${key.slice(end.partKey.length)}.xlsx`;
+    const { partWorkbook } = await import('#commons/spreadsheet/part-file.ts');
     await this.deps.objects.put(plan.bucket, sheetKey, await partWorkbook({ contacts: chosen }), XLSX_TYPE);
     const baseName = plan.campaign.name.replace(/ \(follow-up round \d+[a-z]?\)$/, '');
     const roundPlan: CampaignPlan = {
@@ -166,6 +167,9 @@ export class PartEndOutcomes implements OutcomeReporter {
   /** The part's sheet by number (name, custom instruction), so a round calls each contact as the first did. */
   private async sheetRows(plan: CampaignPlan): Promise<Map<string, PartRow>> {
     const file = await this.deps.objects.get(plan.bucket, plan.part.key);
-    return new Map((file ? await readPartFile(file.bytes) : []).map((r) => [r.phone, r]));
+    if (!file) return new Map();
+    // Loaded on first use, not at the lifecycle's cold start: most steps are polls that read no sheet.
+    const { readPartFile } = await import('#commons/spreadsheet/part-file.ts');
+    return new Map((await readPartFile(file.bytes)).map((r) => [r.phone, r]));
   }
 }
