@@ -70,6 +70,9 @@ interface RunOptions {
   log?: RequestLog;
 }
 
+/** Real time a run stopped with SIGINT has to print its result and exit before it is killed. */
+const STOP_GRACE_MS = 3 * 60_000;
+
 /** How often the request log is read while a run goes on: often enough that the emulator's 20,000 are never passed. */
 const LOG_EVERY = 8;
 
@@ -105,6 +108,7 @@ async function measureRun(dir: string, args: string[], options: RunOptions = {})
   let reachedMs: number | null = null;
   let stopped = false;
   let limited = false;
+  let interrupted: number | null = null;
   let done = false;
   void exited.then(() => {
     done = true;
@@ -123,6 +127,7 @@ async function measureRun(dir: string, args: string[], options: RunOptions = {})
       if (options.log && (stop || samples.length % LOG_EVERY === 0)) await options.log.pull(emulator);
       if (stop) {
         stopped = true;
+        interrupted ??= Date.now();
         child.kill('SIGINT');
       }
     } catch {
@@ -130,8 +135,11 @@ async function measureRun(dir: string, args: string[], options: RunOptions = {})
     }
     if (!stopped && !limited && options.limitMs && Date.now() - started > options.limitMs) {
       limited = true;
+      interrupted ??= Date.now();
       child.kill('SIGINT');
     }
+    // Stopped in the middle of a contact sync, the run drains its queue before it exits: do not wait that out.
+    if (interrupted !== null && Date.now() - interrupted > STOP_GRACE_MS) child.kill('SIGKILL');
   }
   const code = await exited;
   const realMs = Date.now() - started;
