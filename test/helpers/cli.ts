@@ -19,6 +19,9 @@ export async function runCli(
   return runScript(BIN, args, env);
 }
 
+/** Longer than any one command takes on a busy machine (a whole `run` takes seconds). */
+const COMMAND_LIMIT_MS = 120_000;
+
 /** Runs a Node script in a new process and collects its exit status and output. */
 export async function runScript(
   script: string,
@@ -37,6 +40,17 @@ export async function runScript(
   child.stderr.on('data', (d) => {
     stderr += d;
   });
+  // A command that hangs fails with what it printed, rather than leaving the test to its timeout with nothing.
+  let hung = false;
+  const timer = setTimeout(() => {
+    hung = true;
+    child.kill('SIGKILL');
+  }, COMMAND_LIMIT_MS);
   const [code] = await once(child, 'close');
+  clearTimeout(timer);
+  if (hung)
+    throw new Error(
+      `callsheet ${args.join(' ')} did not end within ${COMMAND_LIMIT_MS / 1000} s:\n${stdout}\n${stderr}`,
+    );
   return { code: code as number, stdout, stderr };
 }

@@ -27,7 +27,7 @@ let campaignId = '';
 
 /** The environment a user has after pasting the export lines (and nothing else of ours). */
 const userEnv = () => ({ ...process.env, ...exported, VOICE_API_URL: '', VOICE_API_KEY: '' });
-const aws = async (...args: string[]) => (await run('aws', args, { env: userEnv() })).stdout;
+const aws = async (...args: string[]) => (await run('aws', args, { env: userEnv(), timeout: 120_000 })).stdout;
 const callsheet = (...args: string[]) => runCli(args, userEnv());
 
 async function campaignJson(id?: string): Promise<Record<string, unknown>[]> {
@@ -140,13 +140,21 @@ describe('callsheet local', () => {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let frames = '';
-    await new Promise<void>((resolve) => {
+    let watchErr = '';
+    watch.stderr?.on('data', (d) => {
+      watchErr += d;
+    });
+    const watchExit = once(watch, 'exit');
+    // Two frames naming the campaign; a watch that ends before them fails here with what it said, not at the timeout.
+    await new Promise<void>((resolve, reject) => {
       watch.stdout?.on('data', (d) => {
         frames += d;
         if (frames.split(id).length > 2) resolve();
       });
+      void watchExit.then(([code]) =>
+        reject(new Error(`status --watch exited (${code}) early:\n${frames}\n${watchErr}`)),
+      );
     });
-    const watchExit = once(watch, 'exit');
     watch.kill('SIGINT');
     expect((await watchExit)[0]).toBe(0);
     expect(frames).toMatch(/\[[#.]{20}\] \d+\/12/);
