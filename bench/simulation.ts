@@ -3,7 +3,7 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseWindowRules, windowStateAt } from '#commons/calling-window.ts';
-import type { AuditedCall } from '#test/helpers/call-audit.ts';
+import { type AuditedCall, wallTime } from '#test/helpers/call-audit.ts';
 import { atLeast, atMost, type BenchResult } from './client-overhead.ts';
 import { auditClose, budgetFigures, pausesBefore, RequestLog } from './close-records.ts';
 
@@ -225,14 +225,8 @@ const PLAN = { perMinute: 100, perHour: 1_000 };
 /** How long the rehearsal goes on past the close before Ctrl-C, so a call after the close would be in the records. */
 const PAST_CLOSE_MS = 10 * 60_000;
 
-const nyClock = (t: number) =>
-  new Intl.DateTimeFormat('en-GB', {
-    timeZone: ZONE,
-    weekday: 'short',
-    hour: '2-digit',
-    minute: '2-digit',
-    second: '2-digit',
-  }).format(t);
+/** An instant as New York's wall time, as the auditor reads it (the same Intl reading the calls are checked on). */
+const nyClock = (t: number) => wallTime(t, ZONE).text;
 
 interface RehearsalOutput {
   parts: { campaignId: string | null; status: string }[];
