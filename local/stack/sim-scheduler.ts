@@ -161,8 +161,9 @@ export class SimScheduler {
   private advance(): void {
     const actors = [...this.actors.values()];
     // Someone is working (or has not reached its gate yet), or a timer is running: time stands still.
-    if (this.firing || actors.length === 0 || actors.some((a) => a.wakeAt === null || a.release === null)) return;
-    const next = Math.min(...actors.map((a) => a.wakeAt as number));
+    if (this.firing || actors.some((a) => a.release === null)) return;
+    const next = this.nextWake();
+    if (next === null) return;
     const due = [...this.timers].filter((t) => t.at <= next).sort((a, b) => a.at - b.at)[0];
     if (due) {
       this.fire(due);
