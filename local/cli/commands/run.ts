@@ -280,9 +280,10 @@ export const runCommand: Command = {
           stack.scheduler?.leave(SETUP);
         }
         const started = () => [...stack.sfn.executions.values()].filter((e) => !before.has(e.executionArn));
+        // Intake has finished (its queue is idle), so its report is final: read once for the notes, parts and summary.
+        const intake = await readJson<IntakeReport>(stack.objects, stack.bucket, reportKeys(id).json);
         const first = started()[0];
         if (!first) {
-          const intake = await readJson<IntakeReport>(stack.objects, stack.bucket, reportKeys(id).json);
           printNothingLaunched(
             { file, upload: key, json },
             intake?.error ?? null,
@@ -292,8 +293,7 @@ export const runCommand: Command = {
         }
         say(`${file}: uploaded as ${key}; intake report ${join(dataDir, reportKeys(id).json)}`);
         // What intake says up front (rows it could not place, an API plan too small for the parts), before the wait.
-        const said = json ? null : await readJson<IntakeReport>(stack.objects, stack.bucket, reportKeys(id).json);
-        for (const note of said?.notes ?? []) say(`  note: ${note}`);
+        for (const note of intake?.notes ?? []) say(`  note: ${note}`);
         const store = new CampaignStore(
           documentClient({
             region: LOCAL_REGION,
@@ -316,7 +316,6 @@ export const runCommand: Command = {
           process.stdout.write('\r\x1b[K');
         }
 
-        const intake = await readJson<IntakeReport>(stack.objects, stack.bucket, reportKeys(id).json);
         await pages.idle();
         // Real files under the data directory: the bucket's addresses live only as long as this process.
         const local = (name: string) => join(dataDir, 'reports', id, name);
