@@ -15,8 +15,8 @@ import { TABLES } from '#commons/tables.ts';
 import { PHONE_ZONE_TABLE } from '#infra/bundling.ts';
 import { createTables, startDynamo } from '#local/stack/dynamo.ts';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '#local/stack/local-aws.ts';
+import { type DynamoTally, startDynamoProxy } from '#test/helpers/dynamo-proxy.ts';
 import { atMost, type BenchResult } from './client-overhead.ts';
-import { type DynamoTally, startDynamoProxy } from './dynamo-proxy.ts';
 import { buildWorker, makeSheet, sheetNumber } from './intake.ts';
 
 const run = promisify(execFile);

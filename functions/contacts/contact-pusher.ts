@@ -11,7 +11,7 @@ import type { BulkResult, ContactInput } from '#commons/voice-api/types.ts';
 import type { ContactState, PushedState } from './contact-state.ts';
 import type { ContactStore } from './contact-store.ts';
 import { inGroups } from './in-groups.ts';
-import { type ContactPush, packBulk, planContactPush } from './push-plan.ts';
+import { type BulkChunk, type ContactPush, packBulk, planContactPush } from './push-plan.ts';
 
 export interface BulkContactsApi {
   bulkUpsert(contacts: ContactInput[]): Promise<BulkResult>;
@@ -41,6 +41,21 @@ const notCarriedOut = (err: unknown) =>
   (err instanceof ServerError && err.status === 503) ||
   (err instanceof NetworkError && !(err instanceof AmbiguousRequestError));
 
+const BUSY = 'another push is sending this contact';
+
+/** A body without the entries of contacts another push took first. */
+const onlyClaimed = (chunk: BulkChunk, claimed: Map<ContactPush, boolean>): BulkChunk => {
+  const owners = chunk.owners.filter((o) => claimed.get(o.push) === true);
+  return owners.length === chunk.owners.length
+    ? chunk
+    : {
+        owners,
+        entries: chunk.entries.filter(
+          (_, i) => claimed.get((chunk.owners[i] as BulkChunk['owners'][number]).push) === true,
+        ),
+      };
+};
+
 const describe = (err: unknown) => (err instanceof Error ? `${err.name}: ${err.message}` : String(err));
 
 /**
@@ -61,9 +76,9 @@ export class ContactPusher {
     const now = this.deps.now();
     const token = randomUUID();
     const pushes: ContactPush[] = [];
-    const width = this.deps.readConcurrency ?? 16;
-    await inGroups(unique, width, async (phone) => {
-      const prepared = await this.prepare(phone, token, now);
+    const states = await this.deps.store.readMany(unique);
+    await inGroups(unique, this.deps.readConcurrency ?? 16, async (phone) => {
+      const prepared = await this.prepare(states.get(phone), now);
       if ('push' in prepared) pushes.push(prepared.push);
       else outcomes.set(phone, prepared.outcome);
     });
@@ -74,12 +89,18 @@ export class ContactPusher {
     const fates = new Map<ContactPush, EntryFate[]>(pushes.map((p) => [p, p.entries.map(() => 'unsent' as const)]));
     const errors = new Map<ContactPush, string>();
     const requests = new Map<ContactPush, number>();
+    // Each contact is claimed just before its first body goes out: once the budget or the service says stop, the
+    // contacts behind it were never claimed, so they cost no write now and none to let go.
+    const claimed = new Map<ContactPush, boolean>();
     let stop: { reason: string; retry: boolean } | null = null;
-    for (const chunk of packBulk(pushes)) {
+    for (const packed of packBulk(pushes)) {
       if (stop) {
-        for (const { push } of chunk.owners) errors.set(push, stop.reason);
+        for (const { push } of packed.owners) errors.set(push, stop.reason);
         continue;
       }
+      await this.claimAll(packed, claimed, token, now);
+      const chunk = onlyClaimed(packed, claimed);
+      if (chunk.entries.length === 0) continue;
       for (const { push } of chunk.owners) requests.set(push, (requests.get(push) ?? 0) + 1);
       try {
         const answer = await this.deps.api.bulkUpsert(chunk.entries);
@@ -102,45 +123,56 @@ export class ContactPusher {
     }
 
     const at = now.toISOString();
-    await inGroups(pushes, width, async (push) => {
+    const definiteStop = stop !== null && !stop.retry;
+    await inGroups(pushes, this.deps.readConcurrency ?? 16, async (push) => {
+      const taken = claimed.get(push);
+      if (taken === false) {
+        outcomes.set(push.phone, { status: 'retry', reason: BUSY, requests: 0 });
+        return;
+      }
       const entryFates = fates.get(push) as EntryFate[];
-      const pushed = this.pushedAfter(push, entryFates);
       const error = errors.get(push);
       const ok = error === undefined && entryFates.every((f) => f === 'ok');
-      await this.deps.store.settle(push.state, token, pushed, { at, ok, ...(error ? { error } : {}) });
+      if (taken)
+        await this.deps.store.settle(push.state, token, this.pushedAfter(push, entryFates), {
+          at,
+          ok,
+          ...(error ? { error } : {}),
+        });
       const n = requests.get(push) ?? 0;
       if (ok) outcomes.set(push.phone, { status: 'pushed', requests: n });
       else {
-        const definite = entryFates.some((f) => f === 'rejected') || (stop !== null && !stop.retry);
+        const definite = entryFates.some((f) => f === 'rejected') || definiteStop;
         outcomes.set(push.phone, { status: definite ? 'failed' : 'retry', reason: error ?? 'not sent', requests: n });
       }
     });
     return outcomes;
   }
 
+  /** What one contact, as read, needs sent; nothing when another push holds it or the API has it all. */
   private async prepare(
-    phone: string,
-    token: string,
+    state: ContactState | undefined,
     now: Date,
   ): Promise<{ push: ContactPush } | { outcome: PushOutcome }> {
-    const { store } = this.deps;
-    const state = await store.read(phone);
     if (!state) return { outcome: { status: 'unchanged', requests: 0 } };
     const held = state.claim && state.claim.until >= now.getTime();
-    if (held) return { outcome: { status: 'retry', reason: 'another push is sending this contact', requests: 0 } };
+    if (held) return { outcome: { status: 'retry', reason: BUSY, requests: 0 } };
     // A push that died may have sent notes up to its claim: those count as sent.
     const sentNotes = Math.max(state.pushed.noteCount, state.claim?.noteCount ?? 0);
     const view: ContactState = { ...state, pushed: { ...state.pushed, noteCount: sentNotes } };
-    const unsent = sentNotes < state.noteCount ? await store.notes(state, sentNotes + 1, state.noteCount) : [];
+    const unsent =
+      sentNotes < state.noteCount ? await this.deps.store.notes(state, sentNotes + 1, state.noteCount) : [];
     const push = planContactPush(view, unsent, now.toISOString());
-    if (!push) return { outcome: { status: 'unchanged', requests: 0 } };
-    const claimed = await store.claim(
-      state,
-      { token, until: now.getTime() + this.claimMs, noteCount: state.noteCount },
-      now.getTime(),
-    );
-    if (!claimed) return { outcome: { status: 'retry', reason: 'another push is sending this contact', requests: 0 } };
-    return { push };
+    return push ? { push } : { outcome: { status: 'unchanged', requests: 0 } };
+  }
+
+  /** Claims the contacts of one body not claimed yet (a contact spanning bodies is claimed at its first). */
+  private async claimAll(chunk: BulkChunk, claimed: Map<ContactPush, boolean>, token: string, now: Date) {
+    const fresh = [...new Set(chunk.owners.map((o) => o.push))].filter((p) => !claimed.has(p));
+    await inGroups(fresh, this.deps.readConcurrency ?? 16, async (push) => {
+      const claim = { token, until: now.getTime() + this.claimMs, noteCount: push.state.noteCount };
+      claimed.set(push, await this.deps.store.claim(push.state, claim, now.getTime()));
+    });
   }
 
   /** Fields and tags count once the first entry is accepted; each note once its entry was or may have been sent. */

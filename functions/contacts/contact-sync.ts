@@ -120,12 +120,24 @@ export class ContactSync {
         });
       }
     };
+    // A redelivered message whose change is already stored (its push is what failed) only needs pushing.
+    const redelivered = [...byPhone.values()].flat().filter((e) => e.message.receiveCount > 1);
+    if (redelivered.length > 0) {
+      try {
+        const stored = await this.deps.store.appliedEvents(redelivered.map((e) => e.change));
+        for (const e of redelivered)
+          if (stored.has(e.change)) applied.set(e.message.messageId, { status: 'duplicate', superseded: [] });
+      } catch {
+        // Not known: each is applied as usual, which finds out the same one event at a time.
+      }
+    }
     // Contacts side by side; one contact's events in their order.
     const waiting = new Set(later.map((e) => e.message.messageId));
+    const due = (e: { message: QueuedEvent }) => !applied.has(e.message.messageId);
     await inGroups([...byPhone.values()], this.deps.concurrency ?? 16, async (group) => {
-      for (const entry of group) if (!waiting.has(entry.message.messageId)) await apply(entry);
+      for (const entry of group) if (!waiting.has(entry.message.messageId) && due(entry)) await apply(entry);
     });
-    for (const entry of later) await apply(entry);
+    for (const entry of later) if (due(entry)) await apply(entry);
 
     // Every stored event's contact is pushed, duplicates too: a redelivery after a failed push must push.
     const phones = [...byPhone.entries()]

@@ -11,6 +11,7 @@ import { makeContactsHandler } from '#contacts/handler.ts';
 import { LocalBatchQueue } from '#local/stack/contact-queue.ts';
 import { type LocalDynamo, startDynamo } from '#local/stack/dynamo.ts';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '#local/stack/local-aws.ts';
+import { type DynamoProxy, startDynamoProxy } from '../helpers/dynamo-proxy.ts';
 import { type EmulatorFixture, TEST_KEY } from '../helpers/emulator.ts';
 
 export interface SyncRig {
@@ -27,6 +28,8 @@ export interface SyncRig {
   settle(maxRounds?: number): Promise<void>;
   /** Another sync on the same table and API (a second Lambda container). */
   another(): Promise<ContactSync>;
+  /** DynamoDB requests by table and operation since the last reset, when the rig counts them. */
+  requests: DynamoProxy | null;
 }
 
 /**
@@ -46,7 +49,7 @@ export const contactTablesEnv = (dynamo: LocalDynamo): Record<string, string> =>
 export function useSyncRig(
   f: EmulatorFixture,
   settings: Record<string, string> | (() => Record<string, string>) = {},
-  queueOptions: { batchSize?: number; visibilityMs?: number } = {},
+  queueOptions: { batchSize?: number; visibilityMs?: number; countRequests?: boolean } = {},
 ): SyncRig {
   const rig = {} as SyncRig;
   beforeEach(async () => {
@@ -57,8 +60,11 @@ export function useSyncRig(
       },
     };
     const dynamo = await startDynamo({ prefix: `t${Math.random().toString(36).slice(2, 8)}` });
+    // Counted on the wire, between the sync and dynalite.
+    const requests = queueOptions.countRequests ? await startDynamoProxy(dynamo.endpoint, 0) : null;
     const env: Record<string, string> = {
       ...contactTablesEnv(dynamo),
+      ...(requests ? { AWS_ENDPOINT_URL_DYNAMODB: requests.url } : {}),
       VOICE_API_URL: f.emu.url,
       VOICE_API_KEY: TEST_KEY,
       CONTACTS_MAX_RECEIVES: '4',
@@ -82,6 +88,7 @@ export function useSyncRig(
     const config = readContactsConfig(env, { queues: 'local' });
     Object.assign(rig, {
       dynamo,
+      requests,
       env,
       store,
       sync,
@@ -111,6 +118,7 @@ export function useSyncRig(
     });
   });
   afterEach(async () => {
+    await rig.requests?.close();
     await rig.dynamo?.close();
   });
   return rig;

@@ -1,0 +1,60 @@
+import { describe, expect, it, vi } from 'vitest';
+import type { ContactState } from '#contacts/contact-state.ts';
+import { useEmulator } from '../helpers/emulator.ts';
+import { emulatorContact, requestsTo, useSyncRig } from './harness.ts';
+
+// Real stand-ins on a loaded 2-core machine: generous limits; no test measures time.
+vi.setConfig({ testTimeout: 90_000, hookTimeout: 60_000 });
+
+const f = useEmulator();
+// One bulk request a minute for the sync (the plan less both reserves), and no waiting for the next: each delivery
+// of a 300-contact batch sends its first body and the budget stops the rest.
+const rig = useSyncRig(
+  f,
+  {
+    API_BUDGET_PER_MINUTE: '3',
+    API_BUDGET_LIFECYCLE_PER_MINUTE: '1',
+    API_BUDGET_SAFETY_PER_MINUTE: '1',
+    API_BUDGET_MAX_WAIT_SECONDS: '0',
+  },
+  { batchSize: 500, countRequests: true },
+);
+
+const phone = (i: number) => `+1415555${String(1000 + i).padStart(4, '0')}`;
+const CONTACTS = 300;
+
+/** Requests to the contacts table since the last reset, by operation. */
+function contactRequests(): Record<string, number> {
+  const table = rig.env.CONTACTS_TABLE as string;
+  const tallies = rig.requests?.tallies() ?? [];
+  return Object.fromEntries(tallies.filter((t) => t.table === table).map((t) => [t.operation, t.requests]));
+}
+
+describe('a sync the budget holds back', () => {
+  it('claims only the contacts of bodies it tries to send, and a redelivery re-reads stored events 100 at a time', async () => {
+    for (let i = 0; i < CONTACTS; i++) rig.send({ event_id: `c${i}`, phone_number: phone(i), name: `N${i}` });
+
+    await rig.queue.drain();
+    // Stored once each (claim, write, mark applied); 100 pushed; the next 100 claimed and let go when the budget
+    // refused their body; the last 100 never touched.
+    expect(rig.queue.depth).toBe(200);
+    expect(contactRequests()).toMatchObject({ UpdateItem: 2 * 200, PutItem: 3 * CONTACTS });
+    const behind = (await rig.store.read(phone(CONTACTS - 1))) as ContactState;
+    // Never claimed, so never let go either: no claim, no failed push on record.
+    expect(behind.claim).toBeUndefined();
+    expect(behind.lastPush).toBeUndefined();
+
+    rig.requests?.reset();
+    await rig.settle();
+    // Two more deliveries: nothing stored again, no event claimed again; events and contacts read in batches.
+    const again = contactRequests();
+    expect(again.PutItem ?? 0).toBe(0);
+    expect(again.GetItem ?? 0).toBe(0);
+    expect(again.UpdateItem).toBe(2 * 200 + 2 * 100);
+    expect(again.BatchGetItem).toBe(2 + 2 + 1 + 1);
+
+    expect((await requestsTo(f, '/contacts/bulk')).map((r) => r.status)).toEqual([200, 200, 200]);
+    for (const i of [0, 150, CONTACTS - 1]) expect((await emulatorContact(f, phone(i)))?.contact_name).toBe(`N${i}`);
+    expect(rig.queue.deadLetters).toEqual([]);
+  });
+});
