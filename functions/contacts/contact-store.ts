@@ -1,12 +1,6 @@
 import { createHash } from 'node:crypto';
-import {
-  BatchGetCommand,
-  type DynamoDBDocumentClient,
-  GetCommand,
-  PutCommand,
-  ScanCommand,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand, PutCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { batchGetAll } from '#commons/aws/batch.ts';
 import { isConditionFailed } from '#commons/aws/conditional-write.ts';
 import { CONTACT_FIELDS, type ContactChange, type ContactField } from './contact-event.ts';
 import { type ContactState, type Note, type PushClaim, type PushedState, planApply } from './contact-state.ts';
@@ -194,21 +188,14 @@ export class ContactStore {
     );
   }
 
-  /** Items by key, 100 to a consistent BatchGet, unprocessed keys asked again. */
-  private async getMany(pks: readonly string[]): Promise<Record<string, unknown>[]> {
-    const items: Record<string, unknown>[] = [];
-    for (let i = 0; i < pks.length; i += 100) {
-      let keys: Record<string, unknown>[] = pks.slice(i, i + 100).map((pk) => ({ pk }));
-      for (let round = 0; keys.length > 0; round++) {
-        if (round === 10) throw new Error(`DynamoDB left ${keys.length} keys unread after ${round} rounds`);
-        const out = await this.db.send(
-          new BatchGetCommand({ RequestItems: { [this.table]: { Keys: keys, ConsistentRead: true } } }),
-        );
-        items.push(...(out.Responses?.[this.table] ?? []));
-        keys = (out.UnprocessedKeys?.[this.table]?.Keys as Record<string, unknown>[] | undefined) ?? [];
-      }
-    }
-    return items;
+  /** Items by key, read consistently 100 to a request. */
+  private getMany(pks: readonly string[]): Promise<Record<string, unknown>[]> {
+    return batchGetAll(
+      this.db,
+      this.table,
+      pks.map((pk) => ({ pk })),
+      'contacts',
+    );
   }
 
   /** Notes `from..to` (1-based, inclusive) in order, from their items or still pending in the contact item. */

@@ -1,4 +1,5 @@
 import { type DynamoDBDocumentClient, GetCommand, PutCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { batchGetAll } from '#commons/aws/batch.ts';
 import { isConditionFailed } from '#commons/aws/conditional-write.ts';
 import type { FollowUpStarted } from '#commons/part-outcomes.ts';
 import type { PartWindow } from '#commons/window-plan.ts';
@@ -114,6 +115,17 @@ export class CampaignStore implements BrakeRegister {
       new GetCommand({ TableName: this.table, Key: { pk: partPk(partKey) }, ConsistentRead: true }),
     );
     return (out.Item as CampaignRecord | undefined) ?? null;
+  }
+
+  /** Many parts' records, 100 to a read: the ones found, by part key (from the item's key: older records lack it). */
+  async getMany(partKeys: readonly string[]): Promise<Map<string, CampaignRecord>> {
+    const items = await batchGetAll(
+      this.db,
+      this.table,
+      partKeys.map((k) => ({ pk: partPk(k) })),
+      'campaign parts',
+    );
+    return new Map(items.map((item) => [String(item.pk).slice(partPk('').length), item as unknown as CampaignRecord]));
   }
 
   async partOfCampaign(campaignId: string): Promise<string | null> {

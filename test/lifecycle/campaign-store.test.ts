@@ -64,3 +64,22 @@ describe('a part that ends before its launch wrote its record', () => {
     expect(records.map((r) => r.partKey)).toContain('up-3-p1');
   });
 });
+
+describe('many parts at once', () => {
+  it('reads 150 records by part key in batches, older ones without their key too, and skips missing ones', async () => {
+    const keys = Array.from({ length: 150 }, (_, i) => `up-many-p${i + 1}`);
+    for (const [i, key] of keys.entries())
+      await store.beginCreate(key, 'up-many', i + 1, new Date('2026-12-07T13:00:00Z'));
+    await db.send(
+      new UpdateCommand({
+        TableName: dynamo.tables.campaigns,
+        Key: { pk: 'part#up-many-p7' },
+        UpdateExpression: 'REMOVE partKey',
+      }),
+    );
+    const found = await store.getMany([...keys, 'up-many-p999']);
+    expect([...found.keys()].sort()).toEqual([...keys].sort());
+    expect(found.get('up-many-p7')).toMatchObject({ uploadId: 'up-many', part: 7 });
+    expect(found.get('up-many-p150')).toMatchObject({ partKey: 'up-many-p150', part: 150 });
+  });
+});
