@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { type DynamoDBDocumentClient, GetCommand, PutCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { batchGetAll } from '#commons/aws/batch.ts';
+import { batchGetAll, batchWriteAll } from '#commons/aws/batch.ts';
 import { isConditionFailed } from '#commons/aws/conditional-write.ts';
 import { CONTACT_FIELDS, type ContactChange, type ContactField } from './contact-event.ts';
 import { type ContactState, type Note, type PushClaim, type PushedState, planApply } from './contact-state.ts';
@@ -23,6 +23,17 @@ export type ApplyResult = { status: ApplyStatus; superseded: ContactField[] } | 
 const contactKey = (phone: string) => `contact#${phone}`;
 const noteKey = (phone: string, seq: number) => `note#${phone}#${String(seq).padStart(10, '0')}`;
 const eventKey = (eventId: string) => `event#${eventId}`;
+
+export interface ApplyOptions {
+  /** The contact as read with the rest of its batch (null: not stored yet), so it is not read again. */
+  read?: ContactState | null;
+  /**
+   * Where the change goes once applied, for the caller to mark in one `markApplied` with the rest of its batch; when
+   * absent it is marked at once. Until marked, a redelivery tells it applied only from the contact's recent event
+   * ids (the last RECENT_EVENTS), so a caller defers only a few events of any one contact.
+   */
+  marks?: ContactChange[];
+}
 
 /** What an event id names: the change itself, without its id, so a redelivery matches and another change does not. */
 export function changeDigest(change: ContactChange): string {
@@ -73,10 +84,17 @@ export class ContactStore {
   ) {}
 
   /** Applies one change once. Concurrent writers to the same contact each land: a lost race reads again. */
-  async apply(change: ContactChange, now: Date): Promise<ApplyResult> {
+  async apply(change: ContactChange, now: Date, options: ApplyOptions = {}): Promise<ApplyResult> {
     const digest = changeDigest(change);
+    const mark = async () => {
+      if (options.marks) options.marks.push(change);
+      else await this.markOne(change, digest, now);
+    };
     // Both at once: the claim of the event id and the contact (a race between them is caught by the write).
-    const [claim, first] = await Promise.all([this.claimEvent(change, digest, now), this.read(change.phone)]);
+    const [claim, first] = await Promise.all([
+      this.claimEvent(change, digest, now),
+      options.read !== undefined ? options.read : this.read(change.phone),
+    ]);
     if (claim.kind === 'conflict') return { status: 'conflict', reason: claim.reason };
     if (claim.kind === 'applied') return { status: 'duplicate', superseded: [] };
     let current = first;
@@ -84,12 +102,12 @@ export class ContactStore {
       if (attempt > 0) current = await this.read(change.phone);
       // Claimed before by a delivery that crashed after writing, or that is racing this one and won.
       if (current?.recentEvents.includes(change.eventId)) {
-        await this.markApplied(change, digest, now);
+        await mark();
         return { status: 'duplicate', superseded: [] };
       }
       const plan = planApply(current, change, now);
       if (plan.kind === 'unchanged') {
-        await this.markApplied(change, digest, now);
+        await mark();
         return { status: 'unchanged', superseded: plan.superseded };
       }
       try {
@@ -144,7 +162,7 @@ export class ContactStore {
         if (isConditionFailed(err)) continue;
         throw err;
       }
-      await this.markApplied(change, digest, now);
+      await mark();
       return {
         status: plan.created ? 'created' : plan.changed ? 'updated' : 'unchanged',
         superseded: plan.superseded,
@@ -339,8 +357,19 @@ export class ContactStore {
     throw new Error(`event id ${change.eventId} could not be claimed`);
   }
 
-  private async markApplied(change: ContactChange, digest: string, now: Date): Promise<void> {
+  private async markOne(change: ContactChange, digest: string, now: Date): Promise<void> {
     await this.db.send(new PutCommand({ TableName: this.table, Item: this.eventItem(change, digest, 'applied', now) }));
+  }
+
+  /** Marks the changes' event ids applied (the `marks` of `apply`), 25 to a request. */
+  async markApplied(changes: readonly ContactChange[], now: Date): Promise<void> {
+    const items = new Map(changes.map((c) => [c.eventId, this.eventItem(c, changeDigest(c), 'applied', now)]));
+    await batchWriteAll(
+      this.db,
+      this.table,
+      [...items.values()].map((Item) => ({ PutRequest: { Item } })),
+      'contact event ids',
+    );
   }
 
   private eventItem(change: ContactChange, digest: string, state: EventClaim['state'], now: Date) {

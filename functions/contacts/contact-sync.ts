@@ -2,7 +2,8 @@ import type { CountryCode } from 'libphonenumber-js/max';
 import { type UploadRef, uploadsInS3Event } from '#commons/upload-ref.ts';
 import { type ContactChange, type ContactField, checkContactMessage } from './contact-event.ts';
 import type { PushOutcome } from './contact-pusher.ts';
-import { type ApplyStatus, type ContactStore, changeDigest } from './contact-store.ts';
+import { RECENT_EVENTS } from './contact-state.ts';
+import { type ApplyOptions, type ApplyStatus, type ContactStore, changeDigest } from './contact-store.ts';
 import { inGroups } from './in-groups.ts';
 
 /** One queue message as the sync sees it. */
@@ -107,9 +108,13 @@ export class ContactSync {
     }
 
     const applied = new Map<string, { status: ApplyStatus; superseded: ContactField[] }>();
-    const apply = async ({ message, change }: { message: QueuedEvent; change: ContactChange }) => {
+    const marks: ContactChange[] = [];
+    const apply = async (
+      { message, change }: { message: QueuedEvent; change: ContactChange },
+      options: ApplyOptions,
+    ) => {
       try {
-        const result = await this.deps.store.apply(change, this.deps.now());
+        const result = await this.deps.store.apply(change, this.deps.now(), options);
         if (result.status === 'conflict') reject(message, result.reason);
         else applied.set(message.messageId, result);
       } catch (err) {
@@ -131,13 +136,25 @@ export class ContactSync {
         // Not known: each is applied as usual, which finds out the same one event at a time.
       }
     }
+    const due = (e: { message: QueuedEvent }) => !applied.has(e.message.messageId);
+    // The contacts with changes to apply, in one read per 100: each contact's first change starts from it.
+    const toApply = [...byPhone].filter(([, group]) => group.some(due)).map(([phone]) => phone);
+    const known = toApply.length > 0 ? await this.deps.store.readMany(toApply).catch(() => null) : null;
     // Contacts side by side; one contact's events in their order.
     const waiting = new Set(later.map((e) => e.message.messageId));
-    const due = (e: { message: QueuedEvent }) => !applied.has(e.message.messageId);
-    await inGroups([...byPhone.values()], this.deps.concurrency ?? 16, async (group) => {
-      for (const entry of group) if (!waiting.has(entry.message.messageId) && due(entry)) await apply(entry);
+    await inGroups([...byPhone.entries()], this.deps.concurrency ?? 16, async ([phone, group]) => {
+      // Marked with the batch, unless the contact has more events here than its recent event ids keep.
+      const deferred = group.length <= RECENT_EVENTS / 2 ? { marks } : {};
+      let read: ApplyOptions = known ? { read: known.get(phone) ?? null } : {};
+      for (const entry of group)
+        if (!waiting.has(entry.message.messageId) && due(entry)) {
+          await apply(entry, { ...read, ...deferred });
+          read = {};
+        }
     });
-    for (const entry of later) if (due(entry)) await apply(entry);
+    for (const entry of later) if (due(entry)) await apply(entry, {});
+    // Thrown when it fails: the whole batch comes back, and each event is told applied from its contact.
+    if (marks.length > 0) await this.deps.store.markApplied(marks, this.deps.now());
 
     // Every stored event's contact is pushed, duplicates too: a redelivery after a failed push must push.
     const phones = [...byPhone.entries()]

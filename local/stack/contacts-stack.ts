@@ -99,8 +99,8 @@ export async function startLocalContacts(options: LocalContactsOptions): Promise
   const waiting = new Map<string, string[]>();
   const counted = new Set<string>();
   const apply = store.apply.bind(store);
-  store.apply = async (change, at) => {
-    const result = await apply(change, at);
+  store.apply = async (change, at, applyOptions) => {
+    const result = await apply(change, at, applyOptions);
     const messageId = waiting.get(change.eventId)?.shift();
     if (messageId !== undefined && !counted.has(messageId) && result.status !== 'conflict') {
       counted.add(messageId);

@@ -205,6 +205,21 @@ describe('the order of changes (schema v2) and event ids', () => {
     expect(await theirs(A)).toMatchObject({ contact_name: 'Late', notes: ['after a crash'] });
     expect(rig.queue.deadLetters).toEqual([]);
   });
+
+  it('a batch whose event ids could not be marked comes back whole and appends no note twice', async () => {
+    // DynamoDB refusing the batch's marks (as a throttled BatchWriteItem would): the only way to provoke it here.
+    const marks = vi.spyOn(rig.store, 'markApplied').mockRejectedValueOnce(new Error('throttled'));
+    // 25 notes to one contact, more than its recent event ids keep, and one note each to two more.
+    for (let i = 0; i < 25; i++) rig.send({ event_id: `many${i}`, phone_number: A, note: `note ${i}` });
+    rig.send({ event_id: 'one-b', phone_number: B, note: 'for B' });
+    rig.send({ event_id: 'one-c', phone_number: '+14155550103', note: 'for C' });
+    await rig.settle();
+    expect(marks).toHaveBeenCalledTimes(2);
+    expect((await theirs(A))?.notes).toEqual(Array.from({ length: 25 }, (_, i) => `note ${i}`));
+    expect((await theirs(B))?.notes).toEqual(['for B']);
+    expect((await theirs('+14155550103'))?.notes).toEqual(['for C']);
+    expect(rig.queue.deadLetters).toEqual([]);
+  });
 });
 
 describe('push to the API in bulk', () => {

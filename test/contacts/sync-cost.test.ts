@@ -35,10 +35,15 @@ describe('a sync the budget holds back', () => {
     for (let i = 0; i < CONTACTS; i++) rig.send({ event_id: `c${i}`, phone_number: phone(i), name: `N${i}` });
 
     await rig.queue.drain();
-    // Stored once each (claim, write, mark applied); 100 pushed; the next 100 claimed and let go when the budget
-    // refused their body; the last 100 never touched.
+    // Stored once each (a claim and a write; contacts read and event ids marked in batches); 100 pushed; the next
+    // 100 claimed and let go when the budget refused their body; the last 100 never touched.
     expect(rig.queue.depth).toBe(200);
-    expect(contactRequests()).toMatchObject({ UpdateItem: 2 * 200, PutItem: 3 * CONTACTS });
+    expect(contactRequests()).toEqual({
+      PutItem: 2 * CONTACTS,
+      BatchGetItem: 3 + 3,
+      BatchWriteItem: CONTACTS / 25,
+      UpdateItem: 2 * 200,
+    });
     const behind = (await rig.store.read(phone(CONTACTS - 1))) as ContactState;
     // Never claimed, so never let go either: no claim, no failed push on record.
     expect(behind.claim).toBeUndefined();
