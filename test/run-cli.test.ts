@@ -101,6 +101,40 @@ describe('callsheet run', () => {
     );
   });
 
+  it('--contacts-at drops the contact file at that simulated instant, while the campaign calls', async () => {
+    const own = { ...env(), CALLSHEET_DATA_DIR: join(dataDir, 'contacts-at') };
+    const at = '2026-12-07T10:20:00-08:00';
+    const common = [
+      'run',
+      'examples/contacts.xlsx',
+      '--window',
+      'Mon-Fri 10:00-10:40',
+      '--now',
+      '2026-12-07T08:00:00-08:00',
+    ];
+    const out = await runCli(
+      [...common, '--contacts', 'examples/contact-events.jsonl', '--contacts-at', at, '--json'],
+      own,
+    );
+    expect(out.stderr).toBe('');
+    expect(out.code).toBe(0);
+    const result = JSON.parse(out.stdout);
+    expect(result.contacts).toMatchObject({ rows: { total: 5, accepted: 5 }, waitingToBePushed: 0 });
+    const show = JSON.parse((await runCli(['contacts', 'show', '+14155552001', '--json'], own)).stdout);
+    // Pushed on the run's clock after the drop, and before the window's close.
+    expect(Date.parse(show.contact.lastPush.at)).toBeGreaterThanOrEqual(Date.parse(at));
+    expect(Date.parse(show.contact.lastPush.at)).toBeLessThan(Date.parse('2026-12-07T10:40:00-08:00'));
+    const alone = await runCli([...common, '--contacts-at', at], own);
+    expect(alone.code).toBe(2);
+    expect(alone.stderr).toContain('--contacts-at needs --contacts FILE');
+    const early = await runCli(
+      [...common, '--contacts', 'examples/contact-events.jsonl', '--contacts-at', '2026-12-07T07:00:00-08:00'],
+      own,
+    );
+    expect(early.code).toBe(2);
+    expect(early.stderr).toContain('before the run starts');
+  });
+
   it('exits 1 with the reason when nothing in the sheet can be called', async () => {
     const file = join(dataDir, 'bad.xlsx');
     await writeFile(file, await xlsx([['Phone Number'], ['12'], ['nope']]));

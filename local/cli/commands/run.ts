@@ -44,7 +44,7 @@ import {
   summaryLines,
   uploadSheet,
 } from '../run-summary.ts';
-import { parseNow } from '../time-option.ts';
+import { parseInstant, parseNow } from '../time-option.ts';
 import { runOnStack } from './run-client.ts';
 
 /** The scheduler's actor that holds time while the run sets up its uploads. */
@@ -85,7 +85,13 @@ function checkOptions(values: Record<string, string | boolean | undefined>) {
     const policy = parseFollowUpPolicy(followUp);
     if ('problem' in policy) throw new UsageError(`--follow-up: ${policy.problem}`);
   }
-  return { country, start, zone, retries, window, now, followUp };
+  const contactsAt = parseInstant(values['contacts-at'] as string | undefined, '--contacts-at');
+  if (contactsAt !== undefined) {
+    if (values.contacts === undefined) throw new UsageError('--contacts-at needs --contacts FILE');
+    if (contactsAt < (now ?? Date.now()))
+      throw new UsageError(`--contacts-at ${values['contacts-at']}: before the run starts (--now, or now)`);
+  }
+  return { country, start, zone, retries, window, now, followUp, contactsAt };
 }
 
 /** The upload's S3 metadata from the options, as a user would set it with `aws s3 cp --metadata`. */
@@ -104,7 +110,7 @@ export const runCommand: Command = {
   name: 'run',
   summary: 'run the whole pipeline on a sheet: intake, campaign lifecycle, reports (embedded stack, simulated time)',
   usage:
-    'run <file> [--agent ID] [--country CC] [--start ISO --time-zone TZ] [--retries N] [--window SPEC] [--follow-up POLICY] [--contacts FILE] [--faults FILE] [--now ISO] [--credits N] [--json]',
+    'run <file> [--agent ID] [--country CC] [--start ISO --time-zone TZ] [--retries N] [--window SPEC] [--follow-up POLICY] [--contacts FILE [--contacts-at ISO]] [--faults FILE] [--now ISO] [--credits N] [--json]',
   allowPositionals: true,
   options: {
     agent: { type: 'string' },
@@ -115,6 +121,7 @@ export const runCommand: Command = {
     window: { type: 'string' },
     'follow-up': { type: 'string' },
     contacts: { type: 'string' },
+    'contacts-at': { type: 'string' },
     faults: { type: 'string' },
     now: { type: 'string' },
     credits: { type: 'string' },
@@ -134,6 +141,7 @@ export const runCommand: Command = {
     '  --contacts FILE   a contact sync while the campaign runs: a contact sheet or JSON lines (.jsonl), dropped',
     '                    under contacts/ in the bucket once the campaign is under way; its events are applied and',
     "                    pushed in the run's time, within the one API budget the lifecycle draws on too",
+    '  --contacts-at ISO  drop it at this simulated instant instead (with an offset), e.g. just before a close',
     '  --faults FILE     rehearse failures: arm this fault plan on the emulator before the upload',
     '                    (JSON; see examples/faults/ and docs/emulator.md)',
     '  --now ISO         simulated start instant with an offset, e.g. 2026-12-07T08:00:00-05:00 (default: now)',
@@ -167,8 +175,8 @@ export const runCommand: Command = {
     };
 
     const realApi = process.env.VOICE_API_URL && process.env.VOICE_API_KEY;
-    if (realApi && (faults || opts.now !== undefined))
-      throw new UsageError('--faults and --now need the emulator: unset VOICE_API_URL / VOICE_API_KEY');
+    if (realApi && (faults || opts.now !== undefined || opts.contactsAt !== undefined))
+      throw new UsageError('--faults, --now and --contacts-at need the emulator: unset VOICE_API_URL / VOICE_API_KEY');
     const credits = values.credits === undefined ? undefined : numberOption(values.credits, 'credits', 10_000);
     if (credits !== undefined && credits < 0) throw new UsageError('--credits must be 0 or more');
     if (realApi && credits !== undefined)
@@ -177,9 +185,16 @@ export const runCommand: Command = {
     // With `callsheet local` running on this directory, run is its client: the upload goes to that stack.
     const running = await readRunningStack(dataDir);
     if (running?.command === 'local') {
-      if (faults || opts.now !== undefined || credits !== undefined || opts.country || realApi)
+      if (
+        faults ||
+        opts.now !== undefined ||
+        opts.contactsAt !== undefined ||
+        credits !== undefined ||
+        opts.country ||
+        realApi
+      )
         throw new UsageError(
-          `callsheet local (process ${running.pid}) runs on ${dataDir}: --faults, --now, --credits, --country and VOICE_API_URL belong to it; leave them out, or use another CALLSHEET_DATA_DIR`,
+          `callsheet local (process ${running.pid}) runs on ${dataDir}: --faults, --now, --contacts-at, --credits, --country and VOICE_API_URL belong to it; leave them out, or use another CALLSHEET_DATA_DIR`,
         );
       return runOnStack(running, {
         file,
@@ -275,10 +290,18 @@ export const runCommand: Command = {
         try {
           id = await uploadSheet(stack.objects, stack.bucket, key, body, metadata);
           await stack.intakeQueue.idle();
-          if (contacts) contactsId = await dropContacts(stack.objects, stack.bucket, contacts);
+          if (contacts && opts.contactsAt === undefined)
+            contactsId = await dropContacts(stack.objects, stack.bucket, contacts);
         } finally {
           stack.scheduler?.leave(SETUP);
         }
+        // At a chosen instant instead: one more actor of the simulated clock, so time does not pass it first.
+        const contactsDrop =
+          contacts && opts.contactsAt !== undefined && stack.scheduler
+            ? stack.scheduler.at(opts.contactsAt, async () => {
+                if (!interrupted) contactsId = await dropContacts(stack.objects, stack.bucket, contacts);
+              })
+            : null;
         const started = () => [...stack.sfn.executions.values()].filter((e) => !before.has(e.executionArn));
         // Intake has finished (its queue is idle), so its report is final: read once for the notes, parts and summary.
         const intake = await readJson<IntakeReport>(stack.objects, stack.bucket, reportKeys(id).json);
@@ -309,7 +332,10 @@ export const runCommand: Command = {
         // Stopped workflows reach the guard, which secures their campaigns and writes their reports.
         if (interrupted) await stack.guardIdle();
         // The contact file's sync runs to its end (on the simulated clock), unless the run was stopped.
-        else await stack.contacts.settle();
+        else {
+          await contactsDrop;
+          await stack.contacts.settle();
+        }
         if (progress) {
           clearInterval(progress);
           // The progress line goes: the lines below say how each part ended.
