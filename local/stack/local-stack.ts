@@ -29,7 +29,7 @@ import { type LambdaInvoke, localLifecycleMachine } from './lifecycle-machine.ts
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from './local-aws.ts';
 import { type LocalS3, startS3 } from './s3.ts';
 import { type SettableClock, SimScheduler } from './sim-scheduler.ts';
-import { asActor, simulatedRequests, stackClock } from './stack-clock.ts';
+import { actorClock, asActor, simulatedRequests, stackClock } from './stack-clock.ts';
 import { type LocalStateMachine, LocalStepFunctions } from './step-functions.ts';
 import { LocalQueue } from './upload-queue.ts';
 import { type LocalWebhooks, localWebhookSecret, startWebhookReceiver } from './webhook-receiver.ts';
@@ -143,15 +143,19 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     INTAKE_LEASE_SECONDS: '60',
     ...options.settings,
   };
-  // The budget's waits on the stack's clock (real time when there is none); the client's own pacing and back-off
-  // run on real time as before (on the simulated clock a back-off would let the sweeper in mid-step).
+  // The budget's waits and the client's back-off on the stack's clock (real time when there is none); the budget
+  // paces the client, so its own limiter is off.
   const requests = scheduler && options.heldAnswers ? simulatedRequests(scheduler) : null;
   const apiOptions = {
     now,
     log,
-    ...(waitClock
+    ...(waitClock && clock && scheduler
       ? {
-          api: { requestsPerMinute: 0, ...(requests ? { timing: requests.timing } : {}) },
+          api: {
+            requestsPerMinute: 0,
+            clock: actorClock(clock, scheduler),
+            ...(requests ? { timing: requests.timing } : {}),
+          },
           budgetClock: waitClock,
         }
       : {}),

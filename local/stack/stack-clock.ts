@@ -29,10 +29,27 @@ export function stackClock(clock: SettableClock, scheduler: SimScheduler | null)
   };
 }
 
+const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/**
+ * The Voice API client's clock on the stack: the stack's time, and a back-off that is the waiting actor's sleep, so
+ * a retried 500 takes simulated seconds and no real ones. Outside any actor (intake while the run sets up, the
+ * outcomes queue) it sleeps in real time, as `simulatedRequests` does: nothing would move the clock for it.
+ */
+export function actorClock(clock: SettableClock, scheduler: SimScheduler): Clock {
+  return {
+    now: () => clock.now(),
+    sleep: async (ms) => {
+      if (!(ms > 0)) return;
+      const actor = actors.getStore();
+      if (actor !== undefined && scheduler.has(actor)) await scheduler.waitUntil(clock.now() + ms, actor);
+      else await realSleep(ms);
+    },
+  };
+}
+
 /** Names the actor a request to the emulator is made for (only ever sent to the embedded stack's own emulator). */
 export const ACTOR_HEADER = 'x-callsheet-actor';
-
-const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /**
  * Requests to an emulator on the scheduler's clock, as a workflow lives them: a request made inside an actor names

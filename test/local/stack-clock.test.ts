@@ -4,7 +4,7 @@ import { VoiceApiClient } from '#commons/voice-api/index.ts';
 import { EmulatorAdmin } from '#local/emulator/admin-client.ts';
 import { startEmulator } from '#local/emulator/server.ts';
 import { SimScheduler } from '#local/stack/sim-scheduler.ts';
-import { asActor, simulatedRequests, stackClock } from '#local/stack/stack-clock.ts';
+import { actorClock, asActor, simulatedRequests, stackClock } from '#local/stack/stack-clock.ts';
 
 const T0 = Date.parse('2026-12-07T18:00:00Z');
 
@@ -100,7 +100,7 @@ describe('waits inside work on simulated time (stack-clock)', () => {
 
 describe('slow answers on simulated time (simulatedRequests)', () => {
   /** The emulator on its frozen clock, scheduled as `callsheet run` schedules it, with its delayed answers held there. */
-  async function heldEmulator(rateLimitPerMinute = 0, maxRetries = 0) {
+  async function heldEmulator(rateLimitPerMinute = 0, maxRetries = 0, backoff?: { baseDelayMs: number }) {
     let hold: ReturnType<typeof simulatedRequests>['holdAnswer'] | null = null;
     const emu = await startEmulator({
       apiKey: 'k',
@@ -121,6 +121,8 @@ describe('slow answers on simulated time (simulatedRequests)', () => {
       maxRetries,
       timeoutMs: 10_000,
       timing: requests.timing,
+      // The stack's client clock (local-stack.ts), with a back-off of half the base delay, at most 10 s.
+      ...(backoff ? { clock: actorClock(emu.core.clock, s), baseDelayMs: backoff.baseDelayMs, random: () => 0.5 } : {}),
     });
     return { emu, s, api, admin: new EmulatorAdmin(emu.url) };
   }
@@ -190,6 +192,33 @@ describe('slow answers on simulated time (simulatedRequests)', () => {
       expect(seen).toEqual(['third answered at +60s']);
       const statuses = emu.traffic.requests.filter((r) => r.path.endsWith('/agents')).map((r) => r.status);
       expect(statuses).toEqual([200, 200, 429, 200]);
+    } finally {
+      await emu.close();
+    }
+  });
+
+  it("a back-off after a 500 is the actor's sleep on the same clock; outside an actor it is real time", async () => {
+    const { emu, s, api, admin } = await heldEmulator(0, 1, { baseDelayMs: 40_000 });
+    try {
+      await admin.fault({ method: 'GET', path: '/agents', status: 500, count: 1 });
+      s.join('step');
+      const seen: string[] = [];
+      const step = asActor('step', async () => {
+        await api.agents.list();
+        seen.push(`retried and answered at +${(s.now() - T0) / 1000}s`);
+        s.leave('step');
+      });
+      const real = new Promise<void>((resolve) => setTimeout(resolve, 20_000).unref()).then(() => {
+        seen.push('20 s of real time');
+      });
+      await Promise.race([step, real]);
+      expect(seen).toEqual(['retried and answered at +10s']);
+      expect(emu.traffic.requests.filter((r) => r.path.endsWith('/agents')).map((r) => r.status)).toEqual([500, 200]);
+      // Nobody moves the clock for a caller outside the scheduler's actors: its back-off passes in real time.
+      const outside = actorClock(emu.core.clock, s);
+      const before = s.now();
+      await outside.sleep(5);
+      expect(s.now()).toBe(before);
     } finally {
       await emu.close();
     }
