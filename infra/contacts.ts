@@ -68,7 +68,8 @@ export class Contacts extends Construct {
       },
     });
     const fn = this.function.fn;
-    // Gets, conditional puts and updates of contacts, notes and event ids; no scans, no deletes.
+    // Gets, conditional puts and updates of contacts, notes and event ids, and batch puts marking a batch's event
+    // ids applied; no scans, no deletes.
     fn.addEnvironment(TABLES.contacts.env, props.contactsTable.tableName);
     props.contactsTable.grant(
       fn,
@@ -76,6 +77,7 @@ export class Contacts extends Construct {
       'dynamodb:BatchGetItem',
       'dynamodb:PutItem',
       'dynamodb:UpdateItem',
+      'dynamodb:BatchWriteItem',
     );
     fn.addEnvironment(TABLES.apiBudget.env, props.apiBudgetTable.tableName);
     props.apiBudgetTable.grant(fn, 'dynamodb:GetItem', 'dynamodb:UpdateItem');

@@ -55,6 +55,26 @@ describe('least privilege', () => {
     for (const { s } of intake) for (const a of list(s.Action)) expect(a).not.toMatch(/^s3:.*\*/);
   });
 
+  it('lets contact sync use on its table exactly what its store sends: gets, puts, updates, batch gets and puts', () => {
+    const [table] = resources(template, 'AWS::DynamoDB::GlobalTable').find(([id]) => id.startsWith('Datacontacts')) ?? [
+      '',
+    ];
+    expect(table).not.toBe('');
+    const actions = statements(template)
+      .filter(({ policy, s }) => /^ContactsFunction/.test(policy) && JSON.stringify(s.Resource).includes(`"${table}"`))
+      .flatMap(({ s }) => list(s.Action))
+      .sort();
+    // ContactStore's GetCommand, BatchGet (readMany, appliedEvents, notes), PutCommand, UpdateCommand and the
+    // BatchWrite of markApplied; never a scan or a delete.
+    expect(actions).toEqual([
+      'dynamodb:BatchGetItem',
+      'dynamodb:BatchWriteItem',
+      'dynamodb:GetItem',
+      'dynamodb:PutItem',
+      'dynamodb:UpdateItem',
+    ]);
+  });
+
   it('lets no function role use AWSLambdaBasicExecutionRole; each writes its own log group', () => {
     // CDK's own singletons, run only while a deploy runs: the bucket notifications and the trigger's provider.
     const roles = resources(template, 'AWS::IAM::Role').filter(
