@@ -41,7 +41,7 @@ const notCarriedOut = (err: unknown) =>
   (err instanceof ServerError && err.status === 503) ||
   (err instanceof NetworkError && !(err instanceof AmbiguousRequestError));
 
-const BUSY = 'another push is sending this contact';
+const BUSY = 'another push is sending this contact, or it changed since it was read';
 
 /** A body without the entries of contacts another push took first. */
 const onlyClaimed = (chunk: BulkChunk, claimed: Map<ContactPush, boolean>): BulkChunk => {
@@ -92,13 +92,14 @@ export class ContactPusher {
     // Each contact is claimed just before its first body goes out: once the budget or the service says stop, the
     // contacts behind it were never claimed, so they cost no write now and none to let go.
     const claimed = new Map<ContactPush, boolean>();
+    const notClaimed = new Map<ContactPush, string>();
     let stop: { reason: string; retry: boolean } | null = null;
     for (const packed of packBulk(pushes)) {
       if (stop) {
         for (const { push } of packed.owners) errors.set(push, stop.reason);
         continue;
       }
-      await this.claimAll(packed, claimed, token, now);
+      await this.claimAll(packed, claimed, notClaimed, token, now);
       const chunk = onlyClaimed(packed, claimed);
       if (chunk.entries.length === 0) continue;
       for (const { push } of chunk.owners) requests.set(push, (requests.get(push) ?? 0) + 1);
@@ -127,7 +128,7 @@ export class ContactPusher {
     await inGroups(pushes, this.deps.readConcurrency ?? 16, async (push) => {
       const taken = claimed.get(push);
       if (taken === false) {
-        outcomes.set(push.phone, { status: 'retry', reason: BUSY, requests: 0 });
+        outcomes.set(push.phone, { status: 'retry', reason: notClaimed.get(push) ?? BUSY, requests: 0 });
         return;
       }
       const entryFates = fates.get(push) as EntryFate[];
@@ -166,12 +167,28 @@ export class ContactPusher {
     return push ? { push } : { outcome: { status: 'unchanged', requests: 0 } };
   }
 
-  /** Claims the contacts of one body not claimed yet (a contact spanning bodies is claimed at its first). */
-  private async claimAll(chunk: BulkChunk, claimed: Map<ContactPush, boolean>, token: string, now: Date) {
+  /**
+   * Claims the contacts of one body not claimed yet (a contact spanning bodies is claimed at its first). A claim
+   * that fails (refused, or DynamoDB did not answer) leaves that contact out of this push, and only it comes back.
+   */
+  private async claimAll(
+    chunk: BulkChunk,
+    claimed: Map<ContactPush, boolean>,
+    notClaimed: Map<ContactPush, string>,
+    token: string,
+    now: Date,
+  ) {
     const fresh = [...new Set(chunk.owners.map((o) => o.push))].filter((p) => !claimed.has(p));
     await inGroups(fresh, this.deps.readConcurrency ?? 16, async (push) => {
       const claim = { token, until: now.getTime() + this.claimMs, noteCount: push.state.noteCount };
-      claimed.set(push, await this.deps.store.claim(push.state, claim, now.getTime()));
+      try {
+        const taken = await this.deps.store.claim(push.state, claim, now.getTime());
+        claimed.set(push, taken);
+        if (!taken) notClaimed.set(push, BUSY);
+      } catch (err) {
+        claimed.set(push, false);
+        notClaimed.set(push, `not claimed: ${describe(err)}`);
+      }
     });
   }
 

@@ -4,6 +4,7 @@ import { batchGetAll, batchWriteAll } from '#commons/aws/batch.ts';
 import { isConditionFailed } from '#commons/aws/conditional-write.ts';
 import { CONTACT_FIELDS, type ContactChange, type ContactField } from './contact-event.ts';
 import { type ContactState, type Note, type PushClaim, type PushedState, planApply } from './contact-state.ts';
+import { inGroups } from './in-groups.ts';
 
 /**
  * Event ids are kept 15 days: longer than SQS keeps a message (14 days at most) and than EventBridge retries a
@@ -106,6 +107,8 @@ export class ContactStore {
         return { status: 'duplicate', superseded: [] };
       }
       const plan = planApply(current, change, now);
+      // An unchanged plan writes nothing, so no condition would catch a pre-read state gone stale: read again.
+      if (plan.kind === 'unchanged' && attempt === 0 && options.read !== undefined) continue;
       if (plan.kind === 'unchanged') {
         await mark();
         return { status: 'unchanged', superseded: plan.superseded };
@@ -250,8 +253,9 @@ export class ContactStore {
   }
 
   /**
-   * Takes the contact for one push. Refused (false) while another push holds it. A claim left by a push that
-   * died is taken over, and the notes it may have sent count as sent: a note is never sent twice.
+   * Takes the contact for one push. Refused (false) while another push holds it, or when the contact changed since
+   * `state` was read. A claim left by a push that died is taken over, and the notes it may have sent count as sent:
+   * a note is never sent twice.
    */
   async claim(state: ContactState, claim: PushClaim, now: number): Promise<boolean> {
     const stale = state.claim;
@@ -262,19 +266,22 @@ export class ContactStore {
           TableName: this.table,
           Key: { pk: contactKey(state.phone) },
           UpdateExpression: 'SET #claim = :c, #pushed.#nc = :adopted',
+          // The version read, too: a push planned on a contact that changed since would send older values.
           ConditionExpression: stale
-            ? '#claim.#token = :stale AND #claim.#until < :now AND #pushed.#nc = :m'
-            : 'attribute_not_exists(#claim) AND #pushed.#nc = :m',
+            ? '#claim.#token = :stale AND #claim.#until < :now AND #pushed.#nc = :m AND #v = :v'
+            : 'attribute_not_exists(#claim) AND #pushed.#nc = :m AND #v = :v',
           ExpressionAttributeNames: {
             '#claim': 'claim',
             '#pushed': 'pushed',
             '#nc': 'noteCount',
+            '#v': 'version',
             ...(stale ? { '#token': 'token', '#until': 'until' } : {}),
           },
           ExpressionAttributeValues: {
             ':c': claim,
             ':adopted': adopted,
             ':m': state.pushed.noteCount,
+            ':v': state.version,
             ...(stale ? { ':stale': stale.token, ':now': now } : {}),
           },
         }),
@@ -361,15 +368,22 @@ export class ContactStore {
     await this.db.send(new PutCommand({ TableName: this.table, Item: this.eventItem(change, digest, 'applied', now) }));
   }
 
-  /** Marks the changes' event ids applied (the `marks` of `apply`), 25 to a request. */
+  /**
+   * Marks the changes' event ids applied (the `marks` of `apply`), 25 to a request; if the batches fail, one put
+   * each, so only a failure of those leaves the batch to its contacts' recent event ids.
+   */
   async markApplied(changes: readonly ContactChange[], now: Date): Promise<void> {
-    const items = new Map(changes.map((c) => [c.eventId, this.eventItem(c, changeDigest(c), 'applied', now)]));
-    await batchWriteAll(
-      this.db,
-      this.table,
-      [...items.values()].map((Item) => ({ PutRequest: { Item } })),
-      'contact event ids',
-    );
+    const byId = new Map(changes.map((c) => [c.eventId, c]));
+    try {
+      await batchWriteAll(
+        this.db,
+        this.table,
+        [...byId.values()].map((c) => ({ PutRequest: { Item: this.eventItem(c, changeDigest(c), 'applied', now) } })),
+        'contact event ids',
+      );
+    } catch {
+      await inGroups([...byId.values()], 16, (c) => this.markOne(c, changeDigest(c), now));
+    }
   }
 
   private eventItem(change: ContactChange, digest: string, state: EventClaim['state'], now: Date) {

@@ -1,9 +1,9 @@
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it, vi } from 'vitest';
 import { documentClient } from '#commons/aws/clients.ts';
-import { CONTACT_FIELDS } from '#contacts/contact-event.ts';
+import { CONTACT_FIELDS, type ContactChange } from '#contacts/contact-event.ts';
 import type { ContactState } from '#contacts/contact-state.ts';
-import { changeDigest } from '#contacts/contact-store.ts';
+import { ContactStore, changeDigest } from '#contacts/contact-store.ts';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '#local/stack/local-aws.ts';
 import { useEmulator } from '../helpers/emulator.ts';
 import { emulatorContact, requestsTo, useSyncRig } from './harness.ts';
@@ -206,6 +206,48 @@ describe('the order of changes (schema v2) and event ids', () => {
     expect(rig.queue.deadLetters).toEqual([]);
   });
 
+  it('a change planned on a batch-read state that went stale is planned again on a fresh read', async () => {
+    rig.send({ event_id: 'st1', phone_number: A, name: 'First' });
+    await rig.settle();
+    const stale = (await rig.store.read(A)) as ContactState;
+    const change = (eventId: string, name: string): ContactChange => ({
+      eventId,
+      phone: A,
+      fields: { contact_name: name },
+      tags: [],
+      note: null,
+    });
+    // Another container stores a change after the batch read the contact.
+    expect((await rig.store.apply(change('st2', 'Second'), new Date(rig.clock.now()))).status).toBe('updated');
+    // On the stale state this change looks like nothing to do; it is not.
+    const result = await rig.store.apply(change('st3', 'First'), new Date(rig.clock.now() + 1), { read: stale });
+    expect(result.status).toBe('updated');
+    expect((await rig.store.read(A))?.fields.contact_name).toBe('First');
+  });
+
+  it('marks event ids one by one when the batch write fails', async () => {
+    const db = documentClient({
+      region: LOCAL_REGION,
+      endpoints: { dynamodb: rig.dynamo.endpoint },
+      credentials: LOCAL_CREDENTIALS,
+    });
+    // DynamoDB refusing BatchWriteItem (throttled): the only way to provoke it against dynalite.
+    const send = db.send.bind(db) as (command: unknown) => Promise<unknown>;
+    db.send = ((command: unknown) =>
+      command instanceof BatchWriteCommand ? Promise.reject(new Error('throttled')) : send(command)) as typeof db.send;
+    const store = new ContactStore(db, rig.dynamo.tables.contacts);
+    const changes: ContactChange[] = ['mk1', 'mk2', 'mk3'].map((eventId) => ({
+      eventId,
+      phone: A,
+      fields: {},
+      tags: [eventId],
+      note: null,
+    }));
+    await store.markApplied(changes, new Date(rig.clock.now()));
+    expect((await store.appliedEvents(changes)).size).toBe(3);
+    db.destroy();
+  });
+
   it('a batch whose event ids could not be marked comes back whole and appends no note twice', async () => {
     // DynamoDB refusing the batch's marks (as a throttled BatchWriteItem would): the only way to provoke it here.
     const marks = vi.spyOn(rig.store, 'markApplied').mockRejectedValueOnce(new Error('throttled'));
@@ -280,6 +322,38 @@ describe('push to the API in bulk', () => {
     // The other push died: after its claim runs out, the redelivery pushes B.
     await rig.settle();
     expect((await theirs(B))?.contact_name).toBe('Changed');
+    expect(rig.queue.deadLetters).toEqual([]);
+  });
+
+  it('a push planned on a contact that changed since is refused its claim', async () => {
+    rig.send({ event_id: 'cv1', phone_number: A, name: 'Old' });
+    await rig.settle();
+    const read = (await rig.store.read(A)) as ContactState;
+    await rig.store.apply(
+      { eventId: 'cv2', phone: A, fields: { contact_name: 'New' }, tags: [], note: null },
+      new Date(rig.clock.now()),
+    );
+    const claim = { token: 'late', until: rig.clock.now() + 60_000, noteCount: read.noteCount };
+    expect(await rig.store.claim(read, claim, rig.clock.now())).toBe(false);
+    expect(await rig.store.claim((await rig.store.read(A)) as ContactState, claim, rig.clock.now())).toBe(true);
+  });
+
+  it('a claim DynamoDB fails to answer holds back only that contact', async () => {
+    const claim = rig.store.claim.bind(rig.store);
+    const spy = vi.spyOn(rig.store, 'claim').mockImplementation(async (state, c, now) => {
+      // Throttled for B alone: the error path no stand-in provokes.
+      if (state.phone === B) throw new Error('ProvisionedThroughputExceededException');
+      return claim(state, c, now);
+    });
+    rig.send({ event_id: 'ce1', phone_number: A, name: 'Sent' });
+    rig.send({ event_id: 'ce2', phone_number: B, name: 'Held' });
+    await rig.queue.drain();
+    expect(rig.queue.depth).toBe(1);
+    expect((await theirs(A))?.contact_name).toBe('Sent');
+    expect(await theirs(B)).toBeNull();
+    spy.mockRestore();
+    await rig.settle();
+    expect((await theirs(B))?.contact_name).toBe('Held');
     expect(rig.queue.deadLetters).toEqual([]);
   });
 
