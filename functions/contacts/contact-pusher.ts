@@ -43,18 +43,15 @@ const notCarriedOut = (err: unknown) =>
 
 const BUSY = 'another push is sending this contact, or it changed since it was read';
 
-/** A body without the entries of contacts another push took first. */
-const onlyClaimed = (chunk: BulkChunk, claimed: Map<ContactPush, boolean>): BulkChunk => {
-  const owners = chunk.owners.filter((o) => claimed.get(o.push) === true);
-  return owners.length === chunk.owners.length
-    ? chunk
-    : {
-        owners,
-        entries: chunk.entries.filter(
-          (_, i) => claimed.get((chunk.owners[i] as BulkChunk['owners'][number]).push) === true,
-        ),
-      };
-};
+/** Whether this push holds a contact (`true`), or why it does not. */
+type Claim = true | string;
+
+/** A body without the entries of contacts this push does not hold. */
+function onlyClaimed(chunk: BulkChunk, claims: Map<ContactPush, Claim>): BulkChunk {
+  const keep = chunk.owners.map((o) => claims.get(o.push) === true);
+  if (keep.every(Boolean)) return chunk;
+  return { owners: chunk.owners.filter((_, i) => keep[i]), entries: chunk.entries.filter((_, i) => keep[i]) };
+}
 
 const describe = (err: unknown) => (err instanceof Error ? `${err.name}: ${err.message}` : String(err));
 
@@ -91,16 +88,15 @@ export class ContactPusher {
     const requests = new Map<ContactPush, number>();
     // Each contact is claimed just before its first body goes out: once the budget or the service says stop, the
     // contacts behind it were never claimed, so they cost no write now and none to let go.
-    const claimed = new Map<ContactPush, boolean>();
-    const notClaimed = new Map<ContactPush, string>();
+    const claims = new Map<ContactPush, Claim>();
     let stop: { reason: string; retry: boolean } | null = null;
     for (const packed of packBulk(pushes)) {
       if (stop) {
         for (const { push } of packed.owners) errors.set(push, stop.reason);
         continue;
       }
-      await this.claimAll(packed, claimed, notClaimed, token, now);
-      const chunk = onlyClaimed(packed, claimed);
+      await this.claimAll(packed, claims, token, now);
+      const chunk = onlyClaimed(packed, claims);
       if (chunk.entries.length === 0) continue;
       for (const { push } of chunk.owners) requests.set(push, (requests.get(push) ?? 0) + 1);
       try {
@@ -126,15 +122,15 @@ export class ContactPusher {
     const at = now.toISOString();
     const definiteStop = stop !== null && !stop.retry;
     await inGroups(pushes, this.deps.readConcurrency ?? 16, async (push) => {
-      const taken = claimed.get(push);
-      if (taken === false) {
-        outcomes.set(push.phone, { status: 'retry', reason: notClaimed.get(push) ?? BUSY, requests: 0 });
+      const claim = claims.get(push);
+      if (typeof claim === 'string') {
+        outcomes.set(push.phone, { status: 'retry', reason: claim, requests: 0 });
         return;
       }
       const entryFates = fates.get(push) as EntryFate[];
       const error = errors.get(push);
       const ok = error === undefined && entryFates.every((f) => f === 'ok');
-      if (taken)
+      if (claim)
         await this.deps.store.settle(push.state, token, this.pushedAfter(push, entryFates), {
           at,
           ok,
@@ -171,23 +167,14 @@ export class ContactPusher {
    * Claims the contacts of one body not claimed yet (a contact spanning bodies is claimed at its first). A claim
    * that fails (refused, or DynamoDB did not answer) leaves that contact out of this push, and only it comes back.
    */
-  private async claimAll(
-    chunk: BulkChunk,
-    claimed: Map<ContactPush, boolean>,
-    notClaimed: Map<ContactPush, string>,
-    token: string,
-    now: Date,
-  ) {
-    const fresh = [...new Set(chunk.owners.map((o) => o.push))].filter((p) => !claimed.has(p));
+  private async claimAll(chunk: BulkChunk, claims: Map<ContactPush, Claim>, token: string, now: Date) {
+    const fresh = [...new Set(chunk.owners.map((o) => o.push))].filter((p) => !claims.has(p));
     await inGroups(fresh, this.deps.readConcurrency ?? 16, async (push) => {
       const claim = { token, until: now.getTime() + this.claimMs, noteCount: push.state.noteCount };
       try {
-        const taken = await this.deps.store.claim(push.state, claim, now.getTime());
-        claimed.set(push, taken);
-        if (!taken) notClaimed.set(push, BUSY);
+        claims.set(push, (await this.deps.store.claim(push.state, claim, now.getTime())) || BUSY);
       } catch (err) {
-        claimed.set(push, false);
-        notClaimed.set(push, `not claimed: ${describe(err)}`);
+        claims.set(push, `not claimed: ${describe(err)}`);
       }
     });
   }

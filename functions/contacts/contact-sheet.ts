@@ -4,7 +4,6 @@ import type { ContactUpsertedV1 } from '#commons/contact-events.ts';
 import { type Cell, cellText, headerKey } from '#commons/spreadsheet/cell.ts';
 import { FileProblem } from '#commons/spreadsheet/file-problem.ts';
 import { DEFAULT_LIMITS } from '#commons/spreadsheet/limits.ts';
-import type { openWorkbook } from '#commons/spreadsheet/sources.ts';
 import { checkContactEvent } from './contact-event.ts';
 
 /** Column headers of a contact sheet (any case and spacing) and the event field each fills. */
@@ -65,12 +64,12 @@ export async function readContactSheet(
   defaultCountry?: CountryCode,
 ): Promise<ContactSheet> {
   const digest = createHash('sha256').update(bytes).digest('hex').slice(0, 20);
-  let workbook: Awaited<ReturnType<typeof openWorkbook>>;
   // The sheet reader (zip, .xlsx and CSV, ~50 KiB) is loaded with the first sheet, not at every cold start: most
   // of this function's messages are contact events, which need none of it.
-  const { openWorkbook: open } = await import('#commons/spreadsheet/sources.ts');
+  const { openWorkbook } = await import('#commons/spreadsheet/sources.ts');
+  let workbook: Awaited<ReturnType<typeof openWorkbook>>;
   try {
-    workbook = await open(bytes, fileName, DEFAULT_LIMITS);
+    workbook = await openWorkbook(bytes, fileName, DEFAULT_LIMITS);
   } catch (err) {
     if (err instanceof FileProblem) throw new ContactSheetProblem(err.code, err.message);
     throw err;

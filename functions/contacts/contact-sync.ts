@@ -42,6 +42,11 @@ export type MessageResult =
   | { messageId: string; status: 'rejected' | 'dead-lettered'; reason: string }
   | { messageId: string; status: 'retry'; reason: string };
 
+/** One checked event of the batch. */
+type Entry = { message: QueuedEvent; change: ContactChange };
+/** What became of a stored change. */
+type Stored = { status: ApplyStatus; superseded: ContactField[] };
+
 /** Contact sheets dropped in the bucket: their S3 notifications come on the same queue. */
 export interface SheetSource {
   process(ref: UploadRef): Promise<unknown>;
@@ -74,7 +79,7 @@ export class ContactSync {
 
   async handle(messages: readonly QueuedEvent[]): Promise<MessageResult[]> {
     const results = new Map<string, MessageResult>();
-    const byPhone = new Map<string, { message: QueuedEvent; change: ContactChange }[]>();
+    const byPhone = new Map<string, Entry[]>();
     const letters: DeadLetter[] = [];
     const reject = (message: QueuedEvent, reason: string) => {
       letters.push({ messageId: message.messageId, body: message.body, reason: `invalid event: ${reason}` });
@@ -84,7 +89,7 @@ export class ContactSync {
     // waits until the rest are stored: contacts are applied side by side, so otherwise which of the two claims the
     // id first would be chance; after, the store's claim refuses it (or, if the first was refused, applies it).
     const digests = new Map<string, string>();
-    const later: { message: QueuedEvent; change: ContactChange }[] = [];
+    const later: Entry[] = [];
     const now = this.deps.now();
     for (const message of messages) {
       const uploads = s3Uploads(message.body);
@@ -107,54 +112,11 @@ export class ContactSync {
       byPhone.set(check.change.phone, list);
     }
 
-    const applied = new Map<string, { status: ApplyStatus; superseded: ContactField[] }>();
-    const marks: ContactChange[] = [];
-    const apply = async (
-      { message, change }: { message: QueuedEvent; change: ContactChange },
-      options: ApplyOptions,
-    ) => {
-      try {
-        const result = await this.deps.store.apply(change, this.deps.now(), options);
-        if (result.status === 'conflict') reject(message, result.reason);
-        else applied.set(message.messageId, result);
-      } catch (err) {
-        results.set(message.messageId, {
-          messageId: message.messageId,
-          status: 'retry',
-          reason: `not stored: ${describe(err)}`,
-        });
-      }
-    };
-    // A redelivered message whose change is already stored (its push is what failed) only needs pushing.
-    const redelivered = [...byPhone.values()].flat().filter((e) => e.message.receiveCount > 1);
-    if (redelivered.length > 0) {
-      try {
-        const stored = await this.deps.store.appliedEvents(redelivered.map((e) => e.change));
-        for (const e of redelivered)
-          if (stored.has(e.change)) applied.set(e.message.messageId, { status: 'duplicate', superseded: [] });
-      } catch {
-        // Not known: each is applied as usual, which finds out the same one event at a time.
-      }
-    }
-    const due = (e: { message: QueuedEvent }) => !applied.has(e.message.messageId);
-    // The contacts with changes to apply, in one read per 100: each contact's first change starts from it.
-    const toApply = [...byPhone].filter(([, group]) => group.some(due)).map(([phone]) => phone);
-    const known = toApply.length > 0 ? await this.deps.store.readMany(toApply).catch(() => null) : null;
-    // Contacts side by side; one contact's events in their order.
-    const waiting = new Set(later.map((e) => e.message.messageId));
-    await inGroups([...byPhone.entries()], this.deps.concurrency ?? 16, async ([phone, group]) => {
-      // Marked with the batch, unless the contact has more events here than its recent event ids keep.
-      const deferred = group.length <= RECENT_EVENTS / 2 ? { marks } : {};
-      let read: ApplyOptions = known ? { read: known.get(phone) ?? null } : {};
-      for (const entry of group)
-        if (!waiting.has(entry.message.messageId) && due(entry)) {
-          await apply(entry, { ...read, ...deferred });
-          read = {};
-        }
+    const applied = await this.store(byPhone, later, {
+      refused: reject,
+      failed: (message, reason) =>
+        results.set(message.messageId, { messageId: message.messageId, status: 'retry', reason }),
     });
-    for (const entry of later) if (due(entry)) await apply(entry, {});
-    // Thrown when it fails: the whole batch comes back, and each event is told applied from its contact.
-    if (marks.length > 0) await this.deps.store.markApplied(marks, this.deps.now());
 
     // Every stored event's contact is pushed, duplicates too: a redelivery after a failed push must push.
     const phones = [...byPhone.entries()]
@@ -204,6 +166,60 @@ export class ContactSync {
     // If the dead letters cannot be written, those messages stay on the queue (thrown: the batch is retried).
     if (letters.length > 0) await this.deps.deadLetters.put(letters);
     return messages.map((m) => results.get(m.messageId) as MessageResult);
+  }
+
+  /**
+   * Stores the batch's changes, each once: contacts side by side, one contact's in their order, then the `later`
+   * ones (an event id this batch already named for another change). Answers each stored message's status by id;
+   * `on` hears of the refused and of those that could not be stored.
+   */
+  private async store(
+    byPhone: Map<string, Entry[]>,
+    later: Entry[],
+    on: { refused(message: QueuedEvent, reason: string): void; failed(message: QueuedEvent, reason: string): void },
+  ): Promise<Map<string, Stored>> {
+    const applied = new Map<string, Stored>();
+    const marks: ContactChange[] = [];
+    const apply = async ({ message, change }: Entry, options: ApplyOptions) => {
+      try {
+        const result = await this.deps.store.apply(change, this.deps.now(), options);
+        if (result.status === 'conflict') on.refused(message, result.reason);
+        else applied.set(message.messageId, result);
+      } catch (err) {
+        on.failed(message, `not stored: ${describe(err)}`);
+      }
+    };
+    // A redelivered message whose change is already stored (its push is what failed) only needs pushing.
+    const redelivered = [...byPhone.values()].flat().filter((e) => e.message.receiveCount > 1);
+    if (redelivered.length > 0) {
+      try {
+        const stored = await this.deps.store.appliedEvents(redelivered.map((e) => e.change));
+        for (const e of redelivered)
+          if (stored.has(e.change)) applied.set(e.message.messageId, { status: 'duplicate', superseded: [] });
+      } catch {
+        // Not known: each is applied as usual, which finds out the same one event at a time.
+      }
+    }
+    const due = (e: Entry) => !applied.has(e.message.messageId);
+    // The contacts with changes to apply, in one read per 100: each contact's first change starts from it.
+    const toApply = [...byPhone].filter(([, group]) => group.some(due)).map(([phone]) => phone);
+    const known = toApply.length > 0 ? await this.deps.store.readMany(toApply).catch(() => null) : null;
+    // Contacts side by side; one contact's events in their order, but for the `later` ones.
+    const laterOnes = new Set(later);
+    await inGroups([...byPhone.entries()], this.deps.concurrency ?? 16, async ([phone, group]) => {
+      // Marked with the batch, unless the contact has more events here than its recent event ids keep.
+      const deferred = group.length <= RECENT_EVENTS / 2 ? { marks } : {};
+      let read: ApplyOptions = known ? { read: known.get(phone) ?? null } : {};
+      for (const entry of group)
+        if (!laterOnes.has(entry) && due(entry)) {
+          await apply(entry, { ...read, ...deferred });
+          read = {};
+        }
+    });
+    for (const entry of later) if (due(entry)) await apply(entry, {});
+    // Thrown when it fails: the whole batch comes back, and each event is told applied from its contact.
+    if (marks.length > 0) await this.deps.store.markApplied(marks, this.deps.now());
+    return applied;
   }
 
   private async sheets(messageId: string, uploads: UploadRef[]): Promise<MessageResult> {

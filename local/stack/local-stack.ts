@@ -149,11 +149,11 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   const apiOptions = {
     now,
     log,
-    ...(waitClock && clock && scheduler
+    ...(waitClock && scheduler
       ? {
           api: {
             requestsPerMinute: 0,
-            clock: actorClock(clock, scheduler),
+            clock: actorClock(scheduler),
             ...(requests ? { timing: requests.timing } : {}),
           },
           budgetClock: waitClock,

@@ -31,19 +31,23 @@ export function stackClock(clock: SettableClock, scheduler: SimScheduler | null)
 
 const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
+/** `ms` as the sleep of `actor` when the scheduler knows it; in real time otherwise (nothing would move the clock). */
+function sleepAs(scheduler: SimScheduler, actor: unknown, ms: number): Promise<void> {
+  return typeof actor === 'string' && scheduler.has(actor)
+    ? scheduler.waitUntil(scheduler.now() + ms, actor)
+    : realSleep(ms);
+}
+
 /**
- * The Voice API client's clock on the stack: the stack's time, and a back-off that is the waiting actor's sleep, so
- * a retried 500 takes simulated seconds and no real ones. Outside any actor (intake while the run sets up, the
- * outcomes queue) it sleeps in real time, as `simulatedRequests` does: nothing would move the clock for it.
+ * The Voice API client's clock on the stack: the scheduler's time, and a back-off that is the waiting actor's sleep,
+ * so a retried 500 takes simulated seconds and no real ones. Outside any actor (intake while the run sets up, the
+ * outcomes queue) it sleeps in real time, as `simulatedRequests` does.
  */
-export function actorClock(clock: SettableClock, scheduler: SimScheduler): Clock {
+export function actorClock(scheduler: SimScheduler): Clock {
   return {
-    now: () => clock.now(),
+    now: () => scheduler.now(),
     sleep: async (ms) => {
-      if (!(ms > 0)) return;
-      const actor = actors.getStore();
-      if (actor !== undefined && scheduler.has(actor)) await scheduler.waitUntil(clock.now() + ms, actor);
-      else await realSleep(ms);
+      if (ms > 0) await sleepAs(scheduler, actors.getStore(), ms);
     },
   };
 }
@@ -78,16 +82,8 @@ export function simulatedRequests(scheduler: SimScheduler): {
         return { signal: controller.signal, headers: { [ACTOR_HEADER]: actor }, done };
       },
       // A rate limit's reset (Retry-After) comes in the emulator's time: the actor sleeps until it.
-      wait: async (ms) => {
-        const actor = actors.getStore();
-        if (actor !== undefined && scheduler.has(actor)) await scheduler.waitUntil(scheduler.now() + ms, actor);
-        else await realSleep(ms);
-      },
+      wait: (ms) => sleepAs(scheduler, actors.getStore(), ms),
     },
-    holdAnswer: async (ms, headers) => {
-      const actor = headers[ACTOR_HEADER];
-      if (typeof actor === 'string' && scheduler.has(actor)) await scheduler.waitUntil(scheduler.now() + ms, actor);
-      else await realSleep(ms);
-    },
+    holdAnswer: (ms, headers) => sleepAs(scheduler, headers[ACTOR_HEADER], ms),
   };
 }

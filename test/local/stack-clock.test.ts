@@ -122,7 +122,7 @@ describe('slow answers on simulated time (simulatedRequests)', () => {
       timeoutMs: 10_000,
       timing: requests.timing,
       // The stack's client clock (local-stack.ts), with a back-off of half the base delay, at most 10 s.
-      ...(backoff ? { clock: actorClock(emu.core.clock, s), baseDelayMs: backoff.baseDelayMs, random: () => 0.5 } : {}),
+      ...(backoff ? { clock: actorClock(s), baseDelayMs: backoff.baseDelayMs, random: () => 0.5 } : {}),
     });
     return { emu, s, api, admin: new EmulatorAdmin(emu.url) };
   }
@@ -215,7 +215,7 @@ describe('slow answers on simulated time (simulatedRequests)', () => {
       expect(seen).toEqual(['retried and answered at +10s']);
       expect(emu.traffic.requests.filter((r) => r.path.endsWith('/agents')).map((r) => r.status)).toEqual([500, 200]);
       // Nobody moves the clock for a caller outside the scheduler's actors: its back-off passes in real time.
-      const outside = actorClock(emu.core.clock, s);
+      const outside = actorClock(s);
       const before = s.now();
       await outside.sleep(5);
       expect(s.now()).toBe(before);
