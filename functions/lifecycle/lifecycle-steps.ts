@@ -224,7 +224,7 @@ export class LifecycleSteps {
     seen: Observation,
     now: number,
   ): Promise<EffectResult> {
-    const { safety, campaigns, api } = this.deps;
+    const { safety, campaigns } = this.deps;
     switch (decision.kind) {
       case 'secure': {
         const { outcome, message } = await safety.secure(
@@ -242,24 +242,9 @@ export class LifecycleSteps {
         return { kind: 'secured', how: outcome };
       }
       case 'resume': {
-        if (carry.brake) {
-          const released = await safety.releaseBrake(carry.agentId, key);
-          if (!released.ok) return { kind: 'resume_failed', message: released.message };
-          await campaigns.appendTimeline(key, { at: iso(now), event: 'brake released', reason: 'window' });
-        }
-        const status = seen.stats.kind === 'ok' ? String(seen.stats.stats.status ?? '') : 'paused';
-        if (status === 'paused') {
-          try {
-            await api.campaigns.resume(carry.campaignId);
-          } catch (err) {
-            // A lost or refused answer: the stats tell whether the resume took effect.
-            const after = await this.stats(carry.campaignId, api);
-            const active = after.kind === 'ok' && String(after.stats.status ?? '') === 'active';
-            if (!active) return { kind: 'resume_failed', message: (err as Error).message };
-          }
-          await campaigns.appendTimeline(key, { at: iso(now), event: 'resume', reason: carry.paused ?? 'window' });
-        }
-        return { kind: 'resumed' };
+        const effect = await this.resume(key, carry, seen, now);
+        await this.holdIfEnded(key, carry);
+        return effect;
       }
       case 'finish':
       case 'fail':
@@ -268,6 +253,53 @@ export class LifecycleSteps {
       default:
         return { kind: 'none' };
     }
+  }
+
+  /** Releases the brake this part holds and resumes the campaign if it is paused. */
+  private async resume(key: string, carry: RunningCarry, seen: Observation, now: number): Promise<EffectResult> {
+    const { safety, campaigns, api } = this.deps;
+    if (carry.brake) {
+      const released = await safety.releaseBrake(carry.agentId, key);
+      if (!released.ok) return { kind: 'resume_failed', message: released.message };
+      await campaigns.appendTimeline(key, { at: iso(now), event: 'brake released', reason: 'window' });
+    }
+    const status = seen.stats.kind === 'ok' ? String(seen.stats.stats.status ?? '') : 'paused';
+    if (status === 'paused') {
+      try {
+        await api.campaigns.resume(carry.campaignId);
+      } catch (err) {
+        // A lost or refused answer: the stats tell whether the resume took effect.
+        const after = await this.stats(carry.campaignId, api);
+        const active = after.kind === 'ok' && String(after.stats.status ?? '') === 'active';
+        if (!active) return { kind: 'resume_failed', message: (err as Error).message };
+      }
+      await campaigns.appendTimeline(key, { at: iso(now), event: 'resume', reason: carry.paused ?? 'window' });
+    }
+    return { kind: 'resumed' };
+  }
+
+  /**
+   * After a resume: this look may be the last of a workflow stopped meanwhile (Lambda runs an invocation to its
+   * end), and its resume may have reached the API after the guard's pause. The guard ends the part before it
+   * pauses (CampaignGuard), so a part found ended here is paused again and the look fails.
+   */
+  private async holdIfEnded(key: string, carry: RunningCarry): Promise<void> {
+    const record = await this.deps.campaigns.get(key);
+    if (!record || record.status === 'running' || record.status === 'creating') return;
+    const { outcome, message } = await this.deps.safety.secure(
+      { campaignId: carry.campaignId, agentId: carry.agentId, holder: key },
+      'workflow',
+      { brakeOnFailure: true, reason: 'part_ended' },
+    );
+    await this.deps.campaigns.appendTimeline(key, {
+      at: this.deps.now().toISOString(),
+      event: outcome === 'braked' ? 'brake' : 'pause',
+      reason: 'the part ended while a look resumed it',
+    });
+    throw new PermanentError(
+      'part_ended',
+      `the part ended (${record.failure?.message ?? record.status}) while a look resumed its campaign; ${outcome}: ${message}`,
+    );
   }
 
   /** What the sweeper needs to check this part without the workflow: the look it made and the next one due. */

@@ -42,6 +42,9 @@ export function localLifecycleMachine(
   const zero = (names: string[]) => Object.fromEntries(names.map((n) => [n, 0]));
   // Each execution's retry attempts per task state since it was last entered, as the service counts them.
   const attempts = new Map<string, number[]>();
+  // Each execution's task invocation under way. Lambda runs an invocation to its end even when the execution is
+  // stopped or times out meanwhile, so a stopped workflow's last step may still act after the guard has.
+  const inFlight = new Map<string, Promise<void>>();
   return {
     name: 'callsheet-lifecycle',
     definition: definition as StateMachineDefinition,
@@ -67,7 +70,7 @@ export function localLifecycleMachine(
               if (scheduler) await new Promise((resolve) => setImmediate(resolve));
               await scheduler?.gate(arn);
               // A wait inside the step (the API budget) is this execution's sleep on the simulated clock.
-              return (await asActor(arn, async () => {
+              const invocation = asActor(arn, async () => {
                 try {
                   return await handler(input, localContext('callsheet-lifecycle'));
                 } catch (err) {
@@ -81,7 +84,16 @@ export function localLifecycleMachine(
                   if (scheduler && wait) await scheduler.waitUntil(scheduler.now() + wait, arn);
                   throw err;
                 }
-              })) as never;
+              });
+              const ended = invocation.then(
+                () => undefined,
+                () => undefined,
+              );
+              inFlight.set(arn, ended);
+              void ended.then(() => {
+                if (inFlight.get(arn) === ended) inFlight.delete(arn);
+              });
+              return (await invocation) as never;
             },
           ]),
         ),
@@ -92,11 +104,14 @@ export function localLifecycleMachine(
     onStart: (execution) => {
       if (!scheduler) return;
       scheduler.join(execution.executionArn);
-      void execution.done.finally(() => {
+      // The execution stays one of the clock's actors until its last invocation has ended too.
+      void execution.done.finally(async () => {
+        await inFlight.get(execution.executionArn);
         scheduler.leave(execution.executionArn);
         for (const task of tasks) attempts.delete(`${execution.executionArn} ${task}`);
       });
     },
+    drained: (executionArn) => inFlight.get(executionArn) ?? Promise.resolve(),
     onEvent: (execution, event) => {
       if (event.type === 'StateEntered') attempts.delete(`${execution.executionArn} ${event.state?.name}`);
       if (!scheduler || event.type !== 'StateEntered' || event.state?.type !== 'Wait') return;

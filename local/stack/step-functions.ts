@@ -25,6 +25,11 @@ export interface LocalStateMachine {
    * the runner times it on its own clock and ends the execution as TIMED_OUT.
    */
   timeoutSeconds?: number;
+  /**
+   * Resolves once no task invocation of the execution is under way: one may outlive a stopped execution, as a
+   * Lambda invocation outlives StopExecution in AWS.
+   */
+  drained?: (executionArn: string) => Promise<void>;
   /** Arms the execution's timeout; answers a cancel function (the simulated clock's timer). */
   armTimeout?: (execution: LocalExecution, at: number, fire: () => void) => () => void;
 }
@@ -139,6 +144,12 @@ export class LocalStepFunctions {
       noThrowOnAbort: false,
     });
     let disarm = () => {};
+    // Stopped or timed out, an execution ends at once, as in AWS: the interpreter's result may come only once the
+    // task under way returns, and that invocation runs on (LocalStateMachine.drained).
+    let endNow = () => {};
+    const cut = new Promise<void>((resolve) => {
+      endNow = resolve;
+    });
     const execution: LocalExecution = {
       executionArn,
       stateMachineArn,
@@ -150,11 +161,16 @@ export class LocalStepFunctions {
       output: null,
       error: null,
       cause: null,
-      abort: run.abort,
+      abort: () => {
+        run.abort();
+        endNow();
+      },
       history: [],
-      done: run.result
-        .then(
+      done: Promise.race([
+        cut,
+        run.result.then(
           (output) => {
+            if (execution.status !== 'RUNNING') return;
             execution.status = 'SUCCEEDED';
             execution.output = JSON.stringify(output);
             execution.stopDate = this.now();
@@ -166,11 +182,11 @@ export class LocalStepFunctions {
             execution.cause = err.cause?.message ?? err.message;
             execution.stopDate = this.now();
           },
-        )
-        .finally(() => {
-          disarm();
-          this.ended(execution);
-        }),
+        ),
+      ]).finally(() => {
+        disarm();
+        this.ended(execution);
+      }),
     };
     if (machine.timeoutSeconds && machine.armTimeout) {
       disarm = machine.armTimeout(execution, execution.startDate.getTime() + machine.timeoutSeconds * 1000, () =>
@@ -215,12 +231,20 @@ export class LocalStepFunctions {
     e.abort();
   }
 
-  /** Resolves when every execution started so far (and any they start) has ended. */
+  /**
+   * Resolves when every execution started so far (and any they start) has ended, with every task invocation they
+   * made: a stopped execution's last step may still be at work.
+   */
   async settled(): Promise<void> {
     for (;;) {
-      const running = [...this.executions.values()].filter((e) => e.status === 'RUNNING');
-      if (running.length === 0) return;
-      await Promise.all(running.map((e) => e.done));
+      const all = [...this.executions.values()];
+      const running = all.filter((e) => e.status === 'RUNNING');
+      if (running.length > 0) {
+        await Promise.all(running.map((e) => e.done));
+        continue;
+      }
+      await Promise.all(all.map((e) => this.machines.get(e.stateMachineArn)?.drained?.(e.executionArn)));
+      if ([...this.executions.values()].every((e) => e.status !== 'RUNNING')) return;
     }
   }
 

@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll } from 'vitest';
 import { VoiceApiClient, type VoiceApiOptions } from '#commons/voice-api/index.ts';
 import { EmulatorAdmin } from '#local/emulator/admin-client.ts';
-import type { EmulatorOptions } from '#local/emulator/core.ts';
+import type { StartOptions } from '#local/emulator/server.ts';
 import { type RunningEmulator, startEmulator } from '#local/emulator/server.ts';
 
 export const TEST_KEY = 'test-key-0123456789';
@@ -26,7 +26,7 @@ export interface EmulatorFixture {
  * One emulator per test file on a free 127.0.0.1 port, with a frozen clock (tests move it) and no rate limit
  * unless a test sets one. The account is reset after each test.
  */
-export function useEmulator(options: Partial<EmulatorOptions> = {}): EmulatorFixture {
+export function useEmulator(options: Partial<StartOptions> = {}): EmulatorFixture {
   const fixture = {} as EmulatorFixture;
   beforeAll(async () => {
     const emu = await startEmulator({

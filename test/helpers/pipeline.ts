@@ -3,7 +3,7 @@ import { afterAll, beforeAll } from 'vitest';
 import { jsonLog } from '#commons/log.ts';
 import { partReportKey } from '#commons/report-keys.ts';
 import type { PartReport } from '#lifecycle/part-report.ts';
-import type { EmulatorOptions } from '#local/emulator/core.ts';
+import type { StartOptions } from '#local/emulator/server.ts';
 import { type LocalStack, type LocalStackOptions, startLocalStack } from '#local/stack/local-stack.ts';
 import type { LocalExecution } from '#local/stack/step-functions.ts';
 import { type EmulatorFixture, TEST_KEY, useEmulator } from './emulator.ts';
@@ -19,10 +19,14 @@ export interface PipelineFixture {
  */
 export function usePipeline(
   settings: Record<string, string> = {},
-  options: Pick<LocalStackOptions, 'wrapLifecycle'> & { emulator?: Partial<EmulatorOptions> } = {},
+  options: Pick<LocalStackOptions, 'wrapLifecycle' | 'heldAnswers'> & { emulator?: Partial<StartOptions> } = {},
 ): PipelineFixture {
   const { emulator, ...stackOptions } = options;
-  const fixture = { f: useEmulator(emulator) } as PipelineFixture;
+  const fixture = {} as PipelineFixture;
+  // With heldAnswers, a delay fault holds its answer on the stack's clock, as under `callsheet run`.
+  const hold: StartOptions['hold'] = (ms, headers) =>
+    fixture.stack ? fixture.stack.holdAnswer(ms, headers) : new Promise<void>((resolve) => setTimeout(resolve, ms));
+  fixture.f = useEmulator({ ...emulator, ...(options.heldAnswers ? { hold } : {}) });
   beforeAll(async () => {
     fixture.stack = await startLocalStack({
       voiceApi: { url: fixture.f.emu.url, apiKey: TEST_KEY },

@@ -20,9 +20,11 @@ import { contactSheet, phones, xlsx } from '../helpers/sheets.ts';
 /** Rehearsal of Lambda-level failures: the wrapper makes chosen lifecycle actions fail or misbehave. */
 const lambda: {
   throwOn: { action: string; times: number; name: string } | null;
+  /** Wedges the first look after this instant of an execution whose name starts with `wedgeName`. */
   wedgeAfter: number | null;
+  wedgeName: string;
   now: () => number;
-} = { throwOn: null, wedgeAfter: null, now: () => 0 };
+} = { throwOn: null, wedgeAfter: null, wedgeName: '', now: () => 0 };
 
 const wrap =
   (invoke: LambdaInvoke): LambdaInvoke =>
@@ -37,7 +39,10 @@ const wrap =
     }
     const out = (await invoke(event, context)) as { wakeAt?: string; next?: string };
     // A wedged workflow: the first look after a given instant plans its next one three days later.
-    if (action === 'step' && lambda.wedgeAfter !== null && lambda.now() >= lambda.wedgeAfter && out?.next === 'wait') {
+    const execution = String((event as { execution?: string }).execution ?? '');
+    const wedged =
+      lambda.wedgeAfter !== null && lambda.now() >= lambda.wedgeAfter && execution.includes(`:${lambda.wedgeName}`);
+    if (action === 'step' && wedged && out?.next === 'wait') {
       lambda.wedgeAfter = null;
       return { ...out, wakeAt: new Date(lambda.now() + 3 * 86_400_000).toISOString() };
     }
@@ -46,7 +51,7 @@ const wrap =
 
 // Great Britain without callsheet's conservative default: the London rehearsals test the upload's own windows
 // (nights, DST gaps) as they are, with no legal hours of the country's to cut them.
-const p = usePipeline({ LEGAL_HOURS: '{"GB": "off"}' }, { wrapLifecycle: wrap });
+const p = usePipeline({ LEGAL_HOURS: '{"GB": "off"}' }, { wrapLifecycle: wrap, heldAnswers: true });
 lambda.now = () => p.f.emu.core.clock.now();
 
 const campaignStore = () =>
@@ -285,9 +290,46 @@ describe('no call outside the window, whatever fails', () => {
     expect(r.violations).toEqual([]);
   }, 90_000);
 
+  it('the execution is stopped while its look waits on a slow answer: a resume it sends after the guard is undone', async () => {
+    const w = nextWeek();
+    // Paused at Monday's close; Tuesday's first look asks the stats at the opening and waits 8 s for them (the
+    // client's limit is 10 s). The execution is stopped meanwhile and the guard pauses the (paused) campaign; then
+    // the answer comes, and the look, running on as Lambda does after StopExecution, resumes the campaign.
+    const opening = la(day(w, 1), '09:00:00');
+    const stopAt = la(day(w, 1), '09:00:04');
+    const r = await rehearse({
+      name: 'stopped-mid-look',
+      at: beforeClose(w),
+      faults: [
+        { method: 'GET', path: '/campaigns/*/stats', delayMs: 8_000, from: opening, minutes: 5, count: 1 },
+        // The guard's pause takes effect at once but its answer comes after the look's resume: the part must be
+        // ended before the pause goes out, or the look would find it still running.
+        { method: 'PATCH', path: '/campaigns/*/pause', delayMs: 6_000, from: opening, minutes: 5, count: 1 },
+      ],
+      during: {
+        at: stopAt,
+        action: async (executions) => {
+          const e = executions()[0];
+          if (e) p.stack.sfn.stop(e.executionArn, 'Operator', 'stopped from the console');
+        },
+      },
+    });
+    expect(r.faulted.map((f) => f.method).sort()).toEqual(['GET', 'PATCH']);
+    expect(r.executions[0]?.status).toBe('ABORTED');
+    const record = await campaignStore().get(partKeyOfExecution(r.executions[0]?.name ?? ''));
+    // The look resumed after the guard's pause, found the part ended, and paused again.
+    const after = (record?.timeline ?? []).filter((t) => Date.parse(t.at) >= Date.parse(opening));
+    expect(after.map((t) => t.event)).toEqual(['resume', 'pause']);
+    expect(after[1]?.reason).toBe('the part ended while a look resumed it');
+    expect(record?.status).toBe('failed');
+    expect(r.campaign?.status).toBe('paused');
+    expect(r.violations).toEqual([]);
+  }, 90_000);
+
   it('a wedged workflow that sleeps through the close is caught by the sweeper', async () => {
     const w = nextWeek();
     lambda.wedgeAfter = Date.parse(la(day(w), '16:00:00'));
+    lambda.wedgeName = 'wedged-';
     const r = await rehearse({ name: 'wedged', at: beforeClose(w) });
     lambda.wedgeAfter = null;
     expect(r.violations).toEqual([]);

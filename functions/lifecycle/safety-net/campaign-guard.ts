@@ -70,19 +70,33 @@ export class CampaignGuard {
     const reasons = [`execution ${e.name} ${ended}`];
     if (record && ENDED_OK.has(record.status))
       return { partKey, campaignId: null, reasons, outcome: 'none', message: 'nothing to secure' };
+    const code = `workflow_${e.status.toLowerCase()}`;
+    const end = record && record.status !== 'failed';
+    if (end) await this.endBeforeSecuring(partKey, code, `the workflow ${ended}`);
     const action: GuardAction = record
       ? await this.secure(record, reasons, true, 'guard', e.executionArn)
       : { partKey, campaignId: null, reasons, outcome: 'none', message: 'no campaign was created' };
     const failure: Failure = {
-      code: `workflow_${e.status.toLowerCase()}`,
+      code,
       message: record
         ? `the workflow ${ended}; the guard left the campaign ${action.outcome}`
         : `the workflow ${ended} before it created a campaign; nobody was called`,
     };
-    if (record && record.status !== 'failed')
-      await this.deps.campaigns.finish(partKey, 'failed', this.deps.now(), failure);
+    if (end) await this.deps.campaigns.finish(partKey, 'failed', this.deps.now(), failure);
     await this.reportEnded(e.executionArn, partKey, failure);
     return action;
+  }
+
+  /**
+   * A part whose workflow is gone is ended before its campaign is paused. The workflow's last step may still be
+   * running (Lambda runs an invocation to its end after the execution stops); a resume it sends after this pause
+   * finds the part ended when it reads it back, and pauses again (LifecycleSteps, `holdIfEnded`).
+   */
+  private async endBeforeSecuring(partKey: string, code: string, what: string): Promise<void> {
+    await this.deps.campaigns.finish(partKey, 'failed', this.deps.now(), {
+      code,
+      message: `${what}; its campaign is being secured`,
+    });
   }
 
   /**
@@ -123,6 +137,7 @@ export class CampaignGuard {
       if (!watch.quiet && now > Date.parse(watch.nextLookAt) + settings.overdueGraceMs)
         reasons.push(`its workflow has not looked at it since ${watch.observedAt} (due ${watch.nextLookAt})`);
       if (reasons.length === 0) continue;
+      if (!running) await this.endBeforeSecuring(record.partKey, 'workflow_stopped', 'the workflow stopped');
       const action = await this.secure(record, reasons, closesBeforeNextSweep || !running, 'sweeper', watch.execution);
       if (!running) {
         const failure = {
