@@ -31,7 +31,7 @@ import { type LocalS3, startS3 } from './s3.ts';
 import { type SettableClock, SimScheduler } from './sim-scheduler.ts';
 import { actorClock, asActor, simulatedRequests, stackClock } from './stack-clock.ts';
 import { type LocalStateMachine, LocalStepFunctions } from './step-functions.ts';
-import { LocalQueue } from './upload-queue.ts';
+import { LocalQueue, type SqsHandler } from './upload-queue.ts';
 import { type LocalWebhooks, localWebhookSecret, startWebhookReceiver } from './webhook-receiver.ts';
 
 export interface LocalStackOptions {
@@ -160,9 +160,15 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
         }
       : {}),
   };
-  const invokeLifecycle = lambdaInvoke(
+  const lifecycleHandler = lambdaInvoke(
     makeLifecycleHandler(await buildLifecycleSteps(readLifecycleConfig(env), apiOptions), log),
   );
+  // A sweep's quiet answer (nothing to find before a given instant) holds only while no workflow acts.
+  let workflowActed = false;
+  const invokeLifecycle: typeof lifecycleHandler = (event, context) => {
+    workflowActed = true;
+    return lifecycleHandler(event, context);
+  };
   const timeoutSeconds = Number(env.LIFECYCLE_TIMEOUT_SECONDS ?? DEFAULT_EXECUTION_TIMEOUT_SECONDS);
   const lifecycle =
     options.lifecycle ??
@@ -197,15 +203,19 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       .finally(() => scheduler?.leave(id));
   });
   const sweepEveryMs = readGuardConfig(env).guard.sweepIntervalMs;
-  const runSweep = () =>
-    sweep({} as never, context).then(
+  // On the simulated clock the sweeps a quiet answer says will find nothing are skipped until a workflow acts (a
+  // new part, a look): AWS runs them all; skipping only saves the embedded stack's time.
+  const runSweep = () => {
+    workflowActed = false;
+    return sweep({} as never, context).then(
       (out) => out.quietUntil,
       (err: Error) => {
         log.error('sweeper failed', { error: err.message });
         return null;
       },
     );
-  let stopSweeper = scheduler ? scheduler.every(sweepEveryMs, runSweep) : () => {};
+  };
+  let stopSweeper = scheduler ? scheduler.every(sweepEveryMs, runSweep, () => !workflowActed) : () => {};
   if (!scheduler) {
     const timer = setInterval(runSweep, sweepEveryMs);
     timer.unref();
@@ -215,7 +225,16 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     await buildIntakeService(readIntakeConfig(env), now, { budgetClock: waitClock }),
     log,
   );
-  const intakeQueue = new LocalQueue('callsheet-intake', (e, c) => intake(e, c), {
+  // Time stands still while intake works on an upload, as it takes seconds in AWS: an upload dropped during a run
+  // starts its parts at the instant it came, not at whatever wake-up the clock jumped to meanwhile.
+  let intakeSeq = 0;
+  const intakeAsActor: SqsHandler = (e, c) => {
+    if (!scheduler) return intake(e, c);
+    const id = `intake:${++intakeSeq}`;
+    scheduler.join(id);
+    return asActor(id, () => intake(e, c)).finally(() => scheduler.leave(id));
+  };
+  const intakeQueue = new LocalQueue('callsheet-intake', (e, c) => intakeAsActor(e, c), {
     retryDelayMs: options.retryDelayMs ?? 50,
   });
   // The bucket notification in AWS is filtered to incoming/; reports, parts and moved originals raise nothing.

@@ -45,17 +45,21 @@ export class PacedScheduler extends SimScheduler {
     await this.until(at);
   }
 
-  override timer(at: number, action: () => unknown, everyMs?: number): () => void {
+  override timer(at: number, action: () => unknown, everyMs?: number, idle?: () => boolean): () => void {
     let cancelled = false;
     let next = at;
+    let idleUntil: unknown = null;
     const loop = async (): Promise<void> => {
       await this.until(next);
       if (cancelled) return;
-      const idleUntil = await Promise.resolve()
-        .then(action)
-        .catch(() => null);
+      // A tick within the last idle answer is skipped while nothing changed (asked now, as SimScheduler does).
+      const skip = typeof idleUntil === 'number' && this.running.now() < idleUntil && (idle?.() ?? true);
+      if (!skip)
+        idleUntil = await Promise.resolve()
+          .then(action)
+          .catch(() => null);
       if (!everyMs || cancelled) return;
-      next = Math.max(next + everyMs, typeof idleUntil === 'number' ? idleUntil : 0, this.running.now());
+      next = Math.max(next + everyMs, this.running.now());
       void loop();
     };
     void loop();
@@ -64,8 +68,8 @@ export class PacedScheduler extends SimScheduler {
     };
   }
 
-  override every(everyMs: number, action: () => unknown): () => void {
-    return this.timer(this.running.now() + everyMs, action, everyMs);
+  override every(everyMs: number, action: () => unknown, idle?: () => boolean): () => void {
+    return this.timer(this.running.now() + everyMs, action, everyMs, idle);
   }
 
   /** Stops every pending wake-up (the stack is closing). */

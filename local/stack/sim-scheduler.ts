@@ -25,6 +25,9 @@ interface Timer {
   action: () => Promise<number | null | undefined> | number | null | undefined;
   /** Fires again this long after each run (the sweeper); once when absent. */
   everyMs?: number;
+  /** The last run's answer: its ticks before this instant are skipped while `idle` says nothing has changed. */
+  idleUntil?: number;
+  idle?: () => boolean;
 }
 
 export class SimScheduler {
@@ -138,17 +141,31 @@ export class SimScheduler {
   }
 
   /** Runs `action` at simulated time `at` if anyone is still waiting then; answers a cancel function. */
-  timer(at: number, action: Timer['action'], everyMs?: number): () => void {
-    const t: Timer = { at, action, ...(everyMs ? { everyMs } : {}) };
+  timer(at: number, action: Timer['action'], everyMs?: number, idle?: () => boolean): () => void {
+    const t: Timer = { at, action, ...(everyMs ? { everyMs } : {}), ...(idle ? { idle } : {}) };
     this.timers.add(t);
     return () => {
       this.timers.delete(t);
     };
   }
 
-  /** While anyone waits, runs `action` every `everyMs` of simulated time (the sweeper's schedule). */
-  every(everyMs: number, action: Timer['action']): () => void {
-    return this.timer(this.clock.now() + everyMs, action, everyMs);
+  /**
+   * While anyone waits, runs `action` every `everyMs` of simulated time (the sweeper's schedule). The ticks before
+   * the instant an action answers are skipped, unless `idle` (asked when a tick is due) says something changed.
+   */
+  every(everyMs: number, action: Timer['action'], idle?: () => boolean): () => void {
+    return this.timer(this.clock.now() + everyMs, action, everyMs, idle);
+  }
+
+  /**
+   * When a timer fires next: its next tick not yet past, or the first one at or after its idle answer while that
+   * holds (a skipped stretch that `idle` ends resumes at the next tick, as the schedule would have it).
+   */
+  private dueAt(t: Timer): number {
+    if (!t.everyMs) return t.at;
+    const now = this.clock.now();
+    const from = t.idleUntil !== undefined && (t.idle?.() ?? true) ? Math.max(t.idleUntil, now) : now;
+    return from <= t.at ? t.at : t.at + Math.ceil((from - t.at) / t.everyMs) * t.everyMs;
   }
 
   /** When the first waiting actor wakes (nothing changes before then), or null while one is working. */
@@ -164,9 +181,12 @@ export class SimScheduler {
     if (this.firing || actors.some((a) => a.release === null)) return;
     const next = this.nextWake();
     if (next === null) return;
-    const due = [...this.timers].filter((t) => t.at <= next).sort((a, b) => a.at - b.at)[0];
+    const due = [...this.timers]
+      .map((t) => ({ t, at: this.dueAt(t) }))
+      .filter((d) => d.at <= next)
+      .sort((a, b) => a.at - b.at)[0];
     if (due) {
-      this.fire(due);
+      this.fire(due.t, due.at);
       return;
     }
     if (next > this.clock.now()) this.clock.set(next);
@@ -181,10 +201,11 @@ export class SimScheduler {
   }
 
   /** Moves the clock to the timer, runs it with time standing still, then lets time go on. */
-  private fire(t: Timer): void {
-    if (t.at > this.clock.now()) this.clock.set(t.at);
+  private fire(t: Timer, at: number): void {
+    if (at > this.clock.now()) this.clock.set(at);
     if (t.everyMs) {
       while (t.at <= this.clock.now()) t.at += t.everyMs;
+      delete t.idleUntil;
     } else {
       this.timers.delete(t);
     }
@@ -192,7 +213,7 @@ export class SimScheduler {
     void Promise.resolve()
       .then(t.action)
       .then((idleUntil) => {
-        if (t.everyMs && typeof idleUntil === 'number') while (t.at < idleUntil) t.at += t.everyMs;
+        if (t.everyMs && typeof idleUntil === 'number') t.idleUntil = idleUntil;
       })
       .catch(() => undefined)
       .finally(() => {

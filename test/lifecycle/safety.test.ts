@@ -1,3 +1,4 @@
+import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { describe, expect, it } from 'vitest';
 import { documentClient } from '#commons/aws/clients.ts';
 import { partKeyOfExecution } from '#commons/campaign-plan.ts';
@@ -292,14 +293,19 @@ describe('no call outside the window, whatever fails', () => {
 
   it('the execution is stopped while its look waits on a slow answer: a resume it sends after the guard is undone', async () => {
     const w = nextWeek();
-    // Paused at Monday's close; Tuesday's first look asks the stats at the opening and waits 8 s for them (the
+    // Paused at Monday's 16:30 close; Tuesday's first look asks the stats at the opening and waits 8 s for them (the
     // client's limit is 10 s). The execution is stopped meanwhile and the guard pauses the (paused) campaign; then
     // the answer comes, and the look, running on as Lambda does after StopExecution, resumes the campaign.
     const opening = la(day(w, 1), '09:00:00');
     const stopAt = la(day(w, 1), '09:00:04');
+    const short = 'Mon-Fri 09:00-16:30';
     const r = await rehearse({
       name: 'stopped-mid-look',
       at: beforeClose(w),
+      // Far more numbers than half an hour dials: the campaign is still pending at Tuesday's opening.
+      count: 1000,
+      metadata: { 'calling-window': short },
+      rule: { hours: short, closingMarginMinutes: 5 },
       faults: [
         { method: 'GET', path: '/campaigns/*/stats', delayMs: 8_000, from: opening, minutes: 5, count: 1 },
         // The guard's pause takes effect at once but its answer comes after the look's resume: the part must be
@@ -339,6 +345,46 @@ describe('no call outside the window, whatever fails', () => {
     expect(record?.secured?.reason).toContain('has not looked at it since');
     expect(Date.parse(record?.secured?.at ?? '')).toBeLessThan(Date.parse(la(day(w), '16:55:00')));
     expect(r.report?.status).toBe('completed');
+  }, 90_000);
+  it('a part started while every other part is quiet is still swept: its wedged workflow is caught', async () => {
+    const w = nextWeek();
+    // The first part is paused at its 16:30 close, quiet until Tuesday's look: a sweep then has nothing to check
+    // before Tuesday. A second upload at 17:30, with an evening window, is wedged at its first look.
+    const lateAt = la(day(w), '17:30:00');
+    lambda.wedgeAfter = Date.parse(lateAt);
+    lambda.wedgeName = 'late-';
+    const lateAgent = await p.f.api.agents.create({ name: 'late' });
+    const lateSheet = await xlsx(contactSheet(phones(200, '+1415580')));
+    const early = 'Mon-Fri 09:00-16:30';
+    const r = await rehearse({
+      name: 'early',
+      at: beforeClose(w),
+      count: 1000,
+      metadata: { 'calling-window': early },
+      rule: { hours: early, closingMarginMinutes: 5 },
+      during: {
+        at: lateAt,
+        action: async () => {
+          await p.stack.s3Client.send(
+            new PutObjectCommand({
+              Bucket: p.stack.bucket,
+              Key: `incoming/${lateAgent.id}/late.xlsx`,
+              Body: lateSheet,
+              Metadata: { 'calling-window': 'daily 17:00-20:00' },
+            }),
+          );
+        },
+      },
+    });
+    lambda.wedgeAfter = null;
+    expect(r.violations).toEqual([]);
+    const late = [...p.stack.sfn.executions.values()].find((e) => e.name.startsWith('late-'));
+    const record = await campaignStore().get(partKeyOfExecution(late?.name ?? ''));
+    expect(record?.secured).toMatchObject({ by: 'sweeper', outcome: 'paused' });
+    expect(Date.parse(record?.secured?.at ?? '')).toBeLessThan(Date.parse(la(day(w), '17:50:00')));
+    const lateCalls = placedCalls(p, lateAgent.id);
+    expect(lateCalls.length).toBeGreaterThan(0);
+    expect(await auditCalls(lateCalls, { hours: 'Mon-Sun 17:00-20:00', closingMarginMinutes: 5 })).toEqual([]);
   }, 90_000);
 });
 

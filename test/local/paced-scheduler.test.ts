@@ -73,6 +73,27 @@ describe('PacedScheduler', () => {
     expect(runs).toEqual([1, 2, 3, 4, 10]);
   });
 
+  it('runs a tick within a quiet answer when `idle` says something changed since', async () => {
+    const clock = runningClock(60);
+    const s = new PacedScheduler(clock);
+    const runs: number[] = [];
+    let acted = false;
+    s.every(
+      60_000,
+      () => {
+        acted = false;
+        runs.push(Math.round((clock.now() - T0) / 60_000));
+        return T0 + 10 * 60_000;
+      },
+      () => !acted,
+    );
+    await vi.advanceTimersByTimeAsync(3_050);
+    expect(runs).toEqual([1]);
+    acted = true;
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(runs).toEqual([1, 4]);
+  });
+
   it('refuses a stopped clock', () => {
     expect(() => new PacedScheduler(runningClock(0))).toThrow(RangeError);
   });

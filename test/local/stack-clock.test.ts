@@ -247,4 +247,40 @@ describe('a repeating timer on simulated time (the stats sampler)', () => {
     s.join('busy');
     expect(s.nextWake()).toBeNull();
   });
+
+  it('skips the ticks its quiet answer covers only while `idle` holds: the sweeper and a part that starts', async () => {
+    const run = async (withIdle: boolean) => {
+      const clock = settable();
+      const s = new SimScheduler(clock);
+      const fired: number[] = [];
+      let acted = false;
+      // Every 5 minutes; each run answers that nothing is due before minute 120.
+      s.every(
+        300_000,
+        () => {
+          acted = false;
+          fired.push((clock.now() - T0) / 60_000);
+          return T0 + 120 * 60_000;
+        },
+        withIdle ? () => !acted : undefined,
+      );
+      // A workflow acts at minute 17 (a new part starts); another sleeps until minute 90.
+      s.join('late');
+      s.sleep('late', T0 + 17 * 60_000);
+      s.join('early');
+      s.sleep('early', T0 + 90 * 60_000);
+      const late = s.gate('late').then(() => {
+        acted = true;
+        s.leave('late');
+      });
+      await s.gate('early');
+      await late;
+      s.leave('early');
+      return fired;
+    };
+    // The tick after the part started runs (minute 20), and the skip resumes after it.
+    expect(await run(true)).toEqual([5, 20]);
+    // Without `idle` the quiet answer holds whatever happens.
+    expect(await run(false)).toEqual([5]);
+  });
 });
