@@ -302,8 +302,10 @@ describe('no call outside the window, whatever fails', () => {
     const r = await rehearse({
       name: 'stopped-mid-look',
       at: beforeClose(w),
-      // Far more numbers than half an hour dials: the campaign is still pending at Tuesday's opening.
+      // Far more numbers than half an hour dials: the campaign is still pending at Tuesday's opening. A list of
+      // its own: the same list again for the same agent would be refused as a repeated upload.
       count: 1000,
+      prefix: '+1415581',
       metadata: { 'calling-window': short },
       rule: { hours: short, closingMarginMinutes: 5 },
       faults: [
@@ -360,6 +362,7 @@ describe('no call outside the window, whatever fails', () => {
       name: 'early',
       at: beforeClose(w),
       count: 1000,
+      prefix: '+1415582',
       metadata: { 'calling-window': early },
       rule: { hours: early, closingMarginMinutes: 5 },
       during: {
