@@ -135,6 +135,20 @@ function la(date: string, time: string): string {
 }
 /** An hour before Monday's 17:00 close in Los Angeles: 400 numbers do not finish by then. */
 const beforeClose = (w: number) => la(day(w), '16:00:00');
+/**
+ * 1,000 numbers uploaded at Monday 16:00 with a window that closes at 16:30: far more than half an hour dials, so
+ * the campaign is still pending at Tuesday's opening. Each scenario gives its own prefix: the same list again for
+ * the same agent would be refused as a repeated upload.
+ */
+const HALF_HOUR_LEFT = 'Mon-Fri 09:00-16:30';
+const halfHourLeft = (w: number, name: string, prefix: string): Scenario => ({
+  name,
+  at: beforeClose(w),
+  count: 1000,
+  prefix,
+  metadata: { 'calling-window': HALF_HOUR_LEFT },
+  rule: { hours: HALF_HOUR_LEFT, closingMarginMinutes: 5 },
+});
 const faultAcrossClose = (
   w: number,
   f: Omit<FaultInput, 'from' | 'minutes'>,
@@ -298,16 +312,8 @@ describe('no call outside the window, whatever fails', () => {
     // the answer comes, and the look, running on as Lambda does after StopExecution, resumes the campaign.
     const opening = la(day(w, 1), '09:00:00');
     const stopAt = la(day(w, 1), '09:00:04');
-    const short = 'Mon-Fri 09:00-16:30';
     const r = await rehearse({
-      name: 'stopped-mid-look',
-      at: beforeClose(w),
-      // Far more numbers than half an hour dials: the campaign is still pending at Tuesday's opening. A list of
-      // its own: the same list again for the same agent would be refused as a repeated upload.
-      count: 1000,
-      prefix: '+1415581',
-      metadata: { 'calling-window': short },
-      rule: { hours: short, closingMarginMinutes: 5 },
+      ...halfHourLeft(w, 'stopped-mid-look', '+1415581'),
       faults: [
         { method: 'GET', path: '/campaigns/*/stats', delayMs: 8_000, from: opening, minutes: 5, count: 1 },
         // The guard's pause takes effect at once but its answer comes after the look's resume: the part must be
@@ -357,14 +363,8 @@ describe('no call outside the window, whatever fails', () => {
     lambda.wedgeName = 'late-';
     const lateAgent = await p.f.api.agents.create({ name: 'late' });
     const lateSheet = await xlsx(contactSheet(phones(200, '+1415580')));
-    const early = 'Mon-Fri 09:00-16:30';
     const r = await rehearse({
-      name: 'early',
-      at: beforeClose(w),
-      count: 1000,
-      prefix: '+1415582',
-      metadata: { 'calling-window': early },
-      rule: { hours: early, closingMarginMinutes: 5 },
+      ...halfHourLeft(w, 'early', '+1415582'),
       during: {
         at: lateAt,
         action: async () => {
