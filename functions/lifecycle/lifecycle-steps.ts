@@ -243,7 +243,7 @@ export class LifecycleSteps {
       }
       case 'resume': {
         const effect = await this.resume(key, carry, seen, now);
-        await this.holdIfEnded(key, carry);
+        await this.holdIfEnded(key, carry.campaignId, carry.agentId);
         return effect;
       }
       case 'finish':
@@ -279,18 +279,18 @@ export class LifecycleSteps {
   }
 
   /**
-   * After a resume: this look may be the last of a workflow stopped meanwhile (Lambda runs an invocation to its
-   * end), and its resume may have reached the API after the guard's pause. The guard ends the part before it
-   * pauses (CampaignGuard), so a part found ended here is paused again and the look fails.
+   * After a resume or a brake's release: this look may be the last of a workflow stopped meanwhile (Lambda runs an
+   * invocation to its end), and its resume or release may have reached the API after the guard's pause or brake
+   * (the same holder's: a release lets go of the guard's brake too). The guard ends the part before it secures it
+   * (CampaignGuard), so a part found ended here is secured again and the look fails.
    */
-  private async holdIfEnded(key: string, carry: RunningCarry): Promise<void> {
+  private async holdIfEnded(key: string, campaignId: string | null, agentId: string): Promise<void> {
     const record = await this.deps.campaigns.get(key);
     if (!record || record.status === 'running' || record.status === 'creating') return;
-    const { outcome, message } = await this.deps.safety.secure(
-      { campaignId: carry.campaignId, agentId: carry.agentId, holder: key },
-      'workflow',
-      { brakeOnFailure: true, reason: 'part_ended' },
-    );
+    const { outcome, message } = await this.deps.safety.secure({ campaignId, agentId, holder: key }, 'workflow', {
+      brakeOnFailure: true,
+      reason: 'part_ended',
+    });
     await this.deps.campaigns.appendTimeline(key, {
       at: this.deps.now().toISOString(),
       event: outcome === 'braked' ? 'brake' : 'pause',
@@ -552,6 +552,7 @@ export class LifecycleSteps {
       }
       case 'release': {
         const released = await this.deps.safety.releaseBrake(carry.agentId, key);
+        await this.holdIfEnded(key, null, carry.agentId);
         return {
           ...carry,
           brake: released.ok ? null : carry.brake,

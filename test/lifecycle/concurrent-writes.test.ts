@@ -10,6 +10,8 @@ import { partReportKey } from '#commons/report-keys.ts';
 import { type PartWindow, partWindow } from '#commons/window-plan.ts';
 import type { CampaignSafety } from '#lifecycle/campaign-safety.ts';
 import { CampaignStore, type Watch } from '#lifecycle/campaign-store.ts';
+import { CARRY_SCHEMA, type ReconcilingCarry } from '#lifecycle/lifecycle-state.ts';
+import { type LifecycleDeps, LifecycleSteps } from '#lifecycle/lifecycle-steps.ts';
 import { RootReport } from '#lifecycle/part-end/root-report.ts';
 import { CampaignGuard } from '#lifecycle/safety-net/campaign-guard.ts';
 import { type LocalDynamo, startDynamo } from '#local/stack/dynamo.ts';
@@ -138,6 +140,71 @@ describe('markSecured’s quiet flag', () => {
     expect(next).toHaveLength(1);
     expect(next[0]?.reasons).toContain('the calling window is closed and the campaign was not confirmed paused');
     expect(secures).toBe(2);
+  });
+});
+
+describe('a stopped workflow’s last look, racing the guard', () => {
+  it('brakes again when the release of a reconciling part lands after the guard ended it and braked', async () => {
+    const key = `upload-${++parts}-p1`;
+    await store.beginCreate(key, `upload-${parts}`, 1, new Date(at('08:00')));
+    await store.markCreate(key, 'ambiguous');
+    const now = at('09:05');
+    const secured: { campaignId: string | null; agentId: string; holder: string }[] = [];
+    // The guard ends the part and brakes the agent (the part's own holder) while the look's release is under way;
+    // the release lands after, lets go of that brake too and reactivates the agent.
+    const safety = {
+      releaseBrake: async () => {
+        await store.finish(key, 'failed', new Date(now), { code: 'workflow_aborted', message: 'stopped' });
+        return { ok: true, message: 'agent reactivated' };
+      },
+      secure: async (target: { campaignId: string | null; agentId: string; holder: string }) => {
+        secured.push(target);
+        return { outcome: 'braked' as const, message: 'agent deactivated' };
+      },
+    } as unknown as CampaignSafety;
+    const steps = new LifecycleSteps({
+      campaigns: store,
+      safety,
+      objects,
+      now: () => new Date(now),
+      settings: {
+        closingMarginMs: 5 * MIN,
+        pauseLeadMs: MIN,
+        brakeLeadMs: 2 * MIN,
+        secureRetryMs: MIN,
+        poll: { minSeconds: 30, maxSeconds: 900 },
+        continueAfterSteps: 100,
+        legalHours: DEFAULT_LEGAL_HOURS,
+        holdHorizonMs: 7 * 24 * 60 * MIN,
+        reconcileMinutes: 120,
+      },
+      outcomes: null,
+    } as unknown as LifecycleDeps);
+    // The create answer was lost; braked at last night's close, the look at the opening lets go.
+    const carry: ReconcilingCarry = {
+      schema: CARRY_SCHEMA,
+      phase: 'reconciling',
+      agentId: 'agt_1',
+      window: newYorkWindow(),
+      steps: 3,
+      generation: 0,
+      transitionsBefore: 0,
+      startsAt: iso(at('08:00')),
+      reconcileUntil: iso(at('10:00')),
+      brake: { since: iso(at('08:00')) },
+      next: 'wait',
+      wakeAt: iso(now),
+    };
+    const plan = {
+      uploadId: `upload-${parts}`,
+      bucket: BUCKET,
+      agentId: 'agt_1',
+      // No part file: the call log is not searched, so nothing is found.
+      part: { index: 1, of: 1, key: `parts/${key}-gone.xlsx` },
+    } as unknown as CampaignPlan;
+    const look = steps.step({ action: 'step', plan, carry, execution: `arn:aws:states:::execution:lc:${key}` });
+    await expect(look).rejects.toThrow(/^part_ended: /);
+    expect(secured).toEqual([{ campaignId: null, agentId: 'agt_1', holder: key }]);
   });
 });
 
