@@ -45,6 +45,9 @@ export function localLifecycleMachine(
   // Each execution's task invocation under way. Lambda runs an invocation to its end even when the execution is
   // stopped or times out meanwhile, so a stopped workflow's last step may still act after the guard has.
   const inFlight = new Map<string, Promise<void>>();
+  // Executions that have ended (stopped, timed out): the service invokes no task of theirs again, not even the
+  // retry of a task whose invocation outlived the stop and failed.
+  const over = new Set<string>();
   return {
     name: 'callsheet-lifecycle',
     definition: definition as StateMachineDefinition,
@@ -69,6 +72,7 @@ export function localLifecycleMachine(
               // entered (whose StateEntered sets this execution's sleep) before the gate, or the task runs at once.
               if (scheduler) await new Promise((resolve) => setImmediate(resolve));
               await scheduler?.gate(arn);
+              if (over.has(arn)) return new Promise<never>(() => {});
               // A wait inside the step (the API budget) is this execution's sleep on the simulated clock.
               const invocation = asActor(arn, async () => {
                 try {
@@ -102,6 +106,7 @@ export function localLifecycleMachine(
       context: { Execution: { Id: arn, Name: name } } as never,
     }),
     onStart: (execution) => {
+      void execution.done.finally(() => over.add(execution.executionArn));
       if (!scheduler) return;
       scheduler.join(execution.executionArn);
       // The execution stays one of the clock's actors until its last invocation has ended too.

@@ -1,0 +1,57 @@
+import { describe, expect, it } from 'vitest';
+import { localLifecycleMachine } from '#local/stack/lifecycle-machine.ts';
+import { SimScheduler } from '#local/stack/sim-scheduler.ts';
+import { LocalStepFunctions } from '#local/stack/step-functions.ts';
+
+const T0 = Date.parse('2026-12-07T18:00:00Z');
+
+describe('the local lifecycle machine, stopped while a task runs', () => {
+  it('lets the invocation under way run to its end, and retries nothing of a stopped execution', async () => {
+    let now = T0;
+    const clock = {
+      now: () => now,
+      set: (t: number) => {
+        now = t;
+      },
+    };
+    const scheduler = new SimScheduler(clock);
+    const sfn = new LocalStepFunctions('us-east-1', () => new Date(clock.now()));
+    const invoked: string[] = [];
+    let answer!: () => void;
+    const answered = new Promise<void>((resolve) => {
+      answer = resolve;
+    });
+    let started!: () => void;
+    const running = new Promise<void>((resolve) => {
+      started = resolve;
+    });
+    // The agent check fails as a retried error would (the document retries TransientError), once it is answered.
+    const handler = async (event: unknown) => {
+      invoked.push((event as { action: string }).action);
+      started();
+      await answered;
+      throw Object.assign(new Error('the API answered 500'), { name: 'TransientError' });
+    };
+    const arn = sfn.register(localLifecycleMachine(handler as never, scheduler, 3600));
+    const execution = sfn.start(arn, 'upload-1-p1', JSON.stringify({ plan: {} }));
+    await running;
+    sfn.stop(execution.executionArn);
+    await execution.done;
+    expect(execution.status).toBe('ABORTED');
+    // Stopped, and its invocation still at work: the execution stays an actor of the clock until it returns.
+    expect(scheduler.has(execution.executionArn)).toBe(true);
+    let settled = false;
+    const all = sfn.settled().then(() => {
+      settled = true;
+    });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(settled).toBe(false);
+    answer();
+    await all;
+    // A few turns of the event loop for any retry the interpreter would make.
+    for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
+    expect(invoked).toEqual(['checkAgent']);
+    expect(scheduler.has(execution.executionArn)).toBe(false);
+    expect(execution.status).toBe('ABORTED');
+  });
+});
