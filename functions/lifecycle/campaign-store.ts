@@ -152,8 +152,9 @@ export class CampaignStore implements BrakeRegister {
           Key: { pk: partPk(partKey) },
           UpdateExpression:
             'SET #partKey = :partKey, #upload = :upload, #part = :part, #status = :creating, #create = :create, #started = if_not_exists(#started, :now)',
+          // Nor for a part already ended (its workflow stopped and the guard ended it before this step got here).
           ConditionExpression:
-            'attribute_not_exists(#campaignId) AND (attribute_not_exists(#create) OR #create.#state = :clear)',
+            'attribute_not_exists(#campaignId) AND (attribute_not_exists(#create) OR #create.#state = :clear) AND (attribute_not_exists(#status) OR #status IN (:creating, :running))',
           ExpressionAttributeNames: {
             '#partKey': 'partKey',
             '#upload': 'uploadId',
@@ -169,6 +170,7 @@ export class CampaignStore implements BrakeRegister {
             ':upload': uploadId,
             ':part': part,
             ':creating': 'creating',
+            ':running': 'running',
             ':clear': 'clear',
             ':now': now.toISOString(),
             ':create': { attempt: now.getTime(), state: 'sent', sentAt: now.toISOString() },
@@ -187,14 +189,46 @@ export class CampaignStore implements BrakeRegister {
     await this.set(partKey, { '#create.#state': state }, { '#create': 'create', '#state': 'state' });
   }
 
-  /** Records the created campaign and a pointer from its id, so operators can address it by campaign id. */
-  async created(partKey: string, campaignId: string): Promise<void> {
+  /**
+   * Records the created campaign and a pointer from its id, so operators can address it by campaign id. Answers
+   * false when the part was ended meanwhile (the guard ends a part before it secures it): the id is recorded, the
+   * part stays ended, and the caller must secure the campaign it just made.
+   */
+  async created(partKey: string, campaignId: string): Promise<boolean> {
     await this.db.send(new PutCommand({ TableName: this.table, Item: { pk: campaignPk(campaignId), partKey } }));
+    try {
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: { pk: partPk(partKey) },
+          UpdateExpression: 'SET #partKey = :partKey, #campaignId = :id, #status = :running, #create.#state = :created',
+          ConditionExpression: 'attribute_not_exists(#status) OR #status IN (:creating, :running)',
+          ExpressionAttributeNames: {
+            '#partKey': 'partKey',
+            '#campaignId': 'campaignId',
+            '#status': 'status',
+            '#create': 'create',
+            '#state': 'state',
+          },
+          ExpressionAttributeValues: {
+            ':partKey': partKey,
+            ':id': campaignId,
+            ':running': 'running',
+            ':creating': 'creating',
+            ':created': 'created',
+          },
+        }),
+      );
+      return true;
+    } catch (err) {
+      if (!isConditionFailed(err)) throw err;
+    }
     await this.set(
       partKey,
-      { '#campaignId': campaignId, '#status': 'running', '#create.#state': 'created' },
-      { '#campaignId': 'campaignId', '#status': 'status', '#create': 'create', '#state': 'state' },
+      { '#campaignId': campaignId, '#create.#state': 'created' },
+      { '#campaignId': 'campaignId', '#create': 'create', '#state': 'state' },
     );
+    return false;
   }
 
   async setControl(partKey: string, wanted: ManualControl, now: Date): Promise<void> {
@@ -216,6 +250,7 @@ export class CampaignStore implements BrakeRegister {
   /**
    * The part's end. A part may end before it ever recorded a create (its launch failed), so the record is made
    * whole here: its key always, and which upload and part it is when the caller knows (kept if already there).
+   * Answers the record as the end left it: what a step wrote before the end is in it.
    */
   async finish(
     partKey: string,
@@ -223,13 +258,14 @@ export class CampaignStore implements BrakeRegister {
     now: Date,
     failure?: { code: string; message: string },
     of?: { uploadId: string; part: number },
-  ): Promise<void> {
-    await this.set(
+  ): Promise<CampaignRecord> {
+    return (await this.set(
       partKey,
       { '#status': status, '#finished': now.toISOString(), ...(failure ? { '#failure': failure } : {}) },
       { '#status': 'status', '#finished': 'finishedAt', ...(failure ? { '#failure': 'failure' } : {}) },
       of ? { '#upload': ['uploadId', of.uploadId], '#part': ['part', of.part] } : {},
-    );
+      'ALL_NEW',
+    )) as CampaignRecord;
   }
 
   /** What the workflow saw at this look; the sweeper reads it. */
@@ -388,10 +424,11 @@ export class CampaignStore implements BrakeRegister {
     values: Record<string, unknown>,
     names: Record<string, string>,
     keep: Record<string, [name: string, value: unknown]> = {},
-  ): Promise<void> {
+    answer: 'ALL_NEW' | 'NONE' = 'NONE',
+  ): Promise<CampaignRecord | undefined> {
     const entries = Object.entries({ '#partKey': partKey, ...values });
     const kept = Object.entries(keep);
-    await this.db.send(
+    const out = await this.db.send(
       new UpdateCommand({
         TableName: this.table,
         Key: { pk: partPk(partKey) },
@@ -408,7 +445,9 @@ export class CampaignStore implements BrakeRegister {
           ...Object.fromEntries(entries.map(([, v], i) => [`:v${i}`, v])),
           ...Object.fromEntries(kept.map(([, [, v]], i) => [`:k${i}`, v])),
         },
+        ReturnValues: answer,
       }),
     );
+    return out.Attributes as CampaignRecord | undefined;
   }
 }

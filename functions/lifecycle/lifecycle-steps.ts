@@ -81,6 +81,8 @@ export interface LifecycleDeps {
 /** A part's lasting key; a follow-up round has its own (functions/commons/campaign-plan.ts, followUpKey). */
 export const partKeyOf = (plan: CampaignPlan) => plan.followUp?.partKey ?? partKey(plan.uploadId, plan.part.index);
 const iso = (ms: number) => new Date(ms).toISOString();
+/** A part's end: no workflow may create, resume or release anything for it any more. */
+const ENDED = new Set<string>(['completed', 'cancelled', 'failed', 'held']);
 
 /** `YYYY-MM-DDTHH:MM:SS` in UTC: a schedule no DST overlap can make ambiguous. */
 const utcWall = (ms: number) => new Date(Math.ceil(ms / 1000) * 1000).toISOString().slice(0, 19);
@@ -147,6 +149,16 @@ export class LifecycleSteps {
     const startsAt = immediate ? now.getTime() : opening.opensAt;
     const key = partKeyOf(plan);
     const { mayCreate, record } = await this.deps.campaigns.beginCreate(key, plan.uploadId, plan.part.index, now);
+    if (ENDED.has(record.status)) {
+      // This workflow was stopped and the guard ended the part first. Secure only what an earlier attempt may
+      // have made: with nothing sent, nothing was created and the agent stays as it is.
+      const sent = record.campaignId || record.create?.state === 'sent' || record.create?.state === 'ambiguous';
+      if (sent) await this.holdIfEnded(key, record.campaignId ?? null, carry.agentId);
+      throw new PermanentError(
+        'part_ended',
+        `the part ended (${record.failure?.message ?? record.status}) before its campaign was created`,
+      );
+    }
     if (record.campaignId) return this.afterCreate(carry, record.campaignId, startsAt, now.getTime());
     if (!mayCreate) return this.reconcile(carry, startsAt, now.getTime());
 
@@ -161,7 +173,8 @@ export class LifecycleSteps {
         retries: plan.campaign.retries,
         ...(immediate ? {} : { start_date_time: utcWall(startsAt), time_zone: 'UTC' }),
       });
-      await this.deps.campaigns.created(key, campaign.id);
+      if (!(await this.deps.campaigns.created(key, campaign.id)))
+        await this.holdIfEnded(key, campaign.id, carry.agentId);
       return this.afterCreate(carry, campaign.id, startsAt, now.getTime());
     } catch (err) {
       if (err instanceof AmbiguousRequestError) {
@@ -286,7 +299,7 @@ export class LifecycleSteps {
    */
   private async holdIfEnded(key: string, campaignId: string | null, agentId: string): Promise<void> {
     const record = await this.deps.campaigns.get(key);
-    if (!record || record.status === 'running' || record.status === 'creating') return;
+    if (!record || !ENDED.has(record.status)) return;
     const { outcome, message } = await this.deps.safety.secure({ campaignId, agentId, holder: key }, 'workflow', {
       brakeOnFailure: true,
       reason: 'part_ended',
@@ -294,11 +307,11 @@ export class LifecycleSteps {
     await this.deps.campaigns.appendTimeline(key, {
       at: this.deps.now().toISOString(),
       event: outcome === 'braked' ? 'brake' : 'pause',
-      reason: 'the part ended while a look resumed it',
+      reason: 'the part ended while its last step was running',
     });
     throw new PermanentError(
       'part_ended',
-      `the part ended (${record.failure?.message ?? record.status}) while a look resumed its campaign; ${outcome}: ${message}`,
+      `the part ended (${record.failure?.message ?? record.status}) while its last step was running; secured again, ${outcome}: ${message}`,
     );
   }
 
@@ -529,7 +542,8 @@ export class LifecycleSteps {
     const decision = decideReconcile(carry, campaignId, now, this.deps.settings);
     switch (decision.kind) {
       case 'found':
-        await this.deps.campaigns.created(key, decision.campaignId);
+        if (!(await this.deps.campaigns.created(key, decision.campaignId)))
+          await this.holdIfEnded(key, decision.campaignId, carry.agentId);
         return {
           ...this.afterCreate(
             { ...carry, phase: 'ready' },

@@ -167,7 +167,10 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   let workflowActed = false;
   const invokeLifecycle: typeof lifecycleHandler = (event, context) => {
     workflowActed = true;
-    return lifecycleHandler(event, context);
+    // And when it ends: a sweep may have run while it slept mid-work (a held answer, a budget wait).
+    return lifecycleHandler(event, context).finally(() => {
+      workflowActed = true;
+    });
   };
   const timeoutSeconds = Number(env.LIFECYCLE_TIMEOUT_SECONDS ?? DEFAULT_EXECUTION_TIMEOUT_SECONDS);
   const lifecycle =

@@ -21,11 +21,13 @@ import { contactSheet, phones, xlsx } from '../helpers/sheets.ts';
 /** Rehearsal of Lambda-level failures: the wrapper makes chosen lifecycle actions fail or misbehave. */
 const lambda: {
   throwOn: { action: string; times: number; name: string } | null;
+  /** Runs before the first invocation of `action` by an execution whose name contains `name` (then forgets it). */
+  before: { action: string; name: string; run: (execution: string) => Promise<void> } | null;
   /** Wedges the first look after this instant of an execution whose name starts with `wedgeName`. */
   wedgeAfter: number | null;
   wedgeName: string;
   now: () => number;
-} = { throwOn: null, wedgeAfter: null, wedgeName: '', now: () => 0 };
+} = { throwOn: null, before: null, wedgeAfter: null, wedgeName: '', now: () => 0 };
 
 const wrap =
   (invoke: LambdaInvoke): LambdaInvoke =>
@@ -38,9 +40,14 @@ const wrap =
       err.name = t.name;
       throw err;
     }
+    const execution = String((event as { execution?: string }).execution ?? '');
+    const before = lambda.before;
+    if (before && before.action === action && execution.includes(`:${before.name}`)) {
+      lambda.before = null;
+      await before.run(execution);
+    }
     const out = (await invoke(event, context)) as { wakeAt?: string; next?: string };
     // A wedged workflow: the first look after a given instant plans its next one three days later.
-    const execution = String((event as { execution?: string }).execution ?? '');
     const wedged =
       lambda.wedgeAfter !== null && lambda.now() >= lambda.wedgeAfter && execution.includes(`:${lambda.wedgeName}`);
     if (action === 'step' && wedged && out?.next === 'wait') {
@@ -334,9 +341,66 @@ describe('no call outside the window, whatever fails', () => {
     // The look resumed after the guard's pause, found the part ended, and paused again.
     const after = (record?.timeline ?? []).filter((t) => Date.parse(t.at) >= Date.parse(opening));
     expect(after.map((t) => t.event)).toEqual(['resume', 'pause']);
-    expect(after[1]?.reason).toBe('the part ended while a look resumed it');
+    expect(after[1]?.reason).toBe('the part ended while its last step was running');
     expect(record?.status).toBe('failed');
     expect(r.campaign?.status).toBe('paused');
+    expect(r.violations).toEqual([]);
+  }, 90_000);
+
+  it('the execution is stopped as its create step starts: the part is ended first and nothing is created', async () => {
+    const w = nextWeek();
+    // The step was invoked before the stop (Lambda runs on); the guard ends the part before the step goes on.
+    lambda.before = {
+      action: 'createCampaign',
+      name: 'stopped-at-create-',
+      run: async (execution) => {
+        p.stack.sfn.stop(execution, 'Operator', 'stopped from the console');
+        // The status change reaches the guard a turn later, as EventBridge's event would.
+        await new Promise((resolve) => setImmediate(resolve));
+        await p.stack.guardIdle();
+      },
+    };
+    const r = await rehearse({ name: 'stopped-at-create', at: beforeClose(w), prefix: '+1415583' });
+    lambda.before = null;
+    expect(r.executions[0]?.status).toBe('ABORTED');
+    expect(r.campaign).toBeUndefined();
+    expect(r.calls).toEqual([]);
+    const record = await campaignStore().get(partKeyOfExecution(r.executions[0]?.name ?? ''));
+    expect(record?.status).toBe('failed');
+    expect(record?.failure?.message).toMatch(/before it created a campaign; nobody was called/);
+    expect(record?.create).toBeUndefined();
+  }, 90_000);
+
+  it('the execution is stopped while the create answer is held: the campaign it made is paused', async () => {
+    const w = nextWeek();
+    const start = beforeClose(w);
+    const heldUntil = Date.parse(start) + 8_000;
+    const r = await rehearse({
+      name: 'stopped-mid-create',
+      at: start,
+      prefix: '+1415584',
+      // The create takes effect at once; its answer comes 8 s later, after the stop and the guard.
+      faults: [{ method: 'POST', path: '/campaigns', delayMs: 8_000, from: start, minutes: 5, count: 1 }],
+      during: {
+        at: new Date(Date.parse(start) + 4_000).toISOString(),
+        action: async (executions) => {
+          const e = executions()[0];
+          if (e) p.stack.sfn.stop(e.executionArn, 'Operator', 'stopped from the console');
+        },
+      },
+    });
+    expect(r.faulted.map((f) => f.method)).toEqual(['POST']);
+    expect(r.executions[0]?.status).toBe('ABORTED');
+    const record = await campaignStore().get(partKeyOfExecution(r.executions[0]?.name ?? ''));
+    // The guard found a create sent and no id (and braked the agent); the step recorded the id and paused it.
+    expect(record?.status).toBe('failed');
+    expect(record?.campaignId).toBe(r.campaign?.id);
+    expect(record?.timeline?.at(-1)).toMatchObject({
+      event: 'pause',
+      reason: 'the part ended while its last step was running',
+    });
+    expect(r.campaign?.status).toBe('paused');
+    expect(r.calls.filter((c) => Date.parse(c.started_at ?? '') > heldUntil)).toEqual([]);
     expect(r.violations).toEqual([]);
   }, 90_000);
 

@@ -65,22 +65,27 @@ export class CampaignGuard {
   /** An execution ended badly: the campaign it watched has nobody watching it now. */
   async executionEnded(e: ExecutionEnded): Promise<GuardAction> {
     const partKey = partKeyOfExecution(e.name);
-    const record = await this.deps.campaigns.get(partKey);
+    const before = await this.deps.campaigns.get(partKey);
     const ended = e.status.toLowerCase().replace('_', ' ');
     const reasons = [`execution ${e.name} ${ended}`];
-    if (record && ENDED_OK.has(record.status))
+    if (before && ENDED_OK.has(before.status))
       return { partKey, campaignId: null, reasons, outcome: 'none', message: 'nothing to secure' };
     const code = `workflow_${e.status.toLowerCase()}`;
-    const end = record && record.status !== 'failed';
-    if (end) await this.endBeforeSecuring(partKey, code, `the workflow ${ended}`);
+    const end = before?.status !== 'failed';
+    // Even a part with no record yet is ended: the stopped workflow's create step, still running, then finds it
+    // ended and creates nothing (or secures what it just made).
+    const plan = end && !before ? await this.planOf(e.executionArn) : null;
+    const of = plan ? { uploadId: plan.uploadId, part: plan.part.index } : undefined;
+    const record = end ? await this.endBeforeSecuring(partKey, code, `the workflow ${ended}`, of) : before;
     const action: GuardAction = record
       ? await this.secure(record, reasons, true, 'guard', e.executionArn)
       : { partKey, campaignId: null, reasons, outcome: 'none', message: 'no campaign was created' };
     const failure: Failure = {
       code,
-      message: record
-        ? `the workflow ${ended}; the guard left the campaign ${action.outcome}`
-        : `the workflow ${ended} before it created a campaign; nobody was called`,
+      message:
+        action.outcome === 'none'
+          ? `the workflow ${ended} before it created a campaign; nobody was called`
+          : `the workflow ${ended}; the guard left the campaign ${action.outcome}`,
     };
     if (end) await this.deps.campaigns.finish(partKey, 'failed', this.deps.now(), failure);
     await this.reportEnded(e.executionArn, partKey, failure);
@@ -88,15 +93,24 @@ export class CampaignGuard {
   }
 
   /**
-   * A part whose workflow is gone is ended before its campaign is paused. The workflow's last step may still be
-   * running (Lambda runs an invocation to its end after the execution stops); a resume it sends after this pause
-   * finds the part ended when it reads it back, and pauses again (LifecycleSteps, `holdIfEnded`).
+   * A part whose workflow is gone is ended before its campaign is secured, and secured as the end found it. The
+   * workflow's last step may still be running (Lambda runs an invocation to its end after the execution stops): a
+   * create, resume or release it sends after this finds the part ended when it reads it back, and secures again
+   * (LifecycleSteps, `holdIfEnded`); what it did before is in the record answered here.
    */
-  private async endBeforeSecuring(partKey: string, code: string, what: string): Promise<void> {
-    await this.deps.campaigns.finish(partKey, 'failed', this.deps.now(), {
-      code,
-      message: `${what}; its campaign is being secured`,
-    });
+  private async endBeforeSecuring(
+    partKey: string,
+    code: string,
+    what: string,
+    of?: { uploadId: string; part: number },
+  ): Promise<CampaignRecord> {
+    return await this.deps.campaigns.finish(
+      partKey,
+      'failed',
+      this.deps.now(),
+      { code, message: `${what}; its campaign is being secured` },
+      of,
+    );
   }
 
   /**
@@ -137,8 +151,10 @@ export class CampaignGuard {
       if (!watch.quiet && now > Date.parse(watch.nextLookAt) + settings.overdueGraceMs)
         reasons.push(`its workflow has not looked at it since ${watch.observedAt} (due ${watch.nextLookAt})`);
       if (reasons.length === 0) continue;
-      if (!running) await this.endBeforeSecuring(record.partKey, 'workflow_stopped', 'the workflow stopped');
-      const action = await this.secure(record, reasons, closesBeforeNextSweep || !running, 'sweeper', watch.execution);
+      const current = running
+        ? record
+        : await this.endBeforeSecuring(record.partKey, 'workflow_stopped', 'the workflow stopped');
+      const action = await this.secure(current, reasons, closesBeforeNextSweep || !running, 'sweeper', watch.execution);
       if (!running) {
         const failure = {
           code: 'workflow_stopped',
