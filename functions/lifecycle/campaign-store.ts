@@ -137,21 +137,22 @@ export class CampaignStore implements BrakeRegister {
 
   /**
    * Records the intent to create. `mayCreate` is false when a campaign is recorded or an earlier attempt may have
-   * made one: then the caller must find it instead of creating another.
+   * made one: then the caller must find it instead of creating another. `watch`: the create as a look the sweeper
+   * checks, so a workflow that dies between the create and its first look is found (workflow gone, look overdue).
    */
   async beginCreate(
     partKey: string,
     uploadId: string,
     part: number,
     now: Date,
+    watch?: Watch,
   ): Promise<{ mayCreate: boolean; record: CampaignRecord }> {
     try {
       const out = await this.db.send(
         new UpdateCommand({
           TableName: this.table,
           Key: { pk: partPk(partKey) },
-          UpdateExpression:
-            'SET #partKey = :partKey, #upload = :upload, #part = :part, #status = :creating, #create = :create, #started = if_not_exists(#started, :now)',
+          UpdateExpression: `SET #partKey = :partKey, #upload = :upload, #part = :part, #status = :creating, #create = :create, #started = if_not_exists(#started, :now)${watch ? ', #watch = :watch' : ''}`,
           // Nor for a part already ended (its workflow stopped and the guard ended it before this step got here).
           ConditionExpression:
             'attribute_not_exists(#campaignId) AND (attribute_not_exists(#create) OR #create.#state = :clear) AND (attribute_not_exists(#status) OR #status IN (:creating, :running))',
@@ -164,6 +165,7 @@ export class CampaignStore implements BrakeRegister {
             '#state': 'state',
             '#started': 'startedAt',
             '#campaignId': 'campaignId',
+            ...(watch ? { '#watch': 'watch' } : {}),
           },
           ExpressionAttributeValues: {
             ':partKey': partKey,
@@ -174,6 +176,7 @@ export class CampaignStore implements BrakeRegister {
             ':clear': 'clear',
             ':now': now.toISOString(),
             ':create': { attempt: now.getTime(), state: 'sent', sentAt: now.toISOString() },
+            ...(watch ? { ':watch': watch } : {}),
           },
           ReturnValues: 'ALL_NEW',
         }),

@@ -148,7 +148,17 @@ export class LifecycleSteps {
     const immediate = opening.opensAt <= now.getTime();
     const startsAt = immediate ? now.getTime() : opening.opensAt;
     const key = partKeyOf(plan);
-    const { mayCreate, record } = await this.deps.campaigns.beginCreate(key, plan.uploadId, plan.part.index, now);
+    // Until its first look the create is the look the sweeper checks: quiet when scheduled for a later opening.
+    const { mayCreate, record } = await this.deps.campaigns.beginCreate(key, plan.uploadId, plan.part.index, now, {
+      execution: input.execution,
+      agentId: carry.agentId,
+      campaignId: null,
+      window: carry.window,
+      observedAt: iso(now.getTime()),
+      nextLookAt: iso(now.getTime()),
+      quiet: !immediate,
+      counts: null,
+    });
     if (ENDED.has(record.status)) {
       // This workflow was stopped and the guard ended the part first. Secure only what an earlier attempt may
       // have made: with nothing sent, nothing was created and the agent stays as it is.

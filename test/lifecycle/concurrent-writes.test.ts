@@ -208,6 +208,87 @@ describe('a stopped workflow’s last look, racing the guard', () => {
   });
 });
 
+describe('a workflow that dies between its create and its first look', () => {
+  it('is found by the sweeper: the create step leaves a look to check, and the agent is braked', async () => {
+    const key = `upload-${++parts}-p1`;
+    const plan = {
+      uploadId: `upload-${parts}`,
+      bucket: BUCKET,
+      agentId: 'agt_1',
+      part: { index: 1, of: 1, key: `parts/${key}.xlsx` },
+      campaign: { name: 'dies', retries: 0 },
+    } as unknown as CampaignPlan;
+    await objects.put(BUCKET, plan.part.key, Buffer.from('part file'), 'application/octet-stream');
+    let now = at('10:00');
+    const secured: unknown[] = [];
+    const safety = {
+      secure: async (target: object, _by: string, options: { brakeOnFailure: boolean }) => {
+        secured.push({ ...target, brakeOnFailure: options.brakeOnFailure });
+        return { outcome: 'braked' as const, message: 'agent deactivated' };
+      },
+    } as unknown as CampaignSafety;
+    // The create request goes out and the workflow dies with it: no answer, no first look, and no event for the
+    // guard (EventBridge lost it).
+    const steps = new LifecycleSteps({
+      campaigns: store,
+      safety,
+      objects,
+      api: { campaigns: { create: () => new Promise(() => {}) } },
+      now: () => new Date(now),
+      settings: {
+        closingMarginMs: 5 * MIN,
+        pauseLeadMs: MIN,
+        brakeLeadMs: 2 * MIN,
+        secureRetryMs: MIN,
+        poll: { minSeconds: 30, maxSeconds: 900 },
+        continueAfterSteps: 100,
+        legalHours: DEFAULT_LEGAL_HOURS,
+        holdHorizonMs: 7 * 24 * 60 * MIN,
+        reconcileMinutes: 120,
+      },
+      outcomes: null,
+    } as unknown as LifecycleDeps);
+    const carry = {
+      schema: CARRY_SCHEMA,
+      phase: 'ready',
+      agentId: 'agt_1',
+      window: newYorkWindow(),
+      steps: 0,
+      generation: 0,
+      transitionsBefore: 0,
+    };
+    const execution = `arn:aws:states:us-east-1:123456789012:execution:callsheet-lifecycle:${key}`;
+    void steps.createCampaign({ action: 'createCampaign', plan, carry, execution });
+    await until(async () => (await store.get(key))?.create?.state === 'sent');
+    const guard = new CampaignGuard({
+      campaigns: store,
+      safety,
+      executions: { describe: async () => ({ status: 'ABORTED', input: '{}' }) },
+      reports: { writeIfMissing: async () => false },
+      now: () => new Date(now),
+      settings: { closingMarginMs: 5 * MIN, sweepIntervalMs: 5 * MIN, overdueGraceMs: 10 * MIN },
+    });
+    now = at('10:05');
+    const actions = (await guard.sweep()).actions.filter((a) => a.partKey === key);
+    expect(actions).toHaveLength(1);
+    expect(actions[0]?.reasons).toContain('its workflow is not running');
+    // A create sent and no id known: only the brake can help.
+    expect(secured.filter((t) => (t as { holder: string }).holder === key)).toEqual([
+      { campaignId: null, agentId: 'agt_1', holder: key, brakeOnFailure: true },
+    ]);
+    expect((await store.get(key))?.status).toBe('failed');
+  });
+});
+
+/** Resolves once `check` answers true (polled on the event loop, no timers). */
+async function until(check: () => Promise<boolean>): Promise<void> {
+  for (let i = 0; i < 1000; i++) {
+    if (await check()) return;
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  throw new Error('never happened');
+}
+
 /** An object store whose first put waits until `release()`; `read` resolves once its first get has answered. */
 class HeldPut extends ObjectStore {
   read: Promise<void>;
