@@ -358,17 +358,31 @@ export class CampaignStore implements BrakeRegister {
     return roundsInOrder((await this.get(rootPartKey))?.followUpRounds);
   }
 
-  /** Parts whose workflow has not ended, for the sweeper (a scan: the table holds one item per part). */
-  async unfinished(): Promise<CampaignRecord[]> {
+  /**
+   * Parts whose workflow has not ended (a scan: the table holds one item per part); with `unconfirmed`, also ended
+   * parts whose last securing was not confirmed, which the sweeper tries again until it is.
+   */
+  async unfinished(options: { unconfirmed?: boolean } = {}): Promise<CampaignRecord[]> {
     const out: CampaignRecord[] = [];
     let start: Record<string, unknown> | undefined;
+    const running = '#status IN (:creating, :running)';
     do {
       const page = await this.db.send(
         new ScanCommand({
           TableName: this.table,
-          FilterExpression: 'begins_with(pk, :part) AND #status IN (:creating, :running)',
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: { ':part': 'part#', ':creating': 'creating', ':running': 'running' },
+          FilterExpression: options.unconfirmed
+            ? `begins_with(pk, :part) AND (${running} OR #secured.#outcome = :unconfirmed)`
+            : `begins_with(pk, :part) AND ${running}`,
+          ExpressionAttributeNames: {
+            '#status': 'status',
+            ...(options.unconfirmed ? { '#secured': 'secured', '#outcome': 'outcome' } : {}),
+          },
+          ExpressionAttributeValues: {
+            ':part': 'part#',
+            ':creating': 'creating',
+            ':running': 'running',
+            ...(options.unconfirmed ? { ':unconfirmed': 'unconfirmed' } : {}),
+          },
           ExclusiveStartKey: start,
         }),
       );

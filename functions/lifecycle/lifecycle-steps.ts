@@ -314,10 +314,13 @@ export class LifecycleSteps {
       brakeOnFailure: true,
       reason: 'part_ended',
     });
+    const reason = 'the part ended while its last step was running';
+    // Recorded as a safety action: an unconfirmed one is tried again by the sweeper.
+    await this.deps.campaigns.markSecured(key, { at: this.deps.now().toISOString(), by: 'workflow', outcome, reason });
     await this.deps.campaigns.appendTimeline(key, {
       at: this.deps.now().toISOString(),
       event: outcome === 'braked' ? 'brake' : 'pause',
-      reason: 'the part ended while its last step was running',
+      reason,
     });
     throw new PermanentError(
       'part_ended',

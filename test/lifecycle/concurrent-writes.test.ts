@@ -280,6 +280,41 @@ describe('a workflow that dies between its create and its first look', () => {
   });
 });
 
+describe('an ended part whose securing was not confirmed', () => {
+  it('is secured again by each sweep until it is confirmed', async () => {
+    const { partKey } = await runningPart(at('10:00'), at('10:01'));
+    // The workflow was stopped; the guard ended the part but neither its pause nor its brake was confirmed.
+    await store.finish(partKey, 'failed', new Date(at('10:02')), { code: 'workflow_aborted', message: 'stopped' });
+    await store.markSecured(partKey, { at: iso(at('10:02')), by: 'guard', outcome: 'unconfirmed', reason: 'x' });
+    const outcomes: ('unconfirmed' | 'paused')[] = ['unconfirmed', 'paused'];
+    const tried: boolean[] = [];
+    const safety = {
+      secure: async (target: { holder: string }, _by: string, options: { brakeOnFailure: boolean }) => {
+        if (target.holder !== partKey) return { outcome: 'paused' as const, message: 'paused' };
+        tried.push(options.brakeOnFailure);
+        return { outcome: outcomes.shift() ?? 'paused', message: 'answered' };
+      },
+    } as unknown as CampaignSafety;
+    let now = at('10:05');
+    const guard = new CampaignGuard({
+      campaigns: store,
+      safety,
+      executions: { describe: async () => ({ status: 'ABORTED', input: '{}' }) },
+      reports: { writeIfMissing: async () => false },
+      now: () => new Date(now),
+      settings: { closingMarginMs: 5 * MIN, sweepIntervalMs: 5 * MIN, overdueGraceMs: 10 * MIN },
+    });
+    const mine = async () => (await guard.sweep()).actions.filter((a) => a.partKey === partKey);
+    expect((await mine()).map((a) => a.outcome)).toEqual(['unconfirmed']);
+    now = at('10:10');
+    expect((await mine()).map((a) => a.outcome)).toEqual(['paused']);
+    now = at('10:15');
+    expect(await mine()).toEqual([]);
+    expect(tried).toEqual([true, true]);
+    expect((await store.get(partKey))?.status).toBe('failed');
+  });
+});
+
 /** Resolves once `check` answers true (polled on the event loop, no timers). */
 async function until(check: () => Promise<boolean>): Promise<void> {
   for (let i = 0; i < 1000; i++) {

@@ -123,10 +123,17 @@ export class CampaignGuard {
     const { settings } = this.deps;
     const actions: GuardAction[] = [];
     let quietUntil = Number.POSITIVE_INFINITY;
-    for (const record of await this.deps.campaigns.unfinished()) {
+    for (const record of await this.deps.campaigns.unfinished({ unconfirmed: true })) {
       const watch = record.watch;
       if (!watch) {
         quietUntil = now;
+        continue;
+      }
+      if (record.status !== 'creating' && record.status !== 'running') {
+        // Ended, its last securing unconfirmed (the API down for the guard, say): nobody else will try again.
+        quietUntil = now;
+        const reasons = [`the part ended (${record.status}) and its securing was not confirmed`];
+        actions.push(await this.secure(record, reasons, true, 'sweeper', watch.execution));
         continue;
       }
       // Nothing new before the look is overdue, or (while not quiet) before the window changes.
