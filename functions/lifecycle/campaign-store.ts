@@ -359,8 +359,10 @@ export class CampaignStore implements BrakeRegister {
   }
 
   /**
-   * Parts whose workflow has not ended (a scan: the table holds one item per part); with `unconfirmed`, also ended
-   * parts whose last securing was not confirmed, which the sweeper tries again until it is.
+   * Parts whose workflow has not ended (a scan: the table holds one item per part); with `unconfirmed`, also failed
+   * parts whose last securing was not confirmed, which the sweeper tries again until it is. Only failed ones: a
+   * part its workflow ended completed, cancelled or held is as its workflow left it (an unconfirmed securing from
+   * earlier in its life says nothing about it now), and the guard too leaves those alone.
    */
   async unfinished(options: { unconfirmed?: boolean } = {}): Promise<CampaignRecord[]> {
     const out: CampaignRecord[] = [];
@@ -371,7 +373,7 @@ export class CampaignStore implements BrakeRegister {
         new ScanCommand({
           TableName: this.table,
           FilterExpression: options.unconfirmed
-            ? `begins_with(pk, :part) AND (${running} OR #secured.#outcome = :unconfirmed)`
+            ? `begins_with(pk, :part) AND (${running} OR (#status = :failed AND #secured.#outcome = :unconfirmed))`
             : `begins_with(pk, :part) AND ${running}`,
           ExpressionAttributeNames: {
             '#status': 'status',
@@ -381,7 +383,7 @@ export class CampaignStore implements BrakeRegister {
             ':part': 'part#',
             ':creating': 'creating',
             ':running': 'running',
-            ...(options.unconfirmed ? { ':unconfirmed': 'unconfirmed' } : {}),
+            ...(options.unconfirmed ? { ':failed': 'failed', ':unconfirmed': 'unconfirmed' } : {}),
           },
           ExclusiveStartKey: start,
         }),

@@ -315,6 +315,62 @@ describe('an ended part whose securing was not confirmed', () => {
   });
 });
 
+describe('an ended part whose securing during its life was not confirmed', () => {
+  const sweeper = (safety: CampaignSafety, now: () => number) =>
+    new CampaignGuard({
+      campaigns: store,
+      safety,
+      executions: { describe: async () => ({ status: 'SUCCEEDED', input: '{}' }) },
+      reports: { writeIfMissing: async () => false },
+      now: () => new Date(now()),
+      settings: { closingMarginMs: 5 * MIN, sweepIntervalMs: 5 * MIN, overdueGraceMs: 10 * MIN },
+    });
+
+  it.each(['completed', 'cancelled'] as const)('is left alone once its workflow ended it %s', async (status) => {
+    const { partKey } = await runningPart(at('10:00'), at('10:01'));
+    // A sweep while the API was down could not confirm its pause; the workflow recovered and ended the part.
+    await store.markSecured(partKey, { at: iso(at('10:20')), by: 'sweeper', outcome: 'unconfirmed', reason: 'x' });
+    await store.finish(partKey, status, new Date(at('11:00')));
+    const tried: unknown[] = [];
+    const safety = {
+      secure: async (target: { holder: string }) => {
+        if (target.holder === partKey) tried.push(target);
+        // The API fails again: a retry would brake the agent for a part no workflow will ever release.
+        return { outcome: 'braked' as const, message: 'agent deactivated' };
+      },
+    } as unknown as CampaignSafety;
+    const actions = (await sweeper(safety, () => at('11:05')).sweep()).actions.filter((a) => a.partKey === partKey);
+    expect(actions).toEqual([]);
+    expect(tried).toEqual([]);
+  });
+
+  it('leaves the sweeps once no campaign can exist', async () => {
+    const partKey = `upload-${++parts}-p1`;
+    await store.beginCreate(partKey, `upload-${parts}`, 1, new Date(at('10:00')), {
+      execution: `arn:aws:states:us-east-1:123456789012:execution:callsheet-lifecycle:${partKey}`,
+      agentId: 'agt_1',
+      campaignId: null,
+      window: newYorkWindow(),
+      observedAt: iso(at('10:00')),
+      nextLookAt: iso(at('10:00')),
+      quiet: false,
+    });
+    // The create was slow, so a sweep acted on the sent create and could not confirm; then the API refused it.
+    await store.markSecured(partKey, { at: iso(at('10:11')), by: 'sweeper', outcome: 'unconfirmed', reason: 'x' });
+    await store.markCreate(partKey, 'clear');
+    await store.finish(partKey, 'failed', new Date(at('10:12')), { code: 'rejected_by_api', message: 'refused' });
+    const safety = {
+      secure: async () => ({ outcome: 'paused' as const, message: 'paused' }),
+    } as unknown as CampaignSafety;
+    let now = at('10:15');
+    const guard = sweeper(safety, () => now);
+    const mine = async () => (await guard.sweep()).actions.filter((a) => a.partKey === partKey);
+    expect((await mine()).map((a) => a.outcome)).toEqual(['none']);
+    now = at('10:20');
+    expect(await mine()).toEqual([]);
+  });
+});
+
 /** Resolves once `check` answers true (polled on the event loop, no timers). */
 async function until(check: () => Promise<boolean>): Promise<void> {
   for (let i = 0; i < 1000; i++) {

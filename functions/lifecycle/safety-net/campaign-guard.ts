@@ -130,10 +130,19 @@ export class CampaignGuard {
         continue;
       }
       if (record.status !== 'creating' && record.status !== 'running') {
-        // Ended, its last securing unconfirmed (the API down for the guard, say): nobody else will try again.
+        // Failed, its last securing unconfirmed (the API down for the guard, say): nobody else will try again.
         quietUntil = now;
         const reasons = [`the part ended (${record.status}) and its securing was not confirmed`];
-        actions.push(await this.secure(record, reasons, true, 'sweeper', watch.execution));
+        const action = await this.secure(record, reasons, true, 'sweeper', watch.execution);
+        // No campaign can exist (its create was refused since): nothing to try again at the next sweep.
+        if (action.outcome === 'none')
+          await this.deps.campaigns.markSecured(record.partKey, {
+            at: this.deps.now().toISOString(),
+            by: 'sweeper',
+            outcome: 'nothing',
+            reason: action.message,
+          });
+        actions.push(action);
         continue;
       }
       // Nothing new before the look is overdue, or (while not quiet) before the window changes.
