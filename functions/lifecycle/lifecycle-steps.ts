@@ -174,6 +174,7 @@ export class LifecycleSteps {
 
     const file = await this.deps.objects.get(plan.bucket, plan.part.key);
     if (!file) throw new PermanentError('part_missing', `the part file s3://${plan.bucket}/${plan.part.key} is gone`);
+    let campaignId: string;
     try {
       const campaign = await this.deps.api.campaigns.create({
         file: file.bytes,
@@ -183,9 +184,7 @@ export class LifecycleSteps {
         retries: plan.campaign.retries,
         ...(immediate ? {} : { start_date_time: utcWall(startsAt), time_zone: 'UTC' }),
       });
-      if (!(await this.deps.campaigns.created(key, campaign.id)))
-        await this.holdIfEnded(key, campaign.id, carry.agentId);
-      return this.afterCreate(carry, campaign.id, startsAt, now.getTime());
+      campaignId = campaign.id;
     } catch (err) {
       if (err instanceof AmbiguousRequestError) {
         await this.deps.campaigns.markCreate(key, 'ambiguous');
@@ -194,6 +193,10 @@ export class LifecycleSteps {
       await this.deps.campaigns.markCreate(key, 'clear');
       throw classify(err, 'creating the campaign');
     }
+    // Outside the try: the campaign exists, so no error from here on may mark the create clear (a retry would
+    // create a second one); a create left `sent` is looked for instead.
+    if (!(await this.deps.campaigns.created(key, campaignId))) await this.holdIfEnded(key, campaignId, carry.agentId);
+    return this.afterCreate(carry, campaignId, startsAt, now.getTime());
   }
 
   /** One look: gathers the operator's wish and the stats, lets decideStep choose, acts, and records the look. */

@@ -315,6 +315,135 @@ describe('an ended part whose securing was not confirmed', () => {
   });
 });
 
+describe('a create whose answer lands after the guard ended the part', () => {
+  it('keeps the create recorded as made, and pauses the campaign', async () => {
+    const key = `upload-${++parts}-p1`;
+    const plan = {
+      uploadId: `upload-${parts}`,
+      bucket: BUCKET,
+      agentId: 'agt_1',
+      part: { index: 1, of: 1, key: `parts/${key}.xlsx` },
+      campaign: { name: 'late answer', retries: 0 },
+    } as unknown as CampaignPlan;
+    await objects.put(BUCKET, plan.part.key, Buffer.from('part file'), 'application/octet-stream');
+    let answer: ((c: { id: string }) => void) | null = null;
+    const secured: unknown[] = [];
+    const steps = new LifecycleSteps({
+      campaigns: store,
+      safety: {
+        secure: async (target: object) => {
+          secured.push(target);
+          return { outcome: 'paused' as const, message: 'paused' };
+        },
+      } as unknown as CampaignSafety,
+      objects,
+      api: { campaigns: { create: () => new Promise((resolve) => (answer = resolve)) } },
+      now: () => new Date(at('10:00')),
+      settings: {
+        closingMarginMs: 5 * MIN,
+        pauseLeadMs: MIN,
+        brakeLeadMs: 2 * MIN,
+        secureRetryMs: MIN,
+        poll: { minSeconds: 30, maxSeconds: 900 },
+        continueAfterSteps: 100,
+        legalHours: DEFAULT_LEGAL_HOURS,
+        holdHorizonMs: 7 * 24 * 60 * MIN,
+        reconcileMinutes: 120,
+      },
+      outcomes: null,
+    } as unknown as LifecycleDeps);
+    const carry = {
+      schema: CARRY_SCHEMA,
+      phase: 'ready',
+      agentId: 'agt_1',
+      window: newYorkWindow(),
+      steps: 0,
+      generation: 0,
+      transitionsBefore: 0,
+    };
+    const execution = `arn:aws:states:us-east-1:123456789012:execution:callsheet-lifecycle:${key}`;
+    const create = steps.createCampaign({ action: 'createCampaign', plan, carry, execution });
+    // The request is out; the guard ends the part before its answer lands.
+    await until(async () => answer !== null);
+    await store.finish(key, 'failed', new Date(at('10:01')), { code: 'workflow_aborted', message: 'stopped' });
+    answer?.({ id: 'cmp_late' });
+    await expect(create).rejects.toThrow(/^part_ended: /);
+    expect(secured).toEqual([{ campaignId: 'cmp_late', agentId: 'agt_1', holder: key }]);
+    const record = await store.get(key);
+    expect(record?.campaignId).toBe('cmp_late');
+    expect(record?.create?.state).toBe('created');
+  });
+});
+
+describe('a create whose answer cannot be recorded', () => {
+  it('is looked for at the retry, never made again', async () => {
+    const key = `upload-${++parts}-p1`;
+    const plan = {
+      uploadId: `upload-${parts}`,
+      bucket: BUCKET,
+      agentId: 'agt_1',
+      part: { index: 1, of: 1, key: `parts/${key}.xlsx` },
+      campaign: { name: 'unrecorded', retries: 0 },
+    } as unknown as CampaignPlan;
+    await objects.put(BUCKET, plan.part.key, Buffer.from('part file'), 'application/octet-stream');
+    // DynamoDB throttles the write of the id (an error dynalite cannot be made to answer).
+    class Throttled extends CampaignStore {
+      override async created(): Promise<boolean> {
+        throw Object.assign(new Error('throttled'), { name: 'ProvisionedThroughputExceededException' });
+      }
+    }
+    const made: string[] = [];
+    const stepsOn = (campaigns: CampaignStore) =>
+      new LifecycleSteps({
+        campaigns,
+        safety: {} as CampaignSafety,
+        objects,
+        api: {
+          campaigns: {
+            create: async () => {
+              made.push(key);
+              return { id: `cmp_${made.length}` };
+            },
+          },
+        },
+        now: () => new Date(at('10:00')),
+        settings: {
+          closingMarginMs: 5 * MIN,
+          pauseLeadMs: MIN,
+          brakeLeadMs: 2 * MIN,
+          secureRetryMs: MIN,
+          poll: { minSeconds: 30, maxSeconds: 900 },
+          continueAfterSteps: 100,
+          legalHours: DEFAULT_LEGAL_HOURS,
+          holdHorizonMs: 7 * 24 * 60 * MIN,
+          reconcileMinutes: 120,
+        },
+        outcomes: null,
+      } as unknown as LifecycleDeps);
+    const input = {
+      action: 'createCampaign' as const,
+      plan,
+      carry: {
+        schema: CARRY_SCHEMA,
+        phase: 'ready',
+        agentId: 'agt_1',
+        window: newYorkWindow(),
+        steps: 0,
+        generation: 0,
+        transitionsBefore: 0,
+      },
+      execution: `arn:aws:states:us-east-1:123456789012:execution:callsheet-lifecycle:${key}`,
+    };
+    await expect(
+      stepsOn(new Throttled(documentClient(aws), dynamo.tables.campaigns)).createCampaign(input),
+    ).rejects.toThrow('throttled');
+    // The document retries the step: the campaign made is looked for, not made again.
+    const retried = await stepsOn(store).createCampaign(input);
+    expect(retried.phase).toBe('reconciling');
+    expect(made).toEqual([key]);
+  });
+});
+
 describe('an ended part whose securing during its life was not confirmed', () => {
   const sweeper = (safety: CampaignSafety, now: () => number) =>
     new CampaignGuard({
