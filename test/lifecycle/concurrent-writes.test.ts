@@ -326,7 +326,7 @@ describe('a create whose answer lands after the guard ended the part', () => {
       campaign: { name: 'late answer', retries: 0 },
     } as unknown as CampaignPlan;
     await objects.put(BUCKET, plan.part.key, Buffer.from('part file'), 'application/octet-stream');
-    let answer: ((c: { id: string }) => void) | null = null;
+    const held: { answer?: (c: { id: string }) => void } = {};
     const secured: unknown[] = [];
     const steps = new LifecycleSteps({
       campaigns: store,
@@ -337,7 +337,7 @@ describe('a create whose answer lands after the guard ended the part', () => {
         },
       } as unknown as CampaignSafety,
       objects,
-      api: { campaigns: { create: () => new Promise((resolve) => (answer = resolve)) } },
+      api: { campaigns: { create: () => new Promise((resolve) => (held.answer = resolve)) } },
       now: () => new Date(at('10:00')),
       settings: {
         closingMarginMs: 5 * MIN,
@@ -364,9 +364,9 @@ describe('a create whose answer lands after the guard ended the part', () => {
     const execution = `arn:aws:states:us-east-1:123456789012:execution:callsheet-lifecycle:${key}`;
     const create = steps.createCampaign({ action: 'createCampaign', plan, carry, execution });
     // The request is out; the guard ends the part before its answer lands.
-    await until(async () => answer !== null);
+    await until(async () => held.answer !== undefined);
     await store.finish(key, 'failed', new Date(at('10:01')), { code: 'workflow_aborted', message: 'stopped' });
-    answer?.({ id: 'cmp_late' });
+    held.answer?.({ id: 'cmp_late' });
     await expect(create).rejects.toThrow(/^part_ended: /);
     expect(secured).toEqual([{ campaignId: 'cmp_late', agentId: 'agt_1', holder: key }]);
     const record = await store.get(key);
