@@ -327,6 +327,8 @@ describe('a create whose answer lands after the guard ended the part', () => {
     } as unknown as CampaignPlan;
     await objects.put(BUCKET, plan.part.key, Buffer.from('part file'), 'application/octet-stream');
     const held: { answer?: (c: { id: string }) => void } = {};
+    let asked: () => void = () => {};
+    const sent = new Promise<void>((resolve) => (asked = resolve));
     const secured: unknown[] = [];
     const steps = new LifecycleSteps({
       campaigns: store,
@@ -337,7 +339,15 @@ describe('a create whose answer lands after the guard ended the part', () => {
         },
       } as unknown as CampaignSafety,
       objects,
-      api: { campaigns: { create: () => new Promise((resolve) => (held.answer = resolve)) } },
+      api: {
+        campaigns: {
+          create: () =>
+            new Promise((resolve) => {
+              held.answer = resolve;
+              asked();
+            }),
+        },
+      },
       now: () => new Date(at('10:00')),
       settings: {
         closingMarginMs: 5 * MIN,
@@ -364,7 +374,7 @@ describe('a create whose answer lands after the guard ended the part', () => {
     const execution = `arn:aws:states:us-east-1:123456789012:execution:callsheet-lifecycle:${key}`;
     const create = steps.createCampaign({ action: 'createCampaign', plan, carry, execution });
     // The request is out; the guard ends the part before its answer lands.
-    await until(async () => held.answer !== undefined);
+    await sent;
     await store.finish(key, 'failed', new Date(at('10:01')), { code: 'workflow_aborted', message: 'stopped' });
     held.answer?.({ id: 'cmp_late' });
     await expect(create).rejects.toThrow(/^part_ended: /);
