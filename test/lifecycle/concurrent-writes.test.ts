@@ -67,7 +67,44 @@ function newYorkWindow(): PartWindow {
   return result.window;
 }
 
+/** The lifecycle's settings and the safety net's, as these tests run them. */
+const STEP_SETTINGS = {
+  closingMarginMs: 5 * MIN,
+  pauseLeadMs: MIN,
+  brakeLeadMs: 2 * MIN,
+  secureRetryMs: MIN,
+  poll: { minSeconds: 30, maxSeconds: 900 },
+  continueAfterSteps: 100,
+  legalHours: DEFAULT_LEGAL_HOURS,
+  holdHorizonMs: 7 * 24 * 60 * MIN,
+  reconcileMinutes: 120,
+};
+const GUARD_SETTINGS = { closingMarginMs: 5 * MIN, sweepIntervalMs: 5 * MIN, overdueGraceMs: 10 * MIN };
+/** A part checked and ready to create, in New York. */
+const readyCarry = () => ({
+  schema: CARRY_SCHEMA,
+  phase: 'ready' as const,
+  agentId: 'agt_1',
+  window: newYorkWindow(),
+  steps: 0,
+  generation: 0,
+  transitionsBefore: 0,
+});
+
 let parts = 0;
+/** A new part ready to create: its plan, and its part file in the bucket. */
+async function partToCreate(name: string): Promise<{ key: string; plan: CampaignPlan }> {
+  const key = `upload-${++parts}-p1`;
+  const plan = {
+    uploadId: `upload-${parts}`,
+    bucket: BUCKET,
+    agentId: 'agt_1',
+    part: { index: 1, of: 1, key: `parts/${key}.xlsx` },
+    campaign: { name, retries: 0 },
+  } as unknown as CampaignPlan;
+  await objects.put(BUCKET, plan.part.key, Buffer.from('part file'), 'application/octet-stream');
+  return { key, plan };
+}
 /** A running part as the workflow left it at a look at `observedAt`. */
 async function runningPart(observedAt: number, nextLookAt: number): Promise<{ partKey: string; watch: Watch }> {
   const partKey = `upload-${++parts}-p1`;
@@ -130,7 +167,7 @@ describe('markSecured’s quiet flag', () => {
       // The workflow is running: the sweeper writes no report of its own.
       reports: { writeIfMissing: async () => false },
       now: () => new Date(now),
-      settings: { closingMarginMs: 5 * MIN, sweepIntervalMs: 5 * MIN, overdueGraceMs: 10 * MIN },
+      settings: GUARD_SETTINGS,
     });
     const mine = <A extends { partKey: string }>(actions: A[]) => actions.filter((a) => a.partKey === partKey);
     expect(mine((await guard.sweep()).actions)).toHaveLength(1);
@@ -167,17 +204,7 @@ describe('a stopped workflow’s last look, racing the guard', () => {
       safety,
       objects,
       now: () => new Date(now),
-      settings: {
-        closingMarginMs: 5 * MIN,
-        pauseLeadMs: MIN,
-        brakeLeadMs: 2 * MIN,
-        secureRetryMs: MIN,
-        poll: { minSeconds: 30, maxSeconds: 900 },
-        continueAfterSteps: 100,
-        legalHours: DEFAULT_LEGAL_HOURS,
-        holdHorizonMs: 7 * 24 * 60 * MIN,
-        reconcileMinutes: 120,
-      },
+      settings: STEP_SETTINGS,
       outcomes: null,
     } as unknown as LifecycleDeps);
     // The create answer was lost; braked at last night's close, the look at the opening lets go.
@@ -210,15 +237,7 @@ describe('a stopped workflow’s last look, racing the guard', () => {
 
 describe('a workflow that dies between its create and its first look', () => {
   it('is found by the sweeper: the create step leaves a look to check, and the agent is braked', async () => {
-    const key = `upload-${++parts}-p1`;
-    const plan = {
-      uploadId: `upload-${parts}`,
-      bucket: BUCKET,
-      agentId: 'agt_1',
-      part: { index: 1, of: 1, key: `parts/${key}.xlsx` },
-      campaign: { name: 'dies', retries: 0 },
-    } as unknown as CampaignPlan;
-    await objects.put(BUCKET, plan.part.key, Buffer.from('part file'), 'application/octet-stream');
+    const { key, plan } = await partToCreate('dies');
     let now = at('10:00');
     const secured: unknown[] = [];
     const safety = {
@@ -235,28 +254,10 @@ describe('a workflow that dies between its create and its first look', () => {
       objects,
       api: { campaigns: { create: () => new Promise(() => {}) } },
       now: () => new Date(now),
-      settings: {
-        closingMarginMs: 5 * MIN,
-        pauseLeadMs: MIN,
-        brakeLeadMs: 2 * MIN,
-        secureRetryMs: MIN,
-        poll: { minSeconds: 30, maxSeconds: 900 },
-        continueAfterSteps: 100,
-        legalHours: DEFAULT_LEGAL_HOURS,
-        holdHorizonMs: 7 * 24 * 60 * MIN,
-        reconcileMinutes: 120,
-      },
+      settings: STEP_SETTINGS,
       outcomes: null,
     } as unknown as LifecycleDeps);
-    const carry = {
-      schema: CARRY_SCHEMA,
-      phase: 'ready',
-      agentId: 'agt_1',
-      window: newYorkWindow(),
-      steps: 0,
-      generation: 0,
-      transitionsBefore: 0,
-    };
+    const carry = readyCarry();
     const execution = `arn:aws:states:us-east-1:123456789012:execution:callsheet-lifecycle:${key}`;
     void steps.createCampaign({ action: 'createCampaign', plan, carry, execution });
     await until(async () => (await store.get(key))?.create?.state === 'sent');
@@ -266,7 +267,7 @@ describe('a workflow that dies between its create and its first look', () => {
       executions: { describe: async () => ({ status: 'ABORTED', input: '{}' }) },
       reports: { writeIfMissing: async () => false },
       now: () => new Date(now),
-      settings: { closingMarginMs: 5 * MIN, sweepIntervalMs: 5 * MIN, overdueGraceMs: 10 * MIN },
+      settings: GUARD_SETTINGS,
     });
     now = at('10:05');
     const actions = (await guard.sweep()).actions.filter((a) => a.partKey === key);
@@ -302,7 +303,7 @@ describe('an ended part whose securing was not confirmed', () => {
       executions: { describe: async () => ({ status: 'ABORTED', input: '{}' }) },
       reports: { writeIfMissing: async () => false },
       now: () => new Date(now),
-      settings: { closingMarginMs: 5 * MIN, sweepIntervalMs: 5 * MIN, overdueGraceMs: 10 * MIN },
+      settings: GUARD_SETTINGS,
     });
     const mine = async () => (await guard.sweep()).actions.filter((a) => a.partKey === partKey);
     expect((await mine()).map((a) => a.outcome)).toEqual(['unconfirmed']);
@@ -317,15 +318,7 @@ describe('an ended part whose securing was not confirmed', () => {
 
 describe('a create whose answer lands after the guard ended the part', () => {
   it('keeps the create recorded as made, and pauses the campaign', async () => {
-    const key = `upload-${++parts}-p1`;
-    const plan = {
-      uploadId: `upload-${parts}`,
-      bucket: BUCKET,
-      agentId: 'agt_1',
-      part: { index: 1, of: 1, key: `parts/${key}.xlsx` },
-      campaign: { name: 'late answer', retries: 0 },
-    } as unknown as CampaignPlan;
-    await objects.put(BUCKET, plan.part.key, Buffer.from('part file'), 'application/octet-stream');
+    const { key, plan } = await partToCreate('late answer');
     const held: { answer?: (c: { id: string }) => void } = {};
     let asked: () => void = () => {};
     const sent = new Promise<void>((resolve) => (asked = resolve));
@@ -349,28 +342,10 @@ describe('a create whose answer lands after the guard ended the part', () => {
         },
       },
       now: () => new Date(at('10:00')),
-      settings: {
-        closingMarginMs: 5 * MIN,
-        pauseLeadMs: MIN,
-        brakeLeadMs: 2 * MIN,
-        secureRetryMs: MIN,
-        poll: { minSeconds: 30, maxSeconds: 900 },
-        continueAfterSteps: 100,
-        legalHours: DEFAULT_LEGAL_HOURS,
-        holdHorizonMs: 7 * 24 * 60 * MIN,
-        reconcileMinutes: 120,
-      },
+      settings: STEP_SETTINGS,
       outcomes: null,
     } as unknown as LifecycleDeps);
-    const carry = {
-      schema: CARRY_SCHEMA,
-      phase: 'ready',
-      agentId: 'agt_1',
-      window: newYorkWindow(),
-      steps: 0,
-      generation: 0,
-      transitionsBefore: 0,
-    };
+    const carry = readyCarry();
     const execution = `arn:aws:states:us-east-1:123456789012:execution:callsheet-lifecycle:${key}`;
     const create = steps.createCampaign({ action: 'createCampaign', plan, carry, execution });
     // The request is out; the guard ends the part before its answer lands.
@@ -387,15 +362,7 @@ describe('a create whose answer lands after the guard ended the part', () => {
 
 describe('a create whose answer cannot be recorded', () => {
   it('is looked for at the retry, never made again', async () => {
-    const key = `upload-${++parts}-p1`;
-    const plan = {
-      uploadId: `upload-${parts}`,
-      bucket: BUCKET,
-      agentId: 'agt_1',
-      part: { index: 1, of: 1, key: `parts/${key}.xlsx` },
-      campaign: { name: 'unrecorded', retries: 0 },
-    } as unknown as CampaignPlan;
-    await objects.put(BUCKET, plan.part.key, Buffer.from('part file'), 'application/octet-stream');
+    const { key, plan } = await partToCreate('unrecorded');
     // DynamoDB throttles the write of the id (an error dynalite cannot be made to answer).
     class Throttled extends CampaignStore {
       override async created(): Promise<boolean> {
@@ -417,31 +384,13 @@ describe('a create whose answer cannot be recorded', () => {
           },
         },
         now: () => new Date(at('10:00')),
-        settings: {
-          closingMarginMs: 5 * MIN,
-          pauseLeadMs: MIN,
-          brakeLeadMs: 2 * MIN,
-          secureRetryMs: MIN,
-          poll: { minSeconds: 30, maxSeconds: 900 },
-          continueAfterSteps: 100,
-          legalHours: DEFAULT_LEGAL_HOURS,
-          holdHorizonMs: 7 * 24 * 60 * MIN,
-          reconcileMinutes: 120,
-        },
+        settings: STEP_SETTINGS,
         outcomes: null,
       } as unknown as LifecycleDeps);
     const input = {
       action: 'createCampaign' as const,
       plan,
-      carry: {
-        schema: CARRY_SCHEMA,
-        phase: 'ready',
-        agentId: 'agt_1',
-        window: newYorkWindow(),
-        steps: 0,
-        generation: 0,
-        transitionsBefore: 0,
-      },
+      carry: readyCarry(),
       execution: `arn:aws:states:us-east-1:123456789012:execution:callsheet-lifecycle:${key}`,
     };
     await expect(
@@ -462,7 +411,7 @@ describe('an ended part whose securing during its life was not confirmed', () =>
       executions: { describe: async () => ({ status: 'SUCCEEDED', input: '{}' }) },
       reports: { writeIfMissing: async () => false },
       now: () => new Date(now()),
-      settings: { closingMarginMs: 5 * MIN, sweepIntervalMs: 5 * MIN, overdueGraceMs: 10 * MIN },
+      settings: GUARD_SETTINGS,
     });
 
   it.each(['completed', 'cancelled'] as const)('is left alone once its workflow ended it %s', async (status) => {
