@@ -82,6 +82,13 @@ export interface CampaignRecord {
   followUpRounds?: Record<string, FollowUpStarted>;
 }
 
+/** A part ended (by its workflow, or by the guard first): no step may create, resume or release anything for it. */
+export const isEnded = (record: Pick<CampaignRecord, 'status'>): boolean =>
+  record.status === 'completed' ||
+  record.status === 'cancelled' ||
+  record.status === 'failed' ||
+  record.status === 'held';
+
 const partPk = (partKey: string) => `part#${partKey}`;
 
 /** Recorded rounds in part-key order, each with its fields in one order (DynamoDB keeps no order in a map). */

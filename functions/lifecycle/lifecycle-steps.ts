@@ -12,7 +12,7 @@ import type { CampaignStats } from '#commons/voice-api/types.ts';
 import { nextOpening, type PartWindow, partWindow, windowStateAt } from '#commons/window-plan.ts';
 import { parseDateTimeIn } from '#commons/zoned-time.ts';
 import type { CampaignSafety, SecureOutcome } from './campaign-safety.ts';
-import type { CampaignStore } from './campaign-store.ts';
+import { type CampaignRecord, type CampaignStore, isEnded } from './campaign-store.ts';
 import {
   afterStep,
   type DecideSettings,
@@ -81,8 +81,6 @@ export interface LifecycleDeps {
 /** A part's lasting key; a follow-up round has its own (functions/commons/campaign-plan.ts, followUpKey). */
 export const partKeyOf = (plan: CampaignPlan) => plan.followUp?.partKey ?? partKey(plan.uploadId, plan.part.index);
 const iso = (ms: number) => new Date(ms).toISOString();
-/** A part's end: no workflow may create, resume or release anything for it any more. */
-const ENDED = new Set<string>(['completed', 'cancelled', 'failed', 'held']);
 
 /** `YYYY-MM-DDTHH:MM:SS` in UTC: a schedule no DST overlap can make ambiguous. */
 const utcWall = (ms: number) => new Date(Math.ceil(ms / 1000) * 1000).toISOString().slice(0, 19);
@@ -159,11 +157,11 @@ export class LifecycleSteps {
       quiet: !immediate,
       counts: null,
     });
-    if (ENDED.has(record.status)) {
+    if (isEnded(record)) {
       // This workflow was stopped and the guard ended the part first. Secure only what an earlier attempt may
       // have made: with nothing sent, nothing was created and the agent stays as it is.
       const sent = record.campaignId || record.create?.state === 'sent' || record.create?.state === 'ambiguous';
-      if (sent) await this.holdIfEnded(key, record.campaignId ?? null, carry.agentId);
+      if (sent) await this.secureEnded(key, record, record.campaignId ?? null, carry.agentId);
       throw new PermanentError(
         'part_ended',
         `the part ended (${record.failure?.message ?? record.status}) before its campaign was created`,
@@ -312,7 +310,16 @@ export class LifecycleSteps {
    */
   private async holdIfEnded(key: string, campaignId: string | null, agentId: string): Promise<void> {
     const record = await this.deps.campaigns.get(key);
-    if (!record || !ENDED.has(record.status)) return;
+    if (record && isEnded(record)) await this.secureEnded(key, record, campaignId, agentId);
+  }
+
+  /** Secures again what a step did for a part found ended, records it, and fails the step. */
+  private async secureEnded(
+    key: string,
+    record: CampaignRecord,
+    campaignId: string | null,
+    agentId: string,
+  ): Promise<never> {
     const { outcome, message } = await this.deps.safety.secure({ campaignId, agentId, holder: key }, 'workflow', {
       brakeOnFailure: true,
       reason: 'part_ended',

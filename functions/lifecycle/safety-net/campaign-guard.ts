@@ -1,7 +1,7 @@
 import { type CampaignPlan, continuationName, labelOfPartKey, partKeyOfExecution } from '#commons/campaign-plan.ts';
 import { windowStateAt } from '#commons/window-plan.ts';
 import type { CampaignSafety, SecureOutcome } from '../campaign-safety.ts';
-import type { CampaignRecord, CampaignStore } from '../campaign-store.ts';
+import { type CampaignRecord, type CampaignStore, isEnded } from '../campaign-store.ts';
 import type { Failure } from '../lifecycle-state.ts';
 import { buildPartReport, type PartReport } from '../part-report.ts';
 
@@ -49,8 +49,6 @@ export interface GuardAction {
   message: string;
 }
 
-const ENDED_OK = new Set(['completed', 'cancelled', 'held']);
-
 /** How long a look that is due may take before the sweeper steps in for the closing window. */
 const WORKFLOW_SLACK_MS = 60_000;
 
@@ -68,18 +66,17 @@ export class CampaignGuard {
     const before = await this.deps.campaigns.get(partKey);
     const ended = e.status.toLowerCase().replace('_', ' ');
     const reasons = [`execution ${e.name} ${ended}`];
-    if (before && ENDED_OK.has(before.status))
+    // Ended by its workflow (completed, cancelled, held): nothing is left to secure.
+    if (before && isEnded(before) && before.status !== 'failed')
       return { partKey, campaignId: null, reasons, outcome: 'none', message: 'nothing to secure' };
     const code = `workflow_${e.status.toLowerCase()}`;
     const end = before?.status !== 'failed';
     // Even a part with no record yet is ended: the stopped workflow's create step, still running, then finds it
     // ended and creates nothing (or secures what it just made).
-    const plan = end && !before ? await this.planOf(e.executionArn) : null;
+    const plan = await this.planOf(e.executionArn);
     const of = plan ? { uploadId: plan.uploadId, part: plan.part.index } : undefined;
-    const record = end ? await this.endBeforeSecuring(partKey, code, `the workflow ${ended}`, of) : before;
-    const action: GuardAction = record
-      ? await this.secure(record, reasons, true, 'guard', e.executionArn)
-      : { partKey, campaignId: null, reasons, outcome: 'none', message: 'no campaign was created' };
+    const record = before && !end ? before : await this.endBeforeSecuring(partKey, code, `the workflow ${ended}`, of);
+    const action = await this.secure(record, reasons, true, 'guard', e.executionArn);
     const failure: Failure = {
       code,
       message:
@@ -87,8 +84,8 @@ export class CampaignGuard {
           ? `the workflow ${ended} before it created a campaign; nobody was called`
           : `the workflow ${ended}; the guard left the campaign ${action.outcome}`,
     };
-    if (end) await this.deps.campaigns.finish(partKey, 'failed', this.deps.now(), failure);
-    await this.reportEnded(e.executionArn, partKey, failure);
+    const last = end ? await this.deps.campaigns.finish(partKey, 'failed', this.deps.now(), failure) : record;
+    await this.reportEnded(plan, partKey, last, failure);
     return action;
   }
 
@@ -129,7 +126,7 @@ export class CampaignGuard {
         quietUntil = now;
         continue;
       }
-      if (record.status !== 'creating' && record.status !== 'running') {
+      if (isEnded(record)) {
         // Failed, its last securing unconfirmed (the API down for the guard, say): nobody else will try again.
         quietUntil = now;
         const reasons = [`the part ended (${record.status}) and its securing was not confirmed`];
@@ -176,8 +173,8 @@ export class CampaignGuard {
           code: 'workflow_stopped',
           message: `the workflow stopped without finishing; the sweeper left the campaign ${action.outcome}`,
         };
-        await this.deps.campaigns.finish(record.partKey, 'failed', this.deps.now(), failure);
-        await this.reportEnded(watch.execution, record.partKey, failure);
+        const last = await this.deps.campaigns.finish(record.partKey, 'failed', this.deps.now(), failure);
+        await this.reportEnded(await this.planOf(watch.execution), record.partKey, last, failure);
       }
       actions.push(action);
       quietUntil = now;
@@ -219,12 +216,15 @@ export class CampaignGuard {
    * workflow wrote. A report that cannot be written is logged by the caller's error boundary, after the campaign
    * was secured.
    */
-  private async reportEnded(executionArn: string, partKey: string, failure: Failure): Promise<void> {
-    const plan = await this.planOf(executionArn);
+  private async reportEnded(
+    plan: CampaignPlan | null,
+    partKey: string,
+    record: CampaignRecord,
+    failure: Failure,
+  ): Promise<void> {
     if (!plan?.bucket || !plan.reportPrefix) return;
-    const record = await this.deps.campaigns.get(partKey);
     const now = this.deps.now();
-    const startedMs = Date.parse(record?.startedAt ?? '') || now.getTime();
+    const startedMs = Date.parse(record.startedAt ?? '') || now.getTime();
     const report = buildPartReport({
       plan,
       status: 'failed',
@@ -232,7 +232,7 @@ export class CampaignGuard {
       stats: null,
       record,
       window: null,
-      campaignId: record?.campaignId ?? null,
+      campaignId: record.campaignId ?? null,
       closingMarginMs: this.deps.settings.closingMarginMs,
       transitions: 0,
       executions: 1,
