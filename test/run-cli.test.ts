@@ -182,7 +182,7 @@ describe('callsheet run, interrupted', () => {
     expect(code, `${stdout}\n${stderr}`).toBe(130);
     expect(stderr).toContain('stopping: the workflows stop now');
     const lines = stdout.split('\n').filter((l) => /^part \d+: /.test(l));
-    expect(lines).toHaveLength(2);
+    expect(lines, `${stdout}\n${stderr}`).toHaveLength(2);
     for (const line of lines) expect(line).toMatch(/^part \d+: (interrupted|completed),/);
     expect(lines.some((l) => l.includes(': interrupted,'))).toBe(true);
   }, 120_000);

@@ -2,6 +2,7 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import S3rver from 's3rver';
+import { atomicWrites } from './s3-atomic.ts';
 
 export interface S3EventRecord {
   eventVersion: string;
@@ -67,6 +68,7 @@ export async function startS3(buckets: string[], keep?: string, listenPort = 0):
     directory,
     configureBuckets: buckets.map((name) => ({ name })),
   });
+  atomicWrites(server.store);
   const { port } = await server.run();
   return {
     endpoint: `http://127.0.0.1:${port}`,

@@ -23,8 +23,22 @@ declare module 's3rver' {
     resetOnClose?: boolean;
     configureBuckets?: { name: string; configs?: string[] }[];
   }
+  /** An object as s3rver's store receives it. */
+  export interface S3rverObject {
+    bucket: string;
+    key: string;
+    content: Buffer | NodeJS.ReadableStream;
+    metadata: Record<string, string>;
+  }
+  /** The file store behind s3rver, whose writes the local stack makes whole. */
+  export interface S3rverStore {
+    getResourcePath(bucket: string, key: string, resource: string): string;
+    putObject(object: S3rverObject): Promise<{ size: number; md5: string }>;
+    putMetadata(bucket: string, key: string, metadata: Record<string, string>, md5?: string): Promise<void>;
+  }
   export default class S3rver extends EventEmitter {
     constructor(options: S3rverOptions);
+    store: S3rverStore;
     run(): Promise<AddressInfo>;
     close(): Promise<void>;
     reset(): void;
