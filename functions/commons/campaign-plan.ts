@@ -66,6 +66,15 @@ export interface CampaignPlan {
 export const partKey = (uploadId: string, part: number | string): string => `${uploadId}-p${part}`;
 
 /**
+ * The upload and part a first part's key names (`partKey`'s inverse); null for a follow-up round's key, whose
+ * part number is its plan's, not in its name.
+ */
+export function partOfKey(key: string): { uploadId: string; part: number } | null {
+  const m = /^(.+)-p(\d+)$/.exec(key);
+  return m ? { uploadId: m[1] as string, part: Number(m[2]) } : null;
+}
+
+/**
  * A part's label in report names (`1`, or `1-r2a` for a follow-up round): its key past `<upload>-p`. The inverse
  * is `partKey(uploadId, label)`.
  */

@@ -281,6 +281,28 @@ describe('a workflow that dies between its create and its first look', () => {
   });
 });
 
+describe('a workflow stopped before its first step, with Step Functions not answering', () => {
+  it('ends its part under the upload and part its name gives', async () => {
+    const { key } = await partToCreate('stopped, no plan');
+    const guard = new CampaignGuard({
+      campaigns: store,
+      safety: { secure: async () => ({ outcome: 'paused', message: 'paused' }) } as unknown as CampaignSafety,
+      executions: { describe: async () => Promise.reject(new Error('ThrottlingException')) },
+      reports: { writeIfMissing: async () => false },
+      now: () => new Date(at('10:02')),
+      settings: GUARD_SETTINGS,
+    });
+    const action = await guard.executionEnded({
+      executionArn: `arn:aws:states:us-east-1:123456789012:execution:callsheet-lifecycle:${key}`,
+      name: key,
+      status: 'ABORTED',
+    });
+    expect(action.outcome).toBe('none');
+    const record = await store.get(key);
+    expect(record).toMatchObject({ status: 'failed', uploadId: key.replace(/-p1$/, ''), part: 1 });
+  });
+});
+
 describe('an ended part whose securing was not confirmed', () => {
   it('is secured again by each sweep until it is confirmed', async () => {
     const { partKey } = await runningPart(at('10:00'), at('10:01'));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { followUpKey, labelOfPartKey, partKey } from '#commons/campaign-plan.ts';
+import { followUpKey, labelOfPartKey, partKey, partOfKey } from '#commons/campaign-plan.ts';
 import { partOfReportKey, partReportFiles, reportKeys, reportPrefix } from '#commons/report-keys.ts';
 
 describe('part keys and report labels', () => {
@@ -12,6 +12,15 @@ describe('part keys and report labels', () => {
   ])('%s is labelled %s, and the label gives the key back', (key, label) => {
     expect(labelOfPartKey(upload, key)).toBe(label);
     expect(partKey(upload, label)).toBe(key);
+  });
+
+  it.each([
+    [partKey(upload, 1), { uploadId: upload, part: 1 }],
+    [partKey(upload, 12), { uploadId: upload, part: 12 }],
+    [followUpKey(partKey(upload, 3), 2, 0), null],
+    ['no-part-here', null],
+  ])('%s names its upload and part: %o', (key, expected) => {
+    expect(partOfKey(key)).toEqual(expected);
   });
 });
 
