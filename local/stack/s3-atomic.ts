@@ -10,8 +10,8 @@ import type { S3rverObject, S3rverStore } from 's3rver';
  * Real S3 replaces an object whole: a GET sees the old body or the new one. s3rver truncates the file in place and
  * answers a PUT before a buffered body is even flushed, so a read racing a write (a report written by the guard while
  * a stopped workflow's last step writes it too) could see half of one, or one body's head on another's tail.
- * Each body and its metadata are written to a file of their own and renamed over the old one, one write per key at a
- * time.
+ * Each body and its metadata are written to a file of their own and renamed over the old one, and reads and writes
+ * of one key take turns.
  */
 export function atomicWrites(store: S3rverStore): void {
   const replace = async (path: string, write: (temp: string) => Promise<void>) => {
@@ -49,18 +49,23 @@ export function atomicWrites(store: S3rverStore): void {
     await store.putMetadata(object.bucket, object.key, object.metadata, digest);
     return { size, md5: digest };
   };
-  // One write at a time per key, so the body and the metadata left behind are of the same write.
-  const writing = new Map<string, Promise<unknown>>();
-  store.putObject = (object: S3rverObject) => {
-    const path = store.getResourcePath(object.bucket, object.key, 'object');
-    const done = (writing.get(path) ?? Promise.resolve()).then(() => put(object));
+  // One write or read at a time per key: the body and the metadata left behind are of the same write, and a read
+  // (s3rver takes the length from the path's metadata, then opens the path) sees one write's body and length.
+  const busy = new Map<string, Promise<unknown>>();
+  const exclusive = <T>(path: string, run: () => Promise<T>): Promise<T> => {
+    const done = (busy.get(path) ?? Promise.resolve()).then(run);
     const settled = done.catch(() => {});
-    writing.set(path, settled);
+    busy.set(path, settled);
     void settled.then(() => {
-      if (writing.get(path) === settled) writing.delete(path);
+      if (busy.get(path) === settled) busy.delete(path);
     });
     return done;
   };
+  const objectPath = (bucket: string, key: string) => store.getResourcePath(bucket, key, 'object');
+  store.putObject = (object: S3rverObject) => exclusive(objectPath(object.bucket, object.key), () => put(object));
+  const getObject = store.getObject.bind(store);
+  // Once s3rver's read stream is open, a rename over the path leaves it reading the body it opened.
+  store.getObject = (bucket, key, options) => exclusive(objectPath(bucket, key), () => getObject(bucket, key, options));
   const putMetadata = store.putMetadata.bind(store);
   store.putMetadata = async (bucket, key, metadata, md5) => {
     // s3rver's own writes the `.md5` and metadata files in place; run it on a side key, then move both files over.

@@ -35,6 +35,7 @@ declare module 's3rver' {
     getResourcePath(bucket: string, key: string, resource: string): string;
     putObject(object: S3rverObject): Promise<{ size: number; md5: string }>;
     putMetadata(bucket: string, key: string, metadata: Record<string, string>, md5?: string): Promise<void>;
+    getObject(bucket: string, key: string, options?: { start?: number; end?: number }): Promise<unknown>;
   }
   export default class S3rver extends EventEmitter {
     constructor(options: S3rverOptions);

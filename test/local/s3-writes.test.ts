@@ -21,7 +21,7 @@ describe('the local S3 stand-in', () => {
     const bodies = [40_000, 700, 9_000, 120, 25_000].map((n, i) => JSON.stringify({ i, pad: 'x'.repeat(n) }));
     await objects.put('b', 'report.json', bodies[0] as string, 'application/json');
     const seen: string[] = [];
-    for (let round = 0; round < 8; round++) {
+    for (let round = 0; round < 20; round++) {
       const writes = bodies.map((b, i) =>
         objects.put('b', 'report.json', b, 'application/json', { writer: String(i) }),
       );
