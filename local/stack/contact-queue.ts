@@ -96,13 +96,16 @@ export class LocalBatchQueue implements DeadLetterSink {
         failed = new Set(batch.map((m) => m.id));
       }
       const after = this.opts.now();
+      // Taken off the queue at once: one pass however long the queue (a sheet's 20,000 rows wait behind a batch).
+      const gone = new Set<Message>();
       for (const m of batch) {
-        if (!failed.has(m.id)) this.messages = this.messages.filter((x) => x !== m);
+        if (!failed.has(m.id)) gone.add(m);
         else if (m.receives >= this.opts.maxReceives) {
-          this.messages = this.messages.filter((x) => x !== m);
+          gone.add(m);
           this.deadLetters.push({ messageId: m.id, body: m.body, reason: `redrive after ${m.receives} receives` });
         } else m.visibleAt = after + this.opts.visibilityMs;
       }
+      if (gone.size > 0) this.messages = this.messages.filter((x) => !gone.has(x));
     }
   }
 
