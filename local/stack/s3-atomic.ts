@@ -66,6 +66,10 @@ export function atomicWrites(store: S3rverStore): void {
   const getObject = store.getObject.bind(store);
   // Once s3rver's read stream is open, a rename over the path leaves it reading the body it opened.
   store.getObject = (bucket, key, options) => exclusive(objectPath(bucket, key), () => getObject(bucket, key, options));
+  // A copy writes its destination in place: it takes its turn there like any write.
+  const copyObject = store.copyObject.bind(store);
+  store.copyObject = (srcBucket, srcKey, destBucket, destKey, metadata) =>
+    exclusive(objectPath(destBucket, destKey), () => copyObject(srcBucket, srcKey, destBucket, destKey, metadata));
   const putMetadata = store.putMetadata.bind(store);
   store.putMetadata = async (bucket, key, metadata, md5) => {
     // s3rver's own writes the `.md5` and metadata files in place; run it on a side key, then move both files over.

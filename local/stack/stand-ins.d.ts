@@ -36,6 +36,13 @@ declare module 's3rver' {
     putObject(object: S3rverObject): Promise<{ size: number; md5: string }>;
     putMetadata(bucket: string, key: string, metadata: Record<string, string>, md5?: string): Promise<void>;
     getObject(bucket: string, key: string, options?: { start?: number; end?: number }): Promise<unknown>;
+    copyObject(
+      srcBucket: string,
+      srcKey: string,
+      destBucket: string,
+      destKey: string,
+      replacementMetadata?: Record<string, string>,
+    ): Promise<unknown>;
   }
   export default class S3rver extends EventEmitter {
     constructor(options: S3rverOptions);
