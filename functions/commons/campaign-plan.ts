@@ -66,11 +66,11 @@ export interface CampaignPlan {
 export const partKey = (uploadId: string, part: number | string): string => `${uploadId}-p${part}`;
 
 /**
- * The upload and part a first part's key names (`partKey`'s inverse); null for a follow-up round's key, whose
- * part number is its plan's, not in its name.
+ * The upload and part a part's key names (`partKey`'s inverse). A follow-up round's plan keeps its root's upload
+ * and part (part-end.ts), so its key (`followUpKey`) names them too.
  */
 export function partOfKey(key: string): { uploadId: string; part: number } | null {
-  const m = /^(.+)-p(\d+)$/.exec(key);
+  const m = /^(.+)-p(\d+)(?:-r\d+[a-z])*$/.exec(key);
   return m ? { uploadId: m[1] as string, part: Number(m[2]) } : null;
 }
 

@@ -17,7 +17,9 @@ describe('part keys and report labels', () => {
   it.each([
     [partKey(upload, 1), { uploadId: upload, part: 1 }],
     [partKey(upload, 12), { uploadId: upload, part: 12 }],
-    [followUpKey(partKey(upload, 3), 2, 0), null],
+    [followUpKey(partKey(upload, 3), 2, 0), { uploadId: upload, part: 3 }],
+    [followUpKey(followUpKey(partKey(upload, 3), 2, 1), 3, 0), { uploadId: upload, part: 3 }],
+    [`${partKey(upload, 3)}-x`, null],
     ['no-part-here', null],
   ])('%s names its upload and part: %o', (key, expected) => {
     expect(partOfKey(key)).toEqual(expected);

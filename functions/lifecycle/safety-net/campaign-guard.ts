@@ -80,7 +80,7 @@ export class CampaignGuard {
     // Even a part with no record yet is ended: the stopped workflow's create step, still running, then finds it
     // ended and creates nothing (or secures what it just made).
     const plan = await this.planOf(e.executionArn);
-    // Without the plan (Step Functions did not answer), a first part's key still names its upload and part.
+    // Without the plan (Step Functions did not answer), the part's key still names its upload and part.
     const of = plan ? { uploadId: plan.uploadId, part: plan.part.index } : (partOfKey(partKey) ?? undefined);
     const record = before && !end ? before : await this.endBeforeSecuring(partKey, code, `the workflow ${ended}`, of);
     const action = await this.secure(record, reasons, true, 'guard', e.executionArn);
