@@ -91,6 +91,19 @@ export const isEnded = (record: Pick<CampaignRecord, 'status'>): boolean =>
 
 const partPk = (partKey: string) => `part#${partKey}`;
 
+/** A write's condition, with the names and values it uses. */
+interface Condition {
+  expression: string;
+  names: Record<string, string>;
+  values: Record<string, unknown>;
+}
+/** The part lives (or has no status yet): what a create, or marking one made, may write on. */
+const LIVE: Condition = {
+  expression: '(attribute_not_exists(#status) OR #status IN (:creating, :running))',
+  names: { '#status': 'status' },
+  values: { ':creating': 'creating', ':running': 'running' },
+};
+
 /** Recorded rounds in part-key order, each with its fields in one order (DynamoDB keeps no order in a map). */
 const roundsInOrder = (rounds: Record<string, FollowUpStarted> | undefined): FollowUpStarted[] =>
   Object.values(rounds ?? {})
@@ -155,40 +168,28 @@ export class CampaignStore implements BrakeRegister {
     watch?: Watch,
   ): Promise<{ mayCreate: boolean; record: CampaignRecord }> {
     try {
-      const out = await this.db.send(
-        new UpdateCommand({
-          TableName: this.table,
-          Key: { pk: partPk(partKey) },
-          UpdateExpression: `SET #partKey = :partKey, #upload = :upload, #part = :part, #status = :creating, #create = :create, #started = if_not_exists(#started, :now)${watch ? ', #watch = :watch' : ''}`,
+      const record = await this.set(
+        partKey,
+        {
+          '#upload': uploadId,
+          '#part': part,
+          '#status': 'creating',
+          '#create': { attempt: now.getTime(), state: 'sent', sentAt: now.toISOString() },
+          ...(watch ? { '#watch': watch } : {}),
+        },
+        { '#upload': 'uploadId', '#part': 'part', '#create': 'create', ...(watch ? { '#watch': 'watch' } : {}) },
+        {
+          keep: { '#started': ['startedAt', now.toISOString()] },
+          answer: 'ALL_NEW',
           // Nor for a part already ended (its workflow stopped and the guard ended it before this step got here).
-          ConditionExpression:
-            'attribute_not_exists(#campaignId) AND (attribute_not_exists(#create) OR #create.#state = :clear) AND (attribute_not_exists(#status) OR #status IN (:creating, :running))',
-          ExpressionAttributeNames: {
-            '#partKey': 'partKey',
-            '#upload': 'uploadId',
-            '#part': 'part',
-            '#status': 'status',
-            '#create': 'create',
-            '#state': 'state',
-            '#started': 'startedAt',
-            '#campaignId': 'campaignId',
-            ...(watch ? { '#watch': 'watch' } : {}),
+          condition: {
+            expression: `attribute_not_exists(#campaignId) AND (attribute_not_exists(#create) OR #create.#state = :clear) AND ${LIVE.expression}`,
+            names: { ...LIVE.names, '#campaignId': 'campaignId', '#create': 'create', '#state': 'state' },
+            values: { ...LIVE.values, ':clear': 'clear' },
           },
-          ExpressionAttributeValues: {
-            ':partKey': partKey,
-            ':upload': uploadId,
-            ':part': part,
-            ':creating': 'creating',
-            ':running': 'running',
-            ':clear': 'clear',
-            ':now': now.toISOString(),
-            ':create': { attempt: now.getTime(), state: 'sent', sentAt: now.toISOString() },
-            ...(watch ? { ':watch': watch } : {}),
-          },
-          ReturnValues: 'ALL_NEW',
-        }),
+        },
       );
-      return { mayCreate: true, record: out.Attributes as CampaignRecord };
+      return { mayCreate: true, record: record as CampaignRecord };
     } catch (err) {
       if (!isConditionFailed(err)) throw err;
       return { mayCreate: false, record: (await this.get(partKey)) as CampaignRecord };
@@ -206,38 +207,15 @@ export class CampaignStore implements BrakeRegister {
    */
   async created(partKey: string, campaignId: string): Promise<boolean> {
     await this.db.send(new PutCommand({ TableName: this.table, Item: { pk: campaignPk(campaignId), partKey } }));
+    const made = { '#campaignId': campaignId, '#create.#state': 'created' };
+    const names = { '#campaignId': 'campaignId', '#create': 'create', '#state': 'state' };
     try {
-      await this.db.send(
-        new UpdateCommand({
-          TableName: this.table,
-          Key: { pk: partPk(partKey) },
-          UpdateExpression: 'SET #partKey = :partKey, #campaignId = :id, #status = :running, #create.#state = :created',
-          ConditionExpression: 'attribute_not_exists(#status) OR #status IN (:creating, :running)',
-          ExpressionAttributeNames: {
-            '#partKey': 'partKey',
-            '#campaignId': 'campaignId',
-            '#status': 'status',
-            '#create': 'create',
-            '#state': 'state',
-          },
-          ExpressionAttributeValues: {
-            ':partKey': partKey,
-            ':id': campaignId,
-            ':running': 'running',
-            ':creating': 'creating',
-            ':created': 'created',
-          },
-        }),
-      );
+      await this.set(partKey, { ...made, '#status': 'running' }, { ...names, ...LIVE.names }, { condition: LIVE });
       return true;
     } catch (err) {
       if (!isConditionFailed(err)) throw err;
     }
-    await this.set(
-      partKey,
-      { '#campaignId': campaignId, '#create.#state': 'created' },
-      { '#campaignId': 'campaignId', '#create': 'create', '#state': 'state' },
-    );
+    await this.set(partKey, made, names);
     return false;
   }
 
@@ -273,8 +251,7 @@ export class CampaignStore implements BrakeRegister {
       partKey,
       { '#status': status, '#finished': now.toISOString(), ...(failure ? { '#failure': failure } : {}) },
       { '#status': 'status', '#finished': 'finishedAt', ...(failure ? { '#failure': 'failure' } : {}) },
-      of ? { '#upload': ['uploadId', of.uploadId], '#part': ['part', of.part] } : {},
-      'ALL_NEW',
+      { keep: of ? { '#upload': ['uploadId', of.uploadId], '#part': ['part', of.part] } : {}, answer: 'ALL_NEW' },
     )) as CampaignRecord;
   }
 
@@ -292,26 +269,17 @@ export class CampaignStore implements BrakeRegister {
   async markSecured(partKey: string, secured: Secured, quietLook?: Watch): Promise<void> {
     if (quietLook) {
       try {
-        await this.db.send(
-          new UpdateCommand({
-            TableName: this.table,
-            Key: { pk: partPk(partKey) },
-            UpdateExpression: 'SET #secured = :secured, #watch.#quiet = :quiet',
-            ConditionExpression: '#watch.#execution = :execution AND #watch.#observedAt = :observedAt',
-            ExpressionAttributeNames: {
-              '#secured': 'secured',
-              '#watch': 'watch',
-              '#quiet': 'quiet',
-              '#execution': 'execution',
-              '#observedAt': 'observedAt',
+        await this.set(
+          partKey,
+          { '#secured': secured, '#watch.#quiet': true },
+          { '#secured': 'secured', '#watch': 'watch', '#quiet': 'quiet' },
+          {
+            condition: {
+              expression: '#watch.#execution = :execution AND #watch.#observedAt = :observedAt',
+              names: { '#watch': 'watch', '#execution': 'execution', '#observedAt': 'observedAt' },
+              values: { ':execution': quietLook.execution, ':observedAt': quietLook.observedAt },
             },
-            ExpressionAttributeValues: {
-              ':secured': secured,
-              ':quiet': true,
-              ':execution': quietLook.execution,
-              ':observedAt': quietLook.observedAt,
-            },
-          }),
+          },
         );
         return;
       } catch (err) {
@@ -388,8 +356,7 @@ export class CampaignStore implements BrakeRegister {
           },
           ExpressionAttributeValues: {
             ':part': 'part#',
-            ':creating': 'creating',
-            ':running': 'running',
+            ...LIVE.values,
             ...(options.unconfirmed ? { ':failed': 'failed', ':unconfirmed': 'unconfirmed' } : {}),
           },
           ExclusiveStartKey: start,
@@ -443,17 +410,22 @@ export class CampaignStore implements BrakeRegister {
 
   /**
    * Every write to a part's record names its key, so a record some path creates before the launch wrote it (an
-   * early end, a guard, an operator's wish) is still listed by it. `keep`: attributes set only where missing.
+   * early end, a guard, an operator's wish) is still listed by it. `keep`: attributes set only where missing;
+   * `condition`: the write is refused (ConditionalCheckFailed) unless it holds; `answer`: the record after it.
    */
   private async set(
     partKey: string,
     values: Record<string, unknown>,
     names: Record<string, string>,
-    keep: Record<string, [name: string, value: unknown]> = {},
-    answer: 'ALL_NEW' | 'NONE' = 'NONE',
+    options: {
+      keep?: Record<string, [name: string, value: unknown]>;
+      answer?: 'ALL_NEW' | 'NONE';
+      condition?: Condition;
+    } = {},
   ): Promise<CampaignRecord | undefined> {
     const entries = Object.entries({ '#partKey': partKey, ...values });
-    const kept = Object.entries(keep);
+    const kept = Object.entries(options.keep ?? {});
+    const { condition } = options;
     const out = await this.db.send(
       new UpdateCommand({
         TableName: this.table,
@@ -466,12 +438,15 @@ export class CampaignStore implements BrakeRegister {
           '#partKey': 'partKey',
           ...names,
           ...Object.fromEntries(kept.map(([name, [attr]]) => [name, attr])),
+          ...condition?.names,
         },
         ExpressionAttributeValues: {
           ...Object.fromEntries(entries.map(([, v], i) => [`:v${i}`, v])),
           ...Object.fromEntries(kept.map(([, [, v]], i) => [`:k${i}`, v])),
+          ...condition?.values,
         },
-        ReturnValues: answer,
+        ...(condition ? { ConditionExpression: condition.expression } : {}),
+        ReturnValues: options.answer ?? 'NONE',
       }),
     );
     return out.Attributes as CampaignRecord | undefined;

@@ -237,7 +237,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     scheduler.join(id);
     return asActor(id, () => intake(e, c)).finally(() => scheduler.leave(id));
   };
-  const intakeQueue = new LocalQueue('callsheet-intake', (e, c) => intakeAsActor(e, c), {
+  const intakeQueue = new LocalQueue('callsheet-intake', intakeAsActor, {
     retryDelayMs: options.retryDelayMs ?? 50,
   });
   // The bucket notification in AWS is filtered to incoming/; reports, parts and moved originals raise nothing.

@@ -80,6 +80,32 @@ const STEP_SETTINGS = {
   reconcileMinutes: 120,
 };
 const GUARD_SETTINGS = { closingMarginMs: 5 * MIN, sweepIntervalMs: 5 * MIN, overdueGraceMs: 10 * MIN };
+/** Every execution as Step Functions describes it to the guard: in this status, or not answering. */
+type Describe = () => Promise<{ status: string; input: string }>;
+const described =
+  (status: string): Describe =>
+  async () => ({ status, input: '{}' });
+/** The guard and sweeper on this file's store, writing no report of their own; `safety` is the Voice API side. */
+const guardOn = (safety: CampaignSafety, now: () => number, describe: Describe) =>
+  new CampaignGuard({
+    campaigns: store,
+    safety,
+    executions: { describe },
+    reports: { writeIfMissing: async () => false },
+    now: () => new Date(now()),
+    settings: GUARD_SETTINGS,
+  });
+/** The lifecycle's steps on this file's store (or `campaigns`), with `safety` and `api` standing in for the API. */
+const stepsOn = (deps: { safety: CampaignSafety; now: () => number; api?: unknown; campaigns?: CampaignStore }) =>
+  new LifecycleSteps({
+    campaigns: deps.campaigns ?? store,
+    safety: deps.safety,
+    objects,
+    ...(deps.api ? { api: deps.api } : {}),
+    now: () => new Date(deps.now()),
+    settings: STEP_SETTINGS,
+    outcomes: null,
+  } as unknown as LifecycleDeps);
 /** A part checked and ready to create, in New York. */
 const readyCarry = () => ({
   schema: CARRY_SCHEMA,
@@ -160,15 +186,7 @@ describe('markSecured’s quiet flag', () => {
         return { outcome: 'paused' as const, message: 'paused' };
       },
     } as unknown as CampaignSafety;
-    const guard = new CampaignGuard({
-      campaigns: store,
-      safety,
-      executions: { describe: async () => ({ status: 'RUNNING', input: '{}' }) },
-      // The workflow is running: the sweeper writes no report of its own.
-      reports: { writeIfMissing: async () => false },
-      now: () => new Date(now),
-      settings: GUARD_SETTINGS,
-    });
+    const guard = guardOn(safety, () => now, described('RUNNING'));
     const mine = <A extends { partKey: string }>(actions: A[]) => actions.filter((a) => a.partKey === partKey);
     expect(mine((await guard.sweep()).actions)).toHaveLength(1);
     // The next sweep still finds a closed window and a campaign nobody confirmed paused since that look.
@@ -199,14 +217,7 @@ describe('a stopped workflow’s last look, racing the guard', () => {
         return { outcome: 'braked' as const, message: 'agent deactivated' };
       },
     } as unknown as CampaignSafety;
-    const steps = new LifecycleSteps({
-      campaigns: store,
-      safety,
-      objects,
-      now: () => new Date(now),
-      settings: STEP_SETTINGS,
-      outcomes: null,
-    } as unknown as LifecycleDeps);
+    const steps = stepsOn({ safety, now: () => now });
     // The create answer was lost; braked at last night's close, the look at the opening lets go.
     const carry: ReconcilingCarry = {
       schema: CARRY_SCHEMA,
@@ -248,27 +259,12 @@ describe('a workflow that dies between its create and its first look', () => {
     } as unknown as CampaignSafety;
     // The create request goes out and the workflow dies with it: no answer, no first look, and no event for the
     // guard (EventBridge lost it).
-    const steps = new LifecycleSteps({
-      campaigns: store,
-      safety,
-      objects,
-      api: { campaigns: { create: () => new Promise(() => {}) } },
-      now: () => new Date(now),
-      settings: STEP_SETTINGS,
-      outcomes: null,
-    } as unknown as LifecycleDeps);
+    const steps = stepsOn({ safety, now: () => now, api: { campaigns: { create: () => new Promise(() => {}) } } });
     const carry = readyCarry();
     const execution = `arn:aws:states:us-east-1:123456789012:execution:callsheet-lifecycle:${key}`;
     void steps.createCampaign({ action: 'createCampaign', plan, carry, execution });
     await until(async () => (await store.get(key))?.create?.state === 'sent');
-    const guard = new CampaignGuard({
-      campaigns: store,
-      safety,
-      executions: { describe: async () => ({ status: 'ABORTED', input: '{}' }) },
-      reports: { writeIfMissing: async () => false },
-      now: () => new Date(now),
-      settings: GUARD_SETTINGS,
-    });
+    const guard = guardOn(safety, () => now, described('ABORTED'));
     now = at('10:05');
     const actions = (await guard.sweep()).actions.filter((a) => a.partKey === key);
     expect(actions).toHaveLength(1);
@@ -284,14 +280,11 @@ describe('a workflow that dies between its create and its first look', () => {
 describe('a workflow stopped before its first step, with Step Functions not answering', () => {
   it('ends its part under the upload and part its name gives', async () => {
     const { key } = await partToCreate('stopped, no plan');
-    const guard = new CampaignGuard({
-      campaigns: store,
-      safety: { secure: async () => ({ outcome: 'paused', message: 'paused' }) } as unknown as CampaignSafety,
-      executions: { describe: async () => Promise.reject(new Error('ThrottlingException')) },
-      reports: { writeIfMissing: async () => false },
-      now: () => new Date(at('10:02')),
-      settings: GUARD_SETTINGS,
-    });
+    const guard = guardOn(
+      { secure: async () => ({ outcome: 'paused', message: 'paused' }) } as unknown as CampaignSafety,
+      () => at('10:02'),
+      () => Promise.reject(new Error('ThrottlingException')),
+    );
     const action = await guard.executionEnded({
       executionArn: `arn:aws:states:us-east-1:123456789012:execution:callsheet-lifecycle:${key}`,
       name: key,
@@ -319,14 +312,7 @@ describe('an ended part whose securing was not confirmed', () => {
       },
     } as unknown as CampaignSafety;
     let now = at('10:05');
-    const guard = new CampaignGuard({
-      campaigns: store,
-      safety,
-      executions: { describe: async () => ({ status: 'ABORTED', input: '{}' }) },
-      reports: { writeIfMissing: async () => false },
-      now: () => new Date(now),
-      settings: GUARD_SETTINGS,
-    });
+    const guard = guardOn(safety, () => now, described('ABORTED'));
     const mine = async () => (await guard.sweep()).actions.filter((a) => a.partKey === partKey);
     expect((await mine()).map((a) => a.outcome)).toEqual(['unconfirmed']);
     now = at('10:10');
@@ -345,15 +331,14 @@ describe('a create whose answer lands after the guard ended the part', () => {
     let asked: () => void = () => {};
     const sent = new Promise<void>((resolve) => (asked = resolve));
     const secured: unknown[] = [];
-    const steps = new LifecycleSteps({
-      campaigns: store,
+    const steps = stepsOn({
       safety: {
         secure: async (target: object) => {
           secured.push(target);
           return { outcome: 'paused' as const, message: 'paused' };
         },
       } as unknown as CampaignSafety,
-      objects,
+      now: () => at('10:00'),
       api: {
         campaigns: {
           create: () =>
@@ -363,10 +348,7 @@ describe('a create whose answer lands after the guard ended the part', () => {
             }),
         },
       },
-      now: () => new Date(at('10:00')),
-      settings: STEP_SETTINGS,
-      outcomes: null,
-    } as unknown as LifecycleDeps);
+    });
     const carry = readyCarry();
     const execution = `arn:aws:states:us-east-1:123456789012:execution:callsheet-lifecycle:${key}`;
     const create = steps.createCampaign({ action: 'createCampaign', plan, carry, execution });
@@ -392,23 +374,16 @@ describe('a create whose answer cannot be recorded', () => {
       }
     }
     const made: string[] = [];
-    const stepsOn = (campaigns: CampaignStore) =>
-      new LifecycleSteps({
-        campaigns,
-        safety: {} as CampaignSafety,
-        objects,
-        api: {
-          campaigns: {
-            create: async () => {
-              made.push(key);
-              return { id: `cmp_${made.length}` };
-            },
-          },
+    const api = {
+      campaigns: {
+        create: async () => {
+          made.push(key);
+          return { id: `cmp_${made.length}` };
         },
-        now: () => new Date(at('10:00')),
-        settings: STEP_SETTINGS,
-        outcomes: null,
-      } as unknown as LifecycleDeps);
+      },
+    };
+    const stepsWith = (campaigns: CampaignStore) =>
+      stepsOn({ campaigns, safety: {} as CampaignSafety, now: () => at('10:00'), api });
     const input = {
       action: 'createCampaign' as const,
       plan,
@@ -416,25 +391,17 @@ describe('a create whose answer cannot be recorded', () => {
       execution: `arn:aws:states:us-east-1:123456789012:execution:callsheet-lifecycle:${key}`,
     };
     await expect(
-      stepsOn(new Throttled(documentClient(aws), dynamo.tables.campaigns)).createCampaign(input),
+      stepsWith(new Throttled(documentClient(aws), dynamo.tables.campaigns)).createCampaign(input),
     ).rejects.toThrow('throttled');
     // The document retries the step: the campaign made is looked for, not made again.
-    const retried = await stepsOn(store).createCampaign(input);
+    const retried = await stepsWith(store).createCampaign(input);
     expect(retried.phase).toBe('reconciling');
     expect(made).toEqual([key]);
   });
 });
 
 describe('an ended part whose securing during its life was not confirmed', () => {
-  const sweeper = (safety: CampaignSafety, now: () => number) =>
-    new CampaignGuard({
-      campaigns: store,
-      safety,
-      executions: { describe: async () => ({ status: 'SUCCEEDED', input: '{}' }) },
-      reports: { writeIfMissing: async () => false },
-      now: () => new Date(now()),
-      settings: GUARD_SETTINGS,
-    });
+  const sweeper = (safety: CampaignSafety, now: () => number) => guardOn(safety, now, described('SUCCEEDED'));
 
   it.each(['completed', 'cancelled'] as const)('is left alone once its workflow ended it %s', async (status) => {
     const { partKey } = await runningPart(at('10:00'), at('10:01'));
