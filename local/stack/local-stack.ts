@@ -186,6 +186,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   const context = localContext('callsheet-guard');
   let guardWork: Promise<unknown> = Promise.resolve();
   sfn.onStatusChange((execution) => {
+    // A workflow that ends (stopped, timed out, failed) changes what a sweep finds, as a look does.
+    workflowActed = true;
     const event = {
       source: 'aws.states',
       'detail-type': EXECUTION_STATUS_CHANGE,
@@ -211,7 +213,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   const runSweep = () => {
     workflowActed = false;
     return sweep({} as never, context).then(
-      (out) => out.quietUntil,
+      // No instant at all: nothing to find until a workflow acts (starts, looks, ends).
+      (out) => out.quietUntil ?? Number.POSITIVE_INFINITY,
       (err: Error) => {
         log.error('sweeper failed', { error: err.message });
         return null;

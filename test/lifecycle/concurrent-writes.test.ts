@@ -14,7 +14,7 @@ import { CARRY_SCHEMA, type ReconcilingCarry } from '#lifecycle/lifecycle-state.
 import { type LifecycleDeps, LifecycleSteps } from '#lifecycle/lifecycle-steps.ts';
 import { RootReport } from '#lifecycle/part-end/root-report.ts';
 import { CampaignGuard } from '#lifecycle/safety-net/campaign-guard.ts';
-import { type LocalDynamo, startDynamo } from '#local/stack/dynamo.ts';
+import { createTables, type LocalDynamo, startDynamo } from '#local/stack/dynamo.ts';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '#local/stack/local-aws.ts';
 import { type LocalS3, startS3 } from '#local/stack/s3.ts';
 
@@ -86,9 +86,9 @@ const described =
   (status: string): Describe =>
   async () => ({ status, input: '{}' });
 /** The guard and sweeper on this file's store, writing no report of their own; `safety` is the Voice API side. */
-const guardOn = (safety: CampaignSafety, now: () => number, describe: Describe) =>
+const guardOn = (safety: CampaignSafety, now: () => number, describe: Describe, campaigns = store) =>
   new CampaignGuard({
-    campaigns: store,
+    campaigns,
     safety,
     executions: { describe },
     reports: { writeIfMissing: async () => false },
@@ -445,6 +445,40 @@ describe('an ended part whose securing during its life was not confirmed', () =>
     expect((await mine()).map((a) => a.outcome)).toEqual(['none']);
     now = at('10:20');
     expect(await mine()).toEqual([]);
+  });
+});
+
+describe('the instant until which sweeps can find nothing new (the embedded stack skips the sweeps before it)', () => {
+  const running = described('RUNNING');
+  const safety = { secure: async () => ({ outcome: 'paused', message: 'paused' }) } as unknown as CampaignSafety;
+  const watch = (key: string, w: Partial<Watch>): Watch => ({
+    execution: `arn:aws:states:us-east-1:123456789012:execution:callsheet-lifecycle:${key}`,
+    agentId: 'agt_1',
+    campaignId: 'cmp_1',
+    window: newYorkWindow(),
+    observedAt: iso(at('10:00')),
+    nextLookAt: iso(at('10:10')),
+    quiet: false,
+    ...w,
+  });
+  // Each row on a table of its own: the parts there, the sweep's time, and its answer.
+  it.each([
+    ['no part', [], '10:05', null],
+    // Confirmed paused, its look long overdue: only its workflow (looking, or ending) changes what a sweep finds.
+    ['a quiet part, its look overdue', [{ quiet: true, nextLookAt: iso(at('09:00')) }], '12:00', null],
+    ['a dialling part: its look overdue after the grace', [{}], '10:05', iso(at('10:20'))],
+    ['a dialling part: the closing margin first', [{ nextLookAt: iso(at('16:50')) }], '16:40', iso(at('16:55'))],
+    ['a quiet part and a dialling one', [{ quiet: true }, {}], '10:05', iso(at('10:20'))],
+  ])('%s', async (_name, watches, time, quietUntil) => {
+    const tables = await createTables(dynamo.endpoint, `quiet-${++parts}`);
+    const own = new CampaignStore(documentClient(aws), tables.campaigns);
+    for (const [i, w] of watches.entries()) {
+      const key = `upload-${parts}-p${i + 1}`;
+      await own.beginCreate(key, `upload-${parts}`, i + 1, new Date(at('09:00')), watch(key, w));
+    }
+    const out = await guardOn(safety, () => at(time), running, own).sweep();
+    expect(out.actions).toEqual([]);
+    expect(out.quietUntil === null ? null : iso(out.quietUntil)).toBe(quietUntil);
   });
 });
 

@@ -119,8 +119,9 @@ export class CampaignGuard {
 
   /**
    * Every unfinished part: window closed but not quiet, workflow gone, or its look overdue. Also answers until
-   * when no sweep can find anything new without some workflow acting first (`quietUntil`): the simulated clock of
-   * the embedded stack skips the sweeps in between; AWS runs them all.
+   * when no sweep can find anything new without some workflow acting first (`quietUntil`; null: no such instant,
+   * only a workflow's act can): the simulated clock of the embedded stack skips the sweeps in between; AWS runs them
+   * all.
    */
   async sweep(): Promise<{ actions: GuardAction[]; quietUntil: number | null }> {
     const now = this.deps.now().getTime();
@@ -149,13 +150,14 @@ export class CampaignGuard {
         actions.push(action);
         continue;
       }
-      // Nothing new before the look is overdue, or (while not quiet) before the window changes.
-      const change = watch.quiet ? null : windowStateAt(watch.window, now, settings.closingMarginMs).changesAt;
-      quietUntil = Math.min(
-        quietUntil,
-        Date.parse(watch.nextLookAt) + settings.overdueGraceMs,
-        change ?? Number.POSITIVE_INFINITY,
-      );
+      // Nothing new before the look is overdue or the window changes. A quiet part only when its workflow ends,
+      // which is a workflow acting: no instant of its own.
+      if (!watch.quiet)
+        quietUntil = Math.min(
+          quietUntil,
+          Date.parse(watch.nextLookAt) + settings.overdueGraceMs,
+          windowStateAt(watch.window, now, settings.closingMarginMs).changesAt ?? Number.POSITIVE_INFINITY,
+        );
       const reasons: string[] = [];
       const window = windowStateAt(watch.window, now, settings.closingMarginMs);
       const closesBeforeNextSweep =
