@@ -64,6 +64,11 @@ export interface LocalStackOptions {
   heldAnswers?: boolean;
   /** Fixed ports on 127.0.0.1 (`callsheet local`); each 0 or absent picks a free one. */
   ports?: { s3?: number; dynamodb?: number; sfn?: number; webhooks?: number; events?: number };
+  /**
+   * Check the state-machine document against the ASL schema before running it (0.6 s a process; by default). The
+   * CLI skips it: its document is the committed one, which every test stack checks.
+   */
+  checkDocuments?: boolean;
 }
 
 export interface LocalStack {
@@ -113,7 +118,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   const now = clock ? () => new Date(clock.now()) : () => new Date();
   const s3 = await startS3([bucket], options.s3Directory, options.ports?.s3);
   const dynamo = await startDynamo({ path: options.dynamoPath, port: options.ports?.dynamodb, thread: true });
-  const sfn = new LocalStepFunctions(LOCAL_REGION, now);
+  const sfn = new LocalStepFunctions(LOCAL_REGION, now, { checkDocuments: options.checkDocuments ?? true });
   const sfnEndpoint = await sfn.listen(options.ports?.sfn);
   const events = new LocalEventBus(now, LOCAL_REGION);
   const eventsEndpoint = await events.listen(options.ports?.events);

@@ -55,3 +55,19 @@ describe('the local lifecycle machine, stopped while a task runs', () => {
     expect(execution.status).toBe('ABORTED');
   });
 });
+
+describe('the local Step Functions, registering a document', () => {
+  // A Wait state that says neither how long nor until when: the ASL schema refuses it.
+  const broken = {
+    name: 'broken',
+    definition: { StartAt: 'Nap', States: { Nap: { Type: 'Wait', End: true } } },
+    runOptions: () => ({}),
+  } as never;
+
+  it('checks it against the ASL schema, as the test stacks do, unless told not to (the CLI)', () => {
+    expect(() => new LocalStepFunctions().register(broken)).toThrow(/Nap/);
+    expect(new LocalStepFunctions('us-east-1', undefined, { checkDocuments: false }).register(broken)).toMatch(
+      /:stateMachine:broken$/,
+    );
+  });
+});

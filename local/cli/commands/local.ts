@@ -121,6 +121,7 @@ export const localCommand: Command = {
         voiceApi: { url: emulator.url, apiKey },
         ...(simulated ? { clock: emulator.core.clock, scheduler } : {}),
         dynamoPath: localDynamoPath(),
+        checkDocuments: false,
         s3Directory: join(dataDir, 's3'),
         ports: {
           s3: port('s3'),

@@ -235,6 +235,7 @@ export const runCommand: Command = {
         voiceApi: { url: apiUrl, apiKey },
         ...(emulator ? { clock: emulator.core.clock } : {}),
         dynamoPath: localDynamoPath(),
+        checkDocuments: false,
         s3Directory: join(dataDir, 's3'),
         settings: opts.country ? { DEFAULT_COUNTRY: opts.country } : {},
         heldAnswers: emulator !== null,
