@@ -5,8 +5,11 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { documentClient, readAwsSettings } from '#commons/aws/clients.ts';
+import { EnvReader } from '#commons/config.ts';
 import { BIN, runCli } from '../helpers/cli.ts';
 
 /**
@@ -35,6 +38,18 @@ async function campaignJson(id?: string): Promise<Record<string, unknown>[]> {
   expect(out.stderr).toBe('');
   const all = JSON.parse(out.stdout) as Record<string, unknown>[];
   return id ? all.filter((r) => r.campaignId === id) : all;
+}
+
+/**
+ * The campaigns table of the running stack, read here through the exported variables: the waits below ask it every
+ * quarter second, and a spawned `callsheet campaign list` costs most of a second of CPU each time. What the test
+ * asserts once a wait is over, it reads with `callsheet`.
+ */
+async function campaignRecords(id?: string): Promise<Record<string, unknown>[]> {
+  const db = documentClient(readAwsSettings(new EnvReader(userEnv())));
+  const items = (await db.send(new ScanCommand({ TableName: 'callsheet-campaigns' }))).Items ?? [];
+  db.destroy();
+  return items.filter((r) => r.campaignId !== undefined && (id === undefined || r.campaignId === id));
 }
 
 /** Asks again until `check` holds (the stack runs in another process, at its own simulated pace). */
@@ -114,11 +129,12 @@ describe('callsheet local', () => {
     const bucket = exported.CALLSHEET_BUCKET as string;
     await aws('s3', 'cp', sheet, `s3://${bucket}/incoming/${exported.CALLSHEET_AGENT_ID}/`);
 
-    const [created] = await until(
+    await until(
       'the campaign',
-      () => campaignJson(),
-      (r) => r.some((x) => x.campaignId),
+      () => campaignRecords(),
+      (r) => r.length > 0,
     );
+    const [created] = await campaignJson();
     const id = created?.campaignId as string;
     campaignId = id;
     const uploadId = created?.uploadId as string;
@@ -129,9 +145,11 @@ describe('callsheet local', () => {
     expect(asked.wanted).toBe('pause');
     expect(Date.parse(asked.at)).toBeGreaterThanOrEqual(Date.parse(NOW));
     expect(Date.parse(asked.at)).toBeLessThan(Date.parse(NOW) + 2 * 86_400_000);
-    const timeline = async () =>
-      (await campaignJson(id))[0]?.timeline as { event: string; reason: string }[] | undefined;
-    await until('the manual pause', timeline, (t) => !!t?.some((e) => e.event === 'pause' && e.reason === 'manual'));
+    type Timeline = { event: string; reason: string }[] | undefined;
+    const timeline = async () => (await campaignRecords(id))[0]?.timeline as Timeline;
+    const manual = (event: string) => (t: Timeline) => !!t?.some((e) => e.event === event && e.reason === 'manual');
+    await until('the manual pause', timeline, manual('pause'));
+    expect(manual('pause')((await campaignJson(id))[0]?.timeline as Timeline)).toBe(true);
     const status = await callsheet('status');
     expect(status.stdout).toMatch(new RegExp(`${id}\\s+paused \\(manual\\)`));
     // --watch redraws until Ctrl-C.
@@ -160,12 +178,15 @@ describe('callsheet local', () => {
     expect(frames).toMatch(/\[[#.]{20}\] \d+\/12/);
 
     expect((await callsheet('campaign', 'resume', id)).stdout).toContain(`resume requested for campaign ${id}`);
-    await until('the manual resume', timeline, (t) => !!t?.some((e) => e.event === 'resume' && e.reason === 'manual'));
+    await until('the manual resume', timeline, manual('resume'));
     await until(
       'the end of the campaign',
-      () => campaignJson(id),
+      () => campaignRecords(id),
       (r) => r[0]?.status === 'completed',
     );
+    const [ended] = await campaignJson(id);
+    expect(ended?.status).toBe('completed');
+    expect(manual('resume')(ended?.timeline as Timeline)).toBe(true);
 
     // The AWS CLI reads what the stack wrote: reports, tables, executions.
     const prefix = `s3://${bucket}/reports/${uploadId}/`;
