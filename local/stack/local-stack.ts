@@ -189,7 +189,12 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   const onEnded = makeGuardHandler(guard, log);
   const sweep = makeSweeperHandler(guard, log);
   const context = localContext('callsheet-guard');
-  let guardWork: Promise<unknown> = Promise.resolve();
+  // Each ended execution's guard runs at once and on its own, as EventBridge invokes the function for each event. Run
+  // one after another, a guard waiting its turn held the simulated clock still while the one before it slept on it.
+  const guarding = new Set<Promise<unknown>>();
+  const guardsIdle = async () => {
+    while (guarding.size > 0) await Promise.all(guarding);
+  };
   sfn.onStatusChange((execution) => {
     // A workflow that ends (stopped, timed out, failed) changes what a sweep finds, as a look does.
     workflowActed = true;
@@ -207,10 +212,13 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     // Time stands still while the guard works, as it reacts within seconds in AWS.
     const id = `guard:${execution.executionArn}`;
     scheduler?.join(id);
-    guardWork = guardWork
-      .then(() => asActor(id, () => onEnded(event, context)))
+    const work: Promise<unknown> = asActor(id, () => onEnded(event, context))
       .catch((err: Error) => log.error('guard failed', { error: err.message }))
-      .finally(() => scheduler?.leave(id));
+      .finally(() => {
+        guarding.delete(work);
+        scheduler?.leave(id);
+      });
+    guarding.add(work);
   });
   const sweepEveryMs = readGuardConfig(env).guard.sweepIntervalMs;
   // On the simulated clock the sweeps a quiet answer says will find nothing are skipped until a workflow acts (a
@@ -295,9 +303,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     contacts,
     holdAnswer: requests?.holdAnswer ?? ((ms) => new Promise<void>((resolve) => setTimeout(resolve, ms))),
     budget: (share, o = {}) => apiBudget(budgetDb, budgetConfig, share, { clock: waitClock, ...o }),
-    guardIdle: async () => {
-      await guardWork;
-    },
+    guardIdle: guardsIdle,
     async close() {
       stopSweeper();
       await intakeQueue.idle();
@@ -306,7 +312,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       budgetDb.destroy();
       await sfn.close();
       // Stopped executions reach the guard, which secures their campaigns: let it finish before its tables go.
-      await guardWork;
+      await guardsIdle();
       await Promise.all([s3.close(), dynamo.close(), events.close()]);
     },
   };
