@@ -312,6 +312,33 @@ describe('no call outside the window, whatever fails', () => {
     expect(r.violations).toEqual([]);
   }, 90_000);
 
+  it('two executions stopped at once while pause answers are slow: the guard secures both', async () => {
+    const w = nextWeek();
+    const stopAt = la(day(w), '10:20:00');
+    // 1,200 numbers in one zone: two parts. Each guard's pause is answered 6 s late, on the stack's clock.
+    const r = await rehearse({
+      name: 'stopped-both',
+      at: la(day(w), '10:00:00'),
+      count: 1200,
+      faults: [{ method: 'PATCH', path: '/campaigns/*/pause', delayMs: 6_000, from: stopAt, minutes: 5, count: 2 }],
+      during: {
+        at: stopAt,
+        action: async (executions) => {
+          for (const e of executions()) p.stack.sfn.stop(e.executionArn, 'Operator', 'stopped from the console');
+        },
+      },
+    });
+    expect(r.executions.map((e) => e.status)).toEqual(['ABORTED', 'ABORTED']);
+    for (const e of r.executions)
+      expect((await campaignStore().get(partKeyOfExecution(e.name)))?.secured).toMatchObject({
+        by: 'guard',
+        outcome: 'paused',
+      });
+    expect(r.faulted.filter((f) => f.method === 'PATCH')).toHaveLength(2);
+    expect(r.calls.filter((c) => Date.parse(c.started_at ?? '') > Date.parse(stopAt))).toEqual([]);
+    expect(r.violations).toEqual([]);
+  }, 90_000);
+
   it('the execution is stopped while its look waits on a slow answer: a resume it sends after the guard is undone', async () => {
     const w = nextWeek();
     // Paused at Monday's 16:30 close; Tuesday's first look asks the stats at the opening and waits 8 s for them (the
