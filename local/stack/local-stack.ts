@@ -118,7 +118,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   const now = clock ? () => new Date(clock.now()) : () => new Date();
   const s3 = await startS3([bucket], options.s3Directory, options.ports?.s3);
   const dynamo = await startDynamo({ path: options.dynamoPath, port: options.ports?.dynamodb, thread: true });
-  const sfn = new LocalStepFunctions(LOCAL_REGION, now, { checkDocuments: options.checkDocuments ?? true });
+  const sfn = new LocalStepFunctions(LOCAL_REGION, now, { checkDocuments: options.checkDocuments });
   const sfnEndpoint = await sfn.listen(options.ports?.sfn);
   const events = new LocalEventBus(now, LOCAL_REGION);
   const eventsEndpoint = await events.listen(options.ports?.events);

@@ -45,10 +45,10 @@ async function campaignJson(id?: string): Promise<Record<string, unknown>[]> {
  * quarter second, and a spawned `callsheet campaign list` costs most of a second of CPU each time. What the test
  * asserts once a wait is over, it reads with `callsheet`.
  */
+let tables: ReturnType<typeof documentClient> | undefined;
 async function campaignRecords(id?: string): Promise<Record<string, unknown>[]> {
-  const db = documentClient(readAwsSettings(new EnvReader(userEnv())));
-  const items = (await db.send(new ScanCommand({ TableName: 'callsheet-campaigns' }))).Items ?? [];
-  db.destroy();
+  tables ??= documentClient(readAwsSettings(new EnvReader(userEnv())));
+  const items = (await tables.send(new ScanCommand({ TableName: 'callsheet-campaigns' }))).Items ?? [];
   return items.filter((r) => r.campaignId !== undefined && (id === undefined || r.campaignId === id));
 }
 
@@ -95,6 +95,7 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
+  tables?.destroy();
   if (stack && stack.exitCode === null) stack.kill('SIGKILL');
   if (dataDir) await rm(dataDir, { recursive: true, force: true });
 });

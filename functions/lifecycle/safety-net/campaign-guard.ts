@@ -150,27 +150,27 @@ export class CampaignGuard {
         actions.push(action);
         continue;
       }
+      const window = windowStateAt(watch.window, now, settings.closingMarginMs);
+      const nextLook = Date.parse(watch.nextLookAt);
       // Nothing new before the look is overdue or the window changes. A quiet part only when its workflow ends,
       // which is a workflow acting: no instant of its own.
       if (!watch.quiet)
         quietUntil = Math.min(
           quietUntil,
-          Date.parse(watch.nextLookAt) + settings.overdueGraceMs,
-          windowStateAt(watch.window, now, settings.closingMarginMs).changesAt ?? Number.POSITIVE_INFINITY,
+          nextLook + settings.overdueGraceMs,
+          window.changesAt ?? Number.POSITIVE_INFINITY,
         );
       const reasons: string[] = [];
-      const window = windowStateAt(watch.window, now, settings.closingMarginMs);
       const closesBeforeNextSweep =
         !window.open || (window.changesAt !== null && window.changesAt - now <= settings.sweepIntervalMs);
       // The workflow looks at the close itself; act only when it will not (its next look is later) or is late.
-      const nextLook = Date.parse(watch.nextLookAt);
       const workflowAboutToLook = nextLook <= now && now < nextLook + WORKFLOW_SLACK_MS;
       if (!window.open && !watch.quiet && !workflowAboutToLook)
         reasons.push('the calling window is closed and the campaign was not confirmed paused');
       const running = await this.runningExecution(watch.execution);
       if (!running) reasons.push('its workflow is not running');
       // An overdue look matters while the campaign may be dialling; a quiet one waits for its workflow.
-      if (!watch.quiet && now > Date.parse(watch.nextLookAt) + settings.overdueGraceMs)
+      if (!watch.quiet && now > nextLook + settings.overdueGraceMs)
         reasons.push(`its workflow has not looked at it since ${watch.observedAt} (due ${watch.nextLookAt})`);
       if (reasons.length === 0) continue;
       const current = running
