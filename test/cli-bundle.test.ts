@@ -98,4 +98,25 @@ export async function main(argv: string[]): Promise<number> {
     const current = JSON.parse(await readFile(join(REPO, '.build/cli/current.json'), 'utf8'));
     expect(current.inputs).toEqual(expect.arrayContaining(['local/cli/main.ts', 'local/cli/commands/validate.ts']));
   });
+
+  it('--help loads no AWS SDK or spreadsheet code: only what main.js imports before any command runs', async () => {
+    await runCli(['--help']);
+    const { dir } = JSON.parse(await readFile(join(REPO, '.build/cli/current.json'), 'utf8'));
+    /** A chunk and every chunk it imports statically (a command's chunks come by `import()` when it runs). */
+    const loaded = async (file: string, seen = new Map<string, string>()): Promise<Map<string, string>> => {
+      if (seen.has(file)) return seen;
+      const text = await readFile(join(REPO, '.build/cli', dir, file), 'utf8');
+      seen.set(file, text);
+      for (const m of text.matchAll(/^(?:import|export)\s[^;]*?\sfrom\s*"\.\/([^"]+)"|^import\s*"\.\/([^"]+)"/gm))
+        await loaded((m[1] ?? m[2]) as string, seen);
+      return seen;
+    };
+    // Bundled packages leave a `// node_modules/<package>/…` line at each of their modules; others are imports.
+    const heavy = /\/\/ node_modules\/(@aws-sdk|@smithy)\/|from\s*"(@aws-sdk\/[^"]+|exceljs|@e965\/xlsx)"/;
+    const atStart = await loaded('main.js');
+    expect([...atStart].filter(([, text]) => heavy.test(text)).map(([file]) => file)).toEqual([]);
+    // The same check finds the SDK where it is: in the chunks `callsheet run` loads.
+    const run = /import\("\.\/(run-[^"]+)"\)/.exec(atStart.get('main.js') ?? '')?.[1] as string;
+    expect([...(await loaded(run))].some(([, text]) => heavy.test(text))).toBe(true);
+  });
 });
