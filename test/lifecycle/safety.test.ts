@@ -156,6 +156,14 @@ const halfHourLeft = (w: number, name: string, prefix: string): Scenario => ({
   metadata: { 'calling-window': HALF_HOUR_LEFT },
   rule: { hours: HALF_HOUR_LEFT, closingMarginMinutes: 5 },
 });
+/** Stops the scenario's first execution (or all of them) at a simulated instant, as an operator at the console. */
+const stopping = (at: string, which: 'first' | 'all' = 'first'): Scenario['during'] => ({
+  at,
+  action: async (executions) => {
+    for (const e of which === 'all' ? executions() : executions().slice(0, 1))
+      p.stack.sfn.stop(e.executionArn, 'Operator', 'stopped from the console');
+  },
+});
 const faultAcrossClose = (
   w: number,
   f: Omit<FaultInput, 'from' | 'minutes'>,
@@ -298,13 +306,7 @@ describe('no call outside the window, whatever fails', () => {
       name: 'stopped',
       at: la(day(w), '10:00:00'),
       count: 1000,
-      during: {
-        at: stopAt,
-        action: async (executions) => {
-          const e = executions()[0];
-          if (e) p.stack.sfn.stop(e.executionArn, 'Operator', 'stopped from the console');
-        },
-      },
+      during: stopping(stopAt),
     });
     expect(r.executions[0]?.status).toBe('ABORTED');
     expect(r.campaign?.status).toBe('paused');
@@ -321,12 +323,7 @@ describe('no call outside the window, whatever fails', () => {
       at: la(day(w), '10:00:00'),
       count: 1200,
       faults: [{ method: 'PATCH', path: '/campaigns/*/pause', delayMs: 6_000, from: stopAt, minutes: 5, count: 2 }],
-      during: {
-        at: stopAt,
-        action: async (executions) => {
-          for (const e of executions()) p.stack.sfn.stop(e.executionArn, 'Operator', 'stopped from the console');
-        },
-      },
+      during: stopping(stopAt, 'all'),
     });
     expect(r.executions.map((e) => e.status)).toEqual(['ABORTED', 'ABORTED']);
     for (const e of r.executions)
@@ -354,13 +351,7 @@ describe('no call outside the window, whatever fails', () => {
         // ended before the pause goes out, or the look would find it still running.
         { method: 'PATCH', path: '/campaigns/*/pause', delayMs: 6_000, from: opening, minutes: 5, count: 1 },
       ],
-      during: {
-        at: stopAt,
-        action: async (executions) => {
-          const e = executions()[0];
-          if (e) p.stack.sfn.stop(e.executionArn, 'Operator', 'stopped from the console');
-        },
-      },
+      during: stopping(stopAt),
     });
     expect(r.faulted.map((f) => f.method).sort()).toEqual(['GET', 'PATCH']);
     expect(r.executions[0]?.status).toBe('ABORTED');
@@ -408,13 +399,7 @@ describe('no call outside the window, whatever fails', () => {
       prefix: '+1415584',
       // The create takes effect at once; its answer comes 8 s later, after the stop and the guard.
       faults: [{ method: 'POST', path: '/campaigns', delayMs: 8_000, from: start, minutes: 5, count: 1 }],
-      during: {
-        at: new Date(Date.parse(start) + 4_000).toISOString(),
-        action: async (executions) => {
-          const e = executions()[0];
-          if (e) p.stack.sfn.stop(e.executionArn, 'Operator', 'stopped from the console');
-        },
-      },
+      during: stopping(new Date(Date.parse(start) + 4_000).toISOString()),
     });
     expect(r.faulted.map((f) => f.method)).toEqual(['POST']);
     expect(r.executions[0]?.status).toBe('ABORTED');
