@@ -13,6 +13,7 @@ export interface FaultInput {
   status?: number | null;
   drop?: boolean;
   delayMs?: number;
+  late?: boolean;
   from?: string | null;
   minutes?: number | null;
   count?: number | null;
@@ -33,6 +34,8 @@ export interface FaultSpec {
   drop: boolean;
   /** Real milliseconds to hold the answer (or the injected error). */
   delayMs: number;
+  /** Hold the request `delayMs` before carrying it out: it takes effect late, after a client that gave up. */
+  late: boolean;
   /** Simulated epoch ms from which the fault holds; null: from the moment it is armed. */
   from: number | null;
   /** How long it holds, in simulated minutes; null: no end in time. */
@@ -60,6 +63,7 @@ export const FAULT_FIELDS = [
   'status',
   'drop',
   'delayMs',
+  'late',
   'from',
   'minutes',
   'count',
@@ -175,6 +179,14 @@ export function parseFault(raw: unknown, entry: number): { fault: FaultSpec } | 
     else delayMs = raw.delayMs as number;
   }
 
+  let late = false;
+  if (raw.late !== undefined) {
+    if (typeof raw.late !== 'boolean') fail('late', 'must be true or false');
+    else late = raw.late;
+  }
+  if (late && status !== null) fail('late', 'an injected error is never carried out: give status or late, not both');
+  if (late && !(delayMs > 0)) fail('late', 'give the delayMs after which the request is carried out');
+
   if (status !== null && drop)
     fail('drop', 'give status (answer an error, do nothing) or drop (do it, lose the answer), not both');
   if ((raw.status === undefined || raw.status === null) && raw.drop !== true && !raw.delayMs)
@@ -216,7 +228,7 @@ export function parseFault(raw: unknown, entry: number): { fault: FaultSpec } | 
   }
 
   if (problems.length > 0) return { problems };
-  return { fault: { method, path, match, status, drop, delayMs, from, minutes, count, description } };
+  return { fault: { method, path, match, status, drop, delayMs, late, from, minutes, count, description } };
 }
 
 /** Whether a request path (below the API prefix) is one the fault names. */

@@ -19,8 +19,9 @@ import { type ArmedFault, Traffic } from './traffic.ts';
 /**
  * Holds an answer `ms` milliseconds (a delay fault), given the request's headers: real time by default; under
  * `callsheet run` the embedded stack's simulated clock, as the sleep of the workflow that asked (LocalStack.holdAnswer).
+ * `late`: the request itself is held before it is carried out, on its own, so it goes on after the workflow gave up.
  */
-export type HoldAnswer = (ms: number, headers: IncomingMessage['headers']) => Promise<void>;
+export type HoldAnswer = (ms: number, headers: IncomingMessage['headers'], late?: boolean) => Promise<void>;
 
 export interface StartOptions extends EmulatorOptions {
   port?: number;
@@ -131,6 +132,11 @@ class EmulatorHttp {
           throw this.injected(fault.spec.status);
         }
         holdMs = fault?.spec.delayMs ?? 0;
+        if (fault?.spec.late) {
+          // Held before it is carried out: it takes effect after a client that gave up on it.
+          await this.hold(holdMs, req.headers, true);
+          holdMs = 0;
+        }
         this.authenticate(req, path);
         const limit = this.rateLimit();
         Object.assign(extra, limit.headers);

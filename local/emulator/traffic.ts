@@ -114,7 +114,7 @@ export class Traffic {
 }
 
 /** An armed fault as `GET /_emulator/faults` shows it (times as simulated ISO instants, UTC). */
-export type ArmedFaultView = Pick<FaultSpec, 'method' | 'path' | 'match' | 'status' | 'drop' | 'delayMs'> & {
+export type ArmedFaultView = Pick<FaultSpec, 'method' | 'path' | 'match' | 'status' | 'drop' | 'delayMs' | 'late'> & {
   id: number;
   from: string;
   until: string | null;
@@ -133,6 +133,7 @@ export function armedFaultView(f: ArmedFault): ArmedFaultView {
     status: spec.status,
     drop: spec.drop,
     delayMs: spec.delayMs,
+    late: spec.late,
     from: new Date(f.from).toISOString(),
     until: f.until === null ? null : new Date(f.until).toISOString(),
     remaining: f.remaining,

@@ -66,7 +66,7 @@ export const ACTOR_HEADER = 'x-callsheet-actor';
  */
 export function simulatedRequests(scheduler: SimScheduler): {
   timing: RequestTiming;
-  holdAnswer: (ms: number, headers: IncomingMessage['headers']) => Promise<void>;
+  holdAnswer: (ms: number, headers: IncomingMessage['headers'], late?: boolean) => Promise<void>;
 } {
   return {
     timing: {
@@ -84,6 +84,15 @@ export function simulatedRequests(scheduler: SimScheduler): {
       // A rate limit's reset (Retry-After) comes in the emulator's time: the actor sleeps until it.
       wait: (ms) => sleepAs(scheduler, actors.getStore(), ms),
     },
-    holdAnswer: (ms, headers) => sleepAs(scheduler, headers[ACTOR_HEADER], ms),
+    holdAnswer: (ms, headers, late) => {
+      const actor = headers[ACTOR_HEADER];
+      if (late && typeof actor === 'string' && scheduler.has(actor)) {
+        // A request held before it is carried out is work of its own: it goes on when its asker gives up. The
+        // asker sleeps meanwhile, as for any held answer, so its time limit can end the wait.
+        void sleepAs(scheduler, actor, ms).catch(() => undefined);
+        return scheduler.waitUntil(scheduler.now() + ms);
+      }
+      return sleepAs(scheduler, actor, ms);
+    },
   };
 }

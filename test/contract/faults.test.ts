@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { ServerError } from '#commons/voice-api/index.ts';
+import { AmbiguousRequestError, ServerError } from '#commons/voice-api/index.ts';
 import { raw, useEmulator } from '../helpers/emulator.ts';
 import { contactSheet, phones, xlsx } from '../helpers/sheets.ts';
 
@@ -134,6 +134,29 @@ describe('fault plans', () => {
       return entry;
     }, 5000);
     expect(held).toMatchObject({ status: 200, fault: true });
+  });
+
+  it('late: holds the request before carrying it out, so it takes effect after the client gave up', async () => {
+    const id = await activeCampaign();
+    await f.api.campaigns.pause(id);
+    await f.admin.fault({ method: 'PATCH', path: '/campaigns/*/resume', delayMs: 400, late: true, count: 1 });
+    const api = f.client({ maxRetries: 3, timeoutMs: 100 });
+    // A resume is made once: its lost answer is reported as such, not hidden by a retry.
+    await expect(api.campaigns.resume(id)).rejects.toBeInstanceOf(AmbiguousRequestError);
+    expect(await statusOf(id)).toBe('paused');
+    await vi.waitFor(async () => expect(await statusOf(id)).toBe('active'), 5000);
+    const resumes = (await log()).filter((r) => r.path.endsWith('/resume'));
+    expect(resumes).toEqual([expect.objectContaining({ status: 200, fault: true })]);
+    const refused = await admin('PUT', '/fault-plan', [
+      { path: '/campaigns/*/resume', status: 500, delayMs: 10, late: true },
+      { path: '/campaigns/*/resume', late: true, drop: true },
+      { path: '/campaigns/*/resume', delayMs: 10, late: 'yes' },
+    ]);
+    expect((refused.body.problems as { entry: number; field: string }[]).map((p) => [p.entry, p.field])).toEqual([
+      [1, 'late'],
+      [2, 'late'],
+      [3, 'late'],
+    ]);
   });
 
   it('refuses a bad plan with a reason per entry and arms none of it', async () => {

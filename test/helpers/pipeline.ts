@@ -24,8 +24,10 @@ export function usePipeline(
   const { emulator, ...stackOptions } = options;
   const fixture = {} as PipelineFixture;
   // With heldAnswers, a delay fault holds its answer on the stack's clock, as under `callsheet run`.
-  const hold: StartOptions['hold'] = (ms, headers) =>
-    fixture.stack ? fixture.stack.holdAnswer(ms, headers) : new Promise<void>((resolve) => setTimeout(resolve, ms));
+  const hold: StartOptions['hold'] = (ms, headers, late) =>
+    fixture.stack
+      ? fixture.stack.holdAnswer(ms, headers, late)
+      : new Promise<void>((resolve) => setTimeout(resolve, ms));
   fixture.f = useEmulator({ ...emulator, ...(options.heldAnswers ? { hold } : {}) });
   beforeAll(async () => {
     fixture.stack = await startLocalStack({

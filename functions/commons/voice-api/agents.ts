@@ -47,7 +47,7 @@ export class AgentsApi {
     return this.http.data<AgentToggle>({
       method: 'PATCH',
       path: `/agents/${pathId(agentId)}/toggle`,
-      repeatability: 'creates',
+      repeatability: 'once',
     });
   }
 

@@ -23,7 +23,7 @@ export class CallsApi {
       .check(Boolean(input.agent_id), ['body', 'agent_id'], 'agent_id is required', 'missing')
       .phone(input.phone_number, ['body', 'phone_number'])
       .done();
-    return this.http.data<Call>({ method: 'POST', path: '/calls', json: input, repeatability: 'creates' });
+    return this.http.data<Call>({ method: 'POST', path: '/calls', json: input, repeatability: 'once' });
   }
 
   /** Dials up to 100 numbers with one agent; a failed entry does not abort the others. */
@@ -39,7 +39,7 @@ export class CallsApi {
       method: 'POST',
       path: '/calls/bulk-initiate',
       json: { agent_id: agentId, calls },
-      repeatability: 'creates',
+      repeatability: 'once',
     });
   }
 

@@ -61,7 +61,7 @@ export class CampaignsApi {
     if (input.start_date_time !== undefined) form.set('start_date_time', input.start_date_time);
     if (input.time_zone !== undefined) form.set('time_zone', input.time_zone);
     if (input.retries !== undefined) form.set('retries', String(input.retries));
-    return this.http.data<Campaign>({ method: 'POST', path: '/campaigns', form, repeatability: 'creates' });
+    return this.http.data<Campaign>({ method: 'POST', path: '/campaigns', form, repeatability: 'once' });
   }
 
   async get(campaignId: string): Promise<Campaign> {
@@ -114,7 +114,8 @@ export class CampaignsApi {
     return this.http.data<ActionResult>({
       method: 'PATCH',
       path: `/campaigns/${pathId(campaignId)}/resume`,
-      repeatability: 'repeatable',
+      // It starts dialling: sent again after a lost answer, the first might still land late, unseen.
+      repeatability: 'once',
     });
   }
 }

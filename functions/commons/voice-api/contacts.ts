@@ -32,7 +32,7 @@ export class ContactsApi {
       method: 'POST',
       path: '/contacts',
       json: contact,
-      repeatability: appendsNote(contact) ? 'creates' : 'repeatable',
+      repeatability: appendsNote(contact) ? 'once' : 'repeatable',
     });
   }
 
@@ -47,7 +47,7 @@ export class ContactsApi {
       method: 'POST',
       path: '/contacts/bulk',
       json: { contacts },
-      repeatability: contacts.some(appendsNote) ? 'creates' : 'repeatable',
+      repeatability: contacts.some(appendsNote) ? 'once' : 'repeatable',
     });
   }
 }

@@ -81,10 +81,10 @@ export class NetworkError extends VoiceApiError {
 }
 
 /**
- * A request that creates something failed in a way that leaves it unknown whether the service acted on it
- * (timeout, connection reset, 500/502/504). It was not retried, because a retry could dial someone twice or
- * create a second campaign. The caller must reconcile: look the result up (e.g. list calls for that number
- * since `sentAt`) or rely on the intent it recorded before sending.
+ * A request made `once` (it creates something or starts dialling) failed in a way that leaves it unknown whether
+ * the service acted on it (timeout, connection reset, 500/502/504). It was not retried, because a retry could dial
+ * someone twice, create a second campaign, or hide a resume that lands late. The caller must reconcile: look the
+ * result up (e.g. list calls for that number since `sentAt`) or rely on the intent it recorded before sending.
  */
 export class AmbiguousRequestError extends VoiceApiError {
   readonly sentAt: Date;

@@ -48,12 +48,13 @@ export const realTiming: RequestTiming = {
 
 /**
  * How a request may be repeated.
- * - `repeatable`: reads, updates, deletes, pause/resume: repeating it changes nothing more.
- * - `creates`: call start, bulk-initiate, campaign create, a contact upsert that appends a note. Repeated only when
- *   the service provably did not act (429, 503, connection refused). Any other failure after sending raises
- *   AmbiguousRequestError, so a retry never dials anyone twice; the caller reconciles instead.
+ * - `repeatable`: reads, updates, deletes, a pause: repeating it changes nothing more.
+ * - `once`: call start, bulk-initiate, campaign create, a campaign's resume, a contact upsert that appends a note.
+ *   Repeated only when the service provably did not act (429, 503, connection refused). Any other failure after
+ *   sending raises AmbiguousRequestError, so a retry never dials anyone twice, and a resume whose answer was lost
+ *   is known to be in doubt (it may still take effect later, after its window has closed); the caller decides.
  */
-export type Repeatability = 'repeatable' | 'creates';
+export type Repeatability = 'repeatable' | 'once';
 
 export interface ApiRequest {
   method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -174,7 +175,7 @@ export class Transport {
           const message = timedOut(err)
             ? `${req.method} ${req.path} timed out after ${timeoutMs} ms`
             : `${req.method} ${req.path} failed: ${(err as { cause?: Error }).cause?.message ?? String(err)}`;
-          if (req.repeatability === 'creates' && !refused) {
+          if (req.repeatability === 'once' && !refused) {
             throw new AmbiguousRequestError(`${message}; it may or may not have been carried out`, ctx, sentAt, {
               cause: err,
             });
@@ -196,7 +197,7 @@ export class Transport {
       const error = errorFromResponse(res.status, errorBody, res.headers, where, this.clock.now());
       const transient = res.status === 429 || res.status >= 500;
       if (!transient) throw error;
-      if (req.repeatability === 'creates' && !NOT_PROCESSED_STATUSES.has(res.status)) {
+      if (req.repeatability === 'once' && !NOT_PROCESSED_STATUSES.has(res.status)) {
         throw new AmbiguousRequestError(
           `${error.message}; the service may have carried the request out`,
           { status: res.status, ...where, requestId: error.requestId, body: errorBody },

@@ -40,7 +40,7 @@ export class TtsApi {
       method: 'POST',
       path: '/tts/generate',
       json: input,
-      repeatability: 'creates',
+      repeatability: 'once',
       responseType: 'bytes',
       timeoutMs: options.timeoutMs ?? 300_000,
     });

@@ -52,7 +52,7 @@ export class WidgetApi {
       method: 'POST',
       path: '/widget/session',
       json: input,
-      repeatability: 'creates',
+      repeatability: 'once',
     });
   }
 

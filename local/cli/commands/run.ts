@@ -227,8 +227,8 @@ export const runCommand: Command = {
             startTime: opts.now ?? Date.now(),
             // The plan's limits (the contract's first tier), which the stack's one API budget keeps to.
             settings: credits === undefined ? {} : { credits },
-            hold: (ms, headers) =>
-              holdAnswer ? holdAnswer(ms, headers) : new Promise<void>((resolve) => setTimeout(resolve, ms)),
+            hold: (ms, headers, late) =>
+              holdAnswer ? holdAnswer(ms, headers, late) : new Promise<void>((resolve) => setTimeout(resolve, ms)),
           });
       const apiUrl = realApi ? (process.env.VOICE_API_URL as string) : (emulator?.url as string);
       const stack = await startLocalStack({
