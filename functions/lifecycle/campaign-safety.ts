@@ -61,29 +61,36 @@ export class CampaignSafety {
     private readonly releaseAgents: AgentSwitch = agents,
   ) {}
 
+  /**
+   * `brakeAnyway`: brake even when the pause holds (a resume whose answer was lost could land after it). The
+   * outcome is then `braked` when the brake holds, else what the pause achieved.
+   */
   async secure(
     target: SecureTarget,
     by: Parameters<SafetySignals['action']>[0],
-    options: { brakeOnFailure: boolean; reason: string },
+    options: { brakeOnFailure: boolean; brakeAnyway?: boolean; reason: string },
   ): Promise<{ outcome: SecureOutcome; message: string }> {
     const details = { ...target, reason: options.reason };
     let message = 'no campaign id to pause';
+    let paused: Awaited<ReturnType<CampaignSafety['pause']>> | null = null;
     if (target.campaignId) {
-      const paused = await this.pause(target.campaignId);
-      if (paused.ok) {
-        this.signals.action(by, paused.how, details);
-        return { outcome: paused.how, message: paused.message };
-      }
+      paused = await this.pause(target.campaignId);
+      if (paused.ok) this.signals.action(by, paused.how, details);
+      if (paused.ok && !options.brakeAnyway) return { outcome: paused.how, message: paused.message };
       message = paused.message;
     }
-    if (options.brakeOnFailure) {
+    if (options.brakeOnFailure || options.brakeAnyway) {
       const braked = await this.engageBrake(target.agentId, target.holder);
       if (braked.ok) {
-        this.signals.action(by, 'braked', { ...details, pauseError: message });
-        return { outcome: 'braked', message: `pause unconfirmed (${message}); agent ${target.agentId} deactivated` };
+        this.signals.action(by, 'braked', paused?.ok ? details : { ...details, pauseError: message });
+        return {
+          outcome: 'braked',
+          message: `${paused?.ok ? message : `pause unconfirmed (${message})`}; agent ${target.agentId} deactivated`,
+        };
       }
       message = `${message}; brake: ${braked.message}`;
     }
+    if (paused?.ok) return { outcome: paused.how, message };
     this.signals.action(by, 'unconfirmed', { ...details, error: message });
     return { outcome: 'unconfirmed', message };
   }

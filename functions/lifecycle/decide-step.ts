@@ -54,8 +54,11 @@ const lastSeenDialling = (state: RunningCarry) => state.paused === null && state
 export type StepDecision =
   | { kind: 'finish'; outcome: 'completed' | 'cancelled' }
   | { kind: 'fail'; failure: Failure }
-  /** Make sure the campaign dials nobody new: pause it (or see that it is not active), else brake. */
-  | { kind: 'secure'; reason: PauseReason; brakeOnFailure: boolean }
+  /**
+   * Make sure the campaign dials nobody new: pause it (or see that it is not active), else brake; with
+   * `brakeAnyway`, brake as well (a resume in doubt could land after the pause).
+   */
+  | { kind: 'secure'; reason: PauseReason; brakeOnFailure: boolean; brakeAnyway?: true }
   | { kind: 'resume' }
   | { kind: 'watch' };
 
@@ -65,7 +68,8 @@ export type EffectResult =
   | { kind: 'secured'; how: 'paused' | 'not_active' | 'braked' }
   | { kind: 'unconfirmed'; message: string }
   | { kind: 'resumed' }
-  | { kind: 'resume_failed'; message: string };
+  /** `inDoubt`: the resume's answer was lost and the stats did not show it taken: it may still land. */
+  | { kind: 'resume_failed'; message: string; inDoubt: boolean };
 
 const ACTIVE = 'active';
 /** How far ahead a pause is booked: the last looks before it, which are at most an hour apart. */
@@ -115,6 +119,9 @@ export function decideStep(state: RunningCarry, seen: Observation, now: number, 
     return { kind: 'secure', reason: 'cancel', brakeOnFailure };
   }
   const mustBeQuiet = !window.open || seen.control === 'pause';
+  // A resume in doubt may land once the window has closed, unseen: the agent is switched off until it opens.
+  if (!window.open && state.resumeInDoubt !== undefined && !state.brake)
+    return { kind: 'secure', reason: 'window', brakeOnFailure: true, brakeAnyway: true };
   if (mustBeQuiet) {
     // A scheduled campaign starts at a window opening chosen at create time; quiet ones need nothing.
     if (status === 'scheduled') return { kind: 'watch' };
@@ -166,13 +173,28 @@ export function afterStep(
         brake: effect.how === 'braked' ? (state.brake ?? { since: iso(now) }) : state.brake,
       };
       if (decision.reason === 'cancel') return ended(next, 'cancelled', stats, 'finish');
+      if (decision.brakeAnyway) {
+        // The brake covers the doubt until the window opens again (the resume then releases it); until it holds,
+        // it is tried again soon.
+        if (effect.how !== 'braked') return sleep(next, now + s.secureRetryMs, now, s);
+        const { resumeInDoubt: _covered, ...rest } = next;
+        next = rest;
+      }
     } else {
       // Not confirmed: try again soon; the brake is pulled once the close is near (see decideStep).
       return sleep({ ...next, securingSince: state.securingSince ?? iso(now) }, now + s.secureRetryMs, now, s);
     }
   } else if (decision.kind === 'resume') {
     if (effect.kind === 'resumed') next = { ...next, paused: null, brake: null, poll: null, securingSince: null };
-    else return sleep(next, now + s.secureRetryMs, now, s);
+    else {
+      const inDoubt = effect.kind === 'resume_failed' && effect.inDoubt;
+      return sleep(
+        inDoubt ? { ...next, resumeInDoubt: state.resumeInDoubt ?? iso(now) } : next,
+        now + s.secureRetryMs,
+        now,
+        s,
+      );
+    }
   } else if (decision.kind === 'watch' && seen.stats.kind === 'ok') {
     // What the API says is the truth: a quiet campaign is paused (confirming an earlier unanswered pause).
     const status = String(seen.stats.stats.status ?? '');

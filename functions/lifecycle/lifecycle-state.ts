@@ -75,6 +75,11 @@ export interface RunningCarry extends Known {
   brake: BrakeHeld | null;
   poll: PollMemory | null;
   stats: CampaignStats | null;
+  /**
+   * When a resume was sent whose answer was lost (absent: none in doubt). It may still take effect later, after
+   * the window closes, where no look would see it: so the coming close pulls the brake as well as pausing.
+   */
+  resumeInDoubt?: string;
 }
 
 /** Nothing more to do: `next` is finish (completed, cancelled, held) or fail. */

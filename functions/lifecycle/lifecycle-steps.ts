@@ -37,7 +37,7 @@ import {
   type RunningCarry,
   upgradeCarry,
 } from './lifecycle-state.ts';
-import { buildPartReport, type PartEndStatus } from './part-report.ts';
+import { buildPartReport, type PartEndStatus, RESUME_IN_DOUBT } from './part-report.ts';
 import { findCampaignByCalls } from './reconcile-create.ts';
 import type { CampaignEvents, LifecycleWorkflow } from './workflow.ts';
 
@@ -254,10 +254,17 @@ export class LifecycleSteps {
         const { outcome, message } = await safety.secure(
           { campaignId: carry.campaignId, agentId: carry.agentId, holder: key },
           'workflow',
-          { brakeOnFailure: decision.brakeOnFailure, reason: decision.reason },
+          decision.brakeAnyway
+            ? { brakeOnFailure: true, brakeAnyway: true, reason: RESUME_IN_DOUBT }
+            : { brakeOnFailure: decision.brakeOnFailure, reason: decision.reason },
         );
         if (outcome === 'unconfirmed') return { kind: 'unconfirmed', message };
-        if (outcome === 'paused' || (outcome === 'braked' && carry.paused === null) || carry.securingSince)
+        if (decision.brakeAnyway) {
+          if (carry.paused === null)
+            await campaigns.appendTimeline(key, { at: iso(now), event: 'pause', reason: 'window' });
+          if (outcome === 'braked')
+            await campaigns.appendTimeline(key, { at: iso(now), event: 'brake', reason: RESUME_IN_DOUBT });
+        } else if (outcome === 'paused' || (outcome === 'braked' && carry.paused === null) || carry.securingSince)
           await campaigns.appendTimeline(key, {
             at: iso(now),
             event: outcome === 'braked' ? 'brake' : 'pause',
@@ -284,7 +291,7 @@ export class LifecycleSteps {
     const { safety, campaigns, api } = this.deps;
     if (carry.brake) {
       const released = await safety.releaseBrake(carry.agentId, key);
-      if (!released.ok) return { kind: 'resume_failed', message: released.message };
+      if (!released.ok) return { kind: 'resume_failed', message: released.message, inDoubt: false };
       await campaigns.appendTimeline(key, { at: iso(now), event: 'brake released', reason: 'window' });
     }
     const status = seen.stats.kind === 'ok' ? String(seen.stats.stats.status ?? '') : 'paused';
@@ -292,10 +299,16 @@ export class LifecycleSteps {
       try {
         await api.campaigns.resume(carry.campaignId);
       } catch (err) {
-        // A lost or refused answer: the stats tell whether the resume took effect.
+        // A lost or refused answer: the stats tell whether the resume took effect. A lost one not yet taken may
+        // still be (the API may act on it late), so it stays in doubt (see decideStep).
         const after = await this.stats(carry.campaignId, api);
         const active = after.kind === 'ok' && String(after.stats.status ?? '') === 'active';
-        if (!active) return { kind: 'resume_failed', message: (err as Error).message };
+        if (!active)
+          return {
+            kind: 'resume_failed',
+            message: (err as Error).message,
+            inDoubt: err instanceof AmbiguousRequestError,
+          };
       }
       await campaigns.appendTimeline(key, { at: iso(now), event: 'resume', reason: carry.paused ?? 'window' });
     }

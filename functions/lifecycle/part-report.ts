@@ -6,6 +6,9 @@ import type { PartWindow } from '#commons/window-plan.ts';
 import type { CampaignRecord, TimelineEntry } from './campaign-store.ts';
 import type { Failure } from './lifecycle-state.ts';
 
+/** The reason of a brake a close pulled as well as pausing: a resume whose answer was lost could still land. */
+export const RESUME_IN_DOUBT = 'resume_in_doubt';
+
 export type PartEndStatus = 'completed' | 'cancelled' | 'failed' | 'held';
 
 /**
@@ -36,7 +39,8 @@ export interface PartReport {
   closingMarginMinutes: number;
   pauses: { at: string; reason: string }[];
   resumes: { at: string }[];
-  brakes: { at: string; event: string }[];
+  /** The agent switched off (`brake`, reason `resume_in_doubt` or why the pause failed) and on again. */
+  brakes: { at: string; event: string; reason: string }[];
   stateTransitions: number;
   executions: number;
   startedAt: string;
@@ -100,7 +104,7 @@ export function buildPartReport(end: PartEnd): PartReport {
     resumes: timeline.filter((t) => t.event === 'resume').map((t) => ({ at: t.at })),
     brakes: timeline
       .filter((t) => t.event === 'brake' || t.event === 'brake released')
-      .map((t) => ({ at: t.at, event: t.event })),
+      .map((t) => ({ at: t.at, event: t.event, reason: t.reason })),
     stateTransitions: end.transitions,
     executions: end.executions,
     startedAt: iso(end.startedMs),

@@ -65,6 +65,7 @@ export function partEntry(
     stats: r?.stats ?? null,
     pauses: r?.pauses ?? [],
     resumes: r?.resumes ?? [],
+    brakes: r?.brakes ?? [],
     report: `s3://${bucket}/${files.json}`,
     ...(r ? { file: local(basename(files.json)), page: local(basename(files.html)) } : {}),
     ...(r?.failure ? { failure: r.failure } : {}),
@@ -74,6 +75,7 @@ export function partEntry(
 /** One part's line in the summary: how it ended, its counts, its pauses, how long it took. */
 export function partLine(
   p: Pick<PartReport, 'stats' | 'pauses' | 'resumes'> & {
+    brakes?: PartReport['brakes'];
     status: PartReport['status'] | 'interrupted';
     index: number;
     failure?: { message: string };
@@ -83,7 +85,9 @@ export function partLine(
   const counts = p.stats
     ? `${p.stats.completed ?? 0} completed, ${p.stats.failed ?? 0} failed, ${p.stats.pending ?? 0} not called`
     : 'no stats';
-  return `part ${p.index}: ${p.status}, ${counts}; ${p.pauses.length} pause(s), ${p.resumes.length} resume(s); took ${took}${p.failure ? ` — ${p.failure.message}` : ''}`;
+  const braked = (p.brakes ?? []).filter((b) => b.event === 'brake').length;
+  const brakes = braked > 0 ? `, agent switched off ${braked} time(s) (the brake)` : '';
+  return `part ${p.index}: ${p.status}, ${counts}; ${p.pauses.length} pause(s), ${p.resumes.length} resume(s)${brakes}; took ${took}${p.failure ? ` — ${p.failure.message}` : ''}`;
 }
 
 /** Seconds as an ISO 8601 duration: PT1H2M3S, or P2DT4H. */

@@ -1,3 +1,4 @@
+import { RESUME_IN_DOUBT } from '#lifecycle/part-report.ts';
 /**
  * One campaign part's report as a single self-contained HTML page (no scripts, no external files): what happened,
  * calls finished over time as an inline SVG chart with the paused stretches shaded (closed window, operator), the
@@ -17,7 +18,7 @@ export interface PartReportView {
   window?: { zones?: string[]; hours?: string; clipped?: boolean } | null;
   pauses: { at: string; reason: string }[];
   resumes: { at: string }[];
-  brakes?: { at: string; event: string }[];
+  brakes?: { at: string; event: string; reason?: string }[];
   startedAt?: string;
   finishedAt?: string;
   outcomes?: { exports?: { csv?: string }; suppressedMidCampaign?: string[] } | null;
@@ -110,6 +111,7 @@ const REASON_LABEL: Record<string, string> = {
   window: 'calling window closed',
   manual: 'paused by an operator',
   cancel: 'cancelled',
+  [RESUME_IN_DOUBT]: "a resume's answer was lost: the agent is off until the window opens",
 };
 const reasonLabel = (r: string) => REASON_LABEL[r] ?? r;
 
@@ -208,7 +210,10 @@ export function renderReportPage(input: ReportPageInput): string {
   const timeline = [
     ...part.pauses.map((p) => ({ at: p.at, what: `paused: ${reasonLabel(p.reason)}` })),
     ...part.resumes.map((r) => ({ at: r.at, what: 'resumed' })),
-    ...(part.brakes ?? []).map((b) => ({ at: b.at, what: b.event })),
+    ...(part.brakes ?? []).map((b) => ({
+      at: b.at,
+      what: b.reason === RESUME_IN_DOUBT ? `${b.event}: ${reasonLabel(b.reason)}` : b.event,
+    })),
   ].sort((a, b) => (a.at < b.at ? -1 : 1));
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>${esc(title)}</title>

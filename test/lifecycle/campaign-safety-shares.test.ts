@@ -72,3 +72,104 @@ describe('the agent brake and the budget shares', () => {
     expect(releaseCalls).toContain('toggle');
   });
 });
+
+describe('securing a campaign: pause, and the brake on failure or anyway', () => {
+  const conflict = Object.assign(new Error('409 not active'), { status: 409 });
+  const table: {
+    name: string;
+    pause: 'ok' | 'fails';
+    stats: string;
+    agentSwitch: 'works' | 'refuses';
+    options: { brakeOnFailure: boolean; brakeAnyway?: boolean };
+    outcome: string;
+    agentActive: boolean;
+  }[] = [
+    {
+      name: 'a pause that holds is enough',
+      pause: 'ok',
+      stats: 'paused',
+      agentSwitch: 'works',
+      options: { brakeOnFailure: true },
+      outcome: 'paused',
+      agentActive: true,
+    },
+    {
+      name: 'a pause that fails near the close brakes',
+      pause: 'fails',
+      stats: 'active',
+      agentSwitch: 'works',
+      options: { brakeOnFailure: true },
+      outcome: 'braked',
+      agentActive: false,
+    },
+    {
+      name: 'a pause that fails early is unconfirmed, no brake',
+      pause: 'fails',
+      stats: 'active',
+      agentSwitch: 'works',
+      options: { brakeOnFailure: false },
+      outcome: 'unconfirmed',
+      agentActive: true,
+    },
+    {
+      name: 'brake anyway: the pause holds and the agent is switched off too',
+      pause: 'ok',
+      stats: 'paused',
+      agentSwitch: 'works',
+      options: { brakeOnFailure: true, brakeAnyway: true },
+      outcome: 'braked',
+      agentActive: false,
+    },
+    {
+      name: 'brake anyway on a campaign already paused (409)',
+      pause: 'fails',
+      stats: 'paused',
+      agentSwitch: 'works',
+      options: { brakeOnFailure: true, brakeAnyway: true },
+      outcome: 'braked',
+      agentActive: false,
+    },
+    {
+      name: 'brake anyway, the switch refuses: what the pause achieved',
+      pause: 'fails',
+      stats: 'paused',
+      agentSwitch: 'refuses',
+      options: { brakeOnFailure: true, brakeAnyway: true },
+      outcome: 'not_active',
+      agentActive: true,
+    },
+    {
+      name: 'brake anyway, neither holds: unconfirmed',
+      pause: 'fails',
+      stats: 'active',
+      agentSwitch: 'refuses',
+      options: { brakeOnFailure: true, brakeAnyway: true },
+      outcome: 'unconfirmed',
+      agentActive: true,
+    },
+  ];
+  for (const row of table)
+    it(row.name, async () => {
+      const { agent, switchFor } = account();
+      const agents = switchFor([]);
+      const safety = new CampaignSafety(
+        {
+          stats: async () => ({ status: row.stats, pending: 5, in_progress: 0 }) as never,
+          pause: async () => {
+            if (row.pause === 'fails') throw conflict;
+            return {};
+          },
+        },
+        row.agentSwitch === 'works' ? agents : { ...agents, toggle: async () => ({}) },
+        register(),
+        { action: () => undefined },
+        () => new Date('2026-12-07T16:53:00Z'),
+      );
+      const { outcome } = await safety.secure({ campaignId: 'cmp_1', agentId: 'agt_1', holder: 'part-1' }, 'workflow', {
+        ...row.options,
+        reason: 'window',
+      });
+      expect(outcome).toBe(row.outcome);
+      expect(agent.is_active).toBe(row.agentActive);
+    });
+});

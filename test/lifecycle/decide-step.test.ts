@@ -42,6 +42,7 @@ function windowOf(spec: string | null, zones: string[], country: string, holiday
 // Monday 2026-12-07 in New York (EST, UTC-5): the window is 09:00-17:00 there.
 const NY = windowOf('Mon-Fri 09:00-17:00', ['America/New_York'], 'US');
 const at = (local: string) => Date.parse(`${local}-05:00`);
+const iso = (ms: number) => new Date(ms).toISOString();
 
 function running(over: Partial<RunningCarry> = {}): RunningCarry {
   return {
@@ -96,6 +97,38 @@ describe('decideStep: what a look at a running campaign does', () => {
       now: at('2026-12-07T16:54:40'),
       seen: { control: null, stats: ok('active') },
       expected: { kind: 'secure', reason: 'window', brakeOnFailure: true },
+    },
+    {
+      name: 'closed window, paused, a resume in doubt: pause and brake (it could land after the pause)',
+      now: at('2026-12-07T16:53'),
+      state: { paused: 'window', resumeInDoubt: iso(at('2026-12-07T16:40')) },
+      seen: { control: null, stats: ok('paused') },
+      expected: { kind: 'secure', reason: 'window', brakeOnFailure: true, brakeAnyway: true },
+    },
+    {
+      name: 'closed window, the in-doubt resume seen taken: pause and brake all the same',
+      now: at('2026-12-07T18:00'),
+      state: { resumeInDoubt: iso(at('2026-12-07T16:40')) },
+      seen: { control: null, stats: ok('active') },
+      expected: { kind: 'secure', reason: 'window', brakeOnFailure: true, brakeAnyway: true },
+    },
+    {
+      name: 'closed window, a resume in doubt, the brake already held: nothing more',
+      now: at('2026-12-07T18:00'),
+      state: {
+        paused: 'window',
+        resumeInDoubt: iso(at('2026-12-07T16:40')),
+        brake: { since: iso(at('2026-12-07T16:53')) },
+      },
+      seen: { control: null, stats: ok('paused') },
+      expected: { kind: 'watch' },
+    },
+    {
+      name: 'open window, a resume in doubt: no brake while calls are allowed',
+      now: at('2026-12-07T16:00'),
+      state: { resumeInDoubt: iso(at('2026-12-07T15:40')) },
+      seen: { control: null, stats: ok('active') },
+      expected: { kind: 'watch' },
     },
     {
       name: 'closed window and the stats do not answer: pause blind',
@@ -205,7 +238,6 @@ describe('decideStep: what a look at a running campaign does', () => {
 });
 
 describe('afterStep: when to look again', () => {
-  const iso = (ms: number) => new Date(ms).toISOString();
   const table: {
     name: string;
     now: number;
@@ -285,10 +317,61 @@ describe('afterStep: when to look again', () => {
       now: at('2026-12-08T09:00'),
       state: { paused: 'window' },
       seen: { control: null, stats: ok('paused') },
-      effect: { kind: 'resume_failed', message: '409' },
+      effect: { kind: 'resume_failed', message: '409', inDoubt: false },
       expect: (next) => {
         expect(next).toMatchObject({ paused: 'window' });
+        expect(next).not.toHaveProperty('resumeInDoubt');
         expect(next.wakeAt).toBe(iso(at('2026-12-08T09:00') + 20_000));
+      },
+    },
+    {
+      name: 'a resume whose answer was lost is in doubt from then on, and tried again in seconds',
+      now: at('2026-12-08T09:00'),
+      state: { paused: 'window' },
+      seen: { control: null, stats: ok('paused') },
+      effect: { kind: 'resume_failed', message: 'timed out', inDoubt: true },
+      expect: (next) => {
+        expect(next).toMatchObject({ paused: 'window', resumeInDoubt: iso(at('2026-12-08T09:00')) });
+        expect(next.wakeAt).toBe(iso(at('2026-12-08T09:00') + 20_000));
+      },
+    },
+    {
+      name: "a second lost resume keeps the first one's time",
+      now: at('2026-12-08T09:01'),
+      state: { paused: 'window', resumeInDoubt: iso(at('2026-12-08T09:00')) },
+      seen: { control: null, stats: ok('paused') },
+      effect: { kind: 'resume_failed', message: 'timed out', inDoubt: true },
+      expect: (next) => expect(next).toMatchObject({ resumeInDoubt: iso(at('2026-12-08T09:00')) }),
+    },
+    {
+      name: 'a later resume that is answered leaves the doubt for the close',
+      now: at('2026-12-08T09:01'),
+      state: { paused: 'window', resumeInDoubt: iso(at('2026-12-08T09:00')) },
+      seen: { control: null, stats: ok('paused') },
+      effect: { kind: 'resumed' },
+      expect: (next) => expect(next).toMatchObject({ paused: null, resumeInDoubt: iso(at('2026-12-08T09:00')) }),
+    },
+    {
+      name: 'the close braked for a resume in doubt: the doubt is covered, and the part sleeps until the opening',
+      now: at('2026-12-07T16:53'),
+      state: { paused: 'window', resumeInDoubt: iso(at('2026-12-07T16:40')) },
+      seen: { control: null, stats: ok('paused') },
+      effect: { kind: 'secured', how: 'braked' },
+      expect: (next) => {
+        expect(next).not.toHaveProperty('resumeInDoubt');
+        expect(next).toMatchObject({ paused: 'window', brake: { since: iso(at('2026-12-07T16:53')) } });
+        expect(next.wakeAt).toBe(iso(at('2026-12-08T09:00')));
+      },
+    },
+    {
+      name: 'the close paused but could not brake for a resume in doubt: the brake is tried again in seconds',
+      now: at('2026-12-07T16:53'),
+      state: { paused: 'window', resumeInDoubt: iso(at('2026-12-07T16:40')) },
+      seen: { control: null, stats: ok('paused') },
+      effect: { kind: 'secured', how: 'not_active' },
+      expect: (next) => {
+        expect(next).toMatchObject({ paused: 'window', brake: null, resumeInDoubt: iso(at('2026-12-07T16:40')) });
+        expect(next.wakeAt).toBe(iso(at('2026-12-07T16:53') + 20_000));
       },
     },
   ];
@@ -329,7 +412,6 @@ describe('afterStep: when to look again', () => {
 describe('polls across parts: one API plan shared by every running part', () => {
   const plan = pollPlanOf(DEFAULT_LIMITS);
   const planned: DecideSettings = { ...settings, pollPlan: plan };
-  const iso = (ms: number) => new Date(ms).toISOString();
 
   it('plans half of what the plan leaves after the safety and lifecycle reserves', () => {
     expect(plan).toEqual({ perMinute: 45, perHour: 375 });

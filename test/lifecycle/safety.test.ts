@@ -261,6 +261,47 @@ describe('no call outside the window, whatever fails', () => {
     expect(r.report?.status).toBe('completed');
   }, 90_000);
 
+  it('a resume the API carries out ten minutes late, after the close: the close brakes the agent', async () => {
+    // Ten minutes a day: the lifecycle resumes at Tuesday's 09:00 opening; that resume is held ten minutes before
+    // it takes effect (the client gave up after 10 s), so it lands at the 09:10 close, after the pause.
+    const w = nextWeek();
+    const window = 'Mon-Fri 09:00-09:10';
+    const tuesday = la(day(w, 1), '09:00:00');
+    const r = await rehearse({
+      name: 'resume-landing-late',
+      at: la(day(w), '08:00:00'),
+      count: 100,
+      prefix: '+1415584',
+      metadata: { 'calling-window': window },
+      rule: { hours: window, closingMarginMinutes: 5 },
+      faults: [
+        {
+          method: 'PATCH',
+          path: '/campaigns/*/resume',
+          delayMs: 600_000,
+          late: true,
+          from: tuesday,
+          minutes: 1,
+          count: 1,
+        },
+      ],
+    });
+    const resumes = (await p.f.admin.requests<{ at: string; path: string; status: number; fault: boolean }[]>()).filter(
+      (q) => q.path.endsWith('/resume'),
+    );
+    // The late one took effect at the close, on a paused campaign.
+    const late = resumes.find((q) => q.fault);
+    expect(late?.status).toBe(200);
+    expect(Date.parse(late?.at ?? '')).toBeGreaterThanOrEqual(Date.parse(la(day(w, 1), '09:10:00')));
+    expect(r.violations).toEqual([]);
+    expect(r.report?.brakes.map((b) => [b.event, b.reason])).toEqual([
+      ['brake', 'resume_in_doubt'],
+      ['brake released', 'window'],
+    ]);
+    expect(p.f.emu.core.account.agents.get(r.agent.id)?.is_active).toBe(true);
+    expect(r.report?.status).toBe('completed');
+  }, 90_000);
+
   it('the create answer is lost: the campaign is found by its calls to the part file numbers, and paused at the close', async () => {
     const w = nextWeek();
     const r = await rehearse({

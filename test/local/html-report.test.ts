@@ -111,6 +111,20 @@ describe('renderReportPage', () => {
     expect(html).toContain("calls finished (2 of 3, from each contact's last call)");
   });
 
+  it('lists the brakes in the timeline, saying why when a resume was in doubt', () => {
+    const html = renderReportPage({
+      part: part({
+        brakes: [
+          { at: '2026-12-07T16:53:00Z', event: 'brake', reason: 'resume_in_doubt' },
+          { at: '2026-12-08T14:00:00Z', event: 'brake released', reason: 'window' },
+        ],
+      }),
+      outcomes: { header: ['Phone Number'], rows: [] },
+    });
+    expect(html).toContain('brake: a resume&#39;s answer was lost: the agent is off until the window opens');
+    expect(html).toMatch(/brake released</);
+  });
+
   it('draws sampled stats when there are samples, ending at the final stats', () => {
     const sample = (at: string, completed: number, failed: number) => ({
       at,
