@@ -27,6 +27,11 @@ export interface Watch {
   /** The campaign was confirmed not dialling at the last look. */
   quiet: boolean;
   /**
+   * When a resume was sent whose answer was lost, not yet covered by a brake (the carry's `resumeInDoubt`): the
+   * campaign may start dialling at any time, so it is not quiet, and whoever secures the part brakes as well.
+   */
+  resumeInDoubt?: string;
+  /**
    * The campaign's counts as the API gave them at the last look it answered: what an operator's status and the
    * local report pages show without spending the account's API plan on it (see `progressOf`).
    */

@@ -173,13 +173,8 @@ export function afterStep(
         brake: effect.how === 'braked' ? (state.brake ?? { since: iso(now) }) : state.brake,
       };
       if (decision.reason === 'cancel') return ended(next, 'cancelled', stats, 'finish');
-      if (decision.brakeAnyway) {
-        // The brake covers the doubt until the window opens again (the resume then releases it); until it holds,
-        // it is tried again soon.
-        if (effect.how !== 'braked') return sleep(next, now + s.secureRetryMs, now, s);
-        const { resumeInDoubt: _covered, ...rest } = next;
-        next = rest;
-      }
+      // Until the brake holds, it is tried again soon.
+      if (decision.brakeAnyway && effect.how !== 'braked') return sleep(next, now + s.secureRetryMs, now, s);
     } else {
       // Not confirmed: try again soon; the brake is pulled once the close is near (see decideStep).
       return sleep({ ...next, securingSince: state.securingSince ?? iso(now) }, now + s.secureRetryMs, now, s);
@@ -204,6 +199,12 @@ export function afterStep(
   }
 
   const window = windowStateAt(state.window, now, quietFrom(s));
+  if (next.resumeInDoubt !== undefined && next.brake && !window.open) {
+    // A brake held in a closed window (this look's, or the sweeper's) covers the doubt until the window opens
+    // again, and the resume there releases it.
+    const { resumeInDoubt: _covered, ...rest } = next;
+    next = rest;
+  }
   const quiet = next.paused !== null || !window.open;
   if (!window.open && window.changesAt === null)
     return {

@@ -361,11 +361,13 @@ export class LifecycleSteps {
       window: next.window,
       observedAt: iso(now),
       nextLookAt: next.wakeAt ?? iso(now),
-      // Confirmed not dialling: paused, or scheduled for an opening chosen at create time.
+      // Confirmed not dialling: paused, or scheduled for an opening chosen at create time; and no resume in doubt.
       quiet:
         next.phase === 'running'
-          ? (next.paused !== null && next.securingSince === null) || next.stats?.status === 'scheduled'
+          ? next.resumeInDoubt === undefined &&
+            ((next.paused !== null && next.securingSince === null) || next.stats?.status === 'scheduled')
           : next.brake !== null,
+      ...(next.phase === 'running' && next.resumeInDoubt !== undefined ? { resumeInDoubt: next.resumeInDoubt } : {}),
       counts:
         next.phase === 'running' && next.stats
           ? {

@@ -277,6 +277,29 @@ describe('a workflow that dies between its create and its first look', () => {
   });
 });
 
+describe('a workflow stopped while a resume it sent is in doubt', () => {
+  it.each([
+    ['in doubt: the guard brakes as well as pausing', true],
+    ['none in doubt: a pause is enough', false],
+  ])('%s', async (_name, inDoubt) => {
+    const { partKey, watch } = await runningPart(at('10:00'), at('10:20'));
+    if (inDoubt) await store.observe(partKey, { ...watch, resumeInDoubt: iso(at('09:59')) });
+    const options: { brakeAnyway?: boolean; reason: string }[] = [];
+    const safety = {
+      secure: async (_target: object, _by: string, o: { brakeAnyway?: boolean; reason: string }) => {
+        options.push(o);
+        return { outcome: o.brakeAnyway ? ('braked' as const) : ('paused' as const), message: 'done' };
+      },
+    } as unknown as CampaignSafety;
+    const guard = guardOn(safety, () => at('10:05'), described('ABORTED'));
+    const action = await guard.executionEnded({ executionArn: watch.execution, name: partKey, status: 'ABORTED' });
+    expect(options).toHaveLength(1);
+    expect(options[0]?.brakeAnyway).toBe(inDoubt);
+    expect(action.outcome).toBe(inDoubt ? 'braked' : 'paused');
+    if (inDoubt) expect(options[0]?.reason).toContain(`a resume sent at ${iso(at('09:59'))} is in doubt`);
+  });
+});
+
 describe('a workflow stopped before its first step, with Step Functions not answering', () => {
   it('ends its part under the upload and part its name gives', async () => {
     const { key } = await partToCreate('stopped, no plan');

@@ -364,6 +364,21 @@ describe('afterStep: when to look again', () => {
       },
     },
     {
+      name: 'a brake the sweeper pulled, found at a look in the closed window, covers the doubt too',
+      now: at('2026-12-07T18:00'),
+      state: {
+        paused: 'window',
+        resumeInDoubt: iso(at('2026-12-07T16:40')),
+        brake: { since: iso(at('2026-12-07T17:05')) },
+      },
+      seen: { control: null, stats: ok('paused') },
+      effect: { kind: 'none' },
+      expect: (next) => {
+        expect(next).not.toHaveProperty('resumeInDoubt');
+        expect(next.wakeAt).toBe(iso(at('2026-12-08T09:00')));
+      },
+    },
+    {
       name: 'the close paused but could not brake for a resume in doubt: the brake is tried again in seconds',
       now: at('2026-12-07T16:53'),
       state: { paused: 'window', resumeInDoubt: iso(at('2026-12-07T16:40')) },

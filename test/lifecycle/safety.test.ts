@@ -164,6 +164,34 @@ const stopping = (at: string, which: 'first' | 'all' = 'first'): Scenario['durin
       p.stack.sfn.stop(e.executionArn, 'Operator', 'stopped from the console');
   },
 });
+/**
+ * Ten minutes a day from Monday 08:00: the lifecycle resumes at Tuesday's 09:00 opening, and that resume is held
+ * ten minutes before it takes effect (the client gave up after 10 s), so it lands at the 09:10 close.
+ */
+const resumeLandingLate = (w: number, name: string, prefix: string): Scenario => ({
+  name,
+  at: la(day(w), '08:00:00'),
+  count: 100,
+  prefix,
+  metadata: { 'calling-window': 'Mon-Fri 09:00-09:10' },
+  rule: { hours: 'Mon-Fri 09:00-09:10', closingMarginMinutes: 5 },
+  faults: [
+    {
+      method: 'PATCH',
+      path: '/campaigns/*/resume',
+      delayMs: 600_000,
+      late: true,
+      from: la(day(w, 1), '09:00:00'),
+      minutes: 1,
+      count: 1,
+    },
+  ],
+});
+/** The resume the emulator carried out late, as its request log has it. */
+const lateResume = async () =>
+  (await p.f.admin.requests<{ at: string; path: string; status: number; fault: boolean }[]>()).find(
+    (q) => q.fault && q.path.endsWith('/resume'),
+  );
 const faultAcrossClose = (
   w: number,
   f: Omit<FaultInput, 'from' | 'minutes'>,
@@ -262,35 +290,10 @@ describe('no call outside the window, whatever fails', () => {
   }, 90_000);
 
   it('a resume the API carries out ten minutes late, after the close: the close brakes the agent', async () => {
-    // Ten minutes a day: the lifecycle resumes at Tuesday's 09:00 opening; that resume is held ten minutes before
-    // it takes effect (the client gave up after 10 s), so it lands at the 09:10 close, after the pause.
     const w = nextWeek();
-    const window = 'Mon-Fri 09:00-09:10';
-    const tuesday = la(day(w, 1), '09:00:00');
-    const r = await rehearse({
-      name: 'resume-landing-late',
-      at: la(day(w), '08:00:00'),
-      count: 100,
-      prefix: '+1415584',
-      metadata: { 'calling-window': window },
-      rule: { hours: window, closingMarginMinutes: 5 },
-      faults: [
-        {
-          method: 'PATCH',
-          path: '/campaigns/*/resume',
-          delayMs: 600_000,
-          late: true,
-          from: tuesday,
-          minutes: 1,
-          count: 1,
-        },
-      ],
-    });
-    const resumes = (await p.f.admin.requests<{ at: string; path: string; status: number; fault: boolean }[]>()).filter(
-      (q) => q.path.endsWith('/resume'),
-    );
-    // The late one took effect at the close, on a paused campaign.
-    const late = resumes.find((q) => q.fault);
+    const r = await rehearse(resumeLandingLate(w, 'resume-landing-late', '+1415584'));
+    const late = await lateResume();
+    // It took effect at the close, on a paused campaign.
     expect(late?.status).toBe(200);
     expect(Date.parse(late?.at ?? '')).toBeGreaterThanOrEqual(Date.parse(la(day(w, 1), '09:10:00')));
     expect(r.violations).toEqual([]);
@@ -300,6 +303,21 @@ describe('no call outside the window, whatever fails', () => {
     ]);
     expect(p.f.emu.core.account.agents.get(r.agent.id)?.is_active).toBe(true);
     expect(r.report?.status).toBe('completed');
+  }, 90_000);
+
+  it('the execution is stopped while a resume is in doubt: the guard brakes, and the late resume dials nobody', async () => {
+    const w = nextWeek();
+    const r = await rehearse({
+      ...resumeLandingLate(w, 'stopped-in-doubt', '+1415585'),
+      during: stopping(la(day(w, 1), '09:01:00')),
+    });
+    expect(r.violations).toEqual([]);
+    const late = await lateResume();
+    expect(Date.parse(late?.at ?? '')).toBeGreaterThanOrEqual(Date.parse(la(day(w, 1), '09:10:00')));
+    const record = await campaignStore().get(partKeyOfExecution(r.executions[0]?.name ?? ''));
+    expect(record?.secured).toMatchObject({ by: 'guard', outcome: 'braked' });
+    expect(record?.secured?.reason).toContain('is in doubt');
+    expect(p.f.emu.core.account.agents.get(r.agent.id)?.is_active).toBe(false);
   }, 90_000);
 
   it('the create answer is lost: the campaign is found by its calls to the part file numbers, and paused at the close', async () => {

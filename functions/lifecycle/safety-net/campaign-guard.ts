@@ -205,18 +205,23 @@ export class CampaignGuard {
     const agentId = record.watch?.agentId ?? (await this.agentOf(execution));
     if (!agentId)
       return { partKey: record.partKey, campaignId, reasons, outcome: 'unconfirmed', message: 'agent unknown' };
+    // A resume in doubt may still land after the pause: the agent is switched off too.
+    const brakeAnyway = record.watch?.resumeInDoubt !== undefined;
+    const why = [...reasons, ...(brakeAnyway ? [`a resume sent at ${record.watch?.resumeInDoubt} is in doubt`] : [])];
+    const reason = why.join('; ');
     const { outcome, message } = await this.deps.safety.secure({ campaignId, agentId, holder: record.partKey }, by, {
       brakeOnFailure,
-      reason: reasons.join('; '),
+      brakeAnyway,
+      reason,
     });
     await this.deps.campaigns.markSecured(
       record.partKey,
-      { at: this.deps.now().toISOString(), by, outcome, reason: reasons.join('; ') },
+      { at: this.deps.now().toISOString(), by, outcome, reason },
       // Secured: the next sweeps need not act again until the workflow looks and says otherwise (unless it did
       // while this action ran).
       outcome !== 'unconfirmed' ? record.watch : undefined,
     );
-    return { partKey: record.partKey, campaignId, reasons, outcome, message };
+    return { partKey: record.partKey, campaignId, reasons: why, outcome, message };
   }
 
   /**
