@@ -15,7 +15,8 @@ export interface AgentSwitch {
 
 /** Who holds an agent's brake, shared by every part that uses the agent (DynamoDB in AWS). */
 export interface BrakeRegister {
-  hold(agentId: string, holder: string, now: Date): Promise<void>;
+  /** Adds the holder; answers whether it was not holding before. */
+  hold(agentId: string, holder: string, now: Date): Promise<boolean>;
   /** Lets go and answers how many holders remain. */
   release(agentId: string, holder: string): Promise<number>;
   holders(agentId: string): Promise<number>;
@@ -63,7 +64,8 @@ export class CampaignSafety {
 
   /**
    * `brakeAnyway`: brake even when the pause holds (a resume whose answer was lost could land after it). The
-   * outcome is then `braked` when the brake holds, else what the pause achieved.
+   * outcome is then `braked` when the brake holds, else `unconfirmed` (what was asked is not achieved; the caller
+   * tries again).
    */
   async secure(
     target: SecureTarget,
@@ -90,7 +92,6 @@ export class CampaignSafety {
       }
       message = `${message}; brake: ${braked.message}`;
     }
-    if (paused?.ok) return { outcome: paused.how, message };
     this.signals.action(by, 'unconfirmed', { ...details, error: message });
     return { outcome: 'unconfirmed', message };
   }
@@ -119,22 +120,29 @@ export class CampaignSafety {
     }
   }
 
-  /** Deactivates the agent (toggle is a flip, so it is read back before and after). */
+  /**
+   * Deactivates the agent (toggle is a flip, so it is read back before and after). A brake that does not hold
+   * leaves the register as it found it: a holder it added would be taken, at the part's next look, for a brake
+   * held, and never tried again.
+   */
   async engageBrake(agentId: string, holder: string): Promise<{ ok: boolean; message: string }> {
+    let added = false;
+    let message: string;
     try {
-      await this.brakes.hold(agentId, holder, this.now());
+      added = await this.brakes.hold(agentId, holder, this.now());
       for (let i = 0; i < TOGGLE_TRIES; i++) {
         const agent = await this.agents.get(agentId);
         if (agent.is_active === false) return { ok: true, message: 'agent inactive' };
         await this.agents.toggle(agentId).catch(() => undefined);
       }
       const agent = await this.agents.get(agentId);
-      return agent.is_active === false
-        ? { ok: true, message: 'agent inactive' }
-        : { ok: false, message: 'the agent is still active' };
+      if (agent.is_active === false) return { ok: true, message: 'agent inactive' };
+      message = 'the agent is still active';
     } catch (err) {
-      return { ok: false, message: describe(err) };
+      message = describe(err);
     }
+    if (added) await this.brakes.release(agentId, holder).catch(() => undefined);
+    return { ok: false, message };
   }
 
   /**

@@ -266,6 +266,25 @@ export class CampaignStore implements BrakeRegister {
   }
 
   /**
+   * Marks the last look as not quiet, with a resume in doubt, before the resume is sent: should the step not get to
+   * record its look (a crash, a retry with the carry from before it, the execution stopped), the retried step, the
+   * guard and the sweeper still know a resume may land. The step's own look then says what came of it.
+   */
+  async noteResumeSent(partKey: string, at: string): Promise<void> {
+    try {
+      await this.set(
+        partKey,
+        { '#watch.#doubt': at, '#watch.#quiet': false },
+        { '#watch': 'watch', '#doubt': 'resumeInDoubt', '#quiet': 'quiet' },
+        { condition: { expression: 'attribute_exists(#watch)', names: {}, values: {} } },
+      );
+    } catch (err) {
+      // No look recorded yet: nobody reads one before the step records its own.
+      if (!isConditionFailed(err)) throw err;
+    }
+  }
+
+  /**
    * Records a safety action. `quietLook`, the look the action was decided on, is also marked as confirmed not
    * dialling, but only while it is still the last look: one the workflow made meanwhile says for itself whether the
    * campaign dials (it may have resumed it), and a quiet flag there would turn the sweeper's checks off until the
@@ -373,16 +392,18 @@ export class CampaignStore implements BrakeRegister {
     return out;
   }
 
-  async hold(agentId: string, holder: string, now: Date): Promise<void> {
-    await this.db.send(
+  async hold(agentId: string, holder: string, now: Date): Promise<boolean> {
+    const out = await this.db.send(
       new UpdateCommand({
         TableName: this.table,
         Key: { pk: brakePk(agentId) },
         UpdateExpression: 'ADD #holders :holder SET #since = if_not_exists(#since, :now)',
         ExpressionAttributeNames: { '#holders': 'holders', '#since': 'since' },
         ExpressionAttributeValues: { ':holder': new Set([holder]), ':now': now.toISOString() },
+        ReturnValues: 'UPDATED_OLD',
       }),
     );
+    return !(out.Attributes?.holders as Set<string> | undefined)?.has(holder);
   }
 
   async release(agentId: string, holder: string): Promise<number> {

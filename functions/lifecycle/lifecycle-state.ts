@@ -77,7 +77,8 @@ export interface RunningCarry extends Known {
   stats: CampaignStats | null;
   /**
    * When a resume was sent whose answer was lost (absent: none in doubt). It may still take effect later, after
-   * the window closes, where no look would see it: so the coming close pulls the brake as well as pausing.
+   * the window closes, where no look would see it: so the coming close pulls the brake as well as pausing, and a
+   * cancel ends the part braked. It ends when that brake is let go at the next opening.
    */
   resumeInDoubt?: string;
 }

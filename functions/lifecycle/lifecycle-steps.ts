@@ -222,6 +222,9 @@ export class LifecycleSteps {
     // The guard or the sweeper may have pulled the brake for this part: then it is this part's to release.
     if (!carry.brake && (await this.deps.campaigns.isHeldBy(carry.agentId, key)))
       carry.brake = { since: record?.secured?.at ?? iso(now) };
+    // A resume this step's first try sent before it failed (a retry starts from the carry before it).
+    if (carry.resumeInDoubt === undefined && record?.watch?.resumeInDoubt !== undefined)
+      carry.resumeInDoubt = record.watch.resumeInDoubt;
     const decision = decideStep(carry, seen, now, this.deps.settings);
     const effect = await this.act(key, carry, decision, seen, now);
     const next = afterStep(carry, seen, decision, effect, now, this.deps.settings);
@@ -260,9 +263,10 @@ export class LifecycleSteps {
         );
         if (outcome === 'unconfirmed') return { kind: 'unconfirmed', message };
         if (decision.brakeAnyway) {
+          // Asked to brake anyway, only a brake that holds is secured (`braked`).
           if (carry.paused === null)
-            await campaigns.appendTimeline(key, { at: iso(now), event: 'pause', reason: 'window' });
-          if (outcome === 'braked')
+            await campaigns.appendTimeline(key, { at: iso(now), event: 'pause', reason: decision.reason });
+          if (carry.brake === null)
             await campaigns.appendTimeline(key, { at: iso(now), event: 'brake', reason: RESUME_IN_DOUBT });
         } else if (outcome === 'paused' || (outcome === 'braked' && carry.paused === null) || carry.securingSince)
           await campaigns.appendTimeline(key, {
@@ -274,7 +278,8 @@ export class LifecycleSteps {
       }
       case 'resume': {
         const effect = await this.resume(key, carry, seen, now);
-        await this.holdIfEnded(key, carry.campaignId, carry.agentId);
+        const inDoubt = carry.resumeInDoubt !== undefined || (effect.kind === 'resume_failed' && effect.inDoubt);
+        await this.holdIfEnded(key, carry.campaignId, carry.agentId, inDoubt);
         return effect;
       }
       case 'finish':
@@ -291,11 +296,13 @@ export class LifecycleSteps {
     const { safety, campaigns, api } = this.deps;
     if (carry.brake) {
       const released = await safety.releaseBrake(carry.agentId, key);
-      if (!released.ok) return { kind: 'resume_failed', message: released.message, inDoubt: false };
+      if (!released.ok)
+        return { kind: 'resume_failed', message: released.message, inDoubt: false, brakeReleased: false };
       await campaigns.appendTimeline(key, { at: iso(now), event: 'brake released', reason: 'window' });
     }
     const status = seen.stats.kind === 'ok' ? String(seen.stats.stats.status ?? '') : 'paused';
     if (status === 'paused') {
+      await campaigns.noteResumeSent(key, iso(now));
       try {
         await api.campaigns.resume(carry.campaignId);
       } catch (err) {
@@ -308,6 +315,7 @@ export class LifecycleSteps {
             kind: 'resume_failed',
             message: (err as Error).message,
             inDoubt: err instanceof AmbiguousRequestError,
+            brakeReleased: carry.brake !== null,
           };
       }
       await campaigns.appendTimeline(key, { at: iso(now), event: 'resume', reason: carry.paused ?? 'window' });
@@ -321,9 +329,9 @@ export class LifecycleSteps {
    * (the same holder's: a release lets go of the guard's brake too). The guard ends the part before it secures it
    * (CampaignGuard), so a part found ended here is secured again and the look fails.
    */
-  private async holdIfEnded(key: string, campaignId: string | null, agentId: string): Promise<void> {
+  private async holdIfEnded(key: string, campaignId: string | null, agentId: string, inDoubt = false): Promise<void> {
     const record = await this.deps.campaigns.get(key);
-    if (record && isEnded(record)) await this.secureEnded(key, record, campaignId, agentId);
+    if (record && isEnded(record)) await this.secureEnded(key, record, campaignId, agentId, inDoubt);
   }
 
   /** Secures again what a step did for a part found ended, records it, and fails the step. */
@@ -332,9 +340,12 @@ export class LifecycleSteps {
     record: CampaignRecord,
     campaignId: string | null,
     agentId: string,
+    /** A resume of this part's may still land after the pause (`resumeInDoubt`). */
+    inDoubt = false,
   ): Promise<never> {
     const { outcome, message } = await this.deps.safety.secure({ campaignId, agentId, holder: key }, 'workflow', {
       brakeOnFailure: true,
+      brakeAnyway: inDoubt,
       reason: 'part_ended',
     });
     const reason = 'the part ended while its last step was running';
@@ -361,10 +372,11 @@ export class LifecycleSteps {
       window: next.window,
       observedAt: iso(now),
       nextLookAt: next.wakeAt ?? iso(now),
-      // Confirmed not dialling: paused, or scheduled for an opening chosen at create time; and no resume in doubt.
+      // Confirmed not dialling: paused, or scheduled for an opening chosen at create time; and no resume in doubt
+      // unless the brake holds.
       quiet:
         next.phase === 'running'
-          ? next.resumeInDoubt === undefined &&
+          ? (next.resumeInDoubt === undefined || next.brake !== null) &&
             ((next.paused !== null && next.securingSince === null) || next.stats?.status === 'scheduled')
           : next.brake !== null,
       ...(next.phase === 'running' && next.resumeInDoubt !== undefined ? { resumeInDoubt: next.resumeInDoubt } : {}),

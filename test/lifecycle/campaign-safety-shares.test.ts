@@ -27,7 +27,9 @@ function register(): BrakeRegister {
   const holders = new Set<string>();
   return {
     hold: async (_agent, holder) => {
+      const added = !holders.has(holder);
       holders.add(holder);
+      return added;
     },
     release: async (_agent, holder) => {
       holders.delete(holder);
@@ -130,12 +132,12 @@ describe('securing a campaign: pause, and the brake on failure or anyway', () =>
       agentActive: false,
     },
     {
-      name: 'brake anyway, the switch refuses: what the pause achieved',
+      name: 'brake anyway, the switch refuses: unconfirmed though the campaign is paused (tried again)',
       pause: 'fails',
       stats: 'paused',
       agentSwitch: 'refuses',
       options: { brakeOnFailure: true, brakeAnyway: true },
-      outcome: 'not_active',
+      outcome: 'unconfirmed',
       agentActive: true,
     },
     {
@@ -152,6 +154,7 @@ describe('securing a campaign: pause, and the brake on failure or anyway', () =>
     it(row.name, async () => {
       const { agent, switchFor } = account();
       const agents = switchFor([]);
+      const brakes = register();
       const safety = new CampaignSafety(
         {
           stats: async () => ({ status: row.stats, pending: 5, in_progress: 0 }) as never,
@@ -161,7 +164,7 @@ describe('securing a campaign: pause, and the brake on failure or anyway', () =>
           },
         },
         row.agentSwitch === 'works' ? agents : { ...agents, toggle: async () => ({}) },
-        register(),
+        brakes,
         { action: () => undefined },
         () => new Date('2026-12-07T16:53:00Z'),
       );
@@ -171,5 +174,7 @@ describe('securing a campaign: pause, and the brake on failure or anyway', () =>
       });
       expect(outcome).toBe(row.outcome);
       expect(agent.is_active).toBe(row.agentActive);
+      // A brake that did not hold leaves no holder behind, which a look would take for a brake held.
+      expect(await brakes.holders('agt_1')).toBe(row.agentActive ? 0 : 1);
     });
 });

@@ -83,3 +83,15 @@ describe('many parts at once', () => {
     expect(found.get('up-many-p150')).toMatchObject({ partKey: 'up-many-p150', part: 150 });
   });
 });
+
+describe('the brake register', () => {
+  it('says whether a hold is new, so a brake that failed can leave it as it found it', async () => {
+    const now = new Date('2026-12-07T16:53:00Z');
+    expect(await store.hold('agt_register', 'part-a', now)).toBe(true);
+    expect(await store.hold('agt_register', 'part-a', now)).toBe(false);
+    expect(await store.hold('agt_register', 'part-b', now)).toBe(true);
+    expect(await store.release('agt_register', 'part-a')).toBe(1);
+    expect(await store.hold('agt_register', 'part-a', now)).toBe(true);
+    expect(await store.holders('agt_register')).toBe(2);
+  });
+});

@@ -10,7 +10,7 @@ import { partReportKey } from '#commons/report-keys.ts';
 import { type PartWindow, partWindow } from '#commons/window-plan.ts';
 import type { CampaignSafety } from '#lifecycle/campaign-safety.ts';
 import { CampaignStore, type Watch } from '#lifecycle/campaign-store.ts';
-import { CARRY_SCHEMA, type ReconcilingCarry } from '#lifecycle/lifecycle-state.ts';
+import { CARRY_SCHEMA, type ReconcilingCarry, type RunningCarry } from '#lifecycle/lifecycle-state.ts';
 import { type LifecycleDeps, LifecycleSteps } from '#lifecycle/lifecycle-steps.ts';
 import { RootReport } from '#lifecycle/part-end/root-report.ts';
 import { CampaignGuard } from '#lifecycle/safety-net/campaign-guard.ts';
@@ -297,6 +297,64 @@ describe('a workflow stopped while a resume it sent is in doubt', () => {
     expect(options[0]?.brakeAnyway).toBe(inDoubt);
     expect(action.outcome).toBe(inDoubt ? 'braked' : 'paused');
     if (inDoubt) expect(options[0]?.reason).toContain(`a resume sent at ${iso(at('09:59'))} is in doubt`);
+  });
+});
+
+describe('a look retried after its resume went out', () => {
+  it('finds the resume in doubt in the record, and the close brakes as well as pausing', async () => {
+    const { partKey, watch } = await runningPart(at('08:50'), at('09:00'));
+    const options: { brakeAnyway?: boolean }[] = [];
+    const safety = {
+      secure: async (_target: object, _by: string, o: { brakeAnyway?: boolean }) => {
+        options.push(o);
+        return { outcome: 'braked' as const, message: 'agent deactivated' };
+      },
+    } as unknown as CampaignSafety;
+    const paused = { campaigns: { stats: async () => ({ status: 'paused', pending: 5, in_progress: 0, total: 5 }) } };
+    const stepsAt = (now: number, resume: () => Promise<unknown>) =>
+      new LifecycleSteps({
+        campaigns: store,
+        safety,
+        objects,
+        api: { campaigns: { ...paused.campaigns, resume } },
+        polls: paused,
+        now: () => new Date(now),
+        settings: STEP_SETTINGS,
+        outcomes: null,
+      } as unknown as LifecycleDeps);
+    const plan = {
+      uploadId: partKey.replace(/-p1$/, ''),
+      bucket: BUCKET,
+      agentId: 'agt_1',
+      part: { index: 1, of: 1, key: `parts/${partKey}.xlsx` },
+    } as unknown as CampaignPlan;
+    const carry: RunningCarry = {
+      schema: CARRY_SCHEMA,
+      phase: 'running',
+      agentId: 'agt_1',
+      window: newYorkWindow(),
+      steps: 3,
+      generation: 0,
+      transitionsBefore: 0,
+      campaignId: watch.campaignId as string,
+      startsAt: iso(at('08:00')),
+      paused: 'window',
+      securingSince: null,
+      brake: null,
+      poll: null,
+      stats: null,
+      next: 'wait',
+      wakeAt: iso(at('09:00')),
+    };
+    const input = { action: 'step' as const, plan, carry, execution: watch.execution };
+    // The opening's look sends the resume and dies there (a Lambda timeout): its answer never comes.
+    void stepsAt(at('09:00'), () => new Promise(() => {})).step(input);
+    await until(async () => (await store.get(partKey))?.watch?.resumeInDoubt !== undefined);
+    expect((await store.get(partKey))?.watch).toMatchObject({ quiet: false, resumeInDoubt: iso(at('09:00')) });
+    // The state machine retries the look with the carry from before it; by then the window has closed.
+    const next = await stepsAt(at('16:55'), async () => ({})).step(input);
+    expect(options).toEqual([expect.objectContaining({ brakeAnyway: true })]);
+    expect(next).toMatchObject({ brake: { since: iso(at('16:55')) }, resumeInDoubt: iso(at('09:00')) });
   });
 });
 

@@ -113,6 +113,17 @@ describe('decideStep: what a look at a running campaign does', () => {
       expected: { kind: 'secure', reason: 'window', brakeOnFailure: true, brakeAnyway: true },
     },
     {
+      name: 'a cancel with a resume in doubt: brake as well, though the campaign is paused (never finish and release)',
+      now: at('2026-12-07T18:00'),
+      state: {
+        paused: 'window',
+        resumeInDoubt: iso(at('2026-12-07T16:40')),
+        brake: { since: iso(at('2026-12-07T16:53')) },
+      },
+      seen: { control: 'cancel', stats: ok('paused') },
+      expected: { kind: 'secure', reason: 'cancel', brakeOnFailure: true, brakeAnyway: true },
+    },
+    {
       name: 'closed window, a resume in doubt, the brake already held: nothing more',
       now: at('2026-12-07T18:00'),
       state: {
@@ -317,7 +328,7 @@ describe('afterStep: when to look again', () => {
       now: at('2026-12-08T09:00'),
       state: { paused: 'window' },
       seen: { control: null, stats: ok('paused') },
-      effect: { kind: 'resume_failed', message: '409', inDoubt: false },
+      effect: { kind: 'resume_failed', message: '409', inDoubt: false, brakeReleased: false },
       expect: (next) => {
         expect(next).toMatchObject({ paused: 'window' });
         expect(next).not.toHaveProperty('resumeInDoubt');
@@ -329,18 +340,34 @@ describe('afterStep: when to look again', () => {
       now: at('2026-12-08T09:00'),
       state: { paused: 'window' },
       seen: { control: null, stats: ok('paused') },
-      effect: { kind: 'resume_failed', message: 'timed out', inDoubt: true },
+      effect: { kind: 'resume_failed', message: 'timed out', inDoubt: true, brakeReleased: false },
       expect: (next) => {
         expect(next).toMatchObject({ paused: 'window', resumeInDoubt: iso(at('2026-12-08T09:00')) });
         expect(next.wakeAt).toBe(iso(at('2026-12-08T09:00') + 20_000));
       },
     },
     {
+      name: 'a resume lost after the brake was let go: the part holds no brake any more, and the doubt is new',
+      now: at('2026-12-08T09:00'),
+      state: { paused: 'window', brake: { since: iso(at('2026-12-07T16:53')) } },
+      seen: { control: null, stats: ok('paused') },
+      effect: { kind: 'resume_failed', message: 'timed out', inDoubt: true, brakeReleased: true },
+      expect: (next) => expect(next).toMatchObject({ brake: null, resumeInDoubt: iso(at('2026-12-08T09:00')) }),
+    },
+    {
+      name: 'a brake that could not be let go is still held',
+      now: at('2026-12-08T09:00'),
+      state: { paused: 'window', brake: { since: iso(at('2026-12-07T16:53')) } },
+      seen: { control: null, stats: ok('paused') },
+      effect: { kind: 'resume_failed', message: 'toggle failed', inDoubt: false, brakeReleased: false },
+      expect: (next) => expect(next).toMatchObject({ brake: { since: iso(at('2026-12-07T16:53')) } }),
+    },
+    {
       name: "a second lost resume keeps the first one's time",
       now: at('2026-12-08T09:01'),
       state: { paused: 'window', resumeInDoubt: iso(at('2026-12-08T09:00')) },
       seen: { control: null, stats: ok('paused') },
-      effect: { kind: 'resume_failed', message: 'timed out', inDoubt: true },
+      effect: { kind: 'resume_failed', message: 'timed out', inDoubt: true, brakeReleased: false },
       expect: (next) => expect(next).toMatchObject({ resumeInDoubt: iso(at('2026-12-08T09:00')) }),
     },
     {
@@ -352,42 +379,57 @@ describe('afterStep: when to look again', () => {
       expect: (next) => expect(next).toMatchObject({ paused: null, resumeInDoubt: iso(at('2026-12-08T09:00')) }),
     },
     {
-      name: 'the close braked for a resume in doubt: the doubt is covered, and the part sleeps until the opening',
+      name: 'the close braked for a resume in doubt: the doubt stays with the brake until the opening',
       now: at('2026-12-07T16:53'),
       state: { paused: 'window', resumeInDoubt: iso(at('2026-12-07T16:40')) },
       seen: { control: null, stats: ok('paused') },
       effect: { kind: 'secured', how: 'braked' },
       expect: (next) => {
-        expect(next).not.toHaveProperty('resumeInDoubt');
-        expect(next).toMatchObject({ paused: 'window', brake: { since: iso(at('2026-12-07T16:53')) } });
+        expect(next).toMatchObject({
+          paused: 'window',
+          brake: { since: iso(at('2026-12-07T16:53')) },
+          resumeInDoubt: iso(at('2026-12-07T16:40')),
+        });
         expect(next.wakeAt).toBe(iso(at('2026-12-08T09:00')));
       },
     },
     {
-      name: 'a brake the sweeper pulled, found at a look in the closed window, covers the doubt too',
+      name: 'the opening lets the brake go and resumes: the doubt ends there',
+      now: at('2026-12-08T09:00'),
+      state: {
+        paused: 'window',
+        resumeInDoubt: iso(at('2026-12-07T16:40')),
+        brake: { since: iso(at('2026-12-07T16:53')) },
+      },
+      seen: { control: null, stats: ok('paused') },
+      effect: { kind: 'resumed' },
+      expect: (next) => {
+        expect(next).not.toHaveProperty('resumeInDoubt');
+        expect(next).toMatchObject({ paused: null, brake: null });
+      },
+    },
+    {
+      name: 'the close could not brake for a resume in doubt: tried again in seconds, the doubt kept',
+      now: at('2026-12-07T16:53'),
+      state: { paused: 'window', resumeInDoubt: iso(at('2026-12-07T16:40')) },
+      seen: { control: null, stats: ok('paused') },
+      effect: { kind: 'unconfirmed', message: 'the agent is still active' },
+      expect: (next) => {
+        expect(next).toMatchObject({ brake: null, resumeInDoubt: iso(at('2026-12-07T16:40')) });
+        expect(next.wakeAt).toBe(iso(at('2026-12-07T16:53') + 20_000));
+      },
+    },
+    {
+      name: 'a cancel with a resume in doubt ends the part braked',
       now: at('2026-12-07T18:00'),
       state: {
         paused: 'window',
         resumeInDoubt: iso(at('2026-12-07T16:40')),
-        brake: { since: iso(at('2026-12-07T17:05')) },
+        brake: { since: iso(at('2026-12-07T16:53')) },
       },
-      seen: { control: null, stats: ok('paused') },
-      effect: { kind: 'none' },
-      expect: (next) => {
-        expect(next).not.toHaveProperty('resumeInDoubt');
-        expect(next.wakeAt).toBe(iso(at('2026-12-08T09:00')));
-      },
-    },
-    {
-      name: 'the close paused but could not brake for a resume in doubt: the brake is tried again in seconds',
-      now: at('2026-12-07T16:53'),
-      state: { paused: 'window', resumeInDoubt: iso(at('2026-12-07T16:40')) },
-      seen: { control: null, stats: ok('paused') },
-      effect: { kind: 'secured', how: 'not_active' },
-      expect: (next) => {
-        expect(next).toMatchObject({ paused: 'window', brake: null, resumeInDoubt: iso(at('2026-12-07T16:40')) });
-        expect(next.wakeAt).toBe(iso(at('2026-12-07T16:53') + 20_000));
-      },
+      seen: { control: 'cancel', stats: ok('paused') },
+      effect: { kind: 'secured', how: 'braked' },
+      expect: (next) => expect(next).toMatchObject({ phase: 'ended', outcome: 'cancelled', next: 'finish' }),
     },
   ];
   for (const row of table)
