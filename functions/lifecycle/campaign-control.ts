@@ -20,3 +20,52 @@ export class CampaignControl {
     return { partKey, status: record.status };
   }
 }
+
+/** Letting go of the brake an ended part holds: the register, and the agent when a Voice API client is given. */
+export interface BrakeLetGo {
+  agentId: string;
+  /** Whether the part held the brake (false: nothing was let go). */
+  held: boolean;
+  /** How many other parts still hold the brake on the agent. */
+  othersHolding: number;
+  /** `reactivated`: the agent is active again; `still-inactive`: it was not, or could not be, switched on; null: not tried. */
+  agent: 'reactivated' | 'still-inactive' | null;
+  message: string;
+}
+
+/**
+ * An operator lets go of the brake a part holds that has ended (its workflow stopped, failed or was cancelled with a
+ * resume in doubt): nobody else ever would, and while it holds, the agent stays off for every part that shares it.
+ * A running part's brake is its workflow's. `release` is CampaignSafety.releaseBrake when the API can be reached
+ * (the last holder switches the agent on again), else the register alone.
+ */
+export async function letGoOfBrake(
+  store: CampaignStore,
+  campaignIdOrPart: string,
+  release: ((agentId: string, holder: string) => Promise<{ ok: boolean; message: string }>) | null,
+): Promise<BrakeLetGo> {
+  const partKey = (await store.partOfCampaign(campaignIdOrPart)) ?? campaignIdOrPart;
+  const record = await store.get(partKey);
+  if (!record) throw new Error(`callsheet has no campaign ${campaignIdOrPart} (check the id in the part report)`);
+  if (['creating', 'running'].includes(record.status))
+    throw new Error(
+      `campaign ${campaignIdOrPart} is still ${record.status}: its workflow lets go of its brake at the opening`,
+    );
+  const agentId = record.watch?.agentId;
+  if (!agentId) throw new Error(`campaign ${campaignIdOrPart} has no agent on record: it never held a brake`);
+  if (!(await store.isHeldBy(agentId, partKey)))
+    return { agentId, held: false, othersHolding: await store.holders(agentId), agent: null, message: 'no brake held' };
+  if (!release) {
+    const left = await store.release(agentId, partKey);
+    return { agentId, held: true, othersHolding: left, agent: null, message: 'let go in the register' };
+  }
+  const done = await release(agentId, partKey);
+  const left = await store.holders(agentId);
+  return {
+    agentId,
+    held: true,
+    othersHolding: left,
+    agent: left > 0 ? null : done.ok ? 'reactivated' : 'still-inactive',
+    message: done.message,
+  };
+}

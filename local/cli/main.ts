@@ -24,7 +24,8 @@ const COMMANDS: CommandEntry[] = [
   },
   {
     name: 'campaign',
-    summary: 'list campaigns, show one, pause, resume or cancel one; its workflow acts on it at its next step',
+    summary:
+      'list campaigns, show one, pause, resume or cancel one (its workflow acts at its next step), release a brake',
     load: async () => (await import('./commands/campaign.ts')).campaignCommand,
   },
   {

@@ -100,12 +100,11 @@ export async function downloadReports(source: ReportSource, keys: string[], outD
   return written;
 }
 
-/** The Voice API the campaigns run on, for live progress: the running emulator, or VOICE_API_URL/KEY. */
-export async function openApi(): Promise<{
-  stats(id: string): Promise<CampaignStats | null>;
-  /** The API's time (the emulator's may be simulated); null when it did not answer within the operator timeout. */
-  now(): Promise<number | null>;
-} | null> {
+/**
+ * A client of the Voice API the campaigns run on: the running stack's emulator, or VOICE_API_URL/KEY; null when
+ * there is neither. One short try per request, no retry: an operator's command answers within seconds.
+ */
+export async function operatorClient(): Promise<VoiceApiClient | null> {
   const running = await readRunningStack(localDataDir());
   const api =
     running?.voiceApi ??
@@ -113,14 +112,24 @@ export async function openApi(): Promise<{
       ? { url: process.env.VOICE_API_URL, apiKey: process.env.VOICE_API_KEY }
       : null);
   if (!api) return null;
-  // An operator's screen answers within seconds even when the API is slow: one short try per request, no retry.
-  const client = new VoiceApiClient({
+  return new VoiceApiClient({
     baseUrl: api.url,
     apiKey: api.apiKey,
     timeoutMs: OPERATOR_API_TIMEOUT_MS,
     maxRetries: 0,
     requestsPerMinute: 0,
   });
+}
+
+/** The Voice API the campaigns run on, for live progress: the running emulator, or VOICE_API_URL/KEY. */
+export async function openApi(): Promise<{
+  stats(id: string): Promise<CampaignStats | null>;
+  /** The API's time (the emulator's may be simulated); null when it did not answer within the operator timeout. */
+  now(): Promise<number | null>;
+} | null> {
+  const running = await readRunningStack(localDataDir());
+  const client = await operatorClient();
+  if (!client) return null;
   return {
     stats: (id) => client.campaigns.stats(id).catch(() => null),
     // The emulator's clock may be simulated: the windows are judged on its time (its clock alone, not its state).

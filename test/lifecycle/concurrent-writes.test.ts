@@ -8,6 +8,7 @@ import { silentLog } from '#commons/log.ts';
 import type { FollowUpStarted } from '#commons/part-outcomes.ts';
 import { partReportKey } from '#commons/report-keys.ts';
 import { type PartWindow, partWindow } from '#commons/window-plan.ts';
+import { letGoOfBrake } from '#lifecycle/campaign-control.ts';
 import type { CampaignSafety } from '#lifecycle/campaign-safety.ts';
 import { CampaignStore, type Watch } from '#lifecycle/campaign-store.ts';
 import { CARRY_SCHEMA, type ReconcilingCarry, type RunningCarry } from '#lifecycle/lifecycle-state.ts';
@@ -355,6 +356,21 @@ describe('a look retried after its resume went out', () => {
     const next = await stepsAt(at('16:55'), async () => ({})).step(input);
     expect(options).toEqual([expect.objectContaining({ brakeAnyway: true })]);
     expect(next).toMatchObject({ brake: { since: iso(at('16:55')) }, resumeInDoubt: iso(at('09:00')) });
+  });
+});
+
+describe('an operator lets go of the brake an ended part holds', () => {
+  it('refuses a running part, lets go in the register without an API, and says when nothing is held', async () => {
+    const { partKey, watch } = await runningPart(at('10:00'), at('10:20'));
+    const id = watch.campaignId as string;
+    await store.hold('agt_1', partKey, new Date(at('10:05')));
+    await expect(letGoOfBrake(store, id, null)).rejects.toThrow(/is still running: its workflow lets go/);
+    await store.finish(partKey, 'failed', new Date(at('10:06')), { code: 'workflow_aborted', message: 'stopped' });
+    const others = await store.holders('agt_1');
+    expect(await letGoOfBrake(store, id, null)).toMatchObject({ held: true, agent: null, othersHolding: others - 1 });
+    expect(await store.isHeldBy('agt_1', partKey)).toBe(false);
+    expect(await letGoOfBrake(store, partKey, null)).toMatchObject({ held: false });
+    await expect(letGoOfBrake(store, 'cmp_nobody', null)).rejects.toThrow(/has no campaign cmp_nobody/);
   });
 });
 

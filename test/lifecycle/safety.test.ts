@@ -2,6 +2,8 @@ import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { describe, expect, it } from 'vitest';
 import { documentClient } from '#commons/aws/clients.ts';
 import { partKeyOfExecution } from '#commons/campaign-plan.ts';
+import { letGoOfBrake } from '#lifecycle/campaign-control.ts';
+import { CampaignSafety } from '#lifecycle/campaign-safety.ts';
 import { CampaignStore } from '#lifecycle/campaign-store.ts';
 import type { PartReport } from '#lifecycle/part-report.ts';
 import type { FaultInput } from '#local/emulator/fault-plan.ts';
@@ -318,6 +320,19 @@ describe('no call outside the window, whatever fails', () => {
     expect(record?.secured).toMatchObject({ by: 'guard', outcome: 'braked' });
     expect(record?.secured?.reason).toContain('is in doubt');
     expect(p.f.emu.core.account.agents.get(r.agent.id)?.is_active).toBe(false);
+    // The ended part keeps its brake until an operator lets go (`callsheet campaign release`).
+    const store = campaignStore();
+    const api = p.f.client();
+    const safety = new CampaignSafety(api.campaigns, api.agents, store, { action: () => undefined }, () => new Date());
+    const release = (agent: string, holder: string) => safety.releaseBrake(agent, holder);
+    const id = record?.campaignId as string;
+    expect(await letGoOfBrake(store, id, release)).toMatchObject({
+      held: true,
+      othersHolding: 0,
+      agent: 'reactivated',
+    });
+    expect(p.f.emu.core.account.agents.get(r.agent.id)?.is_active).toBe(true);
+    expect(await letGoOfBrake(store, id, release)).toMatchObject({ held: false });
   }, 90_000);
 
   it('the create answer is lost: the campaign is found by its calls to the part file numbers, and paused at the close', async () => {

@@ -1,7 +1,8 @@
-import { CampaignControl } from '#lifecycle/campaign-control.ts';
+import { CampaignControl, letGoOfBrake } from '#lifecycle/campaign-control.ts';
+import { CampaignSafety } from '#lifecycle/campaign-safety.ts';
 import { type CampaignRecord, CampaignStore, type ManualControl } from '#lifecycle/campaign-store.ts';
 import { type Command, UsageError } from '../command.ts';
-import { findPart, openApi, partRecords } from '../operator.ts';
+import { findPart, openApi, operatorClient, partRecords } from '../operator.ts';
 import { openTable } from '../table-access.ts';
 import { OUTCOMES_HELP, OUTCOMES_OPTIONS, runOutcomes } from './outcomes.ts';
 
@@ -37,9 +38,10 @@ function showPart(r: CampaignRecord): string[] {
 
 export const campaignCommand: Command = {
   name: 'campaign',
-  summary: 'list campaigns, show one, pause, resume or cancel one; its workflow acts on it at its next step',
+  summary:
+    'list campaigns, show one, pause, resume or cancel one (its workflow acts at its next step), release a brake',
   usage:
-    'campaign list [--json] | show <campaign id> [--json] | pause|resume|cancel <campaign id> | outcomes <campaign id> [--csv | --xlsx] [--out FILE]',
+    'campaign list [--json] | show <campaign id> [--json] | pause|resume|cancel|release <campaign id> | outcomes <campaign id> [--csv | --xlsx] [--out FILE]',
   allowPositionals: true,
   options: { ...OUTCOMES_OPTIONS, json: { type: 'boolean' } },
   help: [
@@ -48,6 +50,11 @@ export const campaignCommand: Command = {
     'pause|resume|cancel <campaign id>',
     '  A manual pause outranks the calling window; resume never opens a closed window; cancel pauses the',
     '  campaign for good and ends its part as cancelled. The campaign id is in `campaign list` and the part report.',
+    'release <campaign id>',
+    '  A part that ended holding the brake (its agent switched off: its workflow stopped, or it was cancelled with',
+    '  a resume in doubt) keeps it until an operator lets go. Check the campaign first. The last part to let go',
+    '  switches the agent on again, through the Voice API when it can be reached (VOICE_API_URL and VOICE_API_KEY,',
+    '  or the running stack); otherwise switch it on in the vendor dashboard.',
     '',
     'Works on the deployed table when CAMPAIGNS_TABLE is set (with the usual AWS credentials and region), on the',
     'running `callsheet local` or `callsheet run` of $CALLSHEET_DATA_DIR (default .callsheet/) when one runs,',
@@ -87,8 +94,12 @@ export const campaignCommand: Command = {
         await t.close();
       }
     }
+    if (action === 'release') {
+      if (!id || extra.length > 0) throw new UsageError('say release, then one campaign id');
+      return releaseBrake(id);
+    }
     if (!ACTIONS.includes(action as ManualControl) || !id || extra.length > 0)
-      throw new UsageError('say list, show, pause, resume or cancel, then the campaign id');
+      throw new UsageError('say list, show, pause, resume, cancel or release, then the campaign id');
     const t = await openTable('campaigns');
     const store = new CampaignStore(t.db, t.table);
     try {
@@ -109,3 +120,39 @@ export const campaignCommand: Command = {
     }
   },
 };
+
+/** `campaign release`: lets go of the brake an ended part holds, and says what is left to do. */
+async function releaseBrake(id: string): Promise<number> {
+  const t = await openTable('campaigns');
+  const store = new CampaignStore(t.db, t.table);
+  try {
+    const client = await operatorClient();
+    const safety = client
+      ? new CampaignSafety(client.campaigns, client.agents, store, { action: () => undefined }, () => new Date())
+      : null;
+    const done = await letGoOfBrake(store, id, safety ? (agent, holder) => safety.releaseBrake(agent, holder) : null);
+    if (!done.held) {
+      console.log(`campaign ${id} holds no brake on agent ${done.agentId}; nothing to let go.`);
+      return 0;
+    }
+    if (done.othersHolding > 0) {
+      console.log(
+        `campaign ${id} let go of the brake on agent ${done.agentId}; ${done.othersHolding} other part(s) still hold it, so the agent stays off.`,
+      );
+      return 0;
+    }
+    if (done.agent === 'reactivated') {
+      console.log(`campaign ${id} let go of the brake; agent ${done.agentId} is active again.`);
+      return 0;
+    }
+    console.log(
+      `campaign ${id} let go of the brake; no part holds it now. Switch agent ${done.agentId} on in the vendor dashboard` +
+        (done.agent === 'still-inactive'
+          ? ` (the Voice API did not: ${done.message}).`
+          : ' (no Voice API to reach here).'),
+    );
+    return done.agent === 'still-inactive' ? 1 : 0;
+  } finally {
+    await t.close();
+  }
+}
