@@ -43,6 +43,12 @@ function windowOf(spec: string | null, zones: string[], country: string, holiday
 const NY = windowOf('Mon-Fri 09:00-17:00', ['America/New_York'], 'US');
 const at = (local: string) => Date.parse(`${local}-05:00`);
 const iso = (ms: number) => new Date(ms).toISOString();
+/** Paused at Monday's close with a resume in doubt since 16:40, and braked for it at 16:53. */
+const brakedInDoubt: Partial<RunningCarry> = {
+  paused: 'window',
+  resumeInDoubt: iso(at('2026-12-07T16:40')),
+  brake: { since: iso(at('2026-12-07T16:53')) },
+};
 
 function running(over: Partial<RunningCarry> = {}): RunningCarry {
   return {
@@ -115,22 +121,14 @@ describe('decideStep: what a look at a running campaign does', () => {
     {
       name: 'a cancel with a resume in doubt: brake as well, though the campaign is paused (never finish and release)',
       now: at('2026-12-07T18:00'),
-      state: {
-        paused: 'window',
-        resumeInDoubt: iso(at('2026-12-07T16:40')),
-        brake: { since: iso(at('2026-12-07T16:53')) },
-      },
+      state: brakedInDoubt,
       seen: { control: 'cancel', stats: ok('paused') },
       expected: { kind: 'secure', reason: 'cancel', brakeOnFailure: true, brakeAnyway: true },
     },
     {
       name: 'closed window, a resume in doubt, the brake already held: nothing more',
       now: at('2026-12-07T18:00'),
-      state: {
-        paused: 'window',
-        resumeInDoubt: iso(at('2026-12-07T16:40')),
-        brake: { since: iso(at('2026-12-07T16:53')) },
-      },
+      state: brakedInDoubt,
       seen: { control: null, stats: ok('paused') },
       expected: { kind: 'watch' },
     },
@@ -396,11 +394,7 @@ describe('afterStep: when to look again', () => {
     {
       name: 'the opening lets the brake go and resumes: the doubt ends there',
       now: at('2026-12-08T09:00'),
-      state: {
-        paused: 'window',
-        resumeInDoubt: iso(at('2026-12-07T16:40')),
-        brake: { since: iso(at('2026-12-07T16:53')) },
-      },
+      state: brakedInDoubt,
       seen: { control: null, stats: ok('paused') },
       effect: { kind: 'resumed' },
       expect: (next) => {
@@ -422,11 +416,7 @@ describe('afterStep: when to look again', () => {
     {
       name: 'a cancel with a resume in doubt ends the part braked',
       now: at('2026-12-07T18:00'),
-      state: {
-        paused: 'window',
-        resumeInDoubt: iso(at('2026-12-07T16:40')),
-        brake: { since: iso(at('2026-12-07T16:53')) },
-      },
+      state: brakedInDoubt,
       seen: { control: 'cancel', stats: ok('paused') },
       effect: { kind: 'secured', how: 'braked' },
       expect: (next) => expect(next).toMatchObject({ phase: 'ended', outcome: 'cancelled', next: 'finish' }),
