@@ -177,7 +177,10 @@ export function afterStep(
         ...next,
         paused: decision.reason,
         securingSince: null,
-        brake: effect.how === 'braked' ? (state.brake ?? { since: iso(now) }) : state.brake,
+        brake:
+          effect.how === 'braked'
+            ? (state.brake ?? { since: iso(now), ...(decision.brakeAnyway ? { forDoubt: true as const } : {}) })
+            : state.brake,
       };
       if (decision.reason === 'cancel') return ended(next, 'cancelled', stats, 'finish');
     } else {
@@ -188,8 +191,9 @@ export function afterStep(
     if (effect.kind === 'resumed') {
       next = { ...next, paused: null, brake: null, poll: null, securingSince: null };
       // The brake a close pulled for a doubt is let go at the opening: the doubt ends there (a resume the API has
-      // not carried out by the next opening is taken never to be: docs/architecture.md, "A resume in doubt").
-      if (state.brake) next = withoutDoubt(next);
+      // not carried out by the next opening is taken never to be: docs/architecture.md, "A resume in doubt"). Any
+      // other brake (the sweeper's, in an open window) says nothing of it.
+      if (state.brake?.forDoubt) next = withoutDoubt(next);
     } else {
       const failed = effect.kind === 'resume_failed' ? effect : null;
       if (failed?.brakeReleased) next = { ...next, brake: null };

@@ -44,6 +44,8 @@ interface Known extends Routing {
  */
 export interface BrakeHeld {
   since: string;
+  /** Pulled at a close for a resume in doubt: letting it go at the opening ends the doubt. */
+  forDoubt?: true;
 }
 
 export interface NewCarry extends Routing {

@@ -385,7 +385,7 @@ describe('afterStep: when to look again', () => {
       expect: (next) => {
         expect(next).toMatchObject({
           paused: 'window',
-          brake: { since: iso(at('2026-12-07T16:53')) },
+          brake: { since: iso(at('2026-12-07T16:53')), forDoubt: true },
           resumeInDoubt: iso(at('2026-12-07T16:40')),
         });
         expect(next.wakeAt).toBe(iso(at('2026-12-08T09:00')));
@@ -394,13 +394,21 @@ describe('afterStep: when to look again', () => {
     {
       name: 'the opening lets the brake go and resumes: the doubt ends there',
       now: at('2026-12-08T09:00'),
-      state: brakedInDoubt,
+      state: { ...brakedInDoubt, brake: { since: iso(at('2026-12-07T16:53')), forDoubt: true } },
       seen: { control: null, stats: ok('paused') },
       effect: { kind: 'resumed' },
       expect: (next) => {
         expect(next).not.toHaveProperty('resumeInDoubt');
         expect(next).toMatchObject({ paused: null, brake: null });
       },
+    },
+    {
+      name: 'a brake the sweeper pulled in the open window, let go: the doubt stays for the close',
+      now: at('2026-12-08T11:00'),
+      state: { resumeInDoubt: iso(at('2026-12-08T09:00')), brake: { since: iso(at('2026-12-08T10:40')) } },
+      seen: { control: null, stats: ok('paused') },
+      effect: { kind: 'resumed' },
+      expect: (next) => expect(next).toMatchObject({ brake: null, resumeInDoubt: iso(at('2026-12-08T09:00')) }),
     },
     {
       name: 'the close could not brake for a resume in doubt: tried again in seconds, the doubt kept',
