@@ -284,7 +284,8 @@ export class LifecycleSteps {
       }
       case 'finish':
       case 'fail':
-        if (carry.brake) await safety.releaseBrake(carry.agentId, key);
+        if (carry.brake && (await safety.releaseBrake(carry.agentId, key)).ok)
+          await campaigns.appendTimeline(key, { at: iso(now), event: 'brake released', reason: decision.kind });
         return { kind: 'none' };
       default:
         return { kind: 'none' };

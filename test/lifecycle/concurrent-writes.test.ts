@@ -359,6 +359,58 @@ describe('a look retried after its resume went out', () => {
   });
 });
 
+describe('a part that finishes holding its brake', () => {
+  it('lets go of it and says so on its timeline', async () => {
+    const { partKey, watch } = await runningPart(at('08:50'), at('09:00'));
+    const released: string[] = [];
+    const safety = {
+      releaseBrake: async (_agent: string, holder: string) => {
+        released.push(holder);
+        return { ok: true, message: 'agent reactivated' };
+      },
+    } as unknown as CampaignSafety;
+    const done = { campaigns: { stats: async () => ({ status: 'completed', pending: 0, in_progress: 0, total: 5 }) } };
+    const steps = new LifecycleSteps({
+      campaigns: store,
+      safety,
+      objects,
+      api: done,
+      polls: done,
+      now: () => new Date(at('09:00')),
+      settings: STEP_SETTINGS,
+      outcomes: null,
+    } as unknown as LifecycleDeps);
+    const carry: RunningCarry = {
+      schema: CARRY_SCHEMA,
+      phase: 'running',
+      agentId: 'agt_1',
+      window: newYorkWindow(),
+      steps: 3,
+      generation: 0,
+      transitionsBefore: 0,
+      campaignId: watch.campaignId as string,
+      startsAt: iso(at('08:00')),
+      paused: 'window',
+      securingSince: null,
+      brake: { since: iso(at('08:00')), forDoubt: true },
+      poll: null,
+      stats: null,
+      next: 'wait',
+      wakeAt: iso(at('09:00')),
+    };
+    const plan = { uploadId: partKey.replace(/-p1$/, ''), bucket: BUCKET, agentId: 'agt_1', part: { index: 1 } };
+    const next = await steps.step({
+      action: 'step',
+      plan: plan as unknown as CampaignPlan,
+      carry,
+      execution: watch.execution,
+    });
+    expect(next).toMatchObject({ phase: 'ended', outcome: 'completed' });
+    expect(released).toEqual([partKey]);
+    expect((await store.get(partKey))?.timeline?.at(-1)).toMatchObject({ event: 'brake released', reason: 'finish' });
+  });
+});
+
 describe('an operator lets go of the brake an ended part holds', () => {
   it('refuses a running part, lets go in the register without an API, and says when nothing is held', async () => {
     const { partKey, watch } = await runningPart(at('10:00'), at('10:20'));
