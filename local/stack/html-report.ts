@@ -205,7 +205,9 @@ function table(header: string[], rows: (string | number)[][], id: string): strin
 
 export function renderReportPage(input: ReportPageInput): string {
   const { part } = input;
-  const title = `${part.campaignName ?? `Part ${part.part}`} — part ${part.part}${part.of ? ` of ${part.of}` : ''}${part.round && part.round > 1 ? `, round ${part.round}` : ''}`;
+  const which = `part ${part.part}${part.of ? ` of ${part.of}` : ''}`;
+  // Intake already names each part of a split upload "(part i of n)": the campaign's name alone, then.
+  const title = `${part.campaignName ?? which}${part.round && part.round > 1 ? `, round ${part.round}` : ''}`;
   const stats = part.stats ?? {};
   const timeline = [
     ...part.pauses.map((p) => ({ at: p.at, what: `paused: ${reasonLabel(p.reason)}` })),
@@ -227,7 +229,7 @@ svg text{font-size:11px;fill:#555}
 </style></head><body>
 <h1>${esc(title)}</h1>
 <p id="status">Status: <strong>${esc(part.status)}</strong>${part.failure ? ` — ${esc(part.failure.message)}` : ''}</p>
-<p>Campaign <code id="campaign-id">${esc(part.campaignId ?? 'none')}</code>, upload <code>${esc(part.uploadId ?? '')}</code>.
+<p>Campaign <code id="campaign-id">${esc(part.campaignId ?? 'none')}</code>, ${esc(which)} of upload <code>${esc(part.uploadId ?? '')}</code>.
 Calling window: ${esc(part.window?.hours ?? 'unknown')}${part.window?.zones?.length ? ` (${esc(part.window.zones.join(', '))})` : ''}.
 From ${esc(part.startedAt ?? '?')} to ${esc(part.finishedAt ?? '?')}.</p>
 ${input.notes?.length ? `<h2>Intake notes</h2>\n<ul id="notes">${input.notes.map((n) => `<li>${esc(n)}</li>`).join('')}</ul>\n` : ''}<h2>Calls</h2>

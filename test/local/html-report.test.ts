@@ -173,9 +173,10 @@ describe('renderReportPage', () => {
       }),
     });
     expect(html).toContain('<td>2</td><td>4</td><td>no_answer, busy</td><td>2026-12-08T14:00:00Z</td>');
-    expect(renderReportPage({ part: part({ round: 2 }) })).toContain(
-      '<title>sheet part 1 — part 1 of 2, round 2</title>',
-    );
+    expect(renderReportPage({ part: part({ round: 2 }) })).toContain('<title>sheet part 1, round 2</title>');
+    // The part is named once: in the campaign's name when it has one, and always beside the upload.
+    expect(renderReportPage({ part: part() })).toContain(', part 1 of 2 of upload <code>sheet-1</code>');
+    expect(renderReportPage({ part: part({ campaignName: undefined }) })).toContain('<h1>part 1 of 2</h1>');
   });
 
   it('says when there are no outcomes or rejected rows instead of drawing empty tables', () => {
