@@ -97,12 +97,19 @@ const guardOn = (safety: CampaignSafety, now: () => number, describe: Describe, 
     settings: GUARD_SETTINGS,
   });
 /** The lifecycle's steps on this file's store (or `campaigns`), with `safety` and `api` standing in for the API. */
-const stepsOn = (deps: { safety: CampaignSafety; now: () => number; api?: unknown; campaigns?: CampaignStore }) =>
+const stepsOn = (deps: {
+  safety: CampaignSafety;
+  now: () => number;
+  api?: unknown;
+  polls?: unknown;
+  campaigns?: CampaignStore;
+}) =>
   new LifecycleSteps({
     campaigns: deps.campaigns ?? store,
     safety: deps.safety,
     objects,
     ...(deps.api ? { api: deps.api } : {}),
+    ...(deps.polls ? { polls: deps.polls } : {}),
     now: () => new Date(deps.now()),
     settings: STEP_SETTINGS,
     outcomes: null,
@@ -149,6 +156,37 @@ async function runningPart(observedAt: number, nextLookAt: number): Promise<{ pa
   await store.observe(partKey, watch);
   return { partKey, watch };
 }
+
+/** A look at a part `runningPart` recorded: its campaign paused for the window since Monday 08:00 unless `over` says. */
+const lookAt = (partKey: string, watch: Watch, over: Partial<RunningCarry> = {}) => ({
+  action: 'step' as const,
+  plan: {
+    uploadId: partKey.replace(/-p1$/, ''),
+    bucket: BUCKET,
+    agentId: 'agt_1',
+    part: { index: 1, of: 1, key: `parts/${partKey}.xlsx` },
+  } as unknown as CampaignPlan,
+  carry: {
+    schema: CARRY_SCHEMA,
+    phase: 'running',
+    agentId: 'agt_1',
+    window: newYorkWindow(),
+    steps: 3,
+    generation: 0,
+    transitionsBefore: 0,
+    campaignId: watch.campaignId as string,
+    startsAt: iso(at('08:00')),
+    paused: 'window',
+    securingSince: null,
+    brake: null,
+    poll: null,
+    stats: null,
+    next: 'wait',
+    wakeAt: iso(at('09:00')),
+    ...over,
+  } as RunningCarry,
+  execution: watch.execution,
+});
 
 const secured = (ms: number) => ({ at: iso(ms), by: 'sweeper', outcome: 'paused', reason: 'test' });
 
@@ -313,41 +351,8 @@ describe('a look retried after its resume went out', () => {
     } as unknown as CampaignSafety;
     const paused = { campaigns: { stats: async () => ({ status: 'paused', pending: 5, in_progress: 0, total: 5 }) } };
     const stepsAt = (now: number, resume: () => Promise<unknown>) =>
-      new LifecycleSteps({
-        campaigns: store,
-        safety,
-        objects,
-        api: { campaigns: { ...paused.campaigns, resume } },
-        polls: paused,
-        now: () => new Date(now),
-        settings: STEP_SETTINGS,
-        outcomes: null,
-      } as unknown as LifecycleDeps);
-    const plan = {
-      uploadId: partKey.replace(/-p1$/, ''),
-      bucket: BUCKET,
-      agentId: 'agt_1',
-      part: { index: 1, of: 1, key: `parts/${partKey}.xlsx` },
-    } as unknown as CampaignPlan;
-    const carry: RunningCarry = {
-      schema: CARRY_SCHEMA,
-      phase: 'running',
-      agentId: 'agt_1',
-      window: newYorkWindow(),
-      steps: 3,
-      generation: 0,
-      transitionsBefore: 0,
-      campaignId: watch.campaignId as string,
-      startsAt: iso(at('08:00')),
-      paused: 'window',
-      securingSince: null,
-      brake: null,
-      poll: null,
-      stats: null,
-      next: 'wait',
-      wakeAt: iso(at('09:00')),
-    };
-    const input = { action: 'step' as const, plan, carry, execution: watch.execution };
+      stepsOn({ safety, now: () => now, api: { campaigns: { ...paused.campaigns, resume } }, polls: paused });
+    const input = lookAt(partKey, watch);
     // The opening's look sends the resume and dies there (a Lambda timeout): its answer never comes.
     void stepsAt(at('09:00'), () => new Promise(() => {})).step(input);
     await until(async () => (await store.get(partKey))?.watch?.resumeInDoubt !== undefined);
@@ -370,41 +375,8 @@ describe('a part that finishes holding its brake', () => {
       },
     } as unknown as CampaignSafety;
     const done = { campaigns: { stats: async () => ({ status: 'completed', pending: 0, in_progress: 0, total: 5 }) } };
-    const steps = new LifecycleSteps({
-      campaigns: store,
-      safety,
-      objects,
-      api: done,
-      polls: done,
-      now: () => new Date(at('09:00')),
-      settings: STEP_SETTINGS,
-      outcomes: null,
-    } as unknown as LifecycleDeps);
-    const carry: RunningCarry = {
-      schema: CARRY_SCHEMA,
-      phase: 'running',
-      agentId: 'agt_1',
-      window: newYorkWindow(),
-      steps: 3,
-      generation: 0,
-      transitionsBefore: 0,
-      campaignId: watch.campaignId as string,
-      startsAt: iso(at('08:00')),
-      paused: 'window',
-      securingSince: null,
-      brake: { since: iso(at('08:00')), forDoubt: true },
-      poll: null,
-      stats: null,
-      next: 'wait',
-      wakeAt: iso(at('09:00')),
-    };
-    const plan = { uploadId: partKey.replace(/-p1$/, ''), bucket: BUCKET, agentId: 'agt_1', part: { index: 1 } };
-    const next = await steps.step({
-      action: 'step',
-      plan: plan as unknown as CampaignPlan,
-      carry,
-      execution: watch.execution,
-    });
+    const steps = stepsOn({ safety, now: () => at('09:00'), api: done, polls: done });
+    const next = await steps.step(lookAt(partKey, watch, { brake: { since: iso(at('08:00')), forDoubt: true } }));
     expect(next).toMatchObject({ phase: 'ended', outcome: 'completed' });
     expect(released).toEqual([partKey]);
     expect((await store.get(partKey))?.timeline?.at(-1)).toMatchObject({ event: 'brake released', reason: 'finish' });
