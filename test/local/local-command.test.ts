@@ -52,14 +52,18 @@ async function campaignRecords(id?: string): Promise<Record<string, unknown>[]> 
   return items.filter((r) => r.campaignId !== undefined && (id === undefined || r.campaignId === id));
 }
 
-/** Asks again until `check` holds (the stack runs in another process, at its own simulated pace). */
+/**
+ * Asks again until `check` holds (the stack runs in another process, at its own simulated pace, which a machine busy
+ * with the rest of the suite slows down): up to 100 s, within each test's own limit, so a stall says what it awaited.
+ */
 async function until<T>(what: string, read: () => Promise<T>, check: (v: T) => boolean): Promise<T> {
-  for (let i = 0; i < 300; i++) {
+  const deadline = Date.now() + 100_000;
+  while (Date.now() < deadline) {
     const v = await read();
     if (check(v)) return v;
     await new Promise((r) => setTimeout(r, 250));
   }
-  throw new Error(`gave up waiting for ${what}\n${stderr.slice(-2000)}`);
+  throw new Error(`gave up waiting for ${what} after 100 s\n${stderr.slice(-2000)}`);
 }
 
 beforeAll(async () => {
