@@ -45,6 +45,10 @@ describe('callsheet run', () => {
     expect(late.stderr).toContain('has already ended (completed)');
     const unknown = await runCli(['campaign', 'cancel', 'cmp_unknown'], env());
     expect(unknown.stderr).toContain('callsheet has no campaign cmp_unknown');
+    // A part that ended without a brake has nothing to let go.
+    const release = await runCli(['campaign', 'release', result.parts[0].campaignId], env());
+    expect(release.code).toBe(0);
+    expect(release.stdout).toContain('holds no brake on agent');
   });
 
   it('says when calls failed for want of credits, with the credits left, and writes each report as real files', async () => {

@@ -1,4 +1,4 @@
-import type { CampaignStore, ManualControl } from './campaign-store.ts';
+import { type CampaignStore, isEnded, type ManualControl } from './campaign-store.ts';
 
 /**
  * What an operator asks of a running campaign. The wish is recorded; the workflow acts on it at its next step,
@@ -14,7 +14,7 @@ export class CampaignControl {
     const partKey = await this.store.partOfCampaign(campaignId);
     if (!partKey) throw new Error(`callsheet has no campaign ${campaignId} (check the id in the part report)`);
     const record = await this.store.get(partKey);
-    if (!record || !['creating', 'running'].includes(record.status))
+    if (!record || isEnded(record))
       throw new Error(`campaign ${campaignId} has already ended (${record?.status ?? 'unknown'})`);
     await this.store.setControl(partKey, wanted, this.now());
     return { partKey, status: record.status };
@@ -47,7 +47,7 @@ export async function letGoOfBrake(
   const partKey = (await store.partOfCampaign(campaignIdOrPart)) ?? campaignIdOrPart;
   const record = await store.get(partKey);
   if (!record) throw new Error(`callsheet has no campaign ${campaignIdOrPart} (check the id in the part report)`);
-  if (['creating', 'running'].includes(record.status))
+  if (!isEnded(record))
     throw new Error(
       `campaign ${campaignIdOrPart} is still ${record.status}: its workflow lets go of its brake at the opening`,
     );

@@ -27,8 +27,8 @@ export interface Watch {
   /** The campaign was confirmed not dialling at the last look. */
   quiet: boolean;
   /**
-   * When a resume was sent whose answer was lost, not yet covered by a brake (the carry's `resumeInDoubt`): the
-   * campaign may start dialling at any time, so it is not quiet, and whoever secures the part brakes as well.
+   * When a resume was sent whose answer was lost (the carry's `resumeInDoubt`): the campaign may start dialling at
+   * any time, so the part is not quiet unless a brake holds, and whoever secures it brakes as well.
    */
   resumeInDoubt?: string;
   /**

@@ -257,9 +257,11 @@ export class LifecycleSteps {
         const { outcome, message } = await safety.secure(
           { campaignId: carry.campaignId, agentId: carry.agentId, holder: key },
           'workflow',
-          decision.brakeAnyway
-            ? { brakeOnFailure: true, brakeAnyway: true, reason: RESUME_IN_DOUBT }
-            : { brakeOnFailure: decision.brakeOnFailure, reason: decision.reason },
+          {
+            brakeOnFailure: decision.brakeOnFailure,
+            brakeAnyway: decision.brakeAnyway,
+            reason: decision.brakeAnyway ? RESUME_IN_DOUBT : decision.reason,
+          },
         );
         if (outcome === 'unconfirmed') return { kind: 'unconfirmed', message };
         if (decision.brakeAnyway) {

@@ -212,9 +212,10 @@ export function renderReportPage(input: ReportPageInput): string {
   const timeline = [
     ...part.pauses.map((p) => ({ at: p.at, what: `paused: ${reasonLabel(p.reason)}` })),
     ...part.resumes.map((r) => ({ at: r.at, what: 'resumed' })),
+    // A brake says why it was pulled (the failed pause's reason, or a resume in doubt); its release needs no why.
     ...(part.brakes ?? []).map((b) => ({
       at: b.at,
-      what: b.reason === RESUME_IN_DOUBT ? `${b.event}: ${reasonLabel(b.reason)}` : b.event,
+      what: b.event === 'brake' && b.reason ? `brake: ${reasonLabel(b.reason)}` : b.event,
     })),
   ].sort((a, b) => (a.at < b.at ? -1 : 1));
   return `<!doctype html>

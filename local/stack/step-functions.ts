@@ -73,16 +73,17 @@ class SfnError extends Error {
 }
 
 /**
- * Each document is checked once per process: aws-local-stepfunctions compiles the whole ASL schema to check one
- * (0.6 s), which took longer than running a campaign when it was done for every execution.
+ * Each document is built (and checked, unless asked not to) once per process: aws-local-stepfunctions compiles the
+ * whole ASL schema to check one (0.6 s), which took longer than running a campaign when it was done for every
+ * execution.
  */
 const checked = new Map<string, StateMachine>();
 function checkedMachine(definition: LocalStateMachine['definition'], check: boolean): StateMachine {
-  const key = JSON.stringify(definition);
+  const key = `${check}:${JSON.stringify(definition)}`;
   let machine = checked.get(key);
   if (!machine) {
     machine = new StateMachine(definition, { validationOptions: check ? { checkArn: true } : { noValidate: true } });
-    if (check) checked.set(key, machine);
+    checked.set(key, machine);
   }
   return machine;
 }
