@@ -33,6 +33,16 @@ export interface SafetySignals {
 
 export type SecureOutcome = 'paused' | 'not_active' | 'braked' | 'unconfirmed';
 
+/**
+ * What securing achieved. `pauseHeld`: the campaign itself is paused (or not active); false when only the brake
+ * keeps it from dialling, which holds only while nobody switches the agent back on.
+ */
+export interface SecureResult {
+  outcome: SecureOutcome;
+  message: string;
+  pauseHeld: boolean;
+}
+
 export interface SecureTarget {
   /** Null when the campaign's id is unknown (a create whose answer was lost): only the brake can help. */
   campaignId: string | null;
@@ -71,14 +81,14 @@ export class CampaignSafety {
     target: SecureTarget,
     by: Parameters<SafetySignals['action']>[0],
     options: { brakeOnFailure: boolean; brakeAnyway?: boolean; reason: string },
-  ): Promise<{ outcome: SecureOutcome; message: string }> {
+  ): Promise<SecureResult> {
     const details = { ...target, reason: options.reason };
     let message = 'no campaign id to pause';
     let paused: Awaited<ReturnType<CampaignSafety['pause']>> | null = null;
     if (target.campaignId) {
       paused = await this.pause(target.campaignId);
       if (paused.ok) this.signals.action(by, paused.how, details);
-      if (paused.ok && !options.brakeAnyway) return { outcome: paused.how, message: paused.message };
+      if (paused.ok && !options.brakeAnyway) return { outcome: paused.how, message: paused.message, pauseHeld: true };
       message = paused.message;
     }
     if (options.brakeOnFailure || options.brakeAnyway) {
@@ -88,12 +98,13 @@ export class CampaignSafety {
         return {
           outcome: 'braked',
           message: `${paused?.ok ? message : `pause unconfirmed (${message})`}; agent ${target.agentId} deactivated`,
+          pauseHeld: paused?.ok === true,
         };
       }
       message = `${message}; brake: ${braked.message}`;
     }
     this.signals.action(by, 'unconfirmed', { ...details, error: message });
-    return { outcome: 'unconfirmed', message };
+    return { outcome: 'unconfirmed', message, pauseHeld: false };
   }
 
   /** Pause, and make sure: 200 is paused; a 409, 404 or lost answer is judged by the stats. */

@@ -65,7 +65,9 @@ export type StepDecision =
 /** How the step's API action went. */
 export type EffectResult =
   | { kind: 'none' }
-  | { kind: 'secured'; how: 'paused' | 'not_active' | 'braked' }
+  | { kind: 'secured'; how: 'paused' | 'not_active' }
+  /** `pauseHeld`: the campaign is paused as well; false when only the brake keeps it from dialling. */
+  | { kind: 'secured'; how: 'braked'; pauseHeld: boolean }
   | { kind: 'unconfirmed'; message: string }
   | { kind: 'resumed' }
   /**
@@ -75,6 +77,12 @@ export type EffectResult =
   | { kind: 'resume_failed'; message: string; inDoubt: boolean; brakeReleased: boolean };
 
 const ACTIVE = 'active';
+/**
+ * How often, while the window is closed, a campaign held only by the brake has its pause tried again: the brake
+ * fails the moment the agent is switched back on (in the dashboard, or by a toggle that lands late), and the safe
+ * state of a campaign is paused. The sweeper's pace (SWEEP_INTERVAL_MINUTES' default).
+ */
+export const PAUSE_RETRY_MS = 5 * 60_000;
 /** How far ahead a pause is booked: the last looks before it, which are at most an hour apart. */
 const BOOK_AHEAD_MS = 3_600_000;
 /** Statuses in which a campaign dials nobody new on its own (a scheduled one starts at its schedule). */
@@ -133,6 +141,10 @@ export function decideStep(state: RunningCarry, seen: Observation, now: number, 
     // A scheduled campaign starts at a window opening chosen at create time; quiet ones need nothing.
     if (status === 'scheduled') return { kind: 'watch' };
     if (status !== null && QUIET.has(status)) return { kind: 'watch' };
+    // Held by the brake, its pause tried again: only once the stats show it dialling-capable, so a night of API
+    // trouble does not spend the pauses' reserve on campaigns the brake holds.
+    if (!window.open && state.brake && state.pauseFailedSince !== undefined && status === null)
+      return { kind: 'watch' };
     return { kind: 'secure', reason: window.open ? 'manual' : 'window', brakeOnFailure };
   }
   // The window is open and nobody asked for a pause.
@@ -173,15 +185,18 @@ export function afterStep(
   let next: RunningCarry = { ...state, stats };
   if (decision.kind === 'secure') {
     if (effect.kind === 'secured') {
-      next = {
-        ...next,
-        paused: decision.reason,
-        securingSince: null,
-        brake:
-          effect.how === 'braked'
-            ? (state.brake ?? { since: iso(now), ...(decision.brakeAnyway ? { forDoubt: true as const } : {}) })
-            : state.brake,
-      };
+      next = withPauseFailed(
+        {
+          ...next,
+          paused: decision.reason,
+          securingSince: null,
+          brake:
+            effect.how === 'braked'
+              ? (state.brake ?? { since: iso(now), ...(decision.brakeAnyway ? { forDoubt: true as const } : {}) })
+              : state.brake,
+        },
+        effect.how === 'braked' && !effect.pauseHeld ? (state.pauseFailedSince ?? iso(now)) : undefined,
+      );
       if (decision.reason === 'cancel') return ended(next, 'cancelled', stats, 'finish');
     } else {
       // Not confirmed: try again soon; the brake is pulled once the close is near (see decideStep).
@@ -189,7 +204,7 @@ export function afterStep(
     }
   } else if (decision.kind === 'resume') {
     if (effect.kind === 'resumed') {
-      next = { ...next, paused: null, brake: null, poll: null, securingSince: null };
+      next = withPauseFailed({ ...next, paused: null, brake: null, poll: null, securingSince: null }, undefined);
       // The brake a close pulled for a doubt is let go at the opening: the doubt ends there (a resume the API has
       // not carried out by the next opening is taken never to be: docs/architecture.md, "A resume in doubt"). Any
       // other brake (the sweeper's, in an open window) says nothing of it.
@@ -204,7 +219,10 @@ export function afterStep(
     // What the API says is the truth: a quiet campaign is paused (confirming an earlier unanswered pause).
     const status = String(seen.stats.stats.status ?? '');
     if (QUIET.has(status))
-      next = { ...next, paused: next.paused ?? (seen.control === 'pause' ? 'manual' : 'window'), securingSince: null };
+      next = withPauseFailed(
+        { ...next, paused: next.paused ?? (seen.control === 'pause' ? 'manual' : 'window'), securingSince: null },
+        undefined,
+      );
     else if (status === ACTIVE) next = { ...next, paused: null, securingSince: null };
   }
 
@@ -222,7 +240,7 @@ export function afterStep(
   const poll = plannedBounds(s.poll, seen.pollers ?? 0, s.pollPlan ?? null);
   let wake: number;
   if (quiet && !window.open) {
-    wake = closeOrOpen;
+    wake = next.pauseFailedSince !== undefined ? Math.min(now + PAUSE_RETRY_MS, closeOrOpen) : closeOrOpen;
   } else if (seen.stats.kind !== 'ok') {
     // A budget spent until the next minute or hour: asking sooner would only find it spent again.
     const budgetBack = seen.stats.kind === 'unavailable' ? (seen.stats.retryAt ?? 0) : 0;
@@ -241,6 +259,12 @@ export function afterStep(
     wake = Math.min(now + seconds * 1000, closeOrOpen);
   }
   return sleep(next, wake, now, s);
+}
+
+/** The carry with `pauseFailedSince` set, or without it (undefined). */
+function withPauseFailed(state: RunningCarry, since: string | undefined): RunningCarry {
+  const { pauseFailedSince: _was, ...rest } = state;
+  return since === undefined ? rest : { ...rest, pauseFailedSince: since };
 }
 
 function withoutDoubt(state: RunningCarry): RunningCarry {

@@ -83,6 +83,12 @@ export interface RunningCarry extends Known {
    * cancel ends the part braked. It ends when that brake is let go at the next opening.
    */
   resumeInDoubt?: string;
+  /**
+   * Since when only the brake keeps the campaign from dialling: its pause did not hold (absent: it did, or no
+   * brake). A brake lasts only while nobody switches the agent back on, so the pause is tried again through the
+   * closed window until it holds (PAUSE_RETRY_MS).
+   */
+  pauseFailedSince?: string;
 }
 
 /** Nothing more to do: `next` is finish (completed, cancelled, held) or fail. */

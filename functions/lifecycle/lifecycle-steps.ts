@@ -254,7 +254,7 @@ export class LifecycleSteps {
     const { safety, campaigns } = this.deps;
     switch (decision.kind) {
       case 'secure': {
-        const { outcome, message } = await safety.secure(
+        const { outcome, message, pauseHeld } = await safety.secure(
           { campaignId: carry.campaignId, agentId: carry.agentId, holder: key },
           'workflow',
           {
@@ -276,7 +276,7 @@ export class LifecycleSteps {
             event: outcome === 'braked' ? 'brake' : 'pause',
             reason: decision.reason,
           });
-        return { kind: 'secured', how: outcome };
+        return outcome === 'braked' ? { kind: 'secured', how: outcome, pauseHeld } : { kind: 'secured', how: outcome };
       }
       case 'resume': {
         const effect = await this.resume(key, carry, seen, now);

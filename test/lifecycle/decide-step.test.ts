@@ -49,6 +49,12 @@ const brakedInDoubt: Partial<RunningCarry> = {
   resumeInDoubt: iso(at('2026-12-07T16:40')),
   brake: { since: iso(at('2026-12-07T16:53')) },
 };
+/** Braked at Monday's close while the pause answered 500: only the brake keeps the campaign from dialling. */
+const brakeAlone = {
+  paused: 'window',
+  brake: { since: iso(at('2026-12-07T16:59')) },
+  pauseFailedSince: iso(at('2026-12-07T16:59')),
+} satisfies Partial<RunningCarry>;
 
 function running(over: Partial<RunningCarry> = {}): RunningCarry {
   return {
@@ -283,12 +289,72 @@ describe('afterStep: when to look again', () => {
       },
     },
     {
-      name: 'a brake keeps its holder until the opening',
+      name: 'a brake over a paused campaign keeps its holder until the opening',
       now: at('2026-12-07T16:59'),
       seen: { control: null, stats: unavailable },
-      effect: { kind: 'secured', how: 'braked' },
+      effect: { kind: 'secured', how: 'braked', pauseHeld: true },
       expect: (next) => {
         expect(next).toMatchObject({ paused: 'window', brake: { since: iso(at('2026-12-07T16:59')) } });
+        expect(next).not.toHaveProperty('pauseFailedSince');
+        expect(next.wakeAt).toBe(iso(at('2026-12-08T09:00')));
+      },
+    },
+    {
+      name: 'a brake alone (the pause did not hold): the pause is tried again in five minutes, not at the opening',
+      now: at('2026-12-07T16:59'),
+      seen: { control: null, stats: unavailable },
+      effect: { kind: 'secured', how: 'braked', pauseHeld: false },
+      expect: (next) => {
+        expect(next).toMatchObject({
+          paused: 'window',
+          brake: { since: iso(at('2026-12-07T16:59')) },
+          pauseFailedSince: iso(at('2026-12-07T16:59')),
+        });
+        expect(next.wakeAt).toBe(iso(at('2026-12-07T17:04')));
+      },
+    },
+    {
+      name: 'held by the brake alone, the stats unavailable: nothing sent, looked at again in five minutes',
+      now: at('2026-12-07T17:04'),
+      state: brakeAlone,
+      seen: { control: null, stats: unavailable },
+      effect: { kind: 'none' },
+      expect: (next) => {
+        expect(next).toMatchObject({ pauseFailedSince: iso(at('2026-12-07T16:59')), brake: brakeAlone.brake });
+        expect(next.wakeAt).toBe(iso(at('2026-12-07T17:09')));
+      },
+    },
+    {
+      name: 'held by the brake alone, seen active: paused again, and once it holds the part sleeps to the opening',
+      now: at('2026-12-07T17:44'),
+      state: brakeAlone,
+      seen: { control: null, stats: ok('active') },
+      effect: { kind: 'secured', how: 'paused' },
+      expect: (next) => {
+        expect(next).not.toHaveProperty('pauseFailedSince');
+        expect(next).toMatchObject({ paused: 'window', brake: brakeAlone.brake });
+        expect(next.wakeAt).toBe(iso(at('2026-12-08T09:00')));
+      },
+    },
+    {
+      name: 'held by the brake alone, seen active, the pause failing still: the brake checked, tried again',
+      now: at('2026-12-07T17:09'),
+      state: brakeAlone,
+      seen: { control: null, stats: ok('active') },
+      effect: { kind: 'secured', how: 'braked', pauseHeld: false },
+      expect: (next) => {
+        expect(next).toMatchObject({ pauseFailedSince: iso(at('2026-12-07T16:59')), brake: brakeAlone.brake });
+        expect(next.wakeAt).toBe(iso(at('2026-12-07T17:14')));
+      },
+    },
+    {
+      name: 'held by the brake alone, seen paused (a pause that landed late): sleeps to the opening',
+      now: at('2026-12-07T17:09'),
+      state: brakeAlone,
+      seen: { control: null, stats: ok('paused') },
+      effect: { kind: 'none' },
+      expect: (next) => {
+        expect(next).not.toHaveProperty('pauseFailedSince');
         expect(next.wakeAt).toBe(iso(at('2026-12-08T09:00')));
       },
     },
@@ -381,7 +447,7 @@ describe('afterStep: when to look again', () => {
       now: at('2026-12-07T16:53'),
       state: { paused: 'window', resumeInDoubt: iso(at('2026-12-07T16:40')) },
       seen: { control: null, stats: ok('paused') },
-      effect: { kind: 'secured', how: 'braked' },
+      effect: { kind: 'secured', how: 'braked', pauseHeld: true },
       expect: (next) => {
         expect(next).toMatchObject({
           paused: 'window',
@@ -426,7 +492,7 @@ describe('afterStep: when to look again', () => {
       now: at('2026-12-07T18:00'),
       state: brakedInDoubt,
       seen: { control: 'cancel', stats: ok('paused') },
-      effect: { kind: 'secured', how: 'braked' },
+      effect: { kind: 'secured', how: 'braked', pauseHeld: true },
       expect: (next) => expect(next).toMatchObject({ phase: 'ended', outcome: 'cancelled', next: 'finish' }),
     },
   ];

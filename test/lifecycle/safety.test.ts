@@ -261,6 +261,36 @@ describe('no call outside the window, whatever fails', () => {
     expect(r.report?.status).toBe('completed');
   }, 90_000);
 
+  it('pause answers 500 for an hour across the close, the agent switched back on at night: the pause retried holds', async () => {
+    const w = nextWeek();
+    let switchedOn = false;
+    const r = await rehearse({
+      name: 'pause-500-agent-on',
+      at: beforeClose(w),
+      faults: [faultAcrossClose(w, { method: 'PATCH', path: '/campaigns/*/pause', status: 500 })],
+      // As an operator in the dashboard would (or a toggle that lands late): the brake alone would let it dial.
+      during: {
+        at: la(day(w), '20:00:00'),
+        action: async (executions) => {
+          const agentId = JSON.parse(executions()[0]?.input ?? '{}').plan.agentId as string;
+          await p.f.api.agents.toggle(agentId);
+          switchedOn = p.f.emu.core.account.agents.get(agentId)?.is_active === true;
+        },
+      },
+    });
+    expect(switchedOn).toBe(true);
+    expect(r.faulted.some((f) => f.path.endsWith('/pause'))).toBe(true);
+    expect(r.violations).toEqual([]);
+    const record = await campaignStore().get(partKeyOfExecution(r.executions[0]?.name ?? ''));
+    const night = (record?.timeline ?? []).filter(
+      (t) => t.at > la(day(w), '17:40:00') && t.at < la(day(w), '20:00:00'),
+    );
+    // Paused once the API took pauses again, before the agent came back on.
+    expect(night.map((t) => t.event)).toContain('pause');
+    expect(r.report?.status).toBe('completed');
+    expect(r.calls.length).toBeGreaterThanOrEqual(400);
+  }, 90_000);
+
   it('pause answers 409 though the campaign is active: checked against the stats, then braked', async () => {
     const w = nextWeek();
     const r = await rehearse({
