@@ -33,16 +33,23 @@ export interface BrakeLetGo {
   message: string;
 }
 
+/** What letting go of a brake asks of the Voice API (CampaignSafety): the campaign paused first, then the brake. */
+export interface BrakeLetGoApi {
+  confirmPaused(campaignId: string): Promise<{ ok: boolean; message: string }>;
+  releaseBrake(agentId: string, holder: string): Promise<{ ok: boolean; message: string }>;
+}
+
 /**
  * An operator lets go of the brake a part holds that has ended (its workflow stopped, failed or was cancelled with a
  * resume in doubt): nobody else ever would, and while it holds, the agent stays off for every part that shares it.
- * A running part's brake is its workflow's. `release` is CampaignSafety.releaseBrake when the API can be reached
- * (the last holder switches the agent on again), else the register alone.
+ * A running part's brake is its workflow's. With `api` (the API can be reached) the campaign is paused and
+ * confirmed first, since a part may have ended held by the brake alone, and the agent switched on would let it dial
+ * at once, in or out of its window; the last holder then switches the agent on. Without, the register alone.
  */
 export async function letGoOfBrake(
   store: CampaignStore,
   campaignIdOrPart: string,
-  release: ((agentId: string, holder: string) => Promise<{ ok: boolean; message: string }>) | null,
+  api: BrakeLetGoApi | null,
 ): Promise<BrakeLetGo> {
   const partKey = (await store.partOfCampaign(campaignIdOrPart)) ?? campaignIdOrPart;
   const record = await store.get(partKey);
@@ -55,11 +62,25 @@ export async function letGoOfBrake(
   if (!agentId) throw new Error(`campaign ${campaignIdOrPart} has no agent on record: it never held a brake`);
   if (!(await store.isHeldBy(agentId, partKey)))
     return { agentId, held: false, othersHolding: await store.holders(agentId), agent: null, message: 'no brake held' };
-  if (!release) {
+  if (!api) {
     const left = await store.release(agentId, partKey);
     return { agentId, held: true, othersHolding: left, agent: null, message: 'let go in the register' };
   }
-  const done = await release(agentId, partKey);
+  const campaignId = record.campaignId ?? null;
+  if (campaignId === null && (record.create?.state === 'sent' || record.create?.state === 'ambiguous'))
+    throw new Error(
+      `campaign ${campaignIdOrPart}: its create was sent but callsheet never learnt the campaign's id, so it cannot ` +
+        `pause it; the brake stays on. Pause agent ${agentId}'s campaigns in the vendor dashboard first.`,
+    );
+  if (campaignId !== null) {
+    const paused = await api.confirmPaused(campaignId);
+    if (!paused.ok)
+      throw new Error(
+        `campaign ${campaignId} could not be confirmed paused (${paused.message}), so the brake stays on and it ` +
+          'dials nobody; try again when the Voice API answers.',
+      );
+  }
+  const done = await api.releaseBrake(agentId, partKey);
   const left = await store.holders(agentId);
   return {
     agentId,

@@ -107,6 +107,12 @@ export class CampaignSafety {
     return { outcome: 'unconfirmed', message, pauseHeld: false };
   }
 
+  /** Pauses the campaign and makes sure, signalling nothing: an operator letting go of a brake asks this first. */
+  async confirmPaused(campaignId: string): Promise<{ ok: boolean; message: string }> {
+    const { ok, message } = await this.pause(campaignId);
+    return { ok, message };
+  }
+
   /** Pause, and make sure: 200 is paused; a 409, 404 or lost answer is judged by the stats. */
   private async pause(
     campaignId: string,

@@ -354,15 +354,43 @@ describe('no call outside the window, whatever fails', () => {
     const store = campaignStore();
     const api = p.f.client();
     const safety = new CampaignSafety(api.campaigns, api.agents, store, { action: () => undefined }, () => new Date());
-    const release = (agent: string, holder: string) => safety.releaseBrake(agent, holder);
     const id = record?.campaignId as string;
-    expect(await letGoOfBrake(store, id, release)).toMatchObject({
+    expect(await letGoOfBrake(store, id, safety)).toMatchObject({
       held: true,
       othersHolding: 0,
       agent: 'reactivated',
     });
     expect(p.f.emu.core.account.agents.get(r.agent.id)?.is_active).toBe(true);
-    expect(await letGoOfBrake(store, id, release)).toMatchObject({ held: false });
+    expect(await letGoOfBrake(store, id, safety)).toMatchObject({ held: false });
+  }, 90_000);
+
+  it('a part ended held by the brake alone: letting go of it pauses the campaign first, or keeps the brake', async () => {
+    const w = nextWeek();
+    // Pauses answer 500 from 16:40 to 17:40; the workflow is stopped at 17:00, so the guard ends the part braked.
+    const r = await rehearse({
+      name: 'ended-brake-alone',
+      at: beforeClose(w),
+      faults: [faultAcrossClose(w, { method: 'PATCH', path: '/campaigns/*/pause', status: 500 })],
+      during: stopping(la(day(w), '17:00:00')),
+    });
+    await p.f.admin.faultPlan([faultAcrossClose(w, { method: 'PATCH', path: '/campaigns/*/pause', status: 500 })]);
+    const record = await campaignStore().get(partKeyOfExecution(r.executions[0]?.name ?? ''));
+    expect(record?.secured).toMatchObject({ by: 'guard', outcome: 'braked' });
+    const id = record?.campaignId as string;
+    expect(p.f.emu.core.account.campaigns.get(id)?.status).toBe('active');
+    const store = campaignStore();
+    const api = p.f.client();
+    const safety = new CampaignSafety(api.campaigns, api.agents, store, { action: () => undefined }, () => new Date());
+    // An operator lets go while pauses still fail: refused, the agent stays off.
+    await p.f.admin.setClock(la(day(w), '17:20:00'));
+    await expect(letGoOfBrake(store, id, safety)).rejects.toThrow(/could not be confirmed paused .* brake stays on/);
+    expect(p.f.emu.core.account.agents.get(r.agent.id)?.is_active).toBe(false);
+    // Once the API takes pauses again: paused first, then the agent back on.
+    await p.f.admin.setClock(la(day(w), '18:00:00'));
+    expect(await letGoOfBrake(store, id, safety)).toMatchObject({ held: true, agent: 'reactivated' });
+    expect(p.f.emu.core.account.campaigns.get(id)?.status).toBe('paused');
+    await p.f.admin.setClock(la(day(w), '20:00:00'));
+    expect(await auditCalls(placedCalls(p, r.agent.id), RULE)).toEqual([]);
   }, 90_000);
 
   it('the create answer is lost: the campaign is found by its calls to the part file numbers, and paused at the close', async () => {

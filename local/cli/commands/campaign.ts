@@ -130,7 +130,7 @@ async function releaseBrake(id: string): Promise<number> {
     const safety = client
       ? new CampaignSafety(client.campaigns, client.agents, store, { action: () => undefined }, () => new Date())
       : null;
-    const done = await letGoOfBrake(store, id, safety ? (agent, holder) => safety.releaseBrake(agent, holder) : null);
+    const done = await letGoOfBrake(store, id, safety);
     if (!done.held) {
       console.log(`campaign ${id} holds no brake on agent ${done.agentId}; nothing to let go.`);
       return 0;
@@ -149,7 +149,7 @@ async function releaseBrake(id: string): Promise<number> {
       `campaign ${id} let go of the brake; no part holds it now. Switch agent ${done.agentId} on in the vendor dashboard` +
         (done.agent === 'still-inactive'
           ? ` (the Voice API did not: ${done.message}).`
-          : ' (no Voice API to reach here).'),
+          : ` (no Voice API to reach here), once its campaign shows paused there.`),
     );
     return done.agent === 'still-inactive' ? 1 : 0;
   } finally {
