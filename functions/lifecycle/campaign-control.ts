@@ -50,6 +50,7 @@ export async function letGoOfBrake(
   store: CampaignStore,
   campaignIdOrPart: string,
   api: BrakeLetGoApi | null,
+  now: Date = new Date(),
 ): Promise<BrakeLetGo> {
   const partKey = (await store.partOfCampaign(campaignIdOrPart)) ?? campaignIdOrPart;
   const record = await store.get(partKey);
@@ -80,6 +81,15 @@ export async function letGoOfBrake(
           'dials nobody; try again when the Voice API answers.',
       );
   }
+  // Confirmed paused: the sweeper, which tries the pause of a part the brake alone held, has nothing left to do.
+  if (campaignId !== null)
+    await store.markSecured(partKey, {
+      at: now.toISOString(),
+      by: 'operator',
+      outcome: 'paused',
+      reason: 'campaign release: the campaign confirmed paused before the brake was let go',
+      pauseHeld: true,
+    });
   const done = await api.releaseBrake(agentId, partKey);
   const left = await store.holders(agentId);
   return {

@@ -61,6 +61,11 @@ export interface Secured {
   by: string;
   outcome: string;
   reason: string;
+  /**
+   * False when only the brake keeps the campaign from dialling (its pause failed): the sweeper tries the pause again
+   * at every sweep while the part is ended. Absent in records written before it was kept.
+   */
+  pauseHeld?: boolean;
 }
 
 /** Everything callsheet knows about one part's campaign, kept outside the execution so it survives it. */
@@ -359,7 +364,8 @@ export class CampaignStore implements BrakeRegister {
 
   /**
    * Parts whose workflow has not ended (a scan: the table holds one item per part); with `unconfirmed`, also failed
-   * parts whose last securing was not confirmed, which the sweeper tries again until it is. Only failed ones: a
+   * parts whose last securing was not confirmed or left the brake alone holding the campaign (`pauseHeld` false),
+   * which the sweeper tries again until the pause holds. Only failed ones: a
    * part its workflow ended completed, cancelled or held is as its workflow left it (an unconfirmed securing from
    * earlier in its life says nothing about it now), and the guard too leaves those alone.
    */
@@ -372,16 +378,16 @@ export class CampaignStore implements BrakeRegister {
         new ScanCommand({
           TableName: this.table,
           FilterExpression: options.unconfirmed
-            ? `begins_with(pk, :part) AND (${running} OR (#status = :failed AND #secured.#outcome = :unconfirmed))`
+            ? `begins_with(pk, :part) AND (${running} OR (#status = :failed AND (#secured.#outcome = :unconfirmed OR #secured.#pauseHeld = :no)))`
             : `begins_with(pk, :part) AND ${running}`,
           ExpressionAttributeNames: {
             '#status': 'status',
-            ...(options.unconfirmed ? { '#secured': 'secured', '#outcome': 'outcome' } : {}),
+            ...(options.unconfirmed ? { '#secured': 'secured', '#outcome': 'outcome', '#pauseHeld': 'pauseHeld' } : {}),
           },
           ExpressionAttributeValues: {
             ':part': 'part#',
             ...LIVE.values,
-            ...(options.unconfirmed ? { ':failed': 'failed', ':unconfirmed': 'unconfirmed' } : {}),
+            ...(options.unconfirmed ? { ':failed': 'failed', ':unconfirmed': 'unconfirmed', ':no': false } : {}),
           },
           ExclusiveStartKey: start,
         }),

@@ -428,6 +428,7 @@ export class LifecycleSteps {
       by: 'workflow',
       outcome: result.outcome,
       reason: describeError(input.error).message,
+      pauseHeld: result.pauseHeld,
     });
     if (result.outcome === 'unconfirmed') throw new TransientError(`securing the campaign: ${result.message}`);
     return result;

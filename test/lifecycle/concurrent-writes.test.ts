@@ -445,6 +445,70 @@ describe('an ended part whose securing was not confirmed', () => {
   });
 });
 
+describe('an ended part held by the brake alone', () => {
+  it('has its pause tried again by each sweep, the brake kept and checked, until the pause holds', async () => {
+    const { partKey } = await runningPart(at('10:00'), at('10:01'));
+    await store.finish(partKey, 'failed', new Date(at('10:02')), { code: 'workflow_aborted', message: 'stopped' });
+    await store.markSecured(partKey, {
+      at: iso(at('10:02')),
+      by: 'guard',
+      outcome: 'braked',
+      reason: 'x',
+      pauseHeld: false,
+    });
+    await store.hold('agt_1', partKey, new Date(at('10:02')));
+    const answers = [false, true];
+    const tried: { brakeOnFailure: boolean; brakeAnyway?: boolean }[] = [];
+    const safety = {
+      secure: async (target: { holder: string }, _by: string, options: { brakeOnFailure: boolean }) => {
+        if (target.holder !== partKey) return { outcome: 'paused' as const, message: 'paused', pauseHeld: true };
+        tried.push(options);
+        return { outcome: 'braked' as const, message: 'answered', pauseHeld: answers.shift() ?? true };
+      },
+    } as unknown as CampaignSafety;
+    let now = at('10:05');
+    const guard = guardOn(safety, () => now, described('ABORTED'));
+    const mine = async () => (await guard.sweep()).actions.filter((a) => a.partKey === partKey);
+    expect((await mine()).map((a) => a.reasons)).toEqual([
+      ['the part ended (failed) held by the brake alone: its pause is tried again'],
+    ]);
+    now = at('10:10');
+    expect((await mine()).map((a) => a.outcome)).toEqual(['braked']);
+    now = at('10:15');
+    expect(await mine()).toEqual([]);
+    expect(tried.map((o) => [o.brakeOnFailure, o.brakeAnyway])).toEqual([
+      [true, true],
+      [true, true],
+    ]);
+    expect((await store.get(partKey))?.secured).toMatchObject({ by: 'sweeper', outcome: 'braked', pauseHeld: true });
+    await store.release('agt_1', partKey);
+  });
+
+  it('let go of in the register by an operator: only its pause is tried again, never a brake', async () => {
+    const { partKey } = await runningPart(at('10:00'), at('10:01'));
+    await store.finish(partKey, 'failed', new Date(at('10:02')), { code: 'workflow_aborted', message: 'stopped' });
+    await store.markSecured(partKey, {
+      at: iso(at('10:02')),
+      by: 'guard',
+      outcome: 'braked',
+      reason: 'x',
+      pauseHeld: false,
+    });
+    const tried: { brakeOnFailure: boolean; brakeAnyway?: boolean }[] = [];
+    const safety = {
+      secure: async (target: { holder: string }, _by: string, options: { brakeOnFailure: boolean }) => {
+        if (target.holder === partKey) tried.push(options);
+        return { outcome: 'paused' as const, message: 'paused', pauseHeld: true };
+      },
+    } as unknown as CampaignSafety;
+    const guard = guardOn(safety, () => at('10:05'), described('ABORTED'));
+    expect((await guard.sweep()).actions.filter((a) => a.partKey === partKey).map((a) => a.outcome)).toEqual([
+      'paused',
+    ]);
+    expect(tried.map((o) => [o.brakeOnFailure, o.brakeAnyway])).toEqual([[false, false]]);
+  });
+});
+
 describe('a create whose answer lands after the guard ended the part', () => {
   it('keeps the create recorded as made, and pauses the campaign', async () => {
     const { key, plan } = await partToCreate('late answer');

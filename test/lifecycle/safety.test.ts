@@ -387,8 +387,11 @@ describe('no call outside the window, whatever fails', () => {
     expect(p.f.emu.core.account.agents.get(r.agent.id)?.is_active).toBe(false);
     // Once the API takes pauses again: paused first, then the agent back on.
     await p.f.admin.setClock(la(day(w), '18:00:00'));
-    expect(await letGoOfBrake(store, id, safety)).toMatchObject({ held: true, agent: 'reactivated' });
+    const at18 = new Date(p.f.emu.core.clock.now());
+    expect(await letGoOfBrake(store, id, safety, at18)).toMatchObject({ held: true, agent: 'reactivated' });
     expect(p.f.emu.core.account.campaigns.get(id)?.status).toBe('paused');
+    // Recorded, so the sweeper stops trying the pause of a part the brake alone held.
+    expect((await store.get(record?.partKey ?? ''))?.secured).toMatchObject({ by: 'operator', pauseHeld: true });
     await p.f.admin.setClock(la(day(w), '20:00:00'));
     expect(await auditCalls(placedCalls(p, r.agent.id), RULE)).toEqual([]);
   }, 90_000);

@@ -135,9 +135,14 @@ export class CampaignGuard {
         continue;
       }
       if (isEnded(record)) {
-        // Failed, its last securing unconfirmed (the API down for the guard, say): nobody else will try again.
+        // Failed, its last securing unconfirmed (the API down for the guard, say) or held by the brake alone, which
+        // lasts only while nobody switches the agent on: nobody else will try again.
         quietUntil = now;
-        const reasons = [`the part ended (${record.status}) and its securing was not confirmed`];
+        const reasons = [
+          record.secured?.outcome === 'unconfirmed'
+            ? `the part ended (${record.status}) and its securing was not confirmed`
+            : `the part ended (${record.status}) held by the brake alone: its pause is tried again`,
+        ];
         const action = await this.secure(record, reasons, true, 'sweeper', watch.execution);
         // No campaign can exist (its create was refused since): nothing to try again at the next sweep.
         if (action.outcome === 'none')
@@ -205,18 +210,23 @@ export class CampaignGuard {
     const agentId = record.watch?.agentId ?? (await this.agentOf(execution));
     if (!agentId)
       return { partKey: record.partKey, campaignId, reasons, outcome: 'unconfirmed', message: 'agent unknown' };
-    // A resume in doubt may still land after the pause: the agent is switched off too.
-    const brakeAnyway = record.watch?.resumeInDoubt !== undefined;
-    const why = [...reasons, ...(brakeAnyway ? [`a resume sent at ${record.watch?.resumeInDoubt} is in doubt`] : [])];
+    // A resume in doubt may still land after the pause: the agent is switched off too. An ended part the brake held
+    // alone keeps it (and has it checked) while its pause is tried again, unless an operator let go of it
+    // (`campaign release` with no API to reach): then only the pause is tried.
+    const inDoubt = record.watch?.resumeInDoubt;
+    const brakeAlone = isEnded(record) && record.secured?.outcome === 'braked' && record.secured.pauseHeld === false;
+    const stillHeld = brakeAlone && (await this.deps.campaigns.isHeldBy(agentId, record.partKey));
+    const brakeAnyway = inDoubt !== undefined || stillHeld;
+    const why = [...reasons, ...(inDoubt !== undefined ? [`a resume sent at ${inDoubt} is in doubt`] : [])];
     const reason = why.join('; ');
-    const { outcome, message } = await this.deps.safety.secure({ campaignId, agentId, holder: record.partKey }, by, {
-      brakeOnFailure,
-      brakeAnyway,
-      reason,
-    });
+    const { outcome, message, pauseHeld } = await this.deps.safety.secure(
+      { campaignId, agentId, holder: record.partKey },
+      by,
+      { brakeOnFailure: brakeOnFailure && (!brakeAlone || stillHeld), brakeAnyway, reason },
+    );
     await this.deps.campaigns.markSecured(
       record.partKey,
-      { at: this.deps.now().toISOString(), by, outcome, reason },
+      { at: this.deps.now().toISOString(), by, outcome, reason, pauseHeld },
       // Secured: the next sweeps need not act again until the workflow looks and says otherwise (unless it did
       // while this action ran).
       outcome !== 'unconfirmed' ? record.watch : undefined,
