@@ -446,16 +446,17 @@ describe('an ended part whose securing was not confirmed', () => {
 });
 
 describe('an ended part held by the brake alone', () => {
-  it('has its pause tried again by each sweep, the brake kept and checked, until the pause holds', async () => {
+  /** A part the guard ended after its pause failed, its brake holding. */
+  async function endedBrakeAlone(): Promise<string> {
     const { partKey } = await runningPart(at('10:00'), at('10:01'));
     await store.finish(partKey, 'failed', new Date(at('10:02')), { code: 'workflow_aborted', message: 'stopped' });
-    await store.markSecured(partKey, {
-      at: iso(at('10:02')),
-      by: 'guard',
-      outcome: 'braked',
-      reason: 'x',
-      pauseHeld: false,
-    });
+    const secured = { at: iso(at('10:02')), by: 'guard', outcome: 'braked', reason: 'x', pauseHeld: false };
+    await store.markSecured(partKey, secured);
+    return partKey;
+  }
+
+  it('has its pause tried again by each sweep, the brake kept and checked, until the pause holds', async () => {
+    const partKey = await endedBrakeAlone();
     await store.hold('agt_1', partKey, new Date(at('10:02')));
     const answers = [false, true];
     const tried: { brakeOnFailure: boolean; brakeAnyway?: boolean }[] = [];
@@ -485,15 +486,7 @@ describe('an ended part held by the brake alone', () => {
   });
 
   it('let go of in the register by an operator: only its pause is tried again, never a brake', async () => {
-    const { partKey } = await runningPart(at('10:00'), at('10:01'));
-    await store.finish(partKey, 'failed', new Date(at('10:02')), { code: 'workflow_aborted', message: 'stopped' });
-    await store.markSecured(partKey, {
-      at: iso(at('10:02')),
-      by: 'guard',
-      outcome: 'braked',
-      reason: 'x',
-      pauseHeld: false,
-    });
+    const partKey = await endedBrakeAlone();
     const tried: { brakeOnFailure: boolean; brakeAnyway?: boolean }[] = [];
     const safety = {
       secure: async (target: { holder: string }, _by: string, options: { brakeOnFailure: boolean }) => {
