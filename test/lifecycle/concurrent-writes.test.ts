@@ -9,7 +9,7 @@ import type { FollowUpStarted } from '#commons/part-outcomes.ts';
 import { partReportKey } from '#commons/report-keys.ts';
 import { type PartWindow, partWindow } from '#commons/window-plan.ts';
 import { letGoOfBrake } from '#lifecycle/campaign-control.ts';
-import type { CampaignSafety } from '#lifecycle/campaign-safety.ts';
+import { CampaignSafety } from '#lifecycle/campaign-safety.ts';
 import { CampaignStore, type Watch } from '#lifecycle/campaign-store.ts';
 import { CARRY_SCHEMA, type ReconcilingCarry, type RunningCarry } from '#lifecycle/lifecycle-state.ts';
 import { type LifecycleDeps, LifecycleSteps } from '#lifecycle/lifecycle-steps.ts';
@@ -499,6 +499,127 @@ describe('an ended part held by the brake alone', () => {
       'paused',
     ]);
     expect(tried.map((o) => [o.brakeOnFailure, o.brakeAnyway])).toEqual([[false, false]]);
+  });
+});
+
+describe('review: an ended part held by the brake alone, across other writers', () => {
+  const failing = (tried: { brakeOnFailure: boolean; brakeAnyway?: boolean }[], partKey: string) =>
+    ({
+      secure: async (target: { holder: string }, _by: string, options: { brakeOnFailure: boolean }) => {
+        if (target.holder !== partKey) return { outcome: 'paused' as const, message: 'paused', pauseHeld: true };
+        tried.push(options);
+        return options.brakeOnFailure
+          ? { outcome: 'braked' as const, message: 'pause 500; agent deactivated', pauseHeld: false }
+          : { outcome: 'unconfirmed' as const, message: 'pause 500', pauseHeld: false };
+      },
+      releaseBrake: async () => ({ ok: true, message: 'agent reactivated' }),
+    }) as unknown as CampaignSafety;
+
+  it("a stopped workflow's last look that secures it again leaves it to the sweeper's pause retries", async () => {
+    const { partKey, watch } = await runningPart(at('10:00'), at('10:01'));
+    await store.finish(partKey, 'failed', new Date(at('10:02')), { code: 'workflow_aborted', message: 'stopped' });
+    await store.markSecured(partKey, {
+      at: iso(at('10:02')),
+      by: 'guard',
+      outcome: 'braked',
+      reason: 'x',
+      pauseHeld: false,
+    });
+    const tried: { brakeOnFailure: boolean }[] = [];
+    const safety = failing(tried, partKey);
+    const paused = { campaigns: { stats: async () => ({ status: 'paused', pending: 5, in_progress: 0, total: 5 }) } };
+    // The look the guard stopped was resuming at the opening; it lands after the guard ended the part.
+    const steps = stepsOn({
+      safety,
+      now: () => at('10:02'),
+      api: { campaigns: { ...paused.campaigns, resume: async () => ({}) } },
+      polls: paused,
+    });
+    await expect(steps.step(lookAt(partKey, watch, { brake: { since: iso(at('08:00')) } }))).rejects.toThrow(
+      /^part_ended: /,
+    );
+    expect(tried).toHaveLength(1);
+    const guard = guardOn(safety, () => at('10:05'), described('ABORTED'));
+    expect((await guard.sweep()).actions.filter((a) => a.partKey === partKey)).toHaveLength(1);
+  });
+
+  it('a part cancelled near the close whose pause failed (ended braked) has its pause tried again', async () => {
+    const { partKey, watch } = await runningPart(at('16:50'), at('16:56'));
+    await store.setControl(partKey, 'cancel', new Date(at('16:55')));
+    const tried: { brakeOnFailure: boolean }[] = [];
+    const safety = failing(tried, partKey);
+    const steps = stepsOn({ safety, now: () => at('16:56') });
+    const active = { status: 'active', pending: 5, in_progress: 1, total: 9, completed: 3, failed: 0 };
+    const next = await steps.step(lookAt(partKey, watch, { paused: null, stats: active as RunningCarry['stats'] }));
+    expect(next).toMatchObject({ phase: 'ended', outcome: 'cancelled', next: 'finish' });
+    expect(tried).toEqual([expect.objectContaining({ brakeOnFailure: true })]);
+    // The document's Finish state.
+    await store.finish(partKey, 'cancelled', new Date(at('16:56')));
+    const guard = guardOn(safety, () => at('17:00'), described('SUCCEEDED'));
+    expect((await guard.sweep()).actions.filter((a) => a.partKey === partKey)).toHaveLength(1);
+  });
+
+  it('let go of in the register, its pause failing: the next sweep asks for what the first did', async () => {
+    const { partKey } = await runningPart(at('10:00'), at('10:01'));
+    await store.finish(partKey, 'failed', new Date(at('10:02')), { code: 'workflow_aborted', message: 'stopped' });
+    await store.markSecured(partKey, {
+      at: iso(at('10:02')),
+      by: 'guard',
+      outcome: 'braked',
+      reason: 'x',
+      pauseHeld: false,
+    });
+    const tried: { brakeOnFailure: boolean; brakeAnyway?: boolean }[] = [];
+    let now = at('10:05');
+    const guard = guardOn(failing(tried, partKey), () => now, described('ABORTED'));
+    await guard.sweep();
+    now = at('10:10');
+    await guard.sweep();
+    expect(tried.map((o) => [o.brakeOnFailure, Boolean(o.brakeAnyway)])).toEqual([
+      [false, false],
+      [false, false],
+    ]);
+  });
+
+  it("an operator's release that lands while a sweep checks the brake stays released", async () => {
+    const { partKey, watch } = await runningPart(at('10:00'), at('10:01'));
+    await store.observe(partKey, { ...watch, agentId: 'agt_race' });
+    await store.finish(partKey, 'failed', new Date(at('10:02')), { code: 'workflow_aborted', message: 'stopped' });
+    await store.markSecured(partKey, {
+      at: iso(at('10:02')),
+      by: 'guard',
+      outcome: 'braked',
+      reason: 'x',
+      pauseHeld: false,
+    });
+    await store.hold('agt_race', partKey, new Date(at('10:02')));
+    const agent = { is_active: false };
+    const agents = {
+      get: async () => ({ ...agent }),
+      toggle: async () => {
+        agent.is_active = !agent.is_active;
+      },
+    };
+    let released: unknown = null;
+    const campaigns = {
+      // The sweeper's pause goes out; the operator's `campaign release` runs to its end before it is answered.
+      pause: async (campaignId: string) => {
+        if (campaignId === watch.campaignId && released === null) {
+          released = 'running';
+          released = await letGoOfBrake(store, partKey, operator, new Date(at('10:05')));
+        }
+        return {};
+      },
+      stats: async () => ({ status: 'paused', pending: 5, in_progress: 0, total: 5 }),
+    };
+    const signals = { action: () => undefined };
+    const safetyAt = () => new CampaignSafety(campaigns, agents, store, signals, () => new Date(at('10:05')));
+    const operator = safetyAt();
+    const guard = guardOn(safetyAt(), () => at('10:05'), described('ABORTED'));
+    await guard.sweep();
+    expect(released).toMatchObject({ held: true, agent: 'reactivated' });
+    expect(await store.isHeldBy('agt_race', partKey)).toBe(false);
+    expect(agent.is_active).toBe(true);
   });
 });
 

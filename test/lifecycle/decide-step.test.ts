@@ -240,6 +240,20 @@ describe('decideStep: what a look at a running campaign does', () => {
       expected: { kind: 'finish', outcome: 'completed' },
     },
     {
+      name: "closed window, last seen dialling (so not asked), a brake held and an earlier night's pauseFailedSince: pause",
+      now: at('2026-12-07T16:56'),
+      state: {
+        stats: stats('active'),
+        brake: { since: iso(at('2026-12-07T16:55')) },
+        pauseFailedSince: iso(at('2026-12-04T16:59')),
+      },
+      seen: {
+        control: null,
+        stats: { kind: 'unavailable', message: 'not asked at the close: the campaign is paused first' },
+      },
+      expected: { kind: 'secure', reason: 'window', brakeOnFailure: true },
+    },
+    {
       name: 'scheduled, window closed: it starts by itself at the opening chosen at create time',
       now: at('2026-12-07T07:00'),
       seen: { control: null, stats: ok('scheduled', 605, 0) },
@@ -485,6 +499,17 @@ describe('afterStep: when to look again', () => {
       expect: (next) => {
         expect(next).toMatchObject({ brake: null, resumeInDoubt: iso(at('2026-12-07T16:40')) });
         expect(next.wakeAt).toBe(iso(at('2026-12-07T16:53') + 20_000));
+      },
+    },
+    {
+      name: 'a resume that fails after the brake was let go: the part is no longer held by the brake alone',
+      now: at('2026-12-08T09:00'),
+      state: brakeAlone,
+      seen: { control: null, stats: ok('paused') },
+      effect: { kind: 'resume_failed', message: '500', inDoubt: false, brakeReleased: true },
+      expect: (next) => {
+        expect(next).toMatchObject({ brake: null });
+        expect(next).not.toHaveProperty('pauseFailedSince');
       },
     },
     {
