@@ -610,7 +610,7 @@ describe('review: an ended part held by the brake alone, across other writers', 
         }
         return {};
       },
-      stats: async () => ({ status: 'paused', pending: 5, in_progress: 0, total: 5 }),
+      stats: async () => ({ status: 'paused', pending: 5, in_progress: 0, total: 5, completed: 0, failed: 0 }),
     };
     const signals = { action: () => undefined };
     const safetyAt = () => new CampaignSafety(campaigns, agents, store, signals, () => new Date(at('10:05')));
