@@ -31,6 +31,15 @@ export function readAwsSettings(env: EnvReader): AwsSettings {
   };
 }
 
+/**
+ * Takes out the SDK's logger middleware: with the default no-op logger it still builds a redacted copy of every
+ * request and response to hand to it (a walk of each Scan page and batch), work nobody reads.
+ */
+function unlogged<C extends { middlewareStack: { remove(name: string): boolean } }>(client: C): C {
+  client.middlewareStack.remove('loggerMiddleware');
+  return client;
+}
+
 function base(s: AwsSettings, endpoint: string | undefined) {
   return {
     region: s.region,
@@ -40,20 +49,23 @@ function base(s: AwsSettings, endpoint: string | undefined) {
 }
 
 export function s3Client(s: AwsSettings): S3Client {
-  return new S3Client({
-    ...base(s, s.endpoints.s3),
-    // Path-style for s3rver; checksums only when required, else s3rver stores streamed uploads corrupted.
-    forcePathStyle: s.endpoints.s3 !== undefined,
-    requestChecksumCalculation: 'WHEN_REQUIRED',
-  });
+  return unlogged(
+    new S3Client({
+      ...base(s, s.endpoints.s3),
+      // Path-style for s3rver; checksums only when required, else s3rver stores streamed uploads corrupted.
+      forcePathStyle: s.endpoints.s3 !== undefined,
+      requestChecksumCalculation: 'WHEN_REQUIRED',
+    }),
+  );
 }
 
 export function documentClient(s: AwsSettings): DynamoDBDocumentClient {
-  return DynamoDBDocumentClient.from(new DynamoDBClient(base(s, s.endpoints.dynamodb)), {
+  return DynamoDBDocumentClient.from(unlogged(new DynamoDBClient(base(s, s.endpoints.dynamodb))), {
     marshallOptions: { removeUndefinedValues: true },
   });
 }
 
-export const sfnClient = (s: AwsSettings) => new SFNClient(base(s, s.endpoints.sfn));
-export const eventsClient = (s: AwsSettings) => new EventBridgeClient(base(s, s.endpoints.events));
-export const secretsClient = (s: AwsSettings) => new SecretsManagerClient(base(s, s.endpoints.secretsmanager));
+export const sfnClient = (s: AwsSettings) => unlogged(new SFNClient(base(s, s.endpoints.sfn)));
+export const eventsClient = (s: AwsSettings) => unlogged(new EventBridgeClient(base(s, s.endpoints.events)));
+export const secretsClient = (s: AwsSettings) =>
+  unlogged(new SecretsManagerClient(base(s, s.endpoints.secretsmanager)));
