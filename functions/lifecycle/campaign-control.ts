@@ -78,7 +78,8 @@ export async function letGoOfBrake(
     if (!paused.ok)
       throw new Error(
         `campaign ${campaignId} could not be confirmed paused (${paused.message}), so the brake stays on and it ` +
-          'dials nobody; try again when the Voice API answers.',
+          'dials nobody. Run this again once the Voice API pauses it (a scheduled campaign cannot be paused: ' +
+          'delete it in the vendor dashboard first).',
       );
   }
   // Confirmed paused: the sweeper, which tries the pause of a part the brake alone held, has nothing left to do.

@@ -364,8 +364,8 @@ export class CampaignStore implements BrakeRegister {
 
   /**
    * Parts whose workflow has not ended (a scan: the table holds one item per part); with `unconfirmed`, also failed
-   * parts whose last securing was not confirmed or left the brake alone holding the campaign (`pauseHeld` false),
-   * which the sweeper tries again until the pause holds. Only failed ones: a
+   * parts whose last securing was not confirmed, and failed or cancelled ones it left held by the brake alone
+   * (`pauseHeld` false), which the sweeper tries again until the pause holds. Otherwise only failed ones: a
    * part its workflow ended completed, cancelled or held is as its workflow left it (an unconfirmed securing from
    * earlier in its life says nothing about it now), and the guard too leaves those alone.
    */
@@ -378,7 +378,7 @@ export class CampaignStore implements BrakeRegister {
         new ScanCommand({
           TableName: this.table,
           FilterExpression: options.unconfirmed
-            ? `begins_with(pk, :part) AND (${running} OR (#status = :failed AND (#secured.#outcome = :unconfirmed OR #secured.#pauseHeld = :no)))`
+            ? `begins_with(pk, :part) AND (${running} OR (#status = :failed AND #secured.#outcome = :unconfirmed) OR (#status IN (:failed, :cancelled) AND #secured.#pauseHeld = :no))`
             : `begins_with(pk, :part) AND ${running}`,
           ExpressionAttributeNames: {
             '#status': 'status',
@@ -387,7 +387,9 @@ export class CampaignStore implements BrakeRegister {
           ExpressionAttributeValues: {
             ':part': 'part#',
             ...LIVE.values,
-            ...(options.unconfirmed ? { ':failed': 'failed', ':unconfirmed': 'unconfirmed', ':no': false } : {}),
+            ...(options.unconfirmed
+              ? { ':failed': 'failed', ':cancelled': 'cancelled', ':unconfirmed': 'unconfirmed', ':no': false }
+              : {}),
           },
           ExclusiveStartKey: start,
         }),

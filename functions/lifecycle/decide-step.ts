@@ -143,7 +143,7 @@ export function decideStep(state: RunningCarry, seen: Observation, now: number, 
     if (status !== null && QUIET.has(status)) return { kind: 'watch' };
     // Held by the brake, its pause tried again: only once the stats show it dialling-capable, so a night of API
     // trouble does not spend the pauses' reserve on campaigns the brake holds.
-    if (!window.open && state.brake && state.pauseFailedSince !== undefined && status === null)
+    if (!window.open && state.brake && state.paused !== null && state.pauseFailedSince !== undefined && status === null)
       return { kind: 'watch' };
     return { kind: 'secure', reason: window.open ? 'manual' : 'window', brakeOnFailure };
   }
@@ -211,7 +211,8 @@ export function afterStep(
       if (state.brake?.forDoubt) next = withoutDoubt(next);
     } else {
       const failed = effect.kind === 'resume_failed' ? effect : null;
-      if (failed?.brakeReleased) next = { ...next, brake: null };
+      // Its brake let go, the part is no longer held by the brake alone.
+      if (failed?.brakeReleased) next = withPauseFailed({ ...next, brake: null }, undefined);
       if (failed?.inDoubt) next = { ...next, resumeInDoubt: state.resumeInDoubt ?? iso(now) };
       return sleep(next, now + s.secureRetryMs, now, s);
     }
@@ -223,7 +224,7 @@ export function afterStep(
         { ...next, paused: next.paused ?? (seen.control === 'pause' ? 'manual' : 'window'), securingSince: null },
         undefined,
       );
-    else if (status === ACTIVE) next = { ...next, paused: null, securingSince: null };
+    else if (status === ACTIVE) next = withPauseFailed({ ...next, paused: null, securingSince: null }, undefined);
   }
 
   const window = windowStateAt(state.window, now, quietFrom(s));

@@ -264,6 +264,9 @@ export class LifecycleSteps {
           },
         );
         if (outcome === 'unconfirmed') return { kind: 'unconfirmed', message };
+        // A cancelled part ends here: held by the brake alone, it is the sweeper's to pause (`pauseHeld`).
+        if (decision.reason === 'cancel')
+          await campaigns.markSecured(key, { at: iso(now), by: 'workflow', outcome, reason: 'cancel', pauseHeld });
         if (decision.brakeAnyway) {
           // Asked to brake anyway, only a brake that holds is secured (`braked`).
           if (carry.paused === null)
@@ -346,14 +349,15 @@ export class LifecycleSteps {
     /** A resume of this part's may still land after the pause (`resumeInDoubt`). */
     inDoubt = false,
   ): Promise<never> {
-    const { outcome, message } = await this.deps.safety.secure({ campaignId, agentId, holder: key }, 'workflow', {
-      brakeOnFailure: true,
-      brakeAnyway: inDoubt,
-      reason: 'part_ended',
-    });
+    const { outcome, message, pauseHeld } = await this.deps.safety.secure(
+      { campaignId, agentId, holder: key },
+      'workflow',
+      { brakeOnFailure: true, brakeAnyway: inDoubt, reason: 'part_ended' },
+    );
     const reason = 'the part ended while its last step was running';
-    // Recorded as a safety action: an unconfirmed one is tried again by the sweeper.
-    await this.deps.campaigns.markSecured(key, { at: this.deps.now().toISOString(), by: 'workflow', outcome, reason });
+    // Recorded as a safety action: an unconfirmed one, or one the brake alone holds, is tried again by the sweeper.
+    const at = this.deps.now().toISOString();
+    await this.deps.campaigns.markSecured(key, { at, by: 'workflow', outcome, reason, pauseHeld });
     await this.deps.campaigns.appendTimeline(key, {
       at: this.deps.now().toISOString(),
       event: outcome === 'braked' ? 'brake' : 'pause',

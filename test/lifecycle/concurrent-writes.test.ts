@@ -455,7 +455,7 @@ describe('an ended part held by the brake alone', () => {
     return partKey;
   }
 
-  it('has its pause tried again by each sweep, the brake kept and checked, until the pause holds', async () => {
+  it('has its pause tried again by each sweep, the brake checked when it fails, until the pause holds', async () => {
     const partKey = await endedBrakeAlone();
     await store.hold('agt_1', partKey, new Date(at('10:02')));
     const answers = [false, true];
@@ -478,14 +478,14 @@ describe('an ended part held by the brake alone', () => {
     now = at('10:15');
     expect(await mine()).toEqual([]);
     expect(tried.map((o) => [o.brakeOnFailure, o.brakeAnyway])).toEqual([
-      [true, true],
-      [true, true],
+      [true, false],
+      [true, false],
     ]);
     expect((await store.get(partKey))?.secured).toMatchObject({ by: 'sweeper', outcome: 'braked', pauseHeld: true });
     await store.release('agt_1', partKey);
   });
 
-  it('let go of in the register by an operator: only its pause is tried again, never a brake', async () => {
+  it('let go of in the register by an operator: its pause tried again, holding, pulls no brake', async () => {
     const partKey = await endedBrakeAlone();
     const tried: { brakeOnFailure: boolean; brakeAnyway?: boolean }[] = [];
     const safety = {
@@ -498,7 +498,7 @@ describe('an ended part held by the brake alone', () => {
     expect((await guard.sweep()).actions.filter((a) => a.partKey === partKey).map((a) => a.outcome)).toEqual([
       'paused',
     ]);
-    expect(tried.map((o) => [o.brakeOnFailure, o.brakeAnyway])).toEqual([[false, false]]);
+    expect(tried.map((o) => [o.brakeOnFailure, o.brakeAnyway])).toEqual([[true, false]]);
   });
 });
 
@@ -559,7 +559,7 @@ describe('review: an ended part held by the brake alone, across other writers', 
     expect((await guard.sweep()).actions.filter((a) => a.partKey === partKey)).toHaveLength(1);
   });
 
-  it('let go of in the register, its pause failing: the next sweep asks for what the first did', async () => {
+  it('let go of in the register, its pause failing: every sweep pauses, and brakes only if that fails', async () => {
     const { partKey } = await runningPart(at('10:00'), at('10:01'));
     await store.finish(partKey, 'failed', new Date(at('10:02')), { code: 'workflow_aborted', message: 'stopped' });
     await store.markSecured(partKey, {
@@ -576,8 +576,8 @@ describe('review: an ended part held by the brake alone, across other writers', 
     now = at('10:10');
     await guard.sweep();
     expect(tried.map((o) => [o.brakeOnFailure, Boolean(o.brakeAnyway)])).toEqual([
-      [false, false],
-      [false, false],
+      [true, false],
+      [true, false],
     ]);
   });
 

@@ -210,19 +210,16 @@ export class CampaignGuard {
     const agentId = record.watch?.agentId ?? (await this.agentOf(execution));
     if (!agentId)
       return { partKey: record.partKey, campaignId, reasons, outcome: 'unconfirmed', message: 'agent unknown' };
-    // A resume in doubt may still land after the pause: the agent is switched off too. An ended part the brake held
-    // alone keeps it (and has it checked) while its pause is tried again, unless an operator let go of it
-    // (`campaign release` with no API to reach): then only the pause is tried.
+    // A resume in doubt may still land after the pause: the agent is switched off too. An ended part the brake
+    // alone held has its pause tried again and the brake checked only when that fails: a pause that holds needs no
+    // brake, and an operator's `campaign release` (which pauses first) is never undone.
     const inDoubt = record.watch?.resumeInDoubt;
-    const brakeAlone = isEnded(record) && record.secured?.outcome === 'braked' && record.secured.pauseHeld === false;
-    const stillHeld = brakeAlone && (await this.deps.campaigns.isHeldBy(agentId, record.partKey));
-    const brakeAnyway = inDoubt !== undefined || stillHeld;
     const why = [...reasons, ...(inDoubt !== undefined ? [`a resume sent at ${inDoubt} is in doubt`] : [])];
     const reason = why.join('; ');
     const { outcome, message, pauseHeld } = await this.deps.safety.secure(
       { campaignId, agentId, holder: record.partKey },
       by,
-      { brakeOnFailure: brakeOnFailure && (!brakeAlone || stillHeld), brakeAnyway, reason },
+      { brakeOnFailure, brakeAnyway: inDoubt !== undefined, reason },
     );
     await this.deps.campaigns.markSecured(
       record.partKey,
