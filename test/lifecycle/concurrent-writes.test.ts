@@ -470,12 +470,17 @@ describe('an ended part held by the brake alone', () => {
     let now = at('10:05');
     const guard = guardOn(safety, () => now, described('ABORTED'));
     const mine = async () => (await guard.sweep()).actions.filter((a) => a.partKey === partKey);
+    // The brake holds: the pause is tried every third sweep (15 minutes), not at each.
+    expect(await mine()).toEqual([]);
+    now = at('10:17');
     expect((await mine()).map((a) => a.reasons)).toEqual([
       ['the part ended (failed) held by the brake alone: its pause is tried again'],
     ]);
-    now = at('10:10');
+    now = at('10:27');
+    expect(await mine()).toEqual([]);
+    now = at('10:32');
     expect((await mine()).map((a) => a.outcome)).toEqual(['braked']);
-    now = at('10:15');
+    now = at('10:50');
     expect(await mine()).toEqual([]);
     expect(tried.map((o) => [o.brakeOnFailure, o.brakeAnyway])).toEqual([
       [true, false],
@@ -494,7 +499,7 @@ describe('an ended part held by the brake alone', () => {
         return { outcome: 'paused' as const, message: 'paused', pauseHeld: true };
       },
     } as unknown as CampaignSafety;
-    const guard = guardOn(safety, () => at('10:05'), described('ABORTED'));
+    const guard = guardOn(safety, () => at('10:17'), described('ABORTED'));
     expect((await guard.sweep()).actions.filter((a) => a.partKey === partKey).map((a) => a.outcome)).toEqual([
       'paused',
     ]);
@@ -539,7 +544,7 @@ describe('review: an ended part held by the brake alone, across other writers', 
       /^part_ended: /,
     );
     expect(tried).toHaveLength(1);
-    const guard = guardOn(safety, () => at('10:05'), described('ABORTED'));
+    const guard = guardOn(safety, () => at('10:17'), described('ABORTED'));
     expect((await guard.sweep()).actions.filter((a) => a.partKey === partKey)).toHaveLength(1);
   });
 
@@ -555,7 +560,7 @@ describe('review: an ended part held by the brake alone, across other writers', 
     expect(tried).toEqual([expect.objectContaining({ brakeOnFailure: true })]);
     // The document's Finish state.
     await store.finish(partKey, 'cancelled', new Date(at('16:56')));
-    const guard = guardOn(safety, () => at('17:00'), described('SUCCEEDED'));
+    const guard = guardOn(safety, () => at('17:11'), described('SUCCEEDED'));
     expect((await guard.sweep()).actions.filter((a) => a.partKey === partKey)).toHaveLength(1);
   });
 
@@ -570,10 +575,10 @@ describe('review: an ended part held by the brake alone, across other writers', 
       pauseHeld: false,
     });
     const tried: { brakeOnFailure: boolean; brakeAnyway?: boolean }[] = [];
-    let now = at('10:05');
+    let now = at('10:17');
     const guard = guardOn(failing(tried, partKey), () => now, described('ABORTED'));
     await guard.sweep();
-    now = at('10:10');
+    now = at('10:32');
     await guard.sweep();
     expect(tried.map((o) => [o.brakeOnFailure, Boolean(o.brakeAnyway)])).toEqual([
       [true, false],
@@ -615,7 +620,7 @@ describe('review: an ended part held by the brake alone, across other writers', 
     const signals = { action: () => undefined };
     const safetyAt = () => new CampaignSafety(campaigns, agents, store, signals, () => new Date(at('10:05')));
     const operator = safetyAt();
-    const guard = guardOn(safetyAt(), () => at('10:05'), described('ABORTED'));
+    const guard = guardOn(safetyAt(), () => at('10:17'), described('ABORTED'));
     await guard.sweep();
     expect(released).toMatchObject({ held: true, agent: 'reactivated' });
     expect(await store.isHeldBy('agt_race', partKey)).toBe(false);

@@ -57,6 +57,8 @@ export interface GuardAction {
 
 /** How long a look that is due may take before the sweeper steps in for the closing window. */
 const WORKFLOW_SLACK_MS = 60_000;
+/** How many sweeps apart the pause of an ended part the brake alone holds is tried again. */
+const BRAKE_ALONE_RETRY_SWEEPS = 3;
 
 /**
  * The safety net outside the workflow. The guard acts when an execution fails, times out or is stopped; the
@@ -136,7 +138,16 @@ export class CampaignGuard {
       }
       if (isEnded(record)) {
         // Failed, its last securing unconfirmed (the API down for the guard, say) or held by the brake alone, which
-        // lasts only while nobody switches the agent on: nobody else will try again.
+        // lasts only while nobody switches the agent on: nobody else will try again. The brake holds meanwhile, so
+        // a pause that keeps failing is tried every few sweeps, not at each: it spends the pauses' own share.
+        const retryAt =
+          record.secured?.outcome === 'unconfirmed'
+            ? now
+            : Date.parse(record.secured?.at ?? '') + BRAKE_ALONE_RETRY_SWEEPS * settings.sweepIntervalMs || now;
+        if (retryAt > now) {
+          quietUntil = Math.min(quietUntil, retryAt);
+          continue;
+        }
         quietUntil = now;
         const reasons = [
           record.secured?.outcome === 'unconfirmed'
