@@ -157,6 +157,16 @@ async function runningPart(observedAt: number, nextLookAt: number): Promise<{ pa
   return { partKey, watch };
 }
 
+/** A part the guard ended at 10:02 after its pause failed, its brake holding (the agent's, `agentId`). */
+async function endedBrakeAlone(agentId = 'agt_1'): Promise<{ partKey: string; watch: Watch }> {
+  const { partKey, watch } = await runningPart(at('10:00'), at('10:01'));
+  if (agentId !== watch.agentId) await store.observe(partKey, { ...watch, agentId });
+  await store.finish(partKey, 'failed', new Date(at('10:02')), { code: 'workflow_aborted', message: 'stopped' });
+  const secured = { at: iso(at('10:02')), by: 'guard', outcome: 'braked', reason: 'x', pauseHeld: false };
+  await store.markSecured(partKey, secured);
+  return { partKey, watch };
+}
+
 /** A look at a part `runningPart` recorded: its campaign paused for the window since Monday 08:00 unless `over` says. */
 const lookAt = (partKey: string, watch: Watch, over: Partial<RunningCarry> = {}) => ({
   action: 'step' as const,
@@ -446,17 +456,8 @@ describe('an ended part whose securing was not confirmed', () => {
 });
 
 describe('an ended part held by the brake alone', () => {
-  /** A part the guard ended after its pause failed, its brake holding. */
-  async function endedBrakeAlone(): Promise<string> {
-    const { partKey } = await runningPart(at('10:00'), at('10:01'));
-    await store.finish(partKey, 'failed', new Date(at('10:02')), { code: 'workflow_aborted', message: 'stopped' });
-    const secured = { at: iso(at('10:02')), by: 'guard', outcome: 'braked', reason: 'x', pauseHeld: false };
-    await store.markSecured(partKey, secured);
-    return partKey;
-  }
-
   it('has its pause tried again by each sweep, the brake checked when it fails, until the pause holds', async () => {
-    const partKey = await endedBrakeAlone();
+    const { partKey } = await endedBrakeAlone();
     await store.hold('agt_1', partKey, new Date(at('10:02')));
     const answers = [false, true];
     const tried: { brakeOnFailure: boolean; brakeAnyway?: boolean }[] = [];
@@ -491,7 +492,7 @@ describe('an ended part held by the brake alone', () => {
   });
 
   it('let go of in the register by an operator: its pause tried again, holding, pulls no brake', async () => {
-    const partKey = await endedBrakeAlone();
+    const { partKey } = await endedBrakeAlone();
     const tried: { brakeOnFailure: boolean; brakeAnyway?: boolean }[] = [];
     const safety = {
       secure: async (target: { holder: string }, _by: string, options: { brakeOnFailure: boolean }) => {
@@ -521,15 +522,7 @@ describe('review: an ended part held by the brake alone, across other writers', 
     }) as unknown as CampaignSafety;
 
   it("a stopped workflow's last look that secures it again leaves it to the sweeper's pause retries", async () => {
-    const { partKey, watch } = await runningPart(at('10:00'), at('10:01'));
-    await store.finish(partKey, 'failed', new Date(at('10:02')), { code: 'workflow_aborted', message: 'stopped' });
-    await store.markSecured(partKey, {
-      at: iso(at('10:02')),
-      by: 'guard',
-      outcome: 'braked',
-      reason: 'x',
-      pauseHeld: false,
-    });
+    const { partKey, watch } = await endedBrakeAlone();
     const tried: { brakeOnFailure: boolean }[] = [];
     const safety = failing(tried, partKey);
     const paused = { campaigns: { stats: async () => ({ status: 'paused', pending: 5, in_progress: 0, total: 5 }) } };
@@ -565,15 +558,7 @@ describe('review: an ended part held by the brake alone, across other writers', 
   });
 
   it('let go of in the register, its pause failing: every sweep pauses, and brakes only if that fails', async () => {
-    const { partKey } = await runningPart(at('10:00'), at('10:01'));
-    await store.finish(partKey, 'failed', new Date(at('10:02')), { code: 'workflow_aborted', message: 'stopped' });
-    await store.markSecured(partKey, {
-      at: iso(at('10:02')),
-      by: 'guard',
-      outcome: 'braked',
-      reason: 'x',
-      pauseHeld: false,
-    });
+    const { partKey } = await endedBrakeAlone();
     const tried: { brakeOnFailure: boolean; brakeAnyway?: boolean }[] = [];
     let now = at('10:17');
     const guard = guardOn(failing(tried, partKey), () => now, described('ABORTED'));
@@ -587,16 +572,7 @@ describe('review: an ended part held by the brake alone, across other writers', 
   });
 
   it("an operator's release that lands while a sweep checks the brake stays released", async () => {
-    const { partKey, watch } = await runningPart(at('10:00'), at('10:01'));
-    await store.observe(partKey, { ...watch, agentId: 'agt_race' });
-    await store.finish(partKey, 'failed', new Date(at('10:02')), { code: 'workflow_aborted', message: 'stopped' });
-    await store.markSecured(partKey, {
-      at: iso(at('10:02')),
-      by: 'guard',
-      outcome: 'braked',
-      reason: 'x',
-      pauseHeld: false,
-    });
+    const { partKey, watch } = await endedBrakeAlone('agt_race');
     await store.hold('agt_race', partKey, new Date(at('10:02')));
     const agent = { is_active: false };
     const agents = {
