@@ -81,9 +81,7 @@ export async function letGoOfBrake(
           'dials nobody. Run this again once the Voice API pauses it (a scheduled campaign cannot be paused: ' +
           'delete it in the vendor dashboard first).',
       );
-  }
-  // Confirmed paused: the sweeper, which tries the pause of a part the brake alone held, has nothing left to do.
-  if (campaignId !== null)
+    // Confirmed paused: the sweeper, which tries the pause of a part the brake alone held, has nothing left to do.
     await store.markSecured(partKey, {
       at: now.toISOString(),
       by: 'operator',
@@ -91,6 +89,7 @@ export async function letGoOfBrake(
       reason: 'campaign release: the campaign confirmed paused before the brake was let go',
       pauseHeld: true,
     });
+  }
   const done = await api.releaseBrake(agentId, partKey);
   const left = await store.holders(agentId);
   return {

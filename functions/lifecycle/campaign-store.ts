@@ -63,7 +63,7 @@ export interface Secured {
   reason: string;
   /**
    * False when only the brake keeps the campaign from dialling (its pause failed): the sweeper tries the pause again
-   * at every sweep while the part is ended. Absent in records written before it was kept.
+   * every third sweep while the part is ended. Absent in records written before it was kept.
    */
   pauseHeld?: boolean;
 }

@@ -204,15 +204,14 @@ export function afterStep(
     }
   } else if (decision.kind === 'resume') {
     if (effect.kind === 'resumed') {
-      next = withPauseFailed({ ...next, paused: null, brake: null, poll: null, securingSince: null }, undefined);
+      next = { ...next, paused: null, brake: null, poll: null, securingSince: null };
       // The brake a close pulled for a doubt is let go at the opening: the doubt ends there (a resume the API has
       // not carried out by the next opening is taken never to be: docs/architecture.md, "A resume in doubt"). Any
       // other brake (the sweeper's, in an open window) says nothing of it.
       if (state.brake?.forDoubt) next = withoutDoubt(next);
     } else {
       const failed = effect.kind === 'resume_failed' ? effect : null;
-      // Its brake let go, the part is no longer held by the brake alone.
-      if (failed?.brakeReleased) next = withPauseFailed({ ...next, brake: null }, undefined);
+      if (failed?.brakeReleased) next = { ...next, brake: null };
       if (failed?.inDoubt) next = { ...next, resumeInDoubt: state.resumeInDoubt ?? iso(now) };
       return sleep(next, now + s.secureRetryMs, now, s);
     }
@@ -224,7 +223,7 @@ export function afterStep(
         { ...next, paused: next.paused ?? (seen.control === 'pause' ? 'manual' : 'window'), securingSince: null },
         undefined,
       );
-    else if (status === ACTIVE) next = withPauseFailed({ ...next, paused: null, securingSince: null }, undefined);
+    else if (status === ACTIVE) next = { ...next, paused: null, securingSince: null };
   }
 
   const window = windowStateAt(state.window, now, quietFrom(s));
@@ -275,7 +274,10 @@ function withoutDoubt(state: RunningCarry): RunningCarry {
 
 function sleep(state: RunningCarry, wake: number, now: number, s: DecideSettings): RunningCarry {
   const next: Next = state.steps >= s.continueAfterSteps ? 'continue' : 'wait';
-  return { ...state, next, wakeAt: iso(Math.max(wake, now + 1000)) };
+  // Only a part paused by callsheet and holding a brake can be held by the brake alone: one resumed, seen active or
+  // whose brake was let go is not, whichever way it got there.
+  const held = state.brake !== null && state.paused !== null ? state : withPauseFailed(state, undefined);
+  return { ...held, next, wakeAt: iso(Math.max(wake, now + 1000)) };
 }
 
 function ended(

@@ -358,11 +358,7 @@ export class LifecycleSteps {
     // Recorded as a safety action: an unconfirmed one, or one the brake alone holds, is tried again by the sweeper.
     const at = this.deps.now().toISOString();
     await this.deps.campaigns.markSecured(key, { at, by: 'workflow', outcome, reason, pauseHeld });
-    await this.deps.campaigns.appendTimeline(key, {
-      at: this.deps.now().toISOString(),
-      event: outcome === 'braked' ? 'brake' : 'pause',
-      reason,
-    });
+    await this.deps.campaigns.appendTimeline(key, { at, event: outcome === 'braked' ? 'brake' : 'pause', reason });
     throw new PermanentError(
       'part_ended',
       `the part ended (${record.failure?.message ?? record.status}) while its last step was running; secured again, ${outcome}: ${message}`,

@@ -140,17 +140,17 @@ export class CampaignGuard {
         // Failed, its last securing unconfirmed (the API down for the guard, say) or held by the brake alone, which
         // lasts only while nobody switches the agent on: nobody else will try again. The brake holds meanwhile, so
         // a pause that keeps failing is tried every few sweeps, not at each: it spends the pauses' own share.
-        const retryAt =
-          record.secured?.outcome === 'unconfirmed'
-            ? now
-            : Date.parse(record.secured?.at ?? '') + BRAKE_ALONE_RETRY_SWEEPS * settings.sweepIntervalMs || now;
+        const unconfirmed = record.secured?.outcome === 'unconfirmed';
+        const retryAt = unconfirmed
+          ? now
+          : Date.parse(record.secured?.at ?? '') + BRAKE_ALONE_RETRY_SWEEPS * settings.sweepIntervalMs || now;
         if (retryAt > now) {
           quietUntil = Math.min(quietUntil, retryAt);
           continue;
         }
         quietUntil = now;
         const reasons = [
-          record.secured?.outcome === 'unconfirmed'
+          unconfirmed
             ? `the part ended (${record.status}) and its securing was not confirmed`
             : `the part ended (${record.status}) held by the brake alone: its pause is tried again`,
         ];

@@ -52,9 +52,10 @@ export const campaignCommand: Command = {
     '  campaign for good and ends its part as cancelled. The campaign id is in `campaign list` and the part report.',
     'release <campaign id>',
     '  A part that ended holding the brake (its agent switched off: its workflow stopped, or it was cancelled with',
-    '  a resume in doubt) keeps it until an operator lets go. Check the campaign first. The last part to let go',
-    '  switches the agent on again, through the Voice API when it can be reached (VOICE_API_URL and VOICE_API_KEY,',
-    '  or the running stack); otherwise switch it on in the vendor dashboard.',
+    '  a resume in doubt) keeps it until an operator lets go. Through the Voice API (VOICE_API_URL and VOICE_API_KEY,',
+    '  or the running stack) it pauses the campaign first, and refuses while the API will not confirm the pause;',
+    '  the last part to let go switches the agent on again. With no API to reach it lets go in the register only:',
+    '  switch the agent on in the vendor dashboard once the campaign shows paused there.',
     '',
     'Works on the deployed table when CAMPAIGNS_TABLE is set (with the usual AWS credentials and region), on the',
     'running `callsheet local` or `callsheet run` of $CALLSHEET_DATA_DIR (default .callsheet/) when one runs,',
@@ -127,10 +128,13 @@ async function releaseBrake(id: string): Promise<number> {
   const store = new CampaignStore(t.db, t.table);
   try {
     const client = await operatorClient();
+    // On the stack's clock, as `pause` stamps its wish: the record sits on the campaign's own timeline.
+    const api = await openApi();
+    const at = new Date((api ? await api.now() : null) ?? Date.now());
     const safety = client
-      ? new CampaignSafety(client.campaigns, client.agents, store, { action: () => undefined }, () => new Date())
+      ? new CampaignSafety(client.campaigns, client.agents, store, { action: () => undefined }, () => at)
       : null;
-    const done = await letGoOfBrake(store, id, safety);
+    const done = await letGoOfBrake(store, id, safety, at);
     if (!done.held) {
       console.log(`campaign ${id} holds no brake on agent ${done.agentId}; nothing to let go.`);
       return 0;
