@@ -3,9 +3,17 @@ import ExcelJS from 'exceljs';
 
 export type Row = (string | number | null)[];
 
-/** An .xlsx built with exceljs: header row then data rows. */
+let saved = 0;
+
+/**
+ * An .xlsx built with exceljs: header row then data rows. Each call's workbook is a file of its own, as two files a
+ * user saves are (a serial in its properties): exceljs stamps only the second it was written, so the same rows saved
+ * twice in one second were byte for byte one file, and intake refused the second as a repeated upload. A test that
+ * means to upload the same file again sends the same buffer.
+ */
 export async function xlsx(rows: Row[], sheetName = 'Contacts'): Promise<Buffer> {
   const wb = new ExcelJS.Workbook();
+  wb.description = `test sheet ${process.pid}-${++saved}`;
   const ws = wb.addWorksheet(sheetName);
   for (const r of rows) ws.addRow(r);
   return Buffer.from(await wb.xlsx.writeBuffer());
