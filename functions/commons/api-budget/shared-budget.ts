@@ -33,22 +33,29 @@ const MINUTE = 60_000;
 const HOUR = 3_600_000;
 
 interface Window {
-  key: string;
+  /** The counter's attribute in the hour's item: `n` for the hour, `m<minute start>` for a minute. */
+  attr: string;
   end: number;
   limit: number;
   /** What each share may not take of `limit`. */
   reserve: Record<BudgetShare, number>;
 }
 
+const itemKey = (now: number) => `budget#${Math.floor(now / HOUR) * HOUR}`;
+const minuteAttr = (m: number) => `m${m}`;
+/** The pauses booked in a minute: a string set beside that minute's counter. */
+const bookedAttr = (m: number) => `b${m}`;
+
 /**
- * One API budget for the whole account, in DynamoDB: a counter per fixed minute and per fixed hour (aligned like
- * the API's own windows, whose end `X-RateLimit-Reset` names), taken with one conditional update each, so any
- * number of Lambda containers together stay within the plan. The service's word wins: an answer with
+ * One API budget for the whole account, in DynamoDB: one item per fixed hour holding the hour's counter and a
+ * counter per fixed minute (aligned like the API's own windows, whose end `X-RateLimit-Reset` names). A token is
+ * one conditional update of that item, both counters at once, so any number of Lambda containers together stay
+ * within the plan, and each request costs one round trip. The service's word wins: an answer with
  * `X-RateLimit-Remaining` raises the counter to what the service counted, and a 429 (or remaining 0) fills the
  * window it names until it resets, for every caller.
  */
 export class SharedApiBudget {
-  /** What this process last saw each window's counter at: saves writes that could not change anything. */
+  /** What this process last saw each counter at (by item and attribute): saves writes that could not change anything. */
   private readonly known = new Map<string, number>();
 
   constructor(
@@ -70,7 +77,7 @@ export class SharedApiBudget {
     };
   }
 
-  private windows(now: number): Window[] {
+  private windows(now: number): { minute: Window | null; hour: Window | null } {
     const { perMinute, perHour, lifecycleReserve: life, safetyReserve: safe } = this.limits;
     const m = Math.floor(now / MINUTE) * MINUTE;
     const h = Math.floor(now / HOUR) * HOUR;
@@ -79,98 +86,95 @@ export class SharedApiBudget {
       lifecycle: safety,
       shared: safety + lifecycle,
     });
-    const all: Window[] = [];
-    if (perMinute > 0)
-      all.push({
-        key: `minute#${m}`,
-        end: m + MINUTE,
-        limit: perMinute,
-        reserve: reserve(life.perMinute, safe.perMinute),
-      });
-    if (perHour > 0)
-      all.push({ key: `hour#${h}`, end: h + HOUR, limit: perHour, reserve: reserve(life.perHour, safe.perHour) });
-    return all;
+    return {
+      minute:
+        perMinute > 0
+          ? { attr: minuteAttr(m), end: m + MINUTE, limit: perMinute, reserve: reserve(life.perMinute, safe.perMinute) }
+          : null,
+      hour:
+        perHour > 0 ? { attr: 'n', end: h + HOUR, limit: perHour, reserve: reserve(life.perHour, safe.perHour) } : null,
+    };
   }
 
   async take(share: BudgetShare, maxWaitMs: number): Promise<void> {
     for (;;) {
       const now = this.clock.now();
-      const taken: Window[] = [];
-      let full: Window | null = null;
-      for (const w of this.windows(now)) {
-        const cap = Math.max(0, w.limit - w.reserve[share]);
-        if (await this.increment(w, cap, share !== 'safety')) taken.push(w);
-        else {
-          full = w;
-          break;
-        }
-      }
+      const key = itemKey(now);
+      const { minute, hour } = this.windows(now);
+      const open = [hour, minute].filter((w): w is Window => w !== null);
+      if (open.length === 0) return;
+      const full = this.knownFull(key, open) ?? (await this.increment(key, open, minute, share));
       if (!full) return;
-      // Give back what was taken from the other windows: this request does not go out now.
-      for (const w of taken) await this.decrement(w);
       const wait = full.end - now;
       if (wait > maxWaitMs) throw new BudgetExhaustedError(share, full.end);
       await this.clock.sleep(wait);
     }
   }
 
-  async observe(headers: Headers, status: number): Promise<void> {
-    const now = this.clock.now();
-    const resetSeconds = Number(headers.get('x-ratelimit-reset'));
-    const remaining = Number(headers.get('x-ratelimit-remaining') ?? Number.NaN);
-    const limit = Number(headers.get('x-ratelimit-limit') ?? Number.NaN);
-    const retryAfter = Number(headers.get('retry-after') ?? Number.NaN);
-    const windows = this.windows(now);
-    const [minute, hour] = [
-      windows.find((w) => w.key.startsWith('minute#')),
-      windows.find((w) => w.key.startsWith('hour#')),
-    ];
-    // The window the service speaks of: the one its reset time closes.
-    const resetAt = Number.isFinite(resetSeconds) && resetSeconds > 0 ? resetSeconds * 1000 : null;
-    const named = resetAt === null || !hour || (minute && resetAt <= minute.end + 1000) ? (minute ?? hour) : hour;
-    if (!named) return;
-    if (status === 429 || remaining === 0) {
-      await this.raise(named, named.limit);
-      // A wait past the minute means the hour is spent.
-      if (hour && named !== hour && Number.isFinite(retryAfter) && now + retryAfter * 1000 > (minute?.end ?? 0) + 1000)
-        await this.raise(hour, hour.limit);
-      return;
-    }
-    if (Number.isFinite(remaining) && Number.isFinite(limit) && limit > 0) {
-      await this.raise(named, Math.min(named.limit, Math.max(0, named.limit - remaining)));
-    }
+  private knownFull(key: string, windows: Window[]): Window | null {
+    return windows.find((w) => (this.known.get(`${key}.${w.attr}`) ?? 0) >= w.limit) ?? null;
   }
 
   /**
-   * Takes one token of `w` if fewer than `cap` are taken. `leaveBooked`: also leave one for each pause booked in
-   * this minute (`book`), learnt from the same write; a token that turns out to be one of theirs is given back.
+   * Takes one token of every window in one conditional update, if each has fewer than its cap taken; the full
+   * window otherwise. Every caller but the safety share also leaves one token of the minute for each pause booked
+   * in it (`book`), learnt from the same write; a token that turns out to be one of theirs is given back.
    */
-  private async increment(w: Window, cap: number, leaveBooked: boolean): Promise<boolean> {
-    if ((this.known.get(w.key) ?? 0) >= w.limit) return false;
+  private async increment(
+    key: string,
+    windows: Window[],
+    minute: Window | null,
+    share: BudgetShare,
+  ): Promise<Window | null> {
+    const names: Record<string, string> = {};
+    const values: Record<string, unknown> = { ':one': 1, ':exp': Math.ceil(itemEnd(key) / 1000) + 3600 };
+    const conditions: string[] = [];
+    windows.forEach((w, i) => {
+      names[`#c${i}`] = w.attr;
+      values[`:cap${i}`] = Math.max(0, w.limit - w.reserve[share]);
+      conditions.push(`(attribute_not_exists(#c${i}) OR #c${i} < :cap${i})`);
+    });
+    let item: Record<string, unknown>;
     try {
       const out = await this.db.send(
         new UpdateCommand({
           TableName: this.table,
-          Key: { pk: w.key },
-          UpdateExpression: 'ADD #n :one SET expiresAt = :exp',
-          ConditionExpression: 'attribute_not_exists(#n) OR #n < :cap',
-          ExpressionAttributeNames: { '#n': 'n' },
-          ExpressionAttributeValues: { ':one': 1, ':cap': cap, ':exp': Math.ceil(w.end / 1000) + 3600 },
+          Key: { pk: key },
+          UpdateExpression: `ADD ${windows.map((_, i) => `#c${i} :one`).join(', ')} SET expiresAt = :exp`,
+          ConditionExpression: conditions.join(' AND '),
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: values,
           ReturnValues: 'ALL_NEW',
         }),
       );
-      const n = Number(out.Attributes?.n ?? 0);
-      this.known.set(w.key, n);
-      const booked = (out.Attributes?.booked as Set<string> | undefined)?.size ?? 0;
-      if (leaveBooked && booked > 0 && n > cap - booked) {
-        await this.decrement(w);
-        return false;
-      }
-      return true;
+      item = out.Attributes ?? {};
     } catch (err) {
-      if (isConditionFailed(err)) return false;
-      throw err;
+      if (!isConditionFailed(err)) throw err;
+      return this.fullOf(key, windows, share);
     }
+    for (const w of windows) this.known.set(`${key}.${w.attr}`, Number(item[w.attr] ?? 0));
+    if (minute && share !== 'safety') {
+      const booked = (item[bookedAttr(minute.end - MINUTE)] as Set<string> | undefined)?.size ?? 0;
+      const cap = Math.max(0, minute.limit - minute.reserve[share]);
+      if (booked > 0 && Number(item[minute.attr] ?? 0) > cap - booked) {
+        await this.giveBack(key, windows);
+        return minute;
+      }
+    }
+    return null;
+  }
+
+  /** Which window refused a token, read back after the conditional update failed (the first full one). */
+  private async fullOf(key: string, windows: Window[], share: BudgetShare): Promise<Window | null> {
+    const out = await this.db.send(new GetCommand({ TableName: this.table, Key: { pk: key }, ConsistentRead: true }));
+    const item = out.Item ?? {};
+    for (const w of windows) {
+      const n = Number(item[w.attr] ?? 0);
+      this.known.set(`${key}.${w.attr}`, n);
+      if (n >= Math.max(0, w.limit - w.reserve[share])) return w;
+    }
+    // Freed between the write and the read: try again at once.
+    return null;
   }
 
   /**
@@ -181,48 +185,76 @@ export class SharedApiBudget {
   async book(part: string, at: number): Promise<void> {
     if (this.limits.perMinute <= 0) return;
     const first = Math.floor(at / MINUTE) * MINUTE;
-    for (const m of [first, first + MINUTE])
+    const byItem = new Map<string, number[]>();
+    for (const m of [first, first + MINUTE]) byItem.set(itemKey(m), [...(byItem.get(itemKey(m)) ?? []), m]);
+    for (const [key, minutes] of byItem)
       await this.db.send(
         new UpdateCommand({
           TableName: this.table,
-          Key: { pk: `minute#${m}` },
-          UpdateExpression: 'ADD #booked :me SET expiresAt = :exp',
-          ExpressionAttributeNames: { '#booked': 'booked' },
-          ExpressionAttributeValues: { ':me': new Set([part]), ':exp': Math.ceil((m + MINUTE) / 1000) + 3600 },
+          Key: { pk: key },
+          UpdateExpression: `ADD ${minutes.map((_, i) => `#b${i} :me`).join(', ')} SET expiresAt = :exp`,
+          ExpressionAttributeNames: Object.fromEntries(minutes.map((m, i) => [`#b${i}`, bookedAttr(m)])),
+          ExpressionAttributeValues: { ':me': new Set([part]), ':exp': Math.ceil(itemEnd(key) / 1000) + 3600 },
         }),
       );
   }
 
-  private async decrement(w: Window): Promise<void> {
+  async observe(headers: Headers, status: number): Promise<void> {
+    const now = this.clock.now();
+    const key = itemKey(now);
+    const resetSeconds = Number(headers.get('x-ratelimit-reset'));
+    const remaining = Number(headers.get('x-ratelimit-remaining') ?? Number.NaN);
+    const limit = Number(headers.get('x-ratelimit-limit') ?? Number.NaN);
+    const retryAfter = Number(headers.get('retry-after') ?? Number.NaN);
+    const { minute, hour } = this.windows(now);
+    // The window the service speaks of: the one its reset time closes.
+    const resetAt = Number.isFinite(resetSeconds) && resetSeconds > 0 ? resetSeconds * 1000 : null;
+    const named = resetAt === null || !hour || (minute && resetAt <= minute.end + 1000) ? (minute ?? hour) : hour;
+    if (!named) return;
+    if (status === 429 || remaining === 0) {
+      await this.raise(key, named, named.limit);
+      // A wait past the minute means the hour is spent.
+      if (hour && named !== hour && Number.isFinite(retryAfter) && now + retryAfter * 1000 > (minute?.end ?? 0) + 1000)
+        await this.raise(key, hour, hour.limit);
+      return;
+    }
+    if (Number.isFinite(remaining) && Number.isFinite(limit) && limit > 0) {
+      await this.raise(key, named, Math.min(named.limit, Math.max(0, named.limit - remaining)));
+    }
+  }
+
+  private async giveBack(key: string, windows: Window[]): Promise<void> {
     await this.db.send(
       new UpdateCommand({
         TableName: this.table,
-        Key: { pk: w.key },
-        UpdateExpression: 'ADD #n :minus',
-        ExpressionAttributeNames: { '#n': 'n' },
+        Key: { pk: key },
+        UpdateExpression: `ADD ${windows.map((_, i) => `#c${i} :minus`).join(', ')}`,
+        ExpressionAttributeNames: Object.fromEntries(windows.map((w, i) => [`#c${i}`, w.attr])),
         ExpressionAttributeValues: { ':minus': -1 },
       }),
     );
-    const known = this.known.get(w.key);
-    if (known !== undefined) this.known.set(w.key, known - 1);
+    for (const w of windows) {
+      const known = this.known.get(`${key}.${w.attr}`);
+      if (known !== undefined) this.known.set(`${key}.${w.attr}`, known - 1);
+    }
   }
 
   /** Raises a window's counter to at least `to` (never lowers it). */
-  private async raise(w: Window, to: number): Promise<void> {
-    const known = this.known.get(w.key);
+  private async raise(key: string, w: Window, to: number): Promise<void> {
+    const known = this.known.get(`${key}.${w.attr}`);
     if (known !== undefined && known >= to) return;
     try {
       await this.db.send(
         new UpdateCommand({
           TableName: this.table,
-          Key: { pk: w.key },
+          Key: { pk: key },
           UpdateExpression: 'SET #n = :to, expiresAt = :exp',
           ConditionExpression: 'attribute_not_exists(#n) OR #n < :to',
-          ExpressionAttributeNames: { '#n': 'n' },
-          ExpressionAttributeValues: { ':to': to, ':exp': Math.ceil(w.end / 1000) + 3600 },
+          ExpressionAttributeNames: { '#n': w.attr },
+          ExpressionAttributeValues: { ':to': to, ':exp': Math.ceil(itemEnd(key) / 1000) + 3600 },
         }),
       );
-      this.known.set(w.key, to);
+      this.known.set(`${key}.${w.attr}`, to);
     } catch (err) {
       if (!isConditionFailed(err)) throw err;
     }
@@ -230,14 +262,15 @@ export class SharedApiBudget {
 
   /** Tokens taken in the windows that hold `at` (for reports and tests). */
   async used(at: number): Promise<{ minute: number; hour: number }> {
-    const read = async (key: string) =>
-      Number(
-        (await this.db.send(new GetCommand({ TableName: this.table, Key: { pk: key }, ConsistentRead: true }))).Item
-          ?.n ?? 0,
-      );
+    const out = await this.db.send(
+      new GetCommand({ TableName: this.table, Key: { pk: itemKey(at) }, ConsistentRead: true }),
+    );
     return {
-      minute: await read(`minute#${Math.floor(at / MINUTE) * MINUTE}`),
-      hour: await read(`hour#${Math.floor(at / HOUR) * HOUR}`),
+      minute: Number(out.Item?.[minuteAttr(Math.floor(at / MINUTE) * MINUTE)] ?? 0),
+      hour: Number(out.Item?.n ?? 0),
     };
   }
 }
+
+/** When the hour an item counts ends. */
+const itemEnd = (key: string) => Number(key.slice('budget#'.length)) + HOUR;
