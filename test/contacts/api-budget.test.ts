@@ -1,3 +1,4 @@
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { BudgetExhaustedError } from '#commons/api-budget/errors.ts';
 import { PollRoll } from '#commons/api-budget/poll-roll.ts';
@@ -221,6 +222,71 @@ describe('one API budget for the whole account', () => {
       429,
     );
     expect((await budget.used(now)).hour).toBe(1000);
+  });
+});
+
+describe('the budget under a race between containers', () => {
+  it('a take refused while another container gives a token back asks again: no request goes out uncounted', async () => {
+    const clock = simClock([], 'x');
+    toNext(3_600_000);
+    const limits: BudgetLimits = {
+      perMinute: 10,
+      perHour: 1000,
+      lifecycleReserve: { perMinute: 0, perHour: 0 },
+      safetyReserve: { perMinute: 0, perHour: 0 },
+    };
+    const other = container(clock, limits);
+    expect(await tokensLeft(other, 'shared')).toBe(10);
+    // This container's DynamoDB client, as real as the other's; between its refused write and its read-back the
+    // other container gives one token back (a booked pause's, say): an interleaving the stand-in cannot be timed into.
+    const real = documentClient({
+      region: LOCAL_REGION,
+      endpoints: { dynamodb: dynamo.endpoint },
+      credentials: LOCAL_CREDENTIALS,
+    });
+    let gaveBack = false;
+    const racing = {
+      send: async (command: Parameters<typeof real.send>[0]) => {
+        try {
+          return await real.send(command);
+        } catch (err) {
+          if (!gaveBack && (err as Error).name === 'ConditionalCheckFailedException') {
+            gaveBack = true;
+            await real.send(
+              new UpdateCommand({
+                TableName: dynamo.tables.apiBudget,
+                Key: (command.input as { Key: Record<string, unknown> }).Key,
+                UpdateExpression: 'ADD #n :minus, #m :minus',
+                ExpressionAttributeNames: { '#n': 'n', '#m': `m${Math.floor(clock.now() / 60_000) * 60_000}` },
+                ExpressionAttributeValues: { ':minus': -1 },
+              }),
+            );
+          }
+          throw err;
+        }
+      },
+    } as unknown as typeof real;
+    const budget = new SharedApiBudget(racing, dynamo.tables.apiBudget, limits, clock);
+    await budget.for('shared', { maxWaitMs: 0 }).take();
+    expect(gaveBack).toBe(true);
+    // The token it was granted is counted: the minute is full again, not one short.
+    expect((await budget.used(clock.now())).minute).toBe(10);
+    expect(await tokensLeft(other, 'shared')).toBe(0);
+  });
+
+  it('a share whose reserves leave it nothing of a window gets no token, not even the first', async () => {
+    const clock = simClock([], 'x');
+    toNext(60_000);
+    const budget = container(clock, {
+      perMinute: 4,
+      perHour: 1000,
+      lifecycleReserve: { perMinute: 2, perHour: 0 },
+      safetyReserve: { perMinute: 2, perHour: 0 },
+    });
+    expect(await tokensLeft(budget, 'shared')).toBe(0);
+    expect(await tokensLeft(budget, 'lifecycle')).toBe(2);
+    expect(await tokensLeft(budget, 'safety')).toBe(2);
+    expect((await budget.used(clock.now())).minute).toBe(4);
   });
 });
 

@@ -41,6 +41,10 @@ interface Window {
   reserve: Record<BudgetShare, number>;
 }
 
+/** `increment`'s answers besides the full window: the token was taken, or the update should be tried again. */
+const TAKEN = Symbol('taken');
+const AGAIN = Symbol('again');
+
 const itemKey = (now: number) => `budget#${Math.floor(now / HOUR) * HOUR}`;
 const minuteAttr = (m: number) => `m${m}`;
 /** The pauses booked in a minute: a string set beside that minute's counter. */
@@ -103,16 +107,22 @@ export class SharedApiBudget {
       const { minute, hour } = this.windows(now);
       const open = [hour, minute].filter((w): w is Window => w !== null);
       if (open.length === 0) return;
-      const full = this.knownFull(key, open) ?? (await this.increment(key, open, minute, share));
-      if (!full) return;
+      const full = this.knownFull(key, open, share) ?? (await this.increment(key, open, minute, share));
+      if (full === TAKEN) return;
+      // Refused, yet nothing was full when read back (a token given back meanwhile): ask again.
+      if (full === AGAIN) continue;
       const wait = full.end - now;
       if (wait > maxWaitMs) throw new BudgetExhaustedError(share, full.end);
       await this.clock.sleep(wait);
     }
   }
 
-  private knownFull(key: string, windows: Window[]): Window | null {
-    return windows.find((w) => (this.known.get(`${key}.${w.attr}`) ?? 0) >= w.limit) ?? null;
+  /** A window known to be full without asking: its whole plan taken, or nothing of it left to this share. */
+  private knownFull(key: string, windows: Window[], share: BudgetShare): Window | null {
+    return (
+      windows.find((w) => w.limit - w.reserve[share] <= 0 || (this.known.get(`${key}.${w.attr}`) ?? 0) >= w.limit) ??
+      null
+    );
   }
 
   /**
@@ -125,7 +135,7 @@ export class SharedApiBudget {
     windows: Window[],
     minute: Window | null,
     share: BudgetShare,
-  ): Promise<Window | null> {
+  ): Promise<Window | typeof TAKEN | typeof AGAIN> {
     const names: Record<string, string> = {};
     const values: Record<string, unknown> = { ':one': 1, ':exp': Math.ceil(itemEnd(key) / 1000) + 3600 };
     const conditions: string[] = [];
@@ -161,11 +171,11 @@ export class SharedApiBudget {
         return minute;
       }
     }
-    return null;
+    return TAKEN;
   }
 
   /** Which window refused a token, read back after the conditional update failed (the first full one). */
-  private async fullOf(key: string, windows: Window[], share: BudgetShare): Promise<Window | null> {
+  private async fullOf(key: string, windows: Window[], share: BudgetShare): Promise<Window | typeof AGAIN> {
     const out = await this.db.send(new GetCommand({ TableName: this.table, Key: { pk: key }, ConsistentRead: true }));
     const item = out.Item ?? {};
     for (const w of windows) {
@@ -173,8 +183,8 @@ export class SharedApiBudget {
       this.known.set(`${key}.${w.attr}`, n);
       if (n >= Math.max(0, w.limit - w.reserve[share])) return w;
     }
-    // Freed between the write and the read: try again at once.
-    return null;
+    // Freed between the write and the read: the caller asks again (never goes out uncounted).
+    return AGAIN;
   }
 
   /**
