@@ -1,6 +1,5 @@
-import { SQSClient } from '@aws-sdk/client-sqs';
 import { apiBudget } from '#commons/api-budget/config.ts';
-import { documentClient, s3Client } from '#commons/aws/clients.ts';
+import { documentClient, s3Client, sqsClient } from '#commons/aws/clients.ts';
 import { ObjectStore } from '#commons/aws/object-store.ts';
 import { type EventSink, SqsEventSink } from '#commons/contact-events.ts';
 import { VoiceApiClient } from '#commons/voice-api/client.ts';
@@ -38,12 +37,7 @@ export async function buildContactSync(config: ContactsConfig, options: BuildSyn
     budget: apiBudget(db, config.budget, 'shared', { clock: options.api?.clock, maxWaitMs: config.budgetWaitMs }),
     ...options.api,
   });
-  const sqs = () =>
-    new SQSClient({
-      region: config.aws.region,
-      ...(config.sqsEndpoint ? { endpoint: config.sqsEndpoint } : {}),
-      ...(config.aws.credentials ? { credentials: config.aws.credentials } : {}),
-    });
+  const sqs = () => sqsClient(config.aws, config.sqsEndpoint);
   const deadLetters = options.deadLetters ?? new SqsDeadLetters(sqs(), config.deadLetterQueueUrl);
   const events = options.events ?? new SqsEventSink(sqs(), config.queueUrl);
   const sheets = new ContactSheetIntake({

@@ -1,6 +1,5 @@
-import { SQSClient } from '@aws-sdk/client-sqs';
 import { apiBudget } from '#commons/api-budget/config.ts';
-import { documentClient, s3Client, sfnClient } from '#commons/aws/clients.ts';
+import { documentClient, s3Client, sfnClient, sqsClient } from '#commons/aws/clients.ts';
 import { ObjectStore } from '#commons/aws/object-store.ts';
 import { SqsEventSink } from '#commons/contact-events.ts';
 import { FrequencyCapStore } from '#commons/frequency-cap-store.ts';
@@ -57,10 +56,6 @@ export async function buildIntakeService(
 /** The contact queue as intake's hook sees it: one `Contact Upserted` event per accepted row. */
 function campaignContacts(config: IntakeConfig): CampaignContactEvents | undefined {
   if (!config.contacts) return undefined;
-  const sqs = new SQSClient({
-    region: config.aws.region,
-    ...(config.contacts.sqsEndpoint ? { endpoint: config.contacts.sqsEndpoint } : {}),
-    ...(config.aws.credentials ? { credentials: config.aws.credentials } : {}),
-  });
+  const sqs = sqsClient(config.aws, config.contacts.sqsEndpoint);
   return new CampaignContactEvents(new SqsEventSink(sqs, config.contacts.queueUrl));
 }

@@ -1,5 +1,4 @@
-import { SQSClient } from '@aws-sdk/client-sqs';
-import { documentClient } from '#commons/aws/clients.ts';
+import { documentClient, sqsClient } from '#commons/aws/clients.ts';
 import type { WebhookConfig } from './config.ts';
 import { type OutcomeQueue, WebhookReceiver } from './receiver.ts';
 import { DynamoReplayGuard } from './replay-guard.ts';
@@ -15,16 +14,7 @@ export function buildWebhookReceiver(config: WebhookConfig, queue?: OutcomeQueue
       minRefreshMs: config.secretMinRefreshMs,
     }),
     guard: new DynamoReplayGuard(documentClient(aws), config.outcomesTable),
-    queue:
-      queue ??
-      new SqsOutcomeQueue(
-        new SQSClient({
-          region: aws.region,
-          ...(config.sqsEndpoint ? { endpoint: config.sqsEndpoint } : {}),
-          ...(aws.credentials ? { credentials: aws.credentials } : {}),
-        }),
-        config.queueUrl,
-      ),
+    queue: queue ?? new SqsOutcomeQueue(sqsClient(aws, config.sqsEndpoint), config.queueUrl),
     maxBodyBytes: config.maxBodyBytes,
     ...(now ? { now } : {}),
   });

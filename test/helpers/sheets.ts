@@ -1,3 +1,4 @@
+import { threadId } from 'node:worker_threads';
 import * as XLSX from '@e965/xlsx';
 import ExcelJS from 'exceljs';
 
@@ -13,7 +14,7 @@ let saved = 0;
  */
 export async function xlsx(rows: Row[], sheetName = 'Contacts'): Promise<Buffer> {
   const wb = new ExcelJS.Workbook();
-  wb.description = `test sheet ${process.pid}-${++saved}`;
+  wb.description = `test sheet ${process.pid}.${threadId}-${++saved}`;
   const ws = wb.addWorksheet(sheetName);
   for (const r of rows) ws.addRow(r);
   return Buffer.from(await wb.xlsx.writeBuffer());

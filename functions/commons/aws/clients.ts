@@ -3,6 +3,7 @@ import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { S3Client } from '@aws-sdk/client-s3';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SFNClient } from '@aws-sdk/client-sfn';
+import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { EnvReader } from '../config.ts';
 
@@ -69,3 +70,5 @@ export const sfnClient = (s: AwsSettings) => unlogged(new SFNClient(base(s, s.en
 export const eventsClient = (s: AwsSettings) => unlogged(new EventBridgeClient(base(s, s.endpoints.events)));
 export const secretsClient = (s: AwsSettings) =>
   unlogged(new SecretsManagerClient(base(s, s.endpoints.secretsmanager)));
+/** SQS's endpoint is each queue's own setting (the local stack has none for some), so it is given here. */
+export const sqsClient = (s: AwsSettings, endpoint: string | undefined) => unlogged(new SQSClient(base(s, endpoint)));
