@@ -184,6 +184,8 @@ describe('one API budget for the whole account', () => {
     // 30 parts pause at 00:02 (booked twice, as a later look books again): 00:02 and 00:03 keep 30 for them.
     for (let i = 0; i < 30; i++) await budget.book(`u#${i}`, hour + 2 * 60_000 + 5_000);
     await budget.book('u#0', hour + 2 * 60_000);
+    // Another container's look books one of them again: the parts counted are kept, so it is not counted twice.
+    await container(simClock([], 'y'), limits).book('u#1', hour + 2 * 60_000 + 30_000);
     const minute = async () => {
       const taken = [];
       for (const share of ['shared', 'lifecycle', 'safety'] as const) taken.push(await tokensLeft(budget, share));

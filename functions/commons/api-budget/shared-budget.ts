@@ -47,8 +47,10 @@ const AGAIN = Symbol('again');
 
 const itemKey = (now: number) => `budget#${Math.floor(now / HOUR) * HOUR}`;
 const minuteAttr = (m: number) => `m${m}`;
-/** The pauses booked in a minute: a string set beside that minute's counter. */
+/** How many pauses are booked in a minute: a counter beside that minute's, so a take learns it from its own write. */
 const bookedAttr = (m: number) => `b${m}`;
+/** Which parts a minute's `b<minute>` counts (`book` is asked again on every step before the pause). */
+const bookingKey = (m: number) => `booked#${m}`;
 
 /**
  * One API budget for the whole account, in DynamoDB: one item per fixed hour holding the hour's counter and a
@@ -61,6 +63,8 @@ const bookedAttr = (m: number) => `b${m}`;
 export class SharedApiBudget {
   /** What this process last saw each counter at (by item and attribute): saves writes that could not change anything. */
   private readonly known = new Map<string, number>();
+  /** Bookings this process has made (`<minute> <part>`): asked again, they cost nothing. */
+  private readonly booked = new Set<string>();
 
   constructor(
     private readonly db: DynamoDBDocumentClient,
@@ -164,7 +168,7 @@ export class SharedApiBudget {
     }
     for (const w of windows) this.known.set(`${key}.${w.attr}`, Number(item[w.attr] ?? 0));
     if (minute && share !== 'safety') {
-      const booked = (item[bookedAttr(minute.end - MINUTE)] as Set<string> | undefined)?.size ?? 0;
+      const booked = Number(item[bookedAttr(minute.end - MINUTE)] ?? 0);
       const cap = Math.max(0, minute.limit - minute.reserve[share]);
       if (booked > 0 && Number(item[minute.attr] ?? 0) > cap - booked) {
         await this.giveBack(key, windows);
@@ -191,22 +195,41 @@ export class SharedApiBudget {
    * Books the pause `part` will send at `at`: in that minute and the next (its retries), every caller but the
    * safety share leaves one token per booked pause. A hundred parts closing in one minute so get their hundred
    * pauses out even while a contact sync or polls would take every other token. Booking again changes nothing.
+   * The hour's item keeps only a count per minute (the parts would make every take of a crowded hour a larger
+   * write); the parts counted are kept beside it, counted first and recorded after, so a booking cut off between
+   * the two is counted again the next time: one token more held back, never one less.
    */
   async book(part: string, at: number): Promise<void> {
     if (this.limits.perMinute <= 0) return;
     const first = Math.floor(at / MINUTE) * MINUTE;
-    const byItem = new Map<string, number[]>();
-    for (const m of [first, first + MINUTE]) byItem.set(itemKey(m), [...(byItem.get(itemKey(m)) ?? []), m]);
-    for (const [key, minutes] of byItem)
-      await this.db.send(
-        new UpdateCommand({
-          TableName: this.table,
-          Key: { pk: key },
-          UpdateExpression: `ADD ${minutes.map((_, i) => `#b${i} :me`).join(', ')} SET expiresAt = :exp`,
-          ExpressionAttributeNames: Object.fromEntries(minutes.map((m, i) => [`#b${i}`, bookedAttr(m)])),
-          ExpressionAttributeValues: { ':me': new Set([part]), ':exp': Math.ceil(itemEnd(key) / 1000) + 3600 },
-        }),
+    for (const m of [first, first + MINUTE]) {
+      if (this.booked.has(`${m} ${part}`)) continue;
+      const expires = Math.ceil((m + MINUTE) / 1000) + 3600;
+      const record = await this.db.send(
+        new GetCommand({ TableName: this.table, Key: { pk: bookingKey(m) }, ConsistentRead: true }),
       );
+      if (!(record.Item?.parts as Set<string> | undefined)?.has(part)) {
+        await this.db.send(
+          new UpdateCommand({
+            TableName: this.table,
+            Key: { pk: itemKey(m) },
+            UpdateExpression: 'ADD #b :one SET expiresAt = :exp',
+            ExpressionAttributeNames: { '#b': bookedAttr(m) },
+            ExpressionAttributeValues: { ':one': 1, ':exp': Math.ceil(itemEnd(itemKey(m)) / 1000) + 3600 },
+          }),
+        );
+        await this.db.send(
+          new UpdateCommand({
+            TableName: this.table,
+            Key: { pk: bookingKey(m) },
+            UpdateExpression: 'ADD #parts :me SET expiresAt = :exp',
+            ExpressionAttributeNames: { '#parts': 'parts' },
+            ExpressionAttributeValues: { ':me': new Set([part]), ':exp': expires },
+          }),
+        );
+      }
+      this.booked.add(`${m} ${part}`);
+    }
   }
 
   async observe(headers: Headers, status: number): Promise<void> {
