@@ -276,6 +276,38 @@ describe('the budget under a race between containers', () => {
     expect(await tokensLeft(other, 'shared')).toBe(0);
   });
 
+  it('a booking cut off between its count and its record is counted again, never lost', async () => {
+    const clock = simClock([], 'x');
+    const hour = toNext(3_600_000);
+    const limits: BudgetLimits = {
+      perMinute: 10,
+      perHour: 0,
+      lifecycleReserve: { perMinute: 0, perHour: 0 },
+      safetyReserve: { perMinute: 0, perHour: 0 },
+    };
+    const real = documentClient({
+      region: LOCAL_REGION,
+      endpoints: { dynamodb: dynamo.endpoint },
+      credentials: LOCAL_CREDENTIALS,
+    });
+    // The container stops after counting the pause, before recording which part it counted (the second write).
+    let writes = 0;
+    const cutOff = {
+      send: async (command: Parameters<typeof real.send>[0]) => {
+        if (command instanceof UpdateCommand && ++writes === 2) throw new Error('the container was stopped');
+        return real.send(command);
+      },
+    } as unknown as typeof real;
+    const at = hour + 5 * 60_000;
+    await expect(new SharedApiBudget(cutOff, dynamo.tables.apiBudget, limits, clock).book('p#1', at)).rejects.toThrow(
+      'stopped',
+    );
+    // The next look books again in a new container: counted again (one token more held back), not taken as done.
+    await container(clock, limits).book('p#1', at);
+    await clock.sleep(5 * 60_000);
+    expect(await tokensLeft(container(clock, limits), 'shared')).toBeLessThanOrEqual(9);
+  });
+
   it('a share whose reserves leave it nothing of a window gets no token, not even the first', async () => {
     const clock = simClock([], 'x');
     toNext(60_000);

@@ -63,8 +63,8 @@ const bookingKey = (m: number) => `booked#${m}`;
 export class SharedApiBudget {
   /** What this process last saw each counter at (by item and attribute): saves writes that could not change anything. */
   private readonly known = new Map<string, number>();
-  /** Bookings this process has made (`<minute> <part>`): asked again, they cost nothing. */
-  private readonly booked = new Set<string>();
+  /** The parts this process has booked, by minute: asked again, they cost nothing. */
+  private readonly booked = new Map<number, Set<string>>();
 
   constructor(
     private readonly db: DynamoDBDocumentClient,
@@ -203,7 +203,7 @@ export class SharedApiBudget {
     if (this.limits.perMinute <= 0) return;
     const first = Math.floor(at / MINUTE) * MINUTE;
     for (const m of [first, first + MINUTE]) {
-      if (this.booked.has(`${m} ${part}`)) continue;
+      if (this.booked.get(m)?.has(part)) continue;
       const expires = Math.ceil((m + MINUTE) / 1000) + 3600;
       const record = await this.db.send(
         new GetCommand({ TableName: this.table, Key: { pk: bookingKey(m) }, ConsistentRead: true }),
@@ -228,8 +228,11 @@ export class SharedApiBudget {
           }),
         );
       }
-      this.booked.add(`${m} ${part}`);
+      const parts = this.booked.get(m) ?? new Set<string>();
+      this.booked.set(m, parts.add(part));
     }
+    // A warm container books for days: what it did for minutes long past is forgotten.
+    for (const m of this.booked.keys()) if (m < first - HOUR) this.booked.delete(m);
   }
 
   async observe(headers: Headers, status: number): Promise<void> {
