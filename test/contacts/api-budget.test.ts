@@ -35,6 +35,10 @@ function simClock(sleeps: { who: string; ms: number }[], who: string): Clock {
   };
 }
 
+/** A DynamoDB client of its own for the stand-in, as each Lambda container has. */
+const tableClient = () =>
+  documentClient({ region: LOCAL_REGION, endpoints: { dynamodb: dynamo.endpoint }, credentials: LOCAL_CREDENTIALS });
+
 /** A budget as one Lambda container builds it: its own DynamoDB client, the shared table. */
 function container(
   clock: Clock,
@@ -45,12 +49,7 @@ function container(
     safetyReserve: { perMinute: 0, perHour: 0 },
   },
 ) {
-  const db = documentClient({
-    region: LOCAL_REGION,
-    endpoints: { dynamodb: dynamo.endpoint },
-    credentials: LOCAL_CREDENTIALS,
-  });
-  return new SharedApiBudget(db, dynamo.tables.apiBudget, limits, clock);
+  return new SharedApiBudget(tableClient(), dynamo.tables.apiBudget, limits, clock);
 }
 
 /** Moves the emulator's clock to the start of the next minute or hour (`unit` ms); answers that instant. */
@@ -241,11 +240,7 @@ describe('the budget under a race between containers', () => {
     expect(await tokensLeft(other, 'shared')).toBe(10);
     // This container's DynamoDB client, as real as the other's; between its refused write and its read-back the
     // other container gives one token back (a booked pause's, say): an interleaving the stand-in cannot be timed into.
-    const real = documentClient({
-      region: LOCAL_REGION,
-      endpoints: { dynamodb: dynamo.endpoint },
-      credentials: LOCAL_CREDENTIALS,
-    });
+    const real = tableClient();
     let gaveBack = false;
     const racing = {
       send: async (command: Parameters<typeof real.send>[0]) => {
@@ -285,11 +280,7 @@ describe('the budget under a race between containers', () => {
       lifecycleReserve: { perMinute: 0, perHour: 0 },
       safetyReserve: { perMinute: 0, perHour: 0 },
     };
-    const real = documentClient({
-      region: LOCAL_REGION,
-      endpoints: { dynamodb: dynamo.endpoint },
-      credentials: LOCAL_CREDENTIALS,
-    });
+    const real = tableClient();
     // The container stops after counting the pause, before recording which part it counted (the second write).
     let writes = 0;
     const cutOff = {
@@ -326,14 +317,11 @@ describe('the budget under a race between containers', () => {
 
 describe('the roll of parts polling on the plan', () => {
   it('counts each part once per hour, and the last hour too while this one fills', async () => {
-    const db = () =>
-      documentClient({
-        region: LOCAL_REGION,
-        endpoints: { dynamodb: dynamo.endpoint },
-        credentials: LOCAL_CREDENTIALS,
-      });
     // Two containers, as two Lambda instances of the lifecycle would be.
-    const [a, b] = [new PollRoll(db(), dynamo.tables.apiBudget), new PollRoll(db(), dynamo.tables.apiBudget)];
+    const [a, b] = [
+      new PollRoll(tableClient(), dynamo.tables.apiBudget),
+      new PollRoll(tableClient(), dynamo.tables.apiBudget),
+    ];
     const ten = Date.parse('2026-12-07T10:00:00Z');
     expect(await a.note('u#1', ten)).toBe(1);
     expect(await b.note('u#2', ten + 60_000)).toBe(2);
