@@ -37,9 +37,14 @@ export async function buildContactSync(config: ContactsConfig, options: BuildSyn
     budget: apiBudget(db, config.budget, 'shared', { clock: options.api?.clock, maxWaitMs: config.budgetWaitMs }),
     ...options.api,
   });
-  const sqs = () => sqsClient(config.aws, config.sqsEndpoint);
-  const deadLetters = options.deadLetters ?? new SqsDeadLetters(sqs(), config.deadLetterQueueUrl);
-  const events = options.events ?? new SqsEventSink(sqs(), config.queueUrl);
+  // One client for both queues, made only when one of them is not given.
+  let sqs: ReturnType<typeof sqsClient> | undefined;
+  const queues = () => {
+    sqs ??= sqsClient(config.aws, config.sqsEndpoint);
+    return sqs;
+  };
+  const deadLetters = options.deadLetters ?? new SqsDeadLetters(queues(), config.deadLetterQueueUrl);
+  const events = options.events ?? new SqsEventSink(queues(), config.queueUrl);
   const sheets = new ContactSheetIntake({
     objects: new ObjectStore(s3Client(config.aws)),
     events,

@@ -144,6 +144,15 @@ export async function openApi(): Promise<{
   };
 }
 
+/**
+ * The instant an operator's command stamps: the API's clock (the running stack's may be simulated, so a wish sits on
+ * the campaign's own timeline rather than weeks away from it), this computer's when it has none or does not answer.
+ */
+export async function operatorNow(): Promise<Date> {
+  const api = await openApi();
+  return new Date((api ? await api.now() : null) ?? Date.now());
+}
+
 /** How long an operator's command waits for one API answer, in words. */
 export const OPERATOR_API_WAIT = `${OPERATOR_API_TIMEOUT_MS / 1000} s`;
 

@@ -557,7 +557,7 @@ describe('review: an ended part held by the brake alone, across other writers', 
     expect((await guard.sweep()).actions.filter((a) => a.partKey === partKey)).toHaveLength(1);
   });
 
-  it('let go of in the register, its pause failing: every sweep pauses, and brakes only if that fails', async () => {
+  it('let go of in the register, its pause failing: each retry pauses, and brakes only if that fails', async () => {
     const { partKey } = await endedBrakeAlone();
     const tried: { brakeOnFailure: boolean; brakeAnyway?: boolean }[] = [];
     let now = at('10:17');

@@ -200,6 +200,13 @@ const faultAcrossClose = (
   from = '16:40',
   minutes = 60,
 ): FaultInput => ({ ...f, from: la(day(w), `${from}:00`), minutes });
+/** Pauses answer 500 from 16:40 to 17:40 of week `w`'s Monday: across its 17:00 close. */
+const pausesFail = (w: number) => faultAcrossClose(w, { method: 'PATCH', path: '/campaigns/*/pause', status: 500 });
+/** What an operator's `campaign release` is given: the Voice API's campaigns and agents, on this machine's clock. */
+function operatorSafety(store: ReturnType<typeof campaignStore>): CampaignSafety {
+  const api = p.f.client();
+  return new CampaignSafety(api.campaigns, api.agents, store, { action: () => undefined }, () => new Date());
+}
 
 describe('DST gaps and overlaps', () => {
   // In date order (the clock only moves forward); each runs across a change of offset.
@@ -252,7 +259,7 @@ describe('no call outside the window, whatever fails', () => {
     const r = await rehearse({
       name: 'pause-500',
       at: beforeClose(w),
-      faults: [faultAcrossClose(w, { method: 'PATCH', path: '/campaigns/*/pause', status: 500 })],
+      faults: [pausesFail(w)],
     });
     expect(r.faulted.some((f) => f.path.endsWith('/pause'))).toBe(true);
     expect(r.violations).toEqual([]);
@@ -267,7 +274,7 @@ describe('no call outside the window, whatever fails', () => {
     const r = await rehearse({
       name: 'pause-500-agent-on',
       at: beforeClose(w),
-      faults: [faultAcrossClose(w, { method: 'PATCH', path: '/campaigns/*/pause', status: 500 })],
+      faults: [pausesFail(w)],
       // As an operator in the dashboard would (or a toggle that lands late): the brake alone would let it dial.
       during: {
         at: la(day(w), '20:00:00'),
@@ -352,8 +359,7 @@ describe('no call outside the window, whatever fails', () => {
     expect(p.f.emu.core.account.agents.get(r.agent.id)?.is_active).toBe(false);
     // The ended part keeps its brake until an operator lets go (`callsheet campaign release`).
     const store = campaignStore();
-    const api = p.f.client();
-    const safety = new CampaignSafety(api.campaigns, api.agents, store, { action: () => undefined }, () => new Date());
+    const safety = operatorSafety(store);
     const id = record?.campaignId as string;
     expect(await letGoOfBrake(store, id, safety)).toMatchObject({
       held: true,
@@ -370,17 +376,16 @@ describe('no call outside the window, whatever fails', () => {
     const r = await rehearse({
       name: 'ended-brake-alone',
       at: beforeClose(w),
-      faults: [faultAcrossClose(w, { method: 'PATCH', path: '/campaigns/*/pause', status: 500 })],
+      faults: [pausesFail(w)],
       during: stopping(la(day(w), '17:00:00')),
     });
-    await p.f.admin.faultPlan([faultAcrossClose(w, { method: 'PATCH', path: '/campaigns/*/pause', status: 500 })]);
+    await p.f.admin.faultPlan([pausesFail(w)]);
     const record = await campaignStore().get(partKeyOfExecution(r.executions[0]?.name ?? ''));
     expect(record?.secured).toMatchObject({ by: 'guard', outcome: 'braked' });
     const id = record?.campaignId as string;
     expect(p.f.emu.core.account.campaigns.get(id)?.status).toBe('active');
     const store = campaignStore();
-    const api = p.f.client();
-    const safety = new CampaignSafety(api.campaigns, api.agents, store, { action: () => undefined }, () => new Date());
+    const safety = operatorSafety(store);
     // An operator lets go while pauses still fail: refused, the agent stays off.
     await p.f.admin.setClock(la(day(w), '17:20:00'));
     await expect(letGoOfBrake(store, id, safety)).rejects.toThrow(/could not be confirmed paused .* brake stays on/);

@@ -10,6 +10,10 @@ import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { documentClient, readAwsSettings } from '#commons/aws/clients.ts';
 import { EnvReader } from '#commons/config.ts';
+import { VoiceApiClient } from '#commons/voice-api/index.ts';
+import { CampaignStore } from '#lifecycle/campaign-store.ts';
+import { EmulatorAdmin } from '#local/emulator/admin-client.ts';
+import { readRunningStack } from '#local/stack/running-stack.ts';
 import { BIN, runCli } from '../helpers/cli.ts';
 
 /**
@@ -261,6 +265,41 @@ describe('callsheet local', () => {
       await browser.close();
     }
   }, 240_000);
+
+  it('campaign release pauses the campaign first, refuses while the API will not confirm it, then lets go', async () => {
+    // The campaign above ended; a brake is made to hold as the guard leaves one: the agent off, the part holding it.
+    const running = await readRunningStack(dataDir);
+    if (!running?.voiceApi) throw new Error('the running stack names no emulator');
+    const api = new VoiceApiClient({ baseUrl: running.voiceApi.url, apiKey: running.voiceApi.apiKey });
+    const admin = new EmulatorAdmin(running.voiceApi.url);
+    const agentId = exported.CALLSHEET_AGENT_ID as string;
+    const [record] = await campaignRecords(campaignId);
+    const partKey = record?.partKey as string;
+    tables ??= documentClient(readAwsSettings(new EnvReader(userEnv())));
+    const store = new CampaignStore(tables, 'callsheet-campaigns');
+    await store.hold(agentId, partKey, new Date());
+    if ((await api.agents.get(agentId)).is_active) await api.agents.toggle(agentId);
+
+    // Neither the pause nor the stats answer: nothing confirms the campaign paused, so the brake stays on.
+    await admin.faultPlan([
+      { method: 'PATCH', path: '/campaigns/*/pause', status: 500 },
+      { method: 'GET', path: '/campaigns/*/stats', status: 500 },
+    ]);
+    const refused = await callsheet('campaign', 'release', campaignId);
+    await admin.faultPlan([]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('could not be confirmed paused');
+    expect(refused.stderr).toContain('the brake stays on');
+    expect(await store.isHeldBy(agentId, partKey)).toBe(true);
+    expect((await api.agents.get(agentId)).is_active).toBe(false);
+
+    const released = await callsheet('campaign', 'release', campaignId);
+    expect(released.stdout).toContain(`campaign ${campaignId} let go of the brake; agent ${agentId} is active again.`);
+    expect(released.code).toBe(0);
+    expect(await store.isHeldBy(agentId, partKey)).toBe(false);
+    expect((await api.agents.get(agentId)).is_active).toBe(true);
+    expect((await store.get(partKey))?.secured).toMatchObject({ by: 'operator', outcome: 'paused', pauseHeld: true });
+  });
 
   it('callsheet run on the same data directory is a client of the running stack', async () => {
     const sheet = join(dataDir, 'run.csv');

@@ -45,10 +45,22 @@ interface Window {
 const TAKEN = Symbol('taken');
 const AGAIN = Symbol('again');
 
-const itemKey = (now: number) => `budget#${Math.floor(now / HOUR) * HOUR}`;
+/** The hour's item that holds every counter of `now`, and when it may expire (an hour after the hour ends). */
+interface HourItem {
+  pk: string;
+  expiresAt: number;
+}
+function hourItem(now: number): HourItem {
+  const h = Math.floor(now / HOUR) * HOUR;
+  return { pk: `budget#${h}`, expiresAt: Math.ceil((h + HOUR) / 1000) + 3600 };
+}
+/** What a share may take of a window: its limit less what the share must leave. */
+const capOf = (w: Window, share: BudgetShare) => Math.max(0, w.limit - w.reserve[share]);
 const minuteAttr = (m: number) => `m${m}`;
 /** How many pauses are booked in a minute: a counter beside that minute's, so a take learns it from its own write. */
 const bookedAttr = (m: number) => `b${m}`;
+/** What this process last saw a counter at is kept under this. */
+const knownKey = (item: HourItem, w: Window) => `${item.pk}.${w.attr}`;
 /** Which parts a minute's `b<minute>` counts (`book` is asked again on every step before the pause). */
 const bookingKey = (m: number) => `booked#${m}`;
 
@@ -107,11 +119,11 @@ export class SharedApiBudget {
   async take(share: BudgetShare, maxWaitMs: number): Promise<void> {
     for (;;) {
       const now = this.clock.now();
-      const key = itemKey(now);
+      const item = hourItem(now);
       const { minute, hour } = this.windows(now);
       const open = [hour, minute].filter((w): w is Window => w !== null);
       if (open.length === 0) return;
-      const full = this.knownFull(key, open, share) ?? (await this.increment(key, open, minute, share));
+      const full = this.knownFull(item, open, share) ?? (await this.increment(item, open, minute, share));
       if (full === TAKEN) return;
       // Refused, yet nothing was full when read back (a token given back meanwhile): ask again.
       if (full === AGAIN) continue;
@@ -122,11 +134,8 @@ export class SharedApiBudget {
   }
 
   /** A window known to be full without asking: its whole plan taken, or nothing of it left to this share. */
-  private knownFull(key: string, windows: Window[], share: BudgetShare): Window | null {
-    return (
-      windows.find((w) => w.limit - w.reserve[share] <= 0 || (this.known.get(`${key}.${w.attr}`) ?? 0) >= w.limit) ??
-      null
-    );
+  private knownFull(item: HourItem, windows: Window[], share: BudgetShare): Window | null {
+    return windows.find((w) => capOf(w, share) === 0 || (this.known.get(knownKey(item, w)) ?? 0) >= w.limit) ?? null;
   }
 
   /**
@@ -135,17 +144,17 @@ export class SharedApiBudget {
    * in it (`book`), learnt from the same write; a token that turns out to be one of theirs is given back.
    */
   private async increment(
-    key: string,
+    hourOf: HourItem,
     windows: Window[],
     minute: Window | null,
     share: BudgetShare,
   ): Promise<Window | typeof TAKEN | typeof AGAIN> {
     const names: Record<string, string> = {};
-    const values: Record<string, unknown> = { ':one': 1, ':exp': Math.ceil(itemEnd(key) / 1000) + 3600 };
+    const values: Record<string, unknown> = { ':one': 1, ':exp': hourOf.expiresAt };
     const conditions: string[] = [];
     windows.forEach((w, i) => {
       names[`#c${i}`] = w.attr;
-      values[`:cap${i}`] = Math.max(0, w.limit - w.reserve[share]);
+      values[`:cap${i}`] = capOf(w, share);
       conditions.push(`(attribute_not_exists(#c${i}) OR #c${i} < :cap${i})`);
     });
     let item: Record<string, unknown>;
@@ -153,7 +162,7 @@ export class SharedApiBudget {
       const out = await this.db.send(
         new UpdateCommand({
           TableName: this.table,
-          Key: { pk: key },
+          Key: { pk: hourOf.pk },
           UpdateExpression: `ADD ${windows.map((_, i) => `#c${i} :one`).join(', ')} SET expiresAt = :exp`,
           ConditionExpression: conditions.join(' AND '),
           ExpressionAttributeNames: names,
@@ -164,14 +173,13 @@ export class SharedApiBudget {
       item = out.Attributes ?? {};
     } catch (err) {
       if (!isConditionFailed(err)) throw err;
-      return this.fullOf(key, windows, share);
+      return this.fullOf(hourOf, windows, share);
     }
-    for (const w of windows) this.known.set(`${key}.${w.attr}`, Number(item[w.attr] ?? 0));
+    for (const w of windows) this.known.set(knownKey(hourOf, w), Number(item[w.attr] ?? 0));
     if (minute && share !== 'safety') {
       const booked = Number(item[bookedAttr(minute.end - MINUTE)] ?? 0);
-      const cap = Math.max(0, minute.limit - minute.reserve[share]);
-      if (booked > 0 && Number(item[minute.attr] ?? 0) > cap - booked) {
-        await this.giveBack(key, windows);
+      if (booked > 0 && Number(item[minute.attr] ?? 0) > capOf(minute, share) - booked) {
+        await this.giveBack(hourOf, windows);
         return minute;
       }
     }
@@ -179,13 +187,15 @@ export class SharedApiBudget {
   }
 
   /** Which window refused a token, read back after the conditional update failed (the first full one). */
-  private async fullOf(key: string, windows: Window[], share: BudgetShare): Promise<Window | typeof AGAIN> {
-    const out = await this.db.send(new GetCommand({ TableName: this.table, Key: { pk: key }, ConsistentRead: true }));
+  private async fullOf(hourOf: HourItem, windows: Window[], share: BudgetShare): Promise<Window | typeof AGAIN> {
+    const out = await this.db.send(
+      new GetCommand({ TableName: this.table, Key: { pk: hourOf.pk }, ConsistentRead: true }),
+    );
     const item = out.Item ?? {};
     for (const w of windows) {
       const n = Number(item[w.attr] ?? 0);
-      this.known.set(`${key}.${w.attr}`, n);
-      if (n >= Math.max(0, w.limit - w.reserve[share])) return w;
+      this.known.set(knownKey(hourOf, w), n);
+      if (n >= capOf(w, share)) return w;
     }
     // Freed between the write and the read: the caller asks again (never goes out uncounted).
     return AGAIN;
@@ -209,13 +219,14 @@ export class SharedApiBudget {
         new GetCommand({ TableName: this.table, Key: { pk: bookingKey(m) }, ConsistentRead: true }),
       );
       if (!(record.Item?.parts as Set<string> | undefined)?.has(part)) {
+        const counts = hourItem(m);
         await this.db.send(
           new UpdateCommand({
             TableName: this.table,
-            Key: { pk: itemKey(m) },
+            Key: { pk: counts.pk },
             UpdateExpression: 'ADD #b :one SET expiresAt = :exp',
             ExpressionAttributeNames: { '#b': bookedAttr(m) },
-            ExpressionAttributeValues: { ':one': 1, ':exp': Math.ceil(itemEnd(itemKey(m)) / 1000) + 3600 },
+            ExpressionAttributeValues: { ':one': 1, ':exp': counts.expiresAt },
           }),
         );
         await this.db.send(
@@ -237,7 +248,7 @@ export class SharedApiBudget {
 
   async observe(headers: Headers, status: number): Promise<void> {
     const now = this.clock.now();
-    const key = itemKey(now);
+    const item = hourItem(now);
     const resetSeconds = Number(headers.get('x-ratelimit-reset'));
     const remaining = Number(headers.get('x-ratelimit-remaining') ?? Number.NaN);
     const limit = Number(headers.get('x-ratelimit-limit') ?? Number.NaN);
@@ -248,49 +259,49 @@ export class SharedApiBudget {
     const named = resetAt === null || !hour || (minute && resetAt <= minute.end + 1000) ? (minute ?? hour) : hour;
     if (!named) return;
     if (status === 429 || remaining === 0) {
-      await this.raise(key, named, named.limit);
+      await this.raise(item, named, named.limit);
       // A wait past the minute means the hour is spent.
       if (hour && named !== hour && Number.isFinite(retryAfter) && now + retryAfter * 1000 > (minute?.end ?? 0) + 1000)
-        await this.raise(key, hour, hour.limit);
+        await this.raise(item, hour, hour.limit);
       return;
     }
     if (Number.isFinite(remaining) && Number.isFinite(limit) && limit > 0) {
-      await this.raise(key, named, Math.min(named.limit, Math.max(0, named.limit - remaining)));
+      await this.raise(item, named, Math.min(named.limit, Math.max(0, named.limit - remaining)));
     }
   }
 
-  private async giveBack(key: string, windows: Window[]): Promise<void> {
+  private async giveBack(hourOf: HourItem, windows: Window[]): Promise<void> {
     await this.db.send(
       new UpdateCommand({
         TableName: this.table,
-        Key: { pk: key },
+        Key: { pk: hourOf.pk },
         UpdateExpression: `ADD ${windows.map((_, i) => `#c${i} :minus`).join(', ')}`,
         ExpressionAttributeNames: Object.fromEntries(windows.map((w, i) => [`#c${i}`, w.attr])),
         ExpressionAttributeValues: { ':minus': -1 },
       }),
     );
     for (const w of windows) {
-      const known = this.known.get(`${key}.${w.attr}`);
-      if (known !== undefined) this.known.set(`${key}.${w.attr}`, known - 1);
+      const known = this.known.get(knownKey(hourOf, w));
+      if (known !== undefined) this.known.set(knownKey(hourOf, w), known - 1);
     }
   }
 
   /** Raises a window's counter to at least `to` (never lowers it). */
-  private async raise(key: string, w: Window, to: number): Promise<void> {
-    const known = this.known.get(`${key}.${w.attr}`);
+  private async raise(hourOf: HourItem, w: Window, to: number): Promise<void> {
+    const known = this.known.get(knownKey(hourOf, w));
     if (known !== undefined && known >= to) return;
     try {
       await this.db.send(
         new UpdateCommand({
           TableName: this.table,
-          Key: { pk: key },
+          Key: { pk: hourOf.pk },
           UpdateExpression: 'SET #n = :to, expiresAt = :exp',
           ConditionExpression: 'attribute_not_exists(#n) OR #n < :to',
           ExpressionAttributeNames: { '#n': w.attr },
-          ExpressionAttributeValues: { ':to': to, ':exp': Math.ceil(itemEnd(key) / 1000) + 3600 },
+          ExpressionAttributeValues: { ':to': to, ':exp': hourOf.expiresAt },
         }),
       );
-      this.known.set(`${key}.${w.attr}`, to);
+      this.known.set(knownKey(hourOf, w), to);
     } catch (err) {
       if (!isConditionFailed(err)) throw err;
     }
@@ -299,7 +310,7 @@ export class SharedApiBudget {
   /** Tokens taken in the windows that hold `at` (for reports and tests). */
   async used(at: number): Promise<{ minute: number; hour: number }> {
     const out = await this.db.send(
-      new GetCommand({ TableName: this.table, Key: { pk: itemKey(at) }, ConsistentRead: true }),
+      new GetCommand({ TableName: this.table, Key: { pk: hourItem(at).pk }, ConsistentRead: true }),
     );
     return {
       minute: Number(out.Item?.[minuteAttr(Math.floor(at / MINUTE) * MINUTE)] ?? 0),
@@ -307,6 +318,3 @@ export class SharedApiBudget {
     };
   }
 }
-
-/** When the hour an item counts ends. */
-const itemEnd = (key: string) => Number(key.slice('budget#'.length)) + HOUR;

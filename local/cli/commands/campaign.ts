@@ -2,7 +2,7 @@ import { CampaignControl, letGoOfBrake } from '#lifecycle/campaign-control.ts';
 import { CampaignSafety } from '#lifecycle/campaign-safety.ts';
 import { type CampaignRecord, CampaignStore, type ManualControl } from '#lifecycle/campaign-store.ts';
 import { type Command, UsageError } from '../command.ts';
-import { findPart, openApi, operatorClient, partRecords } from '../operator.ts';
+import { findPart, operatorClient, operatorNow, partRecords } from '../operator.ts';
 import { openTable } from '../table-access.ts';
 import { OUTCOMES_HELP, OUTCOMES_OPTIONS, runOutcomes } from './outcomes.ts';
 
@@ -104,10 +104,7 @@ export const campaignCommand: Command = {
     const t = await openTable('campaigns');
     const store = new CampaignStore(t.db, t.table);
     try {
-      // Stamped on the stack's clock, which `callsheet local` may simulate, so the wish sits on the campaign's own
-      // timeline rather than weeks away from it.
-      const api = await openApi();
-      const at = new Date((api ? await api.now() : null) ?? Date.now());
+      const at = await operatorNow();
       const { partKey } = await new CampaignControl(store, () => at).request(id, action as ManualControl);
       console.log(
         t.live
@@ -128,9 +125,7 @@ async function releaseBrake(id: string): Promise<number> {
   const store = new CampaignStore(t.db, t.table);
   try {
     const client = await operatorClient();
-    // On the stack's clock, as `pause` stamps its wish: the record sits on the campaign's own timeline.
-    const api = await openApi();
-    const at = new Date((api ? await api.now() : null) ?? Date.now());
+    const at = await operatorNow();
     const safety = client
       ? new CampaignSafety(client.campaigns, client.agents, store, { action: () => undefined }, () => at)
       : null;
