@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import { SlowestFirst } from './test/helpers/sequencer.ts';
 
 export default defineConfig({
   test: {
@@ -10,6 +11,7 @@ export default defineConfig({
     // Each worker loads the modules once for all its files (the SDK, the stand-ins, the calling-hours tables took
     // a fifth of the run, loaded again for every file). Files share no state: each starts its own stand-ins.
     isolate: false,
+    sequence: { sequencer: SlowestFirst },
     env: { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
   },
 });
