@@ -128,6 +128,9 @@ export class CampaignSafety {
     try {
       const stats = await this.campaigns.stats(campaignId);
       const status = String(stats.status ?? '');
+      // Paused whoever's pause it was (most often this one, its answer lost): the report shows a pause here.
+      if (status === 'paused')
+        return { ok: true, how: 'paused', message: `pause answered ${describe(error)}; the campaign is paused` };
       if (status !== 'active' && status !== 'scheduled')
         return { ok: true, how: 'not_active', message: `the campaign is ${status}` };
       return { ok: false, message: `pause answered ${describe(error)} and the campaign is still ${status}` };

@@ -323,8 +323,11 @@ describe('no call outside the window, whatever fails', () => {
     expect(r.faulted.some((f) => f.path.endsWith('/pause'))).toBe(true);
     expect(r.faulted.some((f) => f.path.endsWith('/resume'))).toBe(true);
     expect(r.violations).toEqual([]);
-    // The stats confirmed the lost pause: no brake was needed.
+    // The stats confirmed the lost pause: no brake was needed, and the report shows the pause at the first close.
     expect(r.report?.brakes).toEqual([]);
+    const firstPause = Date.parse(r.report?.pauses[0]?.at ?? '');
+    expect(firstPause).toBeGreaterThanOrEqual(Date.parse(la(day(w), '16:40:00')));
+    expect(firstPause).toBeLessThan(Date.parse(la(day(w), '16:55:00')));
     expect(r.report?.status).toBe('completed');
   }, 90_000);
 
