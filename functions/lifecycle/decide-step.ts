@@ -43,8 +43,33 @@ export interface Observation {
  * the stats say (a finished one answers the pause with 409, which the pause's own check confirms), and when a
  * hundred parts close in the same minute a stats request before each pause would spend what the pauses need.
  */
-export function needsStats(state: RunningCarry, now: number, s: DecideSettings): boolean {
+export function needsStats(
+  state: RunningCarry,
+  now: number,
+  s: DecideSettings,
+  control: ManualControl | null = null,
+): boolean {
+  // Before its start only an operator can have changed anything (looked at the pause lead before it, afterStep).
+  if (waitingForStart(state, now) && control === null) return false;
   return !lastSeenDialling(state) || windowStateAt(state.window, now, quietFrom(s)).open;
+}
+
+/** Its start still ahead, and scheduled when last seen (or not yet seen: created for that start). */
+const waitingForStart = (state: RunningCarry, now: number) =>
+  now < Date.parse(state.startsAt) && (state.stats === null || state.stats.status === 'scheduled');
+
+/**
+ * What a look that did not ask the stats saw: before the start, the campaign still scheduled (as `decideStep` reads
+ * a budget that has no token before the start); at a close, nothing, as the campaign is paused first.
+ */
+export function statsNotAsked(state: RunningCarry, now: number): StatsSeen {
+  return waitingForStart(state, now)
+    ? {
+        kind: 'unavailable',
+        message: 'not asked: the campaign waits for its start',
+        retryAt: Date.parse(state.startsAt),
+      }
+    : { kind: 'unavailable', message: 'not asked at the close: the campaign is paused first' };
 }
 
 /** Not paused by callsheet, and active at the last look the API answered. */
@@ -58,14 +83,15 @@ export type StepDecision =
    * Make sure the campaign dials nobody new: pause it (or see that it is not active), else brake; with
    * `brakeAnyway`, brake as well (a resume in doubt could land after the pause).
    */
-  | { kind: 'secure'; reason: PauseReason; brakeOnFailure: boolean; brakeAnyway?: true }
+  | { kind: 'secure'; reason: PauseReason; brakeOnFailure: boolean; brakeAnyway?: true; forStart?: true }
   | { kind: 'resume' }
   | { kind: 'watch' };
 
 /** How the step's API action went. */
 export type EffectResult =
   | { kind: 'none' }
-  | { kind: 'secured'; how: 'paused' | 'not_active' }
+  /** `brakeReleased`: the brake pulled for the start was let go, the campaign being paused. */
+  | { kind: 'secured'; how: 'paused' | 'not_active'; brakeReleased?: true }
   /** `pauseHeld`: the campaign is paused as well; false when only the brake keeps it from dialling. */
   | { kind: 'secured'; how: 'braked'; pauseHeld: boolean }
   | { kind: 'unconfirmed'; message: string }
@@ -116,11 +142,7 @@ export function decideStep(state: RunningCarry, seen: Observation, now: number, 
   if (stats.kind === 'ok' && isFinished(stats.stats)) return { kind: 'finish', outcome: 'completed' };
   // Not asked for want of budget (nothing is known to be wrong) and last seen scheduled for a start still ahead:
   // it is still scheduled. A blind pause would spend the safety reserve on a 409 that other parts' pauses need.
-  const stillScheduled =
-    stats.kind === 'unavailable' &&
-    stats.retryAt !== undefined &&
-    state.stats?.status === 'scheduled' &&
-    now < Date.parse(state.startsAt);
+  const stillScheduled = stats.kind === 'unavailable' && stats.retryAt !== undefined && waitingForStart(state, now);
   const status = stats.kind === 'ok' ? String(stats.stats.status ?? '') : stillScheduled ? 'scheduled' : null;
   const window = windowStateAt(state.window, now, quietFrom(s));
   const brakeOnFailure = closingSoon(state, now, s);
@@ -138,8 +160,13 @@ export function decideStep(state: RunningCarry, seen: Observation, now: number, 
   if (!window.open && state.resumeInDoubt !== undefined && !state.brake)
     return { kind: 'secure', reason: 'window', brakeOnFailure: true, brakeAnyway: true };
   if (mustBeQuiet) {
-    // A scheduled campaign starts at a window opening chosen at create time; quiet ones need nothing.
-    if (status === 'scheduled') return { kind: 'watch' };
+    // A scheduled campaign starts at a window opening chosen at create time; quiet ones need nothing. Unless an
+    // operator asked for a pause: the API pauses only an active campaign, so the agent is switched off before the
+    // start (the brake), and the campaign is paused once it has started.
+    if (status === 'scheduled')
+      return seen.control === 'pause' && !state.brake && now >= startGuardAt(state, s)
+        ? { kind: 'secure', reason: 'manual', brakeOnFailure: true, forStart: true }
+        : { kind: 'watch' };
     if (status !== null && QUIET.has(status)) return { kind: 'watch' };
     // Held by the brake, its pause tried again: only once the stats show it dialling-capable, so a night of API
     // trouble does not spend the pauses' reserve on campaigns the brake holds.
@@ -165,6 +192,9 @@ export function pauseToBook(state: RunningCarry, now: number, s: DecideSettings)
   if (!window.open || window.changesAt === null || window.changesAt - now > BOOK_AHEAD_MS) return null;
   return window.changesAt;
 }
+
+/** When a pause asked before a scheduled start pulls the brake: the pause lead before the start. */
+const startGuardAt = (state: RunningCarry, s: DecideSettings) => Date.parse(state.startsAt) - s.pauseLeadMs;
 
 /** How long before each close the campaign must be quiet, as the workflow plans it: the margin and the lead. */
 export const quietFrom = (s: DecideSettings) => s.closingMarginMs + s.pauseLeadMs;
@@ -192,8 +222,14 @@ export function afterStep(
           securingSince: null,
           brake:
             effect.how === 'braked'
-              ? (state.brake ?? { since: iso(now), ...(decision.brakeAnyway ? { forDoubt: true as const } : {}) })
-              : state.brake,
+              ? (state.brake ?? {
+                  since: iso(now),
+                  ...(decision.brakeAnyway ? { forDoubt: true as const } : {}),
+                  ...(decision.forStart ? { forStart: true as const } : {}),
+                })
+              : effect.brakeReleased
+                ? null
+                : state.brake,
         },
         effect.how === 'braked' && !effect.pauseHeld ? (state.pauseFailedSince ?? iso(now)) : undefined,
       );
@@ -236,7 +272,12 @@ export function afterStep(
         message: `the calling window (${state.window.description}) does not open again within the look-ahead; the campaign was left paused`,
       },
     };
-  const closeOrOpen = window.changesAt ?? Number.POSITIVE_INFINITY;
+  // Waiting for its start: looked at once more the pause lead before it, where an operator's pause pulls the brake.
+  const startGuard =
+    !next.brake && waitingForStart(next, now) && now < startGuardAt(state, s)
+      ? startGuardAt(state, s)
+      : Number.POSITIVE_INFINITY;
+  const closeOrOpen = Math.min(window.changesAt ?? Number.POSITIVE_INFINITY, startGuard);
   const poll = plannedBounds(s.poll, seen.pollers ?? 0, s.pollPlan ?? null);
   let wake: number;
   if (quiet && !window.open) {

@@ -46,6 +46,11 @@ export interface BrakeHeld {
   since: string;
   /** Pulled at a close for a resume in doubt: letting it go at the opening ends the doubt. */
   forDoubt?: true;
+  /**
+   * Pulled before a scheduled start for an operator's pause (the API pauses only an active campaign): let go as soon
+   * as the started campaign is paused.
+   */
+  forStart?: true;
 }
 
 export interface NewCarry extends Routing {

@@ -25,6 +25,7 @@ import {
   quietFrom,
   type StatsSeen,
   type StepDecision,
+  statsNotAsked,
 } from './decide-step.ts';
 import { classify, PermanentError, TransientError } from './errors.ts';
 import {
@@ -213,11 +214,11 @@ export class LifecycleSteps {
   private async watch(input: StepInput, carry: RunningCarry, now: number): Promise<Carry> {
     const key = partKeyOf(input.plan);
     const record = await this.deps.campaigns.get(key);
-    const asked = needsStats(carry, now, this.deps.settings);
-    const stats: StatsSeen = asked
+    const control = record?.control?.wanted ?? null;
+    const stats: StatsSeen = needsStats(carry, now, this.deps.settings, control)
       ? await this.stats(carry.campaignId)
-      : { kind: 'unavailable', message: 'not asked at the close: the campaign is paused first' };
-    const seen: Observation = { control: record?.control?.wanted ?? null, stats };
+      : statsNotAsked(carry, now);
+    const seen: Observation = { control, stats };
     if (stats.kind === 'ok' && this.deps.pollRoll) seen.pollers = await this.deps.pollRoll.note(key, now);
     // The guard or the sweeper may have pulled the brake for this part: then it is this part's to release.
     if (!carry.brake && (await this.deps.campaigns.isHeldBy(carry.agentId, key)))
@@ -279,7 +280,14 @@ export class LifecycleSteps {
             event: outcome === 'braked' ? 'brake' : 'pause',
             reason: decision.reason,
           });
-        return outcome === 'braked' ? { kind: 'secured', how: outcome, pauseHeld } : { kind: 'secured', how: outcome };
+        if (outcome === 'braked') return { kind: 'secured', how: outcome, pauseHeld };
+        // The brake pulled before the start for an operator's pause holds back every part on the agent: the
+        // campaign now paused, it is let go.
+        if (outcome === 'paused' && carry.brake?.forStart && (await safety.releaseBrake(carry.agentId, key)).ok) {
+          await campaigns.appendTimeline(key, { at: iso(now), event: 'brake released', reason: decision.reason });
+          return { kind: 'secured', how: outcome, brakeReleased: true };
+        }
+        return { kind: 'secured', how: outcome };
       }
       case 'resume': {
         const effect = await this.resume(key, carry, seen, now);
@@ -541,9 +549,11 @@ export class LifecycleSteps {
   private afterCreate(carry: ReadyCarry, campaignId: string, startsAt: number, now: number): RunningCarry {
     const { settings } = this.deps;
     const window = windowStateAt(carry.window, Math.max(startsAt, now), quietFrom(settings));
-    // A first look soon after dialling starts (at the schedule when there is one), and never after the close.
+    // A first look soon after dialling starts (at the schedule when there is one), and never after the close. A
+    // scheduled one is looked at the pause lead before its start too, for an operator's pause (decideStep).
+    const startGuard = startsAt - settings.pauseLeadMs;
     const firstLook = Math.min(
-      Math.max(startsAt, now) + settings.poll.minSeconds * 1000,
+      startGuard > now ? startGuard : Math.max(startsAt, now) + settings.poll.minSeconds * 1000,
       window.open && window.changesAt !== null ? window.changesAt : Number.POSITIVE_INFINITY,
     );
     return {

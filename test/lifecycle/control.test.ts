@@ -64,6 +64,51 @@ describe('manual control and failures', () => {
     expect(dialled.filter((t) => t > pausedAt && t < resumedAt)).toEqual([]);
   });
 
+  it('an operator pauses a campaign waiting for its start: the agent is off before it, nobody dialled until the resume', async () => {
+    const agent = await p.f.api.agents.create({ name: 'Paused before its start' });
+    const t0 = await toLegalMorning(p);
+    // 10:00 in Los Angeles: the window opens at 12:00, so the campaign is created scheduled for then.
+    const started = await uploadOnly(
+      p,
+      `incoming/${agent.id}/scheduled.xlsx`,
+      await xlsx(contactSheet(phones(60, '+1415579'))),
+      { 'calling-window': 'daily 12:00-20:00' },
+    );
+    const [execution] = started();
+    const control = new CampaignControl(store(), () => new Date(p.f.emu.core.clock.now()));
+    const scheduler = p.stack.scheduler;
+    if (!scheduler || !execution) throw new Error('simulated run expected');
+    const idOf = async () => (await store().get(partKeyOf(execution)))?.campaignId as string;
+    const opens = t0 + 120 * MIN;
+    const pausing = scheduler.at(t0 + 10 * MIN, async () => void (await control.request(await idOf(), 'pause')));
+    // Just before the start the agent is off: the campaign, started by the API, can dial nobody until paused.
+    let activeBeforeStart: boolean | undefined;
+    const beforeStart = scheduler.at(opens - 30_000, async () => {
+      activeBeforeStart = p.f.emu.core.account.agents.get(agent.id)?.is_active;
+    });
+    const resuming = scheduler.at(opens + 60 * MIN, async () => void (await control.request(await idOf(), 'resume')));
+    await p.stack.sfn.settled();
+    await Promise.all([pausing, beforeStart, resuming]);
+
+    expect(activeBeforeStart).toBe(false);
+    const report = await reportOf(execution);
+    expect(report.status).toBe('completed');
+    expect(report.pauses.map((x) => x.reason)).toEqual(['manual']);
+    // The brake went on before the start and was let go once the started campaign was paused.
+    expect(report.brakes.map((b) => [b.event, b.reason])).toEqual([
+      ['brake', 'manual'],
+      ['brake released', 'manual'],
+    ]);
+    expect(Date.parse(report.brakes[0]?.at ?? '')).toBeLessThan(opens);
+    expect(Date.parse(report.pauses[0]?.at ?? '')).toBeGreaterThanOrEqual(opens);
+    const dialled: number[] = [];
+    for await (const c of p.f.api.calls.listAll())
+      if (c.agent_id === agent.id) dialled.push(Date.parse(c.created_at ?? ''));
+    expect(dialled.length).toBeGreaterThanOrEqual(60);
+    expect(dialled.filter((t) => t < opens + 60 * MIN)).toEqual([]);
+    expect(p.f.emu.core.account.agents.get(agent.id)?.is_active).toBe(true);
+  });
+
   it('an operator cancels: the campaign is paused for good and the part ends cancelled', async () => {
     const agent = await p.f.api.agents.create({ name: 'Cancelled' });
     const t0 = await toLegalMorning(p);

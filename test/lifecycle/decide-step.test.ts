@@ -259,6 +259,38 @@ describe('decideStep: what a look at a running campaign does', () => {
       seen: { control: null, stats: ok('scheduled', 605, 0) },
       expected: { kind: 'watch' },
     },
+    {
+      name: 'an operator pause while scheduled, two hours before the start: nothing yet (the API pauses no scheduled one)',
+      now: at('2026-12-07T07:00'),
+      seen: { control: 'pause', stats: ok('scheduled', 605, 0) },
+      expected: { kind: 'watch' },
+    },
+    {
+      name: 'an operator pause while scheduled, within the pause lead of the start: the brake, before it dials',
+      now: at('2026-12-07T08:58'),
+      seen: { control: 'pause', stats: ok('scheduled', 605, 0) },
+      expected: { kind: 'secure', reason: 'manual', brakeOnFailure: true, forStart: true },
+    },
+    {
+      name: 'an operator pause, the start passed and the API still says scheduled: the brake',
+      now: at('2026-12-07T09:00:10'),
+      seen: { control: 'pause', stats: ok('scheduled', 605, 0) },
+      expected: { kind: 'secure', reason: 'manual', brakeOnFailure: true, forStart: true },
+    },
+    {
+      name: 'an operator pause, braked for the start, still scheduled: wait for it to start',
+      now: at('2026-12-07T08:59'),
+      state: { paused: 'manual', brake: { since: iso(at('2026-12-07T08:58')), forStart: true } },
+      seen: { control: 'pause', stats: ok('scheduled', 605, 0) },
+      expected: { kind: 'watch' },
+    },
+    {
+      name: 'an operator pause, braked for the start, now started: pause it',
+      now: at('2026-12-07T09:00:30'),
+      state: { paused: 'manual', brake: { since: iso(at('2026-12-07T08:58')), forStart: true } },
+      seen: { control: 'pause', stats: ok('active', 605, 0) },
+      expected: { kind: 'secure', reason: 'manual', brakeOnFailure: false },
+    },
   ];
   for (const row of table)
     it(row.name, () => {
@@ -519,6 +551,31 @@ describe('afterStep: when to look again', () => {
       seen: { control: 'cancel', stats: ok('paused') },
       effect: { kind: 'secured', how: 'braked', pauseHeld: true },
       expect: (next) => expect(next).toMatchObject({ phase: 'ended', outcome: 'cancelled', next: 'finish' }),
+    },
+    {
+      name: 'an operator pause while scheduled: looked at again the pause lead before the start, to brake',
+      now: at('2026-12-07T07:00'),
+      seen: { control: 'pause', stats: ok('scheduled', 605, 0) },
+      effect: { kind: 'none' },
+      expect: (next) => expect(next.wakeAt).toBe(iso(at('2026-12-07T08:58'))),
+    },
+    {
+      name: 'braked for the start: the brake is remembered as such, the next look at the start',
+      now: at('2026-12-07T08:58'),
+      seen: { control: 'pause', stats: ok('scheduled', 605, 0) },
+      effect: { kind: 'secured', how: 'braked', pauseHeld: false },
+      expect: (next) => {
+        expect(next).toMatchObject({ paused: 'manual', brake: { since: iso(at('2026-12-07T08:58')), forStart: true } });
+        expect(next.wakeAt).toBe(iso(at('2026-12-07T09:00')));
+      },
+    },
+    {
+      name: 'paused once started, the brake for the start let go: no brake in the carry',
+      now: at('2026-12-07T09:00:30'),
+      state: { paused: 'manual', brake: { since: iso(at('2026-12-07T08:58')), forStart: true } },
+      seen: { control: 'pause', stats: ok('active', 605, 0) },
+      effect: { kind: 'secured', how: 'paused', brakeReleased: true },
+      expect: (next) => expect(next).toMatchObject({ phase: 'running', paused: 'manual', brake: null }),
     },
   ];
   for (const row of table)
