@@ -79,6 +79,7 @@ async function intake(path: string) {
         lookup: () => {
           const check = caps.lookup();
           return {
+            limits: check.limits,
             want: (phone) => check.want(phone),
             admitAll: (phones, key, calls, now) => timed('caps', () => check.admitAll(phones, key, calls, now)),
           };

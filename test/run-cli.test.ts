@@ -145,6 +145,22 @@ describe('callsheet run', () => {
     const out = await runCli(['run', file], env());
     expect(out.code).toBe(1);
     expect(out.stderr).toContain('No row has a phone number that can be called');
+    // Where to look: the rows by reason and the intake report's path, which exists.
+    expect(out.stderr).toContain('rejected rows: 2 invalid_phone');
+    const report = out.stderr.match(/intake report: (\S+)/)?.[1] ?? '';
+    expect(JSON.parse(await readFile(report, 'utf8')).rejected).toHaveLength(2);
+    // Retries whose calls alone pass the daily cap: said as such, with what to change, before anyone is called.
+    const own = join(dataDir, 'capped');
+    const capped = await runCli(['run', 'examples/contacts.xlsx', '--retries', '3'], {
+      ...env(),
+      CALLSHEET_DATA_DIR: own,
+    });
+    expect(capped.code).toBe(1);
+    expect(capped.stderr).toContain(
+      '3 retries mean up to 4 calls to each number, more than the cap of 3 calls a day (CALL_CAP_PER_DAY)',
+    );
+    expect(capped.stderr).toContain('rejected rows: 40 daily-cap');
+    expect(capped.stderr).toContain(`the caps count the calls of every run on ${own}`);
   });
 });
 

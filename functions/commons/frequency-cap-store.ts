@@ -31,6 +31,8 @@ export type CapAdmission = { admitted: string[]; skipped: CapSkip[] };
 
 /** The cap check of one upload (`FrequencyCapStore.lookup`). */
 export interface CapLookup {
+  /** The caps it admits under. */
+  readonly limits: CapLimits;
   /** This number will be admitted or not: its shard may be read now. */
   want(phone: string): void;
   admitAll(phones: readonly string[], key: string, calls: number, now: Date): Promise<CapAdmission>;
@@ -53,7 +55,7 @@ export class FrequencyCapStore {
   constructor(
     private readonly db: DynamoDBDocumentClient,
     private readonly table: string,
-    private readonly limits: CapLimits,
+    readonly limits: CapLimits,
   ) {}
 
   /** Decides for one number and, when admitted, counts the calls. Safe to repeat with the same key. */
@@ -69,6 +71,7 @@ export class FrequencyCapStore {
   lookup(): CapLookup {
     const reader = this.reader();
     return {
+      limits: this.limits,
       want: (phone) => reader.want(phone),
       admitAll: (phones, key, calls, now) => this.admitWith(reader, phones, key, calls, now),
     };

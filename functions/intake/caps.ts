@@ -1,3 +1,4 @@
+import type { CapLimits } from '#commons/frequency-cap.ts';
 import type { CapLookup } from '#commons/frequency-cap-store.ts';
 import type { Rejection } from './contacts.ts';
 import { reportParts, type ValidationOutcome } from './validate-upload.ts';
@@ -11,7 +12,7 @@ import { reportParts, type ValidationOutcome } from './validate-upload.ts';
  */
 export async function capUpload(
   validation: ValidationOutcome,
-  caps: Pick<CapLookup, 'admitAll'>,
+  caps: Pick<CapLookup, 'admitAll' | 'limits'>,
   key: string,
   calls: number,
   now: Date,
@@ -42,14 +43,7 @@ export async function capUpload(
     report: {
       ...report,
       ok: parts.length > 0,
-      error:
-        parts.length > 0
-          ? report.error
-          : {
-              code: 'no_valid_rows',
-              message:
-                'Every number that could be called has reached its call limit for the day or the week; see the rejected rows.',
-            },
+      error: parts.length > 0 ? report.error : { code: 'no_valid_rows', message: allCappedMessage(calls, caps.limits) },
       rows: {
         ...report.rows,
         valid: report.rows.valid - capped.length,
@@ -60,4 +54,23 @@ export async function capUpload(
       parts: reportParts(parts),
     },
   };
+}
+
+/**
+ * Why every number was turned away. When one campaign's own calls (1 + retries) pass a cap, no number could ever be
+ * admitted, whatever it was called before: say so, and what to change.
+ */
+function allCappedMessage(calls: number, limits: CapLimits): string {
+  const over =
+    calls > limits.perDay
+      ? { cap: limits.perDay, per: 'day', setting: 'CALL_CAP_PER_DAY' }
+      : calls > limits.perWeek
+        ? { cap: limits.perWeek, per: 'week', setting: 'CALL_CAP_PER_WEEK' }
+        : null;
+  if (over)
+    return (
+      `${calls - 1} retries mean up to ${calls} calls to each number, more than the cap of ${over.cap} calls a ` +
+      `${over.per} (${over.setting}): set retries to ${over.cap - 1} or fewer, or raise the cap. No number was called.`
+    );
+  return 'Every number that could be called has reached its call limit for the day or the week; see the rejected rows.';
 }

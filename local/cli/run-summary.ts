@@ -31,14 +31,30 @@ export async function readJson<T>(objects: ObjectStore, bucket: string, key: str
   return obj ? (JSON.parse(obj.bytes.toString('utf8')) as T) : null;
 }
 
-/** An upload intake launched nothing for: why, as one JSON object or one line on stderr. */
+/** An upload intake launched nothing for: why, as one JSON object, or on stderr with where to look and what to do. */
 export function printNothingLaunched(
-  o: { file: string; upload: string; json: boolean },
-  error: { code: string; message: string } | null,
+  o: { file: string; upload: string; json: boolean; dataDir: string; reportFile: string },
+  intake: IntakeReport | null,
   fallback: string,
 ): void {
-  if (o.json) console.log(JSON.stringify({ upload: o.upload, error, parts: [] }, null, 2));
-  else console.error(`${o.file}: ${error?.message ?? fallback}`);
+  const error = intake?.error ?? null;
+  if (o.json) {
+    console.log(JSON.stringify({ upload: o.upload, error, parts: [] }, null, 2));
+    return;
+  }
+  console.error(`${o.file}: ${error?.message ?? fallback}`);
+  if (!intake) return;
+  const byReason = new Map<string, number>();
+  for (const r of intake.rejected) byReason.set(r.reason, (byReason.get(r.reason) ?? 0) + 1);
+  if (byReason.size > 0)
+    console.error(`  rejected rows: ${[...byReason].map(([reason, n]) => `${n} ${reason}`).join(', ')}`);
+  for (const note of intake.notes ?? []) console.error(`  note: ${note}`);
+  if (byReason.has('daily-cap') || byReason.has('weekly-cap'))
+    console.error(
+      `  the caps count the calls of every run on ${o.dataDir}: run again with CALLSHEET_DATA_DIR set to an ` +
+        'empty folder, or with --now a week later',
+    );
+  console.error(`  intake report: ${o.reportFile}`);
 }
 
 /**

@@ -57,5 +57,19 @@ describe('frequency caps at intake (functions/intake/caps.ts) on dynalite', () =
     expect(capped.report.ok).toBe(false);
     expect(capped.report.error?.code).toBe('no_valid_rows');
     expect(capped.report.rejected.map((r) => r.reason)).toEqual(['daily-cap', 'daily-cap', 'daily-cap', 'weekly-cap']);
+    expect(capped.report.error?.message).toContain('has reached its call limit for the day or the week');
+  });
+
+  it('says when the retries alone pass the cap, and what to change', async () => {
+    // Two retries are three calls a number: more than 2 a day, for numbers nobody has called.
+    const fresh = await validateUpload(await xlsx([['Phone Number'], ['+14155869000']]), 'fresh.xlsx', {});
+    const capped = await capUpload(fresh, store, 'upload-3', 3, now);
+    expect(capped.report.error).toEqual({
+      code: 'no_valid_rows',
+      message:
+        '2 retries mean up to 3 calls to each number, more than the cap of 2 calls a day (CALL_CAP_PER_DAY): ' +
+        'set retries to 1 or fewer, or raise the cap. No number was called.',
+    });
+    expect(capped.report.rejected).toEqual([{ row: 2, reason: 'daily-cap', input: '+14155869000' }]);
   });
 });

@@ -72,8 +72,14 @@ export async function runOnStack(
     if (!intake) return stopped(say);
     if (intake.status !== 'launched' || intake.parts.length === 0) {
       printNothingLaunched(
-        { file: o.file, upload: key, json: o.json },
-        intake.error,
+        {
+          file: o.file,
+          upload: key,
+          json: o.json,
+          dataDir: o.dataDir,
+          reportFile: join(o.dataDir, reportKeys(id).json),
+        },
+        intake,
         `intake ${intake.status} the upload`,
       );
       return 1;

@@ -308,9 +308,10 @@ export const runCommand: Command = {
         const intake = await readJson<IntakeReport>(stack.objects, stack.bucket, reportKeys(id).json);
         const first = started()[0];
         if (!first) {
+          await pages.idle();
           printNothingLaunched(
-            { file, upload: key, json },
-            intake?.error ?? null,
+            { file, upload: key, json, dataDir, reportFile: join(dataDir, reportKeys(id).json) },
+            intake,
             'intake did not start anything; see the logs',
           );
           return 1;
