@@ -66,15 +66,20 @@ describe('callsheet run', () => {
       expect(JSON.parse(await readFile(part.file, 'utf8')).campaignId).toBe(part.campaignId);
       expect(await readFile(part.page, 'utf8')).toContain(`<code id="campaign-id">${part.campaignId}</code>`);
     }
-    const text = await runCli(['run', 'examples/contacts.xlsx', '--credits', '5'], {
-      ...own,
-      CALLSHEET_DATA_DIR: join(dataDir, 'credits-text'),
-    });
+    // A second run in the same data directory, a week on (so the caps the first counted have passed).
+    const weekOn = new Date(Date.now() + 8 * 86_400_000).toISOString();
+    const text = await runCli(['run', 'examples/contacts.xlsx', '--credits', '5', '--now', weekOn], own);
     expect(text.stdout).toMatch(
       /calls: \d+ attempted, \d+ dialled, \d+ answered, not answered or failed: .*\d+ insufficient credits.*; credits left -?[\d.]+ INR/,
     );
     expect(text.stdout).toContain('rows: 40; accepted 40, rejected 0, suppressed (do-not-call list) 0');
     expect(text.stdout).not.toContain('._S3rver_object');
+    // Its campaigns are new ones: nothing of the first run's is found again under the same id.
+    const listed = JSON.parse((await runCli(['campaign', 'list', '--json'], own)).stdout) as { campaignId: string }[];
+    const ids = listed.map((c) => c.campaignId);
+    expect(ids).toHaveLength(4);
+    expect(new Set(ids).size).toBe(4);
+    expect(ids).toEqual(expect.arrayContaining(result.parts.map((p: { campaignId: string }) => p.campaignId)));
   });
 
   it('--contacts syncs a contact file while the campaign runs, on the same budget; the data directory keeps it', async () => {

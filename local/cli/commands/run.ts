@@ -223,7 +223,9 @@ export const runCommand: Command = {
         : await startEmulator({
             apiKey,
             speed: 0,
-            seed: 'run',
+            // A new seed each run: ids (campaigns, calls) must not repeat those an earlier run left in the data
+            // directory, where reports, outcomes and `campaign` commands find them by id.
+            seed: `run-${randomBytes(6).toString('hex')}`,
             startTime: opts.now ?? Date.now(),
             // The plan's limits (the contract's first tier), which the stack's one API budget keeps to.
             settings: credits === undefined ? {} : { credits },
