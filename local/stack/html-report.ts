@@ -136,7 +136,11 @@ function series(
     return points.filter((p) => !Number.isNaN(p.t)).sort((a, b) => a.t - b.t);
   }
   const outcomes = input.outcomes;
-  const at = outcomes?.header.indexOf('Last Call At') ?? -1;
+  // 'Last Call At' in reports written before the column said it was the end.
+  const at = Math.max(
+    outcomes?.header.indexOf('Last Call Ended At') ?? -1,
+    outcomes?.header.indexOf('Last Call At') ?? -1,
+  );
   return (outcomes && at >= 0 ? outcomes.rows.map((r) => Date.parse(r[at] ?? '')) : [])
     .filter((t) => !Number.isNaN(t))
     .sort((a, b) => a - b)

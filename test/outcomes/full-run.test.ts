@@ -90,10 +90,11 @@ describe('call outcomes from signed webhooks on the embedded stack', () => {
       const last = lastOf(n);
       const cells = rows.find((r) => r[0] === n) ?? [];
       const attempts = calls.filter((k) => k.phone_number === n).length;
-      expect([cells[2], cells[3], cells[4], cells[8]], n).toEqual([
+      expect([cells[2], cells[3], cells[4], cells[7], cells[9]], n).toEqual([
         String(attempts),
         last.status,
         last.failure_reason ?? '',
+        last.started_at ?? '',
         last.id,
       ]);
     }

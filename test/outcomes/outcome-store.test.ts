@@ -26,6 +26,7 @@ const outcome = (callId: string, extra: Partial<CallOutcome> = {}): CallOutcome 
   recordingUrl: 'http://127.0.0.1/r.wav',
   summary: null,
   at: '2026-03-02T09:05:00.000Z',
+  startedAt: '2026-03-02T09:04:00.000Z',
   optOutPhrase: null,
   ...extra,
 });

@@ -25,6 +25,7 @@ const base = (callId: string, phone: string, at: string, more: Partial<CallOutco
   recordingUrl: null,
   summary: null,
   at,
+  startedAt: new Date(Date.parse(at) - 60_000).toISOString(),
   optOutPhrase: null,
   ...more,
 });
@@ -67,12 +68,12 @@ describe('callsheet campaign outcomes', () => {
     expect(res.code).toBe(0);
     const lines = res.stdout.trimEnd().split('\r\n');
     expect(lines[0]).toBe(
-      '"Phone Number","Name","Attempts","Last Status","Failure Reason","Talk Seconds","Cost (INR)","Last Call At","Last Call Id","Opted Out","Transcript","Recording"',
+      '"Phone Number","Name","Attempts","Last Status","Failure Reason","Talk Seconds","Cost (INR)","Last Call Started At","Last Call Ended At","Last Call Id","Opted Out","Transcript","Recording"',
     );
     // Every text quoted, numbers bare, the E.164 numbers as they are.
     expect(lines.slice(1)).toEqual([
-      `"+14155550001","'=HYPERLINK(""x"")",2,"completed",,60,4.5,"2026-03-02T09:20:00Z","c2",,,"http://127.0.0.1/r/c2.wav"`,
-      `"+14155550002","Ann, ""A""",1,"completed",,60,4.5,"2026-03-02T09:05:00Z","c3","yes: ""stop calling me"" (suppressed mid-campaign)",,`,
+      `"+14155550001","'=HYPERLINK(""x"")",2,"completed",,60,4.5,"2026-03-02T09:19:00.000Z","2026-03-02T09:20:00Z","c2",,,"http://127.0.0.1/r/c2.wav"`,
+      `"+14155550002","Ann, ""A""",1,"completed",,60,4.5,"2026-03-02T09:04:00.000Z","2026-03-02T09:05:00Z","c3","yes: ""stop calling me"" (suppressed mid-campaign)",,`,
     ]);
   });
 
@@ -86,7 +87,7 @@ describe('callsheet campaign outcomes', () => {
     const ws = wb.getWorksheet('Outcomes');
     expect(ws?.getRow(2).getCell(1).value).toBe('+14155550001');
     expect(ws?.getRow(2).getCell(3).value).toBe(2);
-    expect(ws?.getRow(3).getCell(10).value).toContain('stop calling me');
+    expect(ws?.getRow(3).getCell(11).value).toContain('stop calling me');
     expect(ws?.rowCount).toBe(3);
     // The header stays in view and reads as a header; the file passes a strict XML 1.0 parser and SheetJS.
     expect(ws?.views[0]).toMatchObject({ state: 'frozen', ySplit: 1 });
@@ -122,7 +123,7 @@ describe('callsheet campaign outcomes', () => {
         AWS_REGION: 'us-east-1',
       });
       expect(res.stdout.trimEnd().split('\r\n').slice(1)).toEqual([
-        '"+14155550009",,1,"completed",,60,4.5,"2026-03-02T10:00:00Z","d1",,,',
+        '"+14155550009",,1,"completed",,60,4.5,"2026-03-02T09:59:00.000Z","2026-03-02T10:00:00Z","d1",,,',
       ]);
     } finally {
       await dynamo.close();

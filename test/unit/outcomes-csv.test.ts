@@ -15,7 +15,8 @@ const contact = (extra: Partial<ContactOutcome> = {}): ContactOutcome => ({
   costInr: null,
   transcriptUrl: null,
   recordingUrl: null,
-  lastCallAt: '2026-03-02T09:05:00.000Z',
+  lastCallStartedAt: '2026-03-02T09:04:00.000Z',
+  lastCallEndedAt: '2026-03-02T09:05:00.000Z',
   lastCallId: 'call_1',
   optOutPhrase: null,
   ...extra,
@@ -32,7 +33,7 @@ describe('outcomes CSV against formula injection', () => {
   it('defuses a formula in the middle of a field, which a ;-separated spreadsheet reads as its own cell', () => {
     const csv = outcomesCsv([contact({ contactName: "x;=cmd|' /C calc'!A0;y" })]);
     expect(csv.split('\r\n')[1]).toBe(
-      `"+15551234567","x;'=cmd|' /C calc'!A0;y",2,"failed","no_answer",0,,"2026-03-02T09:05:00.000Z","call_1",,,`,
+      `"+15551234567","x;'=cmd|' /C calc'!A0;y",2,"failed","no_answer",0,,"2026-03-02T09:04:00.000Z","2026-03-02T09:05:00.000Z","call_1",,,`,
     );
     for (const cell of cellsInAnyLocale(csv)) expect(cell).not.toMatch(FORMULA);
   });
@@ -78,7 +79,9 @@ describe('outcomes CSV against formula injection', () => {
   it('quotes every text field, the header too, and writes numbers as numbers', () => {
     const [header, row] = outcomesCsv([contact({ costInr: 4.5, durationSeconds: 61 })]).split('\r\n');
     expect(header?.split(',').every((f) => /^"[^"]+"$/.test(f))).toBe(true);
-    expect(row).toBe(`"+15551234567","Ann",2,"failed","no_answer",61,4.5,"2026-03-02T09:05:00.000Z","call_1",,,`);
+    expect(row).toBe(
+      `"+15551234567","Ann",2,"failed","no_answer",61,4.5,"2026-03-02T09:04:00.000Z","2026-03-02T09:05:00.000Z","call_1",,,`,
+    );
   });
 
   it('keeps an E.164 number as it is and defuses anything else in the phone column', () => {

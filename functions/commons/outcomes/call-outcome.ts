@@ -15,6 +15,8 @@ export interface CallOutcome {
   summary: string | null;
   /** When the call ended (or, failing that, the event's time). */
   at: string;
+  /** When the call was answered or began ringing (`started_at`), if known: what calling hours are judged on. */
+  startedAt: string | null;
   /** The opt-out phrase the contact said on this call, if any. */
   optOutPhrase: string | null;
 }
@@ -40,6 +42,7 @@ export function outcomeOfCall(call: Call, extra: { transcriptUrl?: string | null
     recordingUrl: call.recording_url ?? null,
     summary: call.summary ?? null,
     at: call.ended_at ?? extra.at ?? call.created_at ?? new Date(0).toISOString(),
+    startedAt: call.started_at ?? null,
     optOutPhrase: null,
   };
 }
@@ -58,7 +61,9 @@ export interface ContactOutcome {
   costInr: number | null;
   transcriptUrl: string | null;
   recordingUrl: string | null;
-  lastCallAt: string;
+  /** When the last call started, if known, and when it ended. */
+  lastCallStartedAt: string | null;
+  lastCallEndedAt: string;
   lastCallId: string;
   /** Set when the contact opted out on one of these calls: the number was suppressed mid-campaign. */
   optOutPhrase: string | null;
@@ -84,7 +89,8 @@ export function contactOutcomes(campaignId: string, calls: readonly CallOutcome[
       costInr: costs.length > 0 ? Math.round(costs.reduce((s, c) => s + c, 0) * 100) / 100 : null,
       transcriptUrl: completed?.transcriptUrl ?? null,
       recordingUrl: completed?.recordingUrl ?? null,
-      lastCallAt: last.at,
+      lastCallStartedAt: last.startedAt,
+      lastCallEndedAt: last.at,
       lastCallId: last.callId,
       optOutPhrase: list.find((c) => c.optOutPhrase)?.optOutPhrase ?? null,
     };

@@ -59,6 +59,7 @@ export class OutcomeService {
         recordingUrl: event.data.recording_url ?? null,
         summary: null,
         at: event.timestamp,
+        startedAt: null,
         optOutPhrase: null,
       });
       return 'recorded';

@@ -189,6 +189,7 @@ function fromItem(item: Record<string, unknown>): CallOutcome {
     recordingUrl: s('recordingUrl'),
     summary: s('summary'),
     at: item.at as string,
+    startedAt: s('startedAt'),
     optOutPhrase: s('optOutPhrase'),
   };
 }
