@@ -64,6 +64,11 @@ describe('callsheet CLI', () => {
     });
     expect(answers.filter((a) => 'error' in a).map((a) => a.phone)).toEqual(['+3361234']);
     expect(out.stdout).toBe(`${JSON.stringify(answers, null, 2)}\n`);
+    // A day that does not exist is a usage mistake, said as such (not rolled over to March 2nd).
+    for (const bad of ['2026-13-45', '2026-02-30']) {
+      const refused = await run(['hours', '+12125550143', '--on', bad]);
+      expect([refused.code, refused.stderr]).toEqual([2, expect.stringContaining(`--on ${bad} is not a date`)]);
+    }
   });
 
   it('runs the emulator with a given key and speed; the key is required and never printed', async () => {

@@ -87,7 +87,7 @@ export const hoursCommand: Command = {
   async run(values, positionals) {
     if (positionals.length === 0) throw new UsageError('give at least one phone number, e.g. +12085550143');
     const on = values.on as string | undefined;
-    if (on !== undefined && !/^\d{4}-\d{2}-\d{2}$/.test(on))
+    if (on !== undefined && !isDate(on))
       throw new UsageError(`--on ${on} is not a date (use YYYY-MM-DD, e.g. 2026-12-07)`);
     let table = DEFAULT_LEGAL_HOURS;
     const setting = process.env.LEGAL_HOURS;
@@ -114,3 +114,9 @@ export const hoursCommand: Command = {
     return answers.some((a) => 'error' in a.found) ? 1 : 0;
   },
 };
+
+/** YYYY-MM-DD naming a day that exists: 2026-13-45 and 2026-02-30 do not (Date.parse rolls the second over). */
+function isDate(text: string): boolean {
+  const at = Date.parse(`${text}T00:00Z`);
+  return /^\d{4}-\d{2}-\d{2}$/.test(text) && !Number.isNaN(at) && new Date(at).toISOString().startsWith(text);
+}
