@@ -46,7 +46,8 @@ export interface Rejection {
 
 export const REASON_TEXT: Record<RejectReason, string> = {
   missing_phone: 'no phone number in this row',
-  invalid_phone: 'not a valid phone number for the country it names (or the default country)',
+  invalid_phone:
+    'not a valid phone number: write it with its country code (+1 415 555 2001), or set the default country for numbers without one (the "default country" setting, or --country)',
   duplicate_phone: 'the same number appears on an earlier row, which was kept',
   suppressed: 'this number is on the do-not-call (suppression) list',
   no_time_zone:
@@ -64,9 +65,9 @@ export const REASON_TEXT: Record<RejectReason, string> = {
   region_contradicts_number:
     "the State/Region cell names a state, province or region of another country than this number's: fix it (or the number), or leave the cell blank",
   'daily-cap':
-    'this number already has as many calls as allowed in 24 hours across all campaigns (CALL_CAP_PER_DAY); upload it again tomorrow',
+    "the calls this number had in the last 24 hours across all campaigns, with this campaign's own (1 + retries), would pass the cap (CALL_CAP_PER_DAY); upload it again later, or with fewer retries",
   'weekly-cap':
-    'this number already has as many calls as allowed in 7 days across all campaigns (CALL_CAP_PER_WEEK); it is not called',
+    "the calls this number had in the last 7 days across all campaigns, with this campaign's own (1 + retries), would pass the cap (CALL_CAP_PER_WEEK); it is not called",
 };
 
 const cellText = (c: PhoneCell): string => (c === null || c === undefined ? '' : typeof c === 'number' ? String(c) : c);
