@@ -31,23 +31,36 @@ async function reportOf(execution: LocalExecution | undefined): Promise<PartRepo
 
 const partKeyOf = (e: LocalExecution) => partKeyOfExecution(e.name);
 
+/**
+ * A sheet uploaded at 10:00 in Los Angeles for a new agent, with an operator acting on the stack's clock: `ask` has
+ * the campaign paused, resumed or cancelled at an instant; `dialled` lists when the agent's calls were created.
+ */
+async function operated(name: string, numbers: string[], metadata: Record<string, string>) {
+  const agent = await p.f.api.agents.create({ name });
+  const t0 = await toLegalMorning(p);
+  const file = `${name.toLowerCase().replace(/\W+/g, '-')}.xlsx`;
+  const started = await uploadOnly(p, `incoming/${agent.id}/${file}`, await xlsx(contactSheet(numbers)), metadata);
+  const [execution] = started();
+  const scheduler = p.stack.scheduler;
+  if (!scheduler || !execution) throw new Error('simulated run expected');
+  const control = new CampaignControl(store(), () => new Date(p.f.emu.core.clock.now()));
+  const idOf = async () => (await store().get(partKeyOf(execution)))?.campaignId as string;
+  const ask = (at: number, wish: 'pause' | 'resume' | 'cancel') =>
+    scheduler.at(at, async () => void (await control.request(await idOf(), wish)));
+  const dialled = async () => {
+    const times: number[] = [];
+    for await (const c of p.f.api.calls.listAll())
+      if (c.agent_id === agent.id) times.push(Date.parse(c.created_at ?? ''));
+    return times;
+  };
+  return { agent, t0, execution, scheduler, control, ask, dialled };
+}
+
 describe('manual control and failures', () => {
   it('an operator pauses and later resumes a running campaign; nobody is dialled in between', async () => {
-    const agent = await p.f.api.agents.create({ name: 'Paused by hand' });
-    const t0 = await toLegalMorning(p);
-    const started = await uploadOnly(
-      p,
-      `incoming/${agent.id}/hand.xlsx`,
-      await xlsx(contactSheet(phones(300, '+1415573'))),
-      ALWAYS,
-    );
-    const [execution] = started();
-    const control = new CampaignControl(store(), () => new Date(p.f.emu.core.clock.now()));
-    const scheduler = p.stack.scheduler;
-    if (!scheduler || !execution) throw new Error('simulated run expected');
-    const idOf = async () => (await store().get(partKeyOf(execution)))?.campaignId as string;
-    const pausing = scheduler.at(t0 + 10 * MIN, async () => void (await control.request(await idOf(), 'pause')));
-    const resuming = scheduler.at(t0 + 180 * MIN, async () => void (await control.request(await idOf(), 'resume')));
+    const { t0, execution, ask, dialled } = await operated('Paused by hand', phones(300, '+1415573'), ALWAYS);
+    const pausing = ask(t0 + 10 * MIN, 'pause');
+    const resuming = ask(t0 + 180 * MIN, 'resume');
     await p.stack.sfn.settled();
     await Promise.all([pausing, resuming]);
 
@@ -58,35 +71,24 @@ describe('manual control and failures', () => {
     const resumedAt = Date.parse(report.resumes[0]?.at ?? '');
     expect(pausedAt).toBeGreaterThanOrEqual(t0 + 10 * MIN);
     expect(resumedAt).toBeGreaterThanOrEqual(t0 + 180 * MIN);
-    const dialled: number[] = [];
-    for await (const c of p.f.api.calls.listAll())
-      if (c.agent_id === agent.id) dialled.push(Date.parse(c.created_at ?? ''));
-    expect(dialled.filter((t) => t > pausedAt && t < resumedAt)).toEqual([]);
+    expect((await dialled()).filter((t) => t > pausedAt && t < resumedAt)).toEqual([]);
   });
 
   it('an operator pauses a campaign waiting for its start: the agent is off before it, nobody dialled until the resume', async () => {
-    const agent = await p.f.api.agents.create({ name: 'Paused before its start' });
-    const t0 = await toLegalMorning(p);
     // 10:00 in Los Angeles: the window opens at 12:00, so the campaign is created scheduled for then.
-    const started = await uploadOnly(
-      p,
-      `incoming/${agent.id}/scheduled.xlsx`,
-      await xlsx(contactSheet(phones(60, '+1415579'))),
+    const { agent, t0, execution, scheduler, ask, dialled } = await operated(
+      'Paused before its start',
+      phones(60, '+1415579'),
       { 'calling-window': 'daily 12:00-20:00' },
     );
-    const [execution] = started();
-    const control = new CampaignControl(store(), () => new Date(p.f.emu.core.clock.now()));
-    const scheduler = p.stack.scheduler;
-    if (!scheduler || !execution) throw new Error('simulated run expected');
-    const idOf = async () => (await store().get(partKeyOf(execution)))?.campaignId as string;
     const opens = t0 + 120 * MIN;
-    const pausing = scheduler.at(t0 + 10 * MIN, async () => void (await control.request(await idOf(), 'pause')));
+    const pausing = ask(t0 + 10 * MIN, 'pause');
     // Just before the start the agent is off: the campaign, started by the API, can dial nobody until paused.
     let activeBeforeStart: boolean | undefined;
     const beforeStart = scheduler.at(opens - 30_000, async () => {
       activeBeforeStart = p.f.emu.core.account.agents.get(agent.id)?.is_active;
     });
-    const resuming = scheduler.at(opens + 60 * MIN, async () => void (await control.request(await idOf(), 'resume')));
+    const resuming = ask(opens + 60 * MIN, 'resume');
     await p.stack.sfn.settled();
     await Promise.all([pausing, beforeStart, resuming]);
 
@@ -101,30 +103,15 @@ describe('manual control and failures', () => {
     ]);
     expect(Date.parse(report.brakes[0]?.at ?? '')).toBeLessThan(opens);
     expect(Date.parse(report.pauses[0]?.at ?? '')).toBeGreaterThanOrEqual(opens);
-    const dialled: number[] = [];
-    for await (const c of p.f.api.calls.listAll())
-      if (c.agent_id === agent.id) dialled.push(Date.parse(c.created_at ?? ''));
-    expect(dialled.length).toBeGreaterThanOrEqual(60);
-    expect(dialled.filter((t) => t < opens + 60 * MIN)).toEqual([]);
+    const times = await dialled();
+    expect(times.length).toBeGreaterThanOrEqual(60);
+    expect(times.filter((t) => t < opens + 60 * MIN)).toEqual([]);
     expect(p.f.emu.core.account.agents.get(agent.id)?.is_active).toBe(true);
   });
 
   it('an operator cancels: the campaign is paused for good and the part ends cancelled', async () => {
-    const agent = await p.f.api.agents.create({ name: 'Cancelled' });
-    const t0 = await toLegalMorning(p);
-    const started = await uploadOnly(
-      p,
-      `incoming/${agent.id}/cancel.xlsx`,
-      await xlsx(contactSheet(phones(300, '+1415574'))),
-      ALWAYS,
-    );
-    const [execution] = started();
-    if (!execution || !p.stack.scheduler) throw new Error('simulated run expected');
-    const control = new CampaignControl(store(), () => new Date(p.f.emu.core.clock.now()));
-    const cancelling = p.stack.scheduler.at(t0 + 15 * MIN, async () => {
-      const id = (await store().get(partKeyOf(execution)))?.campaignId as string;
-      await control.request(id, 'cancel');
-    });
+    const { t0, execution, control, ask } = await operated('Cancelled', phones(300, '+1415574'), ALWAYS);
+    const cancelling = ask(t0 + 15 * MIN, 'cancel');
     await p.stack.sfn.settled();
     await cancelling;
     expect(execution.status).toBe('SUCCEEDED');
