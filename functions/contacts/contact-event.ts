@@ -133,7 +133,7 @@ export function checkContactEvent(input: unknown, defaultCountry?: CountryCode, 
       reason:
         phone.reason === 'missing_phone'
           ? 'phone_number: empty'
-          : `phone_number: ${JSON.stringify(e.phone_number)} is not a valid phone number${country || defaultCountry ? '' : ' (write it as +<country code><number>, or give country)'}`,
+          : `phone_number: ${JSON.stringify(e.phone_number)} is not a valid phone number${country || defaultCountry ? '' : ' (write it as +<country code><number>, or give the event a "country", e.g. "US")'}`,
     };
   const fields: ContactFields = {};
   const raw: Record<ContactField, string | null | undefined> = {

@@ -14,6 +14,20 @@ export interface Command {
 /** A mistake in how the command was called: printed with a pointer to --help, exit status 2. */
 export class UsageError extends Error {}
 
+const READ_ERRORS: Record<string, string> = {
+  ENOENT: 'no such file',
+  EISDIR: 'that is a folder; give a file',
+  EACCES: 'permission denied',
+  EPERM: 'permission denied',
+};
+
+/** A file the user named that could not be read, said in words (`what` names the flag, when a flag named it). */
+export function cannotRead(file: string, err: unknown, what?: string): UsageError {
+  const e = err as NodeJS.ErrnoException;
+  const why = (e.code && READ_ERRORS[e.code]) ?? e.message ?? String(err);
+  return new UsageError(`${what ? `${what}: ` : ''}cannot read ${file}: ${why}`);
+}
+
 export function helpText(cmd: Command): string {
   return [
     `callsheet ${cmd.name}: ${cmd.summary}`,

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { describeFaultProblems, parseFaultPlan } from '../emulator/fault-plan.ts';
-import { UsageError } from './command.ts';
+import { cannotRead, UsageError } from './command.ts';
 
 /** A rehearsal plan read for `callsheet run --faults`: the JSON as written (armed as is) and what it says. */
 export interface FaultPlanFile {
@@ -20,7 +20,7 @@ export async function loadFaultPlan(file: string): Promise<FaultPlanFile> {
   try {
     text = await readFile(file, 'utf8');
   } catch (err) {
-    throw new UsageError(`--faults: cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
+    throw cannotRead(file, err, '--faults');
   }
   let plan: unknown;
   try {

@@ -4,7 +4,7 @@ import type { ObjectStore } from '#commons/aws/object-store.ts';
 import { planContactPush } from '#contacts/push-plan.ts';
 import { CONTACT_SHEETS, type ContactSheetReport, contactReportKey, isContactLines } from '#contacts/sheet-intake.ts';
 import type { LocalContacts } from '#local/stack/contacts-stack.ts';
-import { UsageError } from './command.ts';
+import { cannotRead, UsageError } from './command.ts';
 import { readJson, uploadSheet } from './run-summary.ts';
 
 /** A contact file for `run --contacts`, read before anything starts. */
@@ -23,9 +23,7 @@ export async function readContactsFile(file: string): Promise<ContactsFile> {
   try {
     return { file, key: `${CONTACT_SHEETS}${name}`, body: await readFile(file) };
   } catch (err) {
-    throw new UsageError(
-      `--contacts: cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
-    );
+    throw cannotRead(file, err, '--contacts');
   }
 }
 

@@ -109,7 +109,7 @@ export function pausedStretches(part: PartReportView, end: number): { from: numb
 
 const REASON_LABEL: Record<string, string> = {
   window: 'calling window closed',
-  manual: 'paused by an operator',
+  manual: 'by an operator',
   cancel: 'cancelled',
   [RESUME_IN_DOUBT]: "a resume's answer was lost: the agent is off until the window opens",
 };

@@ -75,7 +75,10 @@ describe('callsheet validate', () => {
     expect(human.stderr).toContain('holds text');
     expect((await validate([file, '--country', 'XX'])).code).toBe(2);
     expect((await validate([])).code).toBe(2);
-    expect((await validate([join(dir, 'missing.xlsx')])).stderr).toContain('ENOENT');
+    expect((await validate([join(dir, 'missing.xlsx')])).stderr).toContain(
+      `cannot read ${join(dir, 'missing.xlsx')}: no such file`,
+    );
+    expect((await validate([dir])).stderr).toContain(`cannot read ${dir}: that is a folder; give a file`);
   });
 
   it('refuses a file over the size limit from its size, however large, without reading it', async () => {

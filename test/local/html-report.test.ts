@@ -107,7 +107,7 @@ describe('renderReportPage', () => {
     expect(d.match(/V/g)).toHaveLength(2);
     // 15:00-16:00 of a 14:00-18:00 span on a 656-px plot starting at x=48: 212 to 376.
     expect(html).toMatch(/<rect class="paused manual" x="212.0" y="16" width="164.0"/);
-    expect(html).toContain('paused: paused by an operator');
+    expect(html).toContain('paused: by an operator');
     expect(html).toContain("calls finished (2 of 3, from each contact's last call)");
   });
 

@@ -246,7 +246,7 @@ describe('callsheet local', () => {
       expect(await tab.textContent('#status')).toContain('completed');
       expect(await tab.textContent('#campaign-id')).toBe(id);
       const timeline = await tab.locator('#timeline tbody tr').allTextContents();
-      expect(timeline.some((t) => t.includes('paused: paused by an operator'))).toBe(true);
+      expect(timeline.some((t) => t.includes('paused: by an operator'))).toBe(true);
       expect(timeline.some((t) => t.includes('resumed'))).toBe(true);
       expect(await tab.locator('#outcomes tbody tr').count()).toBe(12);
       expect(await tab.textContent('#rejected')).toContain('nope');

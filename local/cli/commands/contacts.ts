@@ -14,7 +14,7 @@ import { planContactPush } from '#contacts/push-plan.ts';
 import { isContactLines } from '#contacts/sheet-intake.ts';
 import { localDataDir } from '#local/stack/data-dir.ts';
 import { readRunningStack } from '#local/stack/running-stack.ts';
-import { type Command, UsageError } from '../command.ts';
+import { type Command, cannotRead, UsageError } from '../command.ts';
 import { openPushTarget, type PushTarget } from '../contact-push-target.ts';
 import { type OpenTable, openTable } from '../table-access.ts';
 
@@ -47,7 +47,7 @@ async function readEvents(
   try {
     bytes = input === '-' ? await readStdin() : await readFile(input);
   } catch (err) {
-    throw new UsageError(`cannot read ${input}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+    throw cannotRead(input, err);
   }
   const name = input === '-' ? 'stdin' : basename(input);
   if (isContactLines(name) || !isSheet(bytes, name)) {

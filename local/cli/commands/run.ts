@@ -27,7 +27,7 @@ import { claimDataDir, describeStack, readRunningStack } from '#local/stack/runn
 import { STATS_EVERY_MS, sampleStats } from '#local/stack/stats-sampler.ts';
 import type { LocalExecution } from '#local/stack/step-functions.ts';
 import { deliverEmulatorWebhooks } from '#local/stack/webhook-receiver.ts';
-import { type Command, numberOption, UsageError } from '../command.ts';
+import { type Command, cannotRead, numberOption, UsageError } from '../command.ts';
 import { loadFaultPlan, placedCalls } from '../fault-plan-file.ts';
 import { contactsLine, contactsSummary, dropContacts, readContactsFile } from '../run-contacts.ts';
 import {
@@ -167,7 +167,7 @@ export const runCommand: Command = {
     try {
       body = await readFile(file);
     } catch (err) {
-      throw new UsageError(`cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+      throw cannotRead(file, err);
     }
     const json = values.json === true;
     const say = (line: string) => {

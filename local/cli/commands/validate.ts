@@ -13,7 +13,7 @@ import { DEFAULT_START_HORIZON_DAYS } from '#intake/settings.ts';
 import { validateUpload } from '#intake/validate-upload.ts';
 import { writeUploadFiles } from '#intake/writers.ts';
 import { localDataDir, localDynamoPath } from '#local/stack/data-dir.ts';
-import { type Command, UsageError } from '../command.ts';
+import { type Command, cannotRead, UsageError } from '../command.ts';
 
 /** START_HORIZON_DAYS as the deployment sets it for intake, when set here too. */
 function startHorizonDays(): number {
@@ -83,7 +83,7 @@ export const validateCommand: Command = {
     try {
       source = await fileSource(file);
     } catch (err) {
-      throw new UsageError(`cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+      throw cannotRead(file, err);
     }
     // The flags are read as settings, exactly as intake reads an upload's S3 metadata, but named as flags in errors.
     const flags: Record<string, string> = {};
