@@ -111,6 +111,26 @@ describe('intake on the local stack (s3rver, dynalite, local Step Functions, emu
     expect(wb.worksheets[0]?.rowCount).toBe(4);
   });
 
+  it('launches an upload whose start has passed, and says it starts now', async () => {
+    await newAgent();
+    const body = await xlsx(contactSheet(phones(2, '+1415558')));
+    const key = `incoming/${agentId}/late.xlsx`;
+    await upload(key, body, { 'start-date-time': '2020-01-06T09:00', 'time-zone': 'America/New_York' });
+    const report = await reportFor(key, body);
+    expect(report.status).toBe('launched');
+    expect(report.notes).toContain(
+      'the start date time 2020-01-06T09:00 (America/New_York) has passed: the campaigns start now, each when its calling window opens',
+    );
+    // A start ahead is no news.
+    const ahead = `incoming/${agentId}/ahead.xlsx`;
+    const aheadBody = await xlsx(contactSheet(phones(2, '+1415559')));
+    const nextWeek = new Date(Date.now() + 7 * 86_400_000).toISOString().slice(0, 16);
+    await upload(ahead, aheadBody, { 'start-date-time': nextWeek, 'time-zone': 'America/New_York' });
+    const later = await reportFor(ahead, aheadBody);
+    expect(later.status).toBe('launched');
+    expect(later.notes.filter((n) => n.includes('has passed'))).toEqual([]);
+  });
+
   it('starts nothing twice for duplicate, concurrent and retried deliveries of one S3 event', async () => {
     await newAgent();
     const body = await xlsx(contactSheet(phones(1500, '+1415556')));
