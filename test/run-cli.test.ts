@@ -144,6 +144,22 @@ describe('callsheet run', () => {
     expect(early.stderr).toContain('before the run starts');
   });
 
+  it('--follow-up says under each part what its follow-up did: the rounds started, or why none', async () => {
+    const own = { ...env(), CALLSHEET_DATA_DIR: join(dataDir, 'follow-up') };
+    const out = await runCli(
+      ['run', 'examples/contacts.xlsx', '--retries', '0', '--follow-up', 'no_answer, busy after 2h; rounds 2'],
+      own,
+    );
+    expect(out.stderr).toBe('');
+    const lines = out.stdout.split('\n');
+    const parts = lines.flatMap((l, i) => (/^part \d+: /.test(l) ? [i] : []));
+    expect(parts).toHaveLength(2);
+    for (const i of parts)
+      expect(lines[i + 1]).toMatch(
+        /^ {2}follow-up: (none started \((no contact needs another call|every contact to call again was suppressed or over its cap)\)|round 2 started for \d+ contact\(s\) \(no_answer, busy\), from \S+)(; left out: .+)?$/,
+      );
+  });
+
   it('exits 1 with the reason when nothing in the sheet can be called', async () => {
     const file = join(dataDir, 'bad.xlsx');
     await writeFile(file, await xlsx([['Phone Number'], ['12'], ['nope']]));

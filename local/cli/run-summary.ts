@@ -44,10 +44,8 @@ export function printNothingLaunched(
   }
   console.error(`${o.file}: ${error?.message ?? fallback}`);
   if (!intake) return;
-  const byReason = new Map<string, number>();
-  for (const r of intake.rejected) byReason.set(r.reason, (byReason.get(r.reason) ?? 0) + 1);
-  if (byReason.size > 0)
-    console.error(`  rejected rows: ${[...byReason].map(([reason, n]) => `${n} ${reason}`).join(', ')}`);
+  const byReason = countBy(intake.rejected, (r) => r.reason);
+  if (byReason.size > 0) console.error(`  rejected rows: ${counts(byReason)}`);
   for (const note of intake.notes ?? []) console.error(`  note: ${note}`);
   if (byReason.has('daily-cap') || byReason.has('weekly-cap'))
     console.error(
@@ -72,6 +70,7 @@ export function partEntry(
 ) {
   // A part the user's Ctrl-C (or a signal) stopped did not fail: say so, whatever its report says.
   const ended = r?.status ?? 'failed';
+  const followUp = followUpOf(r);
   const status: PartReport['status'] | 'interrupted' =
     interrupted && ended !== 'completed' && ended !== 'cancelled' ? 'interrupted' : ended;
   return {
@@ -85,7 +84,44 @@ export function partEntry(
     report: `s3://${bucket}/${files.json}`,
     ...(r ? { file: local(basename(files.json)), page: local(basename(files.html)) } : {}),
     ...(r?.failure ? { failure: r.failure } : {}),
+    ...(followUp ? { followUp } : {}),
   };
+}
+
+const countBy = <T>(items: readonly T[], key: (item: T) => string) => {
+  const out = new Map<string, number>();
+  for (const item of items) out.set(key(item), (out.get(key(item)) ?? 0) + 1);
+  return out;
+};
+const counts = (by: Map<string, number>) => [...by].map(([what, n]) => `${n} ${what}`).join(', ');
+
+/** What a part's follow-up did, when it has one: the rounds it started, or why none; who was left out. */
+function followUpOf(r: PartReport | null) {
+  const f = r?.outcomes && 'followUp' in r.outcomes ? r.outcomes.followUp : null;
+  if (!f) return null;
+  return {
+    round: f.round,
+    started: f.started.map((s) => ({
+      round: s.round,
+      contacts: s.contacts,
+      outcomes: s.outcomes,
+      notBefore: s.notBefore,
+    })),
+    none: f.none,
+    skipped: Object.fromEntries(countBy(f.skipped, (x) => x.reason)),
+  };
+}
+
+/** The follow-up lines under a part's line in `run`'s summary. */
+export function followUpLines(p: { followUp?: ReturnType<typeof followUpOf> }): string[] {
+  const f = p.followUp;
+  if (!f) return [];
+  const skipped = Object.keys(f.skipped).length > 0 ? `; left out: ${counts(new Map(Object.entries(f.skipped)))}` : '';
+  if (f.started.length === 0) return [`  follow-up: none started (${f.none ?? 'none needed'})${skipped}`];
+  return f.started.map(
+    (s, i) =>
+      `  follow-up: round ${s.round} started for ${s.contacts} contact(s) (${s.outcomes.join(', ')}), from ${s.notBefore}${i === 0 ? skipped : ''}`,
+  );
 }
 
 /** One part's line in the summary: how it ended, its counts, its pauses, how long it took. */

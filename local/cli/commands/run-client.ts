@@ -7,6 +7,7 @@ import type { RunningStack } from '#local/stack/running-stack.ts';
 import { type ContactsFile, dropContacts } from '../run-contacts.ts';
 import {
   type EmulatorCalls,
+  followUpLines,
   isoDuration,
   type PartReport,
   partEntry,
@@ -124,6 +125,7 @@ export async function runOnStack(
     else {
       for (const p of parts) {
         say(partLine(p, readableDuration(p.duration)));
+        for (const line of followUpLines(p)) say(line);
         say(`  report: ${p.page}`);
       }
       for (const line of summaryLines(summary)) say(line);

@@ -32,6 +32,7 @@ import { loadFaultPlan, placedCalls } from '../fault-plan-file.ts';
 import { contactsLine, contactsSummary, dropContacts, readContactsFile } from '../run-contacts.ts';
 import {
   type EmulatorCalls,
+  followUpLines,
   isoDuration,
   type PartReport,
   partEntry,
@@ -378,6 +379,7 @@ export const runCommand: Command = {
         else {
           for (const p of parts) {
             say(partLine(p, `${readableDuration(p.simulatedDuration)}${emulator ? ' of simulated time' : ''}`));
+            for (const line of followUpLines(p)) say(line);
             if ('page' in p) say(`  report: ${p.page}`);
           }
           for (const line of summaryLines(summary)) say(line);
