@@ -181,7 +181,16 @@ describe('callsheet run', () => {
       '3 retries mean up to 4 calls to each number, more than the cap of 3 calls a day (CALL_CAP_PER_DAY)',
     );
     expect(capped.stderr).toContain('rejected rows: 40 daily-cap');
-    expect(capped.stderr).toContain(`the caps count the calls of every run on ${own}`);
+    expect(capped.stderr).not.toContain('the caps count the calls of every run');
+    // Function settings set in the shell reach the embedded stack's functions, checked as deployed ones are.
+    const shell = { ...env(), CALLSHEET_DATA_DIR: join(dataDir, 'shell') };
+    const lower = await runCli(['run', 'examples/contacts.xlsx', '--retries', '2'], {
+      ...shell,
+      CALL_CAP_PER_DAY: '2',
+    });
+    expect([lower.code, lower.stderr]).toEqual([1, expect.stringContaining('more than the cap of 2 calls a day')]);
+    const bad = await runCli(['run', 'examples/contacts.xlsx'], { ...shell, LEGAL_HOURS: 'garbage' });
+    expect([bad.code, bad.stderr]).toEqual([1, expect.stringContaining('LEGAL_HOURS="garbage": not JSON')]);
   });
 });
 

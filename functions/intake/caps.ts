@@ -43,7 +43,7 @@ export async function capUpload(
     report: {
       ...report,
       ok: parts.length > 0,
-      error: parts.length > 0 ? report.error : { code: 'no_valid_rows', message: allCappedMessage(calls, caps.limits) },
+      error: parts.length > 0 ? report.error : allCapped(calls, caps.limits),
       rows: {
         ...report.rows,
         valid: report.rows.valid - capped.length,
@@ -58,9 +58,9 @@ export async function capUpload(
 
 /**
  * Why every number was turned away. When one campaign's own calls (1 + retries) pass a cap, no number could ever be
- * admitted, whatever it was called before: say so, and what to change.
+ * admitted, whatever it was called before: say so, and what to change (`retries_over_cap`).
  */
-function allCappedMessage(calls: number, limits: CapLimits): string {
+function allCapped(calls: number, limits: CapLimits): { code: string; message: string } {
   const over =
     calls > limits.perDay
       ? { cap: limits.perDay, per: 'day', setting: 'CALL_CAP_PER_DAY' }
@@ -68,9 +68,15 @@ function allCappedMessage(calls: number, limits: CapLimits): string {
         ? { cap: limits.perWeek, per: 'week', setting: 'CALL_CAP_PER_WEEK' }
         : null;
   if (over)
-    return (
-      `${calls - 1} retries mean up to ${calls} calls to each number, more than the cap of ${over.cap} calls a ` +
-      `${over.per} (${over.setting}): set retries to ${over.cap - 1} or fewer, or raise the cap. No number was called.`
-    );
-  return 'Every number that could be called has reached its call limit for the day or the week; see the rejected rows.';
+    return {
+      code: 'retries_over_cap',
+      message:
+        `${calls - 1} retries mean up to ${calls} calls to each number, more than the cap of ${over.cap} calls a ` +
+        `${over.per} (${over.setting}): set retries to ${over.cap - 1} or fewer, or raise the cap. No number was called.`,
+    };
+  return {
+    code: 'no_valid_rows',
+    message:
+      'Every number that could be called has reached its call limit for the day or the week; see the rejected rows.',
+  };
 }

@@ -47,7 +47,7 @@ export function printNothingLaunched(
   const byReason = countBy(intake.rejected, (r) => r.reason);
   if (byReason.size > 0) console.error(`  rejected rows: ${counts(byReason)}`);
   for (const note of intake.notes ?? []) console.error(`  note: ${note}`);
-  if (byReason.has('daily-cap') || byReason.has('weekly-cap'))
+  if (error?.code === 'no_valid_rows' && (byReason.has('daily-cap') || byReason.has('weekly-cap')))
     console.error(
       `  the caps count the calls of every run on ${o.dataDir}: run again with CALLSHEET_DATA_DIR set to an ` +
         'empty folder, or with --now a week later',

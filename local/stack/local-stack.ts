@@ -148,6 +148,20 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     INTAKE_LEASE_SECONDS: '60',
     ...options.settings,
   };
+  // Settings from the user's shell are checked before anything is built on them: a bad one stops the stack, every
+  // problem named, with nothing left running.
+  try {
+    readLifecycleConfig(env);
+    readGuardConfig(env);
+    // The state machine is created below; its name stands in for now.
+    readIntakeConfig({
+      LIFECYCLE_STATE_MACHINE_ARN: `arn:aws:states:${LOCAL_REGION}:000000000000:stateMachine:x`,
+      ...env,
+    });
+  } catch (err) {
+    await Promise.all([s3.close(), dynamo.close(), sfn.close(), events.close()]);
+    throw err;
+  }
   // The budget's waits and the client's back-off on the stack's clock (real time when there is none); the budget
   // paces the client, so its own limiter is off.
   const requests = scheduler && options.heldAnswers ? simulatedRequests(scheduler) : null;

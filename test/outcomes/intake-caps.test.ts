@@ -65,7 +65,7 @@ describe('frequency caps at intake (functions/intake/caps.ts) on dynalite', () =
     const fresh = await validateUpload(await xlsx([['Phone Number'], ['+14155869000']]), 'fresh.xlsx', {});
     const capped = await capUpload(fresh, store, 'upload-3', 3, now);
     expect(capped.report.error).toEqual({
-      code: 'no_valid_rows',
+      code: 'retries_over_cap',
       message:
         '2 retries mean up to 3 calls to each number, more than the cap of 2 calls a day (CALL_CAP_PER_DAY): ' +
         'set retries to 1 or fewer, or raise the cap. No number was called.',

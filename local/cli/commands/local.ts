@@ -15,6 +15,7 @@ import { claimDataDir, describeStack } from '#local/stack/running-stack.ts';
 import { STATS_EVERY_MS, sampleStats } from '#local/stack/stats-sampler.ts';
 import { deliverEmulatorWebhooks } from '#local/stack/webhook-receiver.ts';
 import { type Command, numberOption, UsageError } from '../command.ts';
+import { shellSettings } from '../shell-settings.ts';
 import { parseNow } from '../time-option.ts';
 
 /** The ports from --port-base: S3, DynamoDB, Step Functions, webhooks, the Voice API emulator, EventBridge. */
@@ -123,6 +124,7 @@ export const localCommand: Command = {
         dynamoPath: localDynamoPath(),
         checkDocuments: false,
         s3Directory: join(dataDir, 's3'),
+        settings: shellSettings(),
         ports: {
           s3: port('s3'),
           dynamodb: port('dynamodb'),

@@ -45,6 +45,7 @@ import {
   summaryLines,
   uploadSheet,
 } from '../run-summary.ts';
+import { shellSettings } from '../shell-settings.ts';
 import { parseInstant, parseNow } from '../time-option.ts';
 import { runOnStack } from './run-client.ts';
 
@@ -240,8 +241,11 @@ export const runCommand: Command = {
         dynamoPath: localDynamoPath(),
         checkDocuments: false,
         s3Directory: join(dataDir, 's3'),
-        settings: opts.country ? { DEFAULT_COUNTRY: opts.country } : {},
+        settings: { ...shellSettings(), ...(opts.country ? { DEFAULT_COUNTRY: opts.country } : {}) },
         heldAnswers: emulator !== null,
+      }).catch(async (err) => {
+        await emulator?.close();
+        throw err;
       });
       holdAnswer = stack.holdAnswer;
       // This command's own requests (the agent) draw on the shared budget as any caller's; the progress line and the
