@@ -34,6 +34,16 @@ export class OriginalRows {
     return this.sheetRows[i] as number;
   }
 
+  /** Whether every held row comes after `after` and the one before it, the last at most `last`. */
+  ascendingWithin(after: number, last: number): boolean {
+    let previous = after;
+    for (const row of this.sheetRows) {
+      if (row <= previous) return false;
+      previous = row;
+    }
+    return previous <= last;
+  }
+
   /**
    * Where a sheet row is among the held rows, or -1 for a row not held. Looked up in an array indexed by row (at most
    * 4 MB for Excel's 1,048,576 rows), not a Map: the annotated copy looks up every row, and a 100,000-entry Map cost

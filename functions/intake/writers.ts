@@ -1,6 +1,6 @@
 import { eachConcurrently } from '#commons/concurrently.ts';
 import { COSTLY_TEXT } from '#commons/phone/phone.ts';
-import { MAX_COLUMNS } from '#commons/spreadsheet/cell.ts';
+import { MAX_COLUMNS, MAX_ROWS } from '#commons/spreadsheet/cell.ts';
 import { PART_WRITES_AT_ONCE, partWorkbook } from '#commons/spreadsheet/part-file.ts';
 import {
   columnName,
@@ -59,13 +59,17 @@ export async function annotatedWorkbook(outcome: ValidationOutcome): Promise<Buf
   const isAccepted = xlsx.share('accepted');
   const isRejected = xlsx.share('rejected');
   const sheet = xlsx.sheet('Annotated');
-  let head = '<row r="1">';
-  const headRef = rowRef(1);
+  // Each row where it was in the original, so the row numbers the report names are the rows here too (title rows
+  // and blank lines stay empty). A text file numbered past Excel's last row is written row after row instead.
+  const inPlace = originals.ascendingWithin(scanned.headerRow, MAX_ROWS);
+  const headAt = inPlace ? scanned.headerRow : 1;
+  let head = `<row r="${headAt}">`;
+  const headRef = rowRef(headAt);
   for (let i = 0; i < width; i++) head += textCell(i, headRef, scanned.header[i] ?? '');
   for (let i = 0; i < FATE_COLUMNS.length; i++) head += textCell(width + i, headRef, FATE_COLUMNS[i] as string);
   sheet.write(`${head}</row>`);
   for (let i = 0; i < originals.size; i++) {
-    const outRow = i + 2; // row 1 is the header
+    const outRow = inPlace ? originals.sheetRow(i) : i + 2;
     const ref = rowRef(outRow);
     const xml = originals.cellsXml(i, ref);
     const part = partOf[i] as number;

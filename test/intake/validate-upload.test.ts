@@ -336,6 +336,23 @@ describe('intake: files it writes', () => {
     expect(String(rows[3]?.[6])).toMatch(/^invalid_phone/);
   });
 
+  it('puts each row of the annotated copy at its row in the original, where the report’s row numbers find it', async () => {
+    // A title row and a blank line: the report counts both, so the copy must too.
+    const csv = 'Leads of May\nPhone Number,Name\n+14155552001,A\n\n+19005550100,Costly\n+12085550143,Idaho\n';
+    const out = await validateUpload(Buffer.from(csv), 'blank.csv', us);
+    expect(out.report.rejected).toEqual([{ row: 5, reason: 'costly_number', input: '+19005550100' }]);
+    const wb = new ExcelJS.Workbook();
+    await wb.xlsx.load((await annotatedWorkbook(out)) as unknown as ArrayBuffer);
+    const ws = wb.worksheets[0];
+    if (!ws) throw new Error('no worksheet');
+    const at = (n: number) => (ws.getRow(n).values as unknown[]).slice(1, 4);
+    expect(at(2)).toEqual(['Phone Number', 'Name', 'callsheet result']);
+    expect(at(3)).toEqual(['+14155552001', 'A', 'accepted']);
+    expect(at(5)).toEqual(['+19005550100', 'Costly', 'rejected']);
+    expect(at(6)).toEqual(['+12085550143', 'Idaho', 'accepted']);
+    expect(out.report.contacts.map((c) => c.row)).toEqual([3, 6]);
+  });
+
   it('gives a fate to a text file row numbered past Excel’s last row (blank lines count)', async () => {
     const csv = `Phone Number,Name\n+14155552671,Ann\n${'\n'.repeat(1_100_000)}+14155552672,Bob\n`;
     const out = await validateUpload(Buffer.from(csv), 'far.csv', us);
