@@ -66,6 +66,11 @@ describe('callsheet run', () => {
       expect(JSON.parse(await readFile(part.file, 'utf8')).campaignId).toBe(part.campaignId);
       expect(await readFile(part.page, 'utf8')).toContain(`<code id="campaign-id">${part.campaignId}</code>`);
     }
+    // The same day again in that directory: every number is over its daily cap, and the run says why (README).
+    const again = await runCli(['run', 'examples/contacts.xlsx'], own);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toContain('rejected rows: 40 daily-cap');
+    expect(again.stderr).toContain(`the caps count the calls of every run on ${join(dataDir, 'credits')}`);
     // A second run in the same data directory, a week on (so the caps the first counted have passed).
     const weekOn = new Date(Date.now() + 8 * 86_400_000).toISOString();
     const text = await runCli(['run', 'examples/contacts.xlsx', '--credits', '5', '--now', weekOn], own);
@@ -191,6 +196,9 @@ describe('callsheet run', () => {
     expect([lower.code, lower.stderr]).toEqual([1, expect.stringContaining('more than the cap of 2 calls a day')]);
     const bad = await runCli(['run', 'examples/contacts.xlsx'], { ...shell, LEGAL_HOURS: 'garbage' });
     expect([bad.code, bad.stderr]).toEqual([1, expect.stringContaining('LEGAL_HOURS="garbage": not JSON')]);
+    // One only the webhook receiver reads stops the stack as well, nothing left running (it hung before).
+    const webhooks = await runCli(['run', 'examples/contacts.xlsx'], { ...shell, WEBHOOK_MAX_BODY_BYTES: 'abc' });
+    expect([webhooks.code, webhooks.stderr]).toEqual([1, expect.stringContaining('WEBHOOK_MAX_BODY_BYTES="abc"')]);
   });
 });
 

@@ -164,7 +164,7 @@ export function decideStep(state: RunningCarry, seen: Observation, now: number, 
     // operator asked for a pause: the API pauses only an active campaign, so the agent is switched off before the
     // start (the brake), and the campaign is paused once it has started.
     if (status === 'scheduled')
-      return seen.control === 'pause' && !state.brake && now >= startGuardAt(state, s)
+      return seen.control === 'pause' && !state.brake && now >= startGuardAt(Date.parse(state.startsAt), s)
         ? { kind: 'secure', reason: 'manual', brakeOnFailure: true, forStart: true }
         : { kind: 'watch' };
     if (status !== null && QUIET.has(status)) return { kind: 'watch' };
@@ -193,8 +193,11 @@ export function pauseToBook(state: RunningCarry, now: number, s: DecideSettings)
   return window.changesAt;
 }
 
-/** When a pause asked before a scheduled start pulls the brake: the pause lead before the start. */
-const startGuardAt = (state: RunningCarry, s: DecideSettings) => Date.parse(state.startsAt) - s.pauseLeadMs;
+/**
+ * The look before a scheduled start (ms): the pause lead before it, where an operator's pause pulls the brake. The
+ * first look after the create is here too (LifecycleSteps.afterCreate).
+ */
+export const startGuardAt = (startsAt: number, s: DecideSettings) => startsAt - s.pauseLeadMs;
 
 /** How long before each close the campaign must be quiet, as the workflow plans it: the margin and the lead. */
 export const quietFrom = (s: DecideSettings) => s.closingMarginMs + s.pauseLeadMs;
@@ -273,10 +276,8 @@ export function afterStep(
       },
     };
   // Waiting for its start: looked at once more the pause lead before it, where an operator's pause pulls the brake.
-  const startGuard =
-    !next.brake && waitingForStart(next, now) && now < startGuardAt(state, s)
-      ? startGuardAt(state, s)
-      : Number.POSITIVE_INFINITY;
+  const guardAt = startGuardAt(Date.parse(state.startsAt), s);
+  const startGuard = !next.brake && waitingForStart(next, now) && now < guardAt ? guardAt : Number.POSITIVE_INFINITY;
   const closeOrOpen = Math.min(window.changesAt ?? Number.POSITIVE_INFINITY, startGuard);
   const poll = plannedBounds(s.poll, seen.pollers ?? 0, s.pollPlan ?? null);
   let wake: number;

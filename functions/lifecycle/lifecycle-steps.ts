@@ -25,6 +25,7 @@ import {
   quietFrom,
   type StatsSeen,
   type StepDecision,
+  startGuardAt,
   statsNotAsked,
 } from './decide-step.ts';
 import { classify, PermanentError, TransientError } from './errors.ts';
@@ -551,7 +552,7 @@ export class LifecycleSteps {
     const window = windowStateAt(carry.window, Math.max(startsAt, now), quietFrom(settings));
     // A first look soon after dialling starts (at the schedule when there is one), and never after the close. A
     // scheduled one is looked at the pause lead before its start too, for an operator's pause (decideStep).
-    const startGuard = startsAt - settings.pauseLeadMs;
+    const startGuard = startGuardAt(startsAt, settings);
     const firstLook = Math.min(
       startGuard > now ? startGuard : Math.max(startsAt, now) + settings.poll.minSeconds * 1000,
       window.open && window.changesAt !== null ? window.changesAt : Number.POSITIVE_INFINITY,

@@ -6,9 +6,11 @@ import { documentClient, s3Client } from '#commons/aws/clients.ts';
 import { ObjectStore } from '#commons/aws/object-store.ts';
 import { EnvReader } from '#commons/config.ts';
 import { type Log, silentLog } from '#commons/log.ts';
+import { readOutcomesConfig } from '#commons/outcomes/config.ts';
 import { TABLES } from '#commons/tables.ts';
 import { INCOMING } from '#commons/upload-ref.ts';
 import type { RequestBudget } from '#commons/voice-api/rate-limiter.ts';
+import { readContactsConfig } from '#contacts/config.ts';
 import { buildIntakeService } from '#intake/build-service.ts';
 import { readIntakeConfig } from '#intake/config.ts';
 import { makeIntakeHandler } from '#intake/handler.ts';
@@ -21,6 +23,7 @@ import { EXECUTION_STATUS_CHANGE, matchesGuardPattern } from '#lifecycle/safety-
 import { makeGuardHandler, makeSweeperHandler } from '#lifecycle/safety-net/handler.ts';
 import type { HoldAnswer } from '#local/emulator/server.ts';
 import { DEFAULT_EXECUTION_TIMEOUT_SECONDS } from '#state-machines/lifecycle-document.ts';
+import { readWebhookConfig } from '#webhooks/config.ts';
 import { type LocalContacts, startLocalContacts } from './contacts-stack.ts';
 import { type LocalDynamo, startDynamo } from './dynamo.ts';
 import { CALLSHEET_BUS, LocalEventBus } from './event-bus.ts';
@@ -148,8 +151,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     INTAKE_LEASE_SECONDS: '60',
     ...options.settings,
   };
-  // Settings from the user's shell are checked before anything is built on them: a bad one stops the stack, every
-  // problem named, with nothing left running.
+  // Settings from the user's shell are checked by every reader the stack builds on, before any is built: a bad one
+  // stops the stack, every problem named, with nothing left running (the servers above are closed).
   try {
     readLifecycleConfig(env);
     readGuardConfig(env);
@@ -158,6 +161,9 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       LIFECYCLE_STATE_MACHINE_ARN: `arn:aws:states:${LOCAL_REGION}:000000000000:stateMachine:x`,
       ...env,
     });
+    readContactsConfig(env, { queues: 'local' });
+    readOutcomesConfig(env);
+    readWebhookConfig(env, { queue: 'local' });
   } catch (err) {
     await Promise.all([s3.close(), dynamo.close(), sfn.close(), events.close()]);
     throw err;
