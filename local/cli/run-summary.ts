@@ -148,7 +148,7 @@ export function isoDuration(seconds: number): string {
   const h = Math.floor((seconds % 86_400) / 3600);
   const m = Math.floor((seconds % 3600) / 60);
   const s = Math.round(seconds % 60);
-  const time = `${h ? `${h}H` : ''}${m ? `${m}M` : ''}${s || (!h && !m) ? `${s}S` : ''}`;
+  const time = `${h ? `${h}H` : ''}${m ? `${m}M` : ''}${s || (!d && !h && !m) ? `${s}S` : ''}`;
   return `P${d ? `${d}D` : ''}${time ? `T${time}` : ''}`;
 }
 
@@ -206,4 +206,5 @@ export const readableDuration = (iso: string) =>
     .replace(/(\d+)H/, '$1 h ')
     .replace(/(\d+)M/, '$1 min ')
     .replace(/(\d+)S/, '$1 s')
+    .replace(/\s+/g, ' ')
     .trim();

@@ -17,6 +17,7 @@ import { readRunningStack } from '#local/stack/running-stack.ts';
 import { type Command, cannotRead, UsageError } from '../command.ts';
 import { openPushTarget, type PushTarget } from '../contact-push-target.ts';
 import { type OpenTable, openTable } from '../table-access.ts';
+import { counted } from '../words.ts';
 
 const ACTIONS = ['push', 'show', 'list'] as const;
 
@@ -262,8 +263,11 @@ export const contactsCommand: Command = {
         for (const r of rejected) console.log(`  rejected ${r}`);
         const c = summary.contacts;
         if (c.pushed + c.upToDate > 0)
-          console.log(`${c.pushed} contact(s) pushed to ${target.name}; ${c.upToDate} already up to date there.`);
-        if (c.notPushed > 0) console.log(`${c.notPushed} contact(s) not pushed (stored; they wait for the next push):`);
+          console.log(
+            `${counted(c.pushed, 'contact')} pushed to ${target.name}${c.upToDate > 0 ? `; ${c.upToDate} already up to date there` : ''}.`,
+          );
+        if (c.notPushed > 0)
+          console.log(`${counted(c.notPushed, 'contact')} not pushed (stored; they wait for the next push):`);
         for (const reason of summary.notPushed) console.log(`  ${reason}`);
       }
       return rejected.length > 0 || summary.notPushed.length > 0 ? 1 : 0;

@@ -8,6 +8,7 @@ import { parseWebhook, WebhookVerificationError } from '#commons/voice-api/webho
 import { EmulatorAdmin } from '#local/emulator/admin-client.ts';
 import { startEmulator } from '#local/emulator/server.ts';
 import type { Command } from '../command.ts';
+import { counted } from '../words.ts';
 
 const DEFAULT_SHEET = new URL('../../../examples/contacts.xlsx', import.meta.url);
 
@@ -125,7 +126,7 @@ export const demoCommand: Command = {
         name: 'Renewals (demo)',
         retries: 1,
       });
-      say(`campaign ${campaign.id}: ${campaign.total_contacts} contacts, ${campaign.status}`);
+      say(`campaign ${campaign.id}: ${counted(campaign.total_contacts, 'contact')}, ${campaign.status}`);
       let stats = await api.campaigns.stats(campaign.id);
       let paused = false;
       for (let step = 0; step < 24 * 60 && stats.pending + stats.in_progress > 0; step++) {

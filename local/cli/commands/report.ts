@@ -6,6 +6,7 @@ import { reportPageFor } from '#local/stack/report-pages.ts';
 import { type Command, UsageError } from '../command.ts';
 import { downloadReports, findPart, openReports, partRecords } from '../operator.ts';
 import { openTable } from '../table-access.ts';
+import { counted } from '../words.ts';
 
 export const reportCommand: Command = {
   name: 'report',
@@ -84,7 +85,7 @@ export const reportCommand: Command = {
       console.log(
         `campaign ${id}: ${r.status}${r.failure ? ` — ${r.failure.message}` : ''}; ` +
           (s
-            ? `${s.total ?? 0} contacts, ${s.completed ?? 0} completed, ${s.failed ?? 0} failed, ${s.pending ?? 0} not called`
+            ? `${counted(s.total ?? 0, 'contact')}, ${s.completed ?? 0} completed, ${s.failed ?? 0} failed, ${s.pending ?? 0} not called`
             : 'no stats') +
           `; ${r.pauses.length} pause(s), ${r.resumes.length} resume(s)`,
       );

@@ -14,6 +14,7 @@ import { validateUpload } from '#intake/validate-upload.ts';
 import { writeUploadFiles } from '#intake/writers.ts';
 import { localDataDir, localDynamoPath } from '#local/stack/data-dir.ts';
 import { type Command, cannotRead, UsageError } from '../command.ts';
+import { counted } from '../words.ts';
 
 /** START_HORIZON_DAYS as the deployment sets it for intake, when set here too. */
 function startHorizonDays(): number {
@@ -148,7 +149,7 @@ export const validateCommand: Command = {
       );
     for (const p of report.parts) {
       console.log(
-        `  part ${p.index}: ${p.rows} contacts${p.timeZone ? `, called in ${p.timeZone} (${p.zoneSource === 'number' ? 'from the numbers' : p.zoneSource === 'country' ? "from the numbers' country" : p.zoneSource === 'sheet' ? "from the sheet's Time Zone column" : p.zoneSource === 'sheet-added' ? "the numbers' zones plus the sheet's Time Zone" : `their area spans zones: open only where ${p.zones.join(', ')} all are`})` : ', time zone not decided by the numbers'}`,
+        `  part ${p.index}: ${counted(p.rows, 'contact')}${p.timeZone ? `, called in ${p.timeZone} (${p.zoneSource === 'number' ? 'from the numbers' : p.zoneSource === 'country' ? "from the numbers' country" : p.zoneSource === 'sheet' ? "from the sheet's Time Zone column" : p.zoneSource === 'sheet-added' ? "the numbers' zones plus the sheet's Time Zone" : `their area spans zones: open only where ${p.zones.join(', ')} all are`})` : ', time zone not decided by the numbers'}`,
       );
     }
     for (const note of report.notes) console.log(`  note: ${note}`);
