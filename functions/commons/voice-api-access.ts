@@ -27,11 +27,12 @@ export const DEFAULT_KEY_TTL_SECONDS = 300;
 
 export function readVoiceApiSource(env: EnvReader): VoiceApiSource {
   const baseUrl = env.required('VOICE_API_URL');
-  const apiKey = env.optional('VOICE_API_KEY');
-  if (apiKey) return { baseUrl, apiKey, webhookSecret: env.optional('VOICE_API_WEBHOOK_SECRET') ?? null };
+  // Checked with a key in the environment too: a bad value is named wherever it is set, not first in AWS.
   const ttl = env.checked('VOICE_API_KEY_TTL_SECONDS', (v) =>
     /^\d+$/.test(v) && Number(v) > 0 ? Number(v) : { problem: 'a positive whole number of seconds' },
   );
+  const apiKey = env.optional('VOICE_API_KEY');
+  if (apiKey) return { baseUrl, apiKey, webhookSecret: env.optional('VOICE_API_WEBHOOK_SECRET') ?? null };
   return {
     baseUrl,
     secretArn: env.required('VOICE_API_SECRET_ARN'),

@@ -4,7 +4,7 @@ import { apiBudget, readBudgetConfig } from '#commons/api-budget/config.ts';
 import type { BudgetShare } from '#commons/api-budget/shared-budget.ts';
 import { documentClient, s3Client } from '#commons/aws/clients.ts';
 import { ObjectStore } from '#commons/aws/object-store.ts';
-import { EnvReader } from '#commons/config.ts';
+import { ConfigError, EnvReader } from '#commons/config.ts';
 import { type Log, silentLog } from '#commons/log.ts';
 import { readOutcomesConfig } from '#commons/outcomes/config.ts';
 import { TABLES } from '#commons/tables.ts';
@@ -109,6 +109,43 @@ export interface LocalStack {
  * intake handler fed by real-shaped S3 event records through a local queue, exactly as S3 → SQS → Lambda in AWS,
  * contact sync fed as in AWS, and every caller of the Voice API drawing on the account's one budget.
  */
+/**
+ * Checks settings from the user's shell with every reader the stack builds on, before anything starts: a bad one
+ * stops the stack in a moment, every problem named, with nothing to close. What the stack itself sets (endpoints,
+ * table names, the API's address) stands in with placeholders here; the readers check it again as they build.
+ */
+export function checkStackSettings(settings: Readonly<Record<string, string>>): void {
+  const env: Record<string, string> = {
+    AWS_REGION: LOCAL_REGION,
+    ...Object.fromEntries(Object.values(TABLES).map((t) => [t.env, `check-${t.env.toLowerCase()}`])),
+    EVENT_BUS_NAME: CALLSHEET_BUS,
+    VOICE_API_WEBHOOK_SECRET: 'check',
+    VOICE_API_URL: 'http://127.0.0.1:1',
+    VOICE_API_KEY: 'check',
+    INTAKE_LEASE_SECONDS: '60',
+    LIFECYCLE_STATE_MACHINE_ARN: `arn:aws:states:${LOCAL_REGION}:000000000000:stateMachine:check`,
+    ...settings,
+  };
+  const problems = new Set<string>();
+  for (const read of [
+    () => readLifecycleConfig(env),
+    () => readGuardConfig(env),
+    () => readIntakeConfig(env),
+    () => readContactsConfig(env, { queues: 'local' }),
+    () => readOutcomesConfig(env),
+    () => readWebhookConfig(env, { queue: 'local' }),
+  ]) {
+    try {
+      read();
+    } catch (err) {
+      if (!(err instanceof ConfigError)) throw err;
+      for (const problem of err.problems) problems.add(problem);
+    }
+  }
+  // Every problem of every reader at once, each named once (several functions read the same setting).
+  if (problems.size > 0) throw new ConfigError([...problems]);
+}
+
 /** Calls a middy handler as the Lambda runtime does (middy's type also allows a callback, unused here). */
 const lambdaInvoke =
   (handler: (event: never, context: Context) => Promise<unknown>): LambdaInvoke =>
@@ -116,6 +153,7 @@ const lambdaInvoke =
     handler(event as never, context);
 
 export async function startLocalStack(options: LocalStackOptions): Promise<LocalStack> {
+  checkStackSettings(options.settings ?? {});
   const bucket = options.bucket ?? 'callsheet-uploads';
   const clock = options.clock ?? null;
   const now = clock ? () => new Date(clock.now()) : () => new Date();
@@ -151,23 +189,6 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     INTAKE_LEASE_SECONDS: '60',
     ...options.settings,
   };
-  // Settings from the user's shell are checked by every reader the stack builds on, before any is built: a bad one
-  // stops the stack, every problem named, with nothing left running (the servers above are closed).
-  try {
-    readLifecycleConfig(env);
-    readGuardConfig(env);
-    // The state machine is created below; its name stands in for now.
-    readIntakeConfig({
-      LIFECYCLE_STATE_MACHINE_ARN: `arn:aws:states:${LOCAL_REGION}:000000000000:stateMachine:x`,
-      ...env,
-    });
-    readContactsConfig(env, { queues: 'local' });
-    readOutcomesConfig(env);
-    readWebhookConfig(env, { queue: 'local' });
-  } catch (err) {
-    await Promise.all([s3.close(), dynamo.close(), sfn.close(), events.close()]);
-    throw err;
-  }
   // The budget's waits and the client's back-off on the stack's clock (real time when there is none); the budget
   // paces the client, so its own limiter is off.
   const requests = scheduler && options.heldAnswers ? simulatedRequests(scheduler) : null;

@@ -8,7 +8,7 @@ import { startEmulator } from '#local/emulator/server.ts';
 import { localDataDir, localDynamoPath } from '#local/stack/data-dir.ts';
 import { CALLSHEET_BUS } from '#local/stack/event-bus.ts';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '#local/stack/local-aws.ts';
-import { startLocalStack } from '#local/stack/local-stack.ts';
+import { checkStackSettings, startLocalStack } from '#local/stack/local-stack.ts';
 import { PacedScheduler } from '#local/stack/paced-scheduler.ts';
 import { keepReportPages } from '#local/stack/report-pages.ts';
 import { claimDataDir, describeStack } from '#local/stack/running-stack.ts';
@@ -104,6 +104,9 @@ export const localCommand: Command = {
       for (const close of closers.reverse()) await close().catch(() => undefined);
     };
     try {
+      // A bad setting stops the stack before anything starts.
+      const settings = shellSettings();
+      checkStackSettings(settings);
       const emulator = await startEmulator({
         port: port('api'),
         apiKey,
@@ -124,7 +127,7 @@ export const localCommand: Command = {
         dynamoPath: localDynamoPath(),
         checkDocuments: false,
         s3Directory: join(dataDir, 's3'),
-        settings: shellSettings(),
+        settings,
         ports: {
           s3: port('s3'),
           dynamodb: port('dynamodb'),

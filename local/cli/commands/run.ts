@@ -21,7 +21,7 @@ import type { FaultInput } from '#local/emulator/fault-plan.ts';
 import { type HoldAnswer, startEmulator } from '#local/emulator/server.ts';
 import { localDataDir, localDynamoPath } from '#local/stack/data-dir.ts';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '#local/stack/local-aws.ts';
-import { startLocalStack } from '#local/stack/local-stack.ts';
+import { checkStackSettings, startLocalStack } from '#local/stack/local-stack.ts';
 import { keepReportPages } from '#local/stack/report-pages.ts';
 import { claimDataDir, describeStack, readRunningStack } from '#local/stack/running-stack.ts';
 import { STATS_EVERY_MS, sampleStats } from '#local/stack/stats-sampler.ts';
@@ -217,6 +217,9 @@ export const runCommand: Command = {
     }
 
     async function runWithClaim(file: string): Promise<number> {
+      // A bad setting stops the run before anything starts.
+      const settings = { ...shellSettings(), ...(opts.country ? { DEFAULT_COUNTRY: opts.country } : {}) };
+      checkStackSettings(settings);
       const apiKey = realApi ? (process.env.VOICE_API_KEY as string) : `local-${randomBytes(12).toString('hex')}`;
       // A delay fault holds its answer on the stack's simulated clock (the stack starts after the emulator).
       let holdAnswer: HoldAnswer | null = null;
@@ -241,7 +244,7 @@ export const runCommand: Command = {
         dynamoPath: localDynamoPath(),
         checkDocuments: false,
         s3Directory: join(dataDir, 's3'),
-        settings: { ...shellSettings(), ...(opts.country ? { DEFAULT_COUNTRY: opts.country } : {}) },
+        settings,
         heldAnswers: emulator !== null,
       }).catch(async (err) => {
         await emulator?.close();

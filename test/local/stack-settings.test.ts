@@ -1,0 +1,32 @@
+import { describe, expect, test } from 'vitest';
+import { SETTINGS } from '#infra/setting-specs.ts';
+import { shellSettings } from '#local/cli/shell-settings.ts';
+import { checkStackSettings } from '#local/stack/local-stack.ts';
+
+/** Every whole-number setting a shell may pass to the embedded stack's functions (shell-settings.ts). */
+const WHOLE_NUMBERS = Object.entries(SETTINGS)
+  .filter(([name, spec]) => spec.type === 'integer' && name in shellSettings({ [name]: '1' }))
+  .map(([name]) => name);
+
+describe('settings from the shell are checked before the embedded stack starts anything', () => {
+  test('the defaults pass', () => {
+    expect(() => checkStackSettings({})).not.toThrow();
+  });
+
+  test.each(WHOLE_NUMBERS)('%s="abc" is refused by name', (name) => {
+    expect(() => checkStackSettings({ [name]: 'abc' })).toThrow(`${name}="abc"`);
+  });
+
+  test.each([
+    ['LEGAL_HOURS', 'garbage', 'LEGAL_HOURS="garbage": not JSON'],
+    ['DEFAULT_COUNTRY', 'Narnia', 'DEFAULT_COUNTRY'],
+  ])('%s=%s is refused with the reason', (name, value, reason) => {
+    expect(() => checkStackSettings({ [name]: value })).toThrow(reason);
+  });
+
+  test('several problems are named together', () => {
+    expect(() => checkStackSettings({ CALL_CAP_PER_DAY: '0', WEBHOOK_MAX_BODY_BYTES: 'abc' })).toThrow(
+      /CALL_CAP_PER_DAY.*WEBHOOK_MAX_BODY_BYTES|WEBHOOK_MAX_BODY_BYTES.*CALL_CAP_PER_DAY/,
+    );
+  });
+});
