@@ -5,12 +5,11 @@
  * `npm test` (`pretest`); bin/callsheet.mjs runs it too whenever a source is newer than the bundle, so a stale
  * bundle never runs.
  *
- * - Packages stay external (node_modules is there at run time, and native or self-locating packages keep working),
- *   except the few in `BUNDLED`: plain JavaScript spread over hundreds of small files, which Node resolves and
- *   compiles one by one on every start (libphonenumber-js: about 50 ms of `callsheet hours`; the AWS SDK, whose
- *   CommonJS files Node also scans for their exports when ES modules import them: 15-20 % of the CPU of the CLI's
- *   tests). Bundled, only the code the CLI calls is compiled, in its command's chunks. Their CommonJS code finds
- *   `require` through the banner.
+ * - Packages are compiled in, except those in `EXTERNAL`. Node resolves and compiles an unbundled package's files
+ *   one by one on every start, and scans CommonJS files for their exports when ES modules import them: the stand-ins
+ *   alone (s3rver with koa and winston, aws-local-stepfunctions with its validators) took 0.8 s of CPU before a
+ *   `callsheet run` did anything; bundled, only the code the CLI calls is compiled, in its command's chunks.
+ *   CommonJS code finds `require` through the banner.
  * - ESM with splitting: each command is its own chunk, loaded when that command runs.
  * - `import.meta.url` in a source means that source's own location (it finds data files such as the state machine
  *   or the sample sheet next to it), not the bundle's.
@@ -28,8 +27,11 @@ const CURRENT = join(OUT, 'current.json');
 const ENTRY = 'local/cli/main.ts';
 /** Besides the bundled sources: files whose change can change how the sources compile or resolve. */
 const CONFIG_INPUTS = ['package.json', 'tsconfig.json', 'scripts/build-cli.mjs'];
-/** Packages compiled into the bundle (see above); their files are inputs too, so an upgrade rebuilds it. */
-const BUNDLED = ['libphonenumber-js', '@date-fns/tz', '@aws-sdk', '@smithy', '@aws-crypto'];
+/**
+ * Packages left to Node at run time: native or self-locating ones (dynalite's LevelDB binding, esbuild's binary),
+ * optional native helpers that may be absent (ws's), and the test tools the CLI never loads.
+ */
+const EXTERNAL = ['dynalite', 'esbuild', 'bufferutil', 'utf-8-validate', 'fsevents', 'exceljs', 'playwright-core'];
 /** Old builds are removed once they are this old (a running `callsheet` may still load a chunk from its build). */
 const KEEP_OLD_MS = 60 * 60 * 1000;
 
@@ -75,17 +77,23 @@ function sourceUrlPlugin(chunkDir) {
   };
 }
 
-/** Every package import outside `BUNDLED` stays an import, resolved by Node at run time. */
+/** Every package in `EXTERNAL` stays an import, resolved by Node at run time. */
 const externalPackages = {
   name: 'external-packages',
   setup(build) {
     // Bare specifiers only: relative paths and the package's own `#` aliases are sources to compile.
     build.onResolve({ filter: /^[^./#]/ }, (args) => {
-      const bundled = BUNDLED.some((name) => args.path === name || args.path.startsWith(`${name}/`));
-      return bundled ? undefined : { path: args.path, external: true };
+      const external = EXTERNAL.some((name) => args.path === name || args.path.startsWith(`${name}/`));
+      return external ? { path: args.path, external: true } : undefined;
     });
   },
 };
+
+/** `node_modules/<package>/package.json` for a file of an installed package (scoped or nested); other paths as given. */
+function packageFile(input) {
+  const match = /^(.*node_modules\/(?:@[^/]+\/)?[^/]+)\//.exec(input);
+  return match ? `${match[1]}/package.json` : input;
+}
 
 /** Builds the bundle and makes it current; returns its entry as a file URL. */
 export async function buildCli({ quiet = false } = {}) {
@@ -139,7 +147,9 @@ export async function buildCli({ quiet = false } = {}) {
       rmSync(tmp, { recursive: true, force: true });
     }
   }
-  const inputs = [...Object.keys(result.metafile.inputs), ...CONFIG_INPUTS];
+  // A package's files are all written when it is installed: its package.json stands for them (a thousand fewer
+  // files to look at on every start).
+  const inputs = [...new Set([...Object.keys(result.metafile.inputs).map(packageFile), ...CONFIG_INPUTS])];
   const tmpCurrent = `${CURRENT}.${process.pid}`;
   writeFileSync(tmpCurrent, `${JSON.stringify({ dir, startedAt, inputs }, null, 1)}\n`);
   renameSync(tmpCurrent, CURRENT);

@@ -112,7 +112,8 @@ export async function main(argv: string[]): Promise<number> {
       return seen;
     };
     // Bundled packages leave a `// node_modules/<package>/…` line at each of their modules; others are imports.
-    const heavy = /\/\/ node_modules\/(@aws-sdk|@smithy)\/|from\s*"(@aws-sdk\/[^"]+|exceljs|@e965\/xlsx)"/;
+    const heavy =
+      /\/\/ node_modules\/(@aws-sdk|@smithy|@e965\/xlsx|s3rver|aws-local-stepfunctions)\/|from\s*"(@aws-sdk\/[^"]+|exceljs|@e965\/xlsx|s3rver|dynalite|aws-local-stepfunctions)"/;
     const atStart = await loaded('main.js');
     expect([...atStart].filter(([, text]) => heavy.test(text)).map(([file]) => file)).toEqual([]);
     // The same check finds the SDK where it is: in the chunks `callsheet run` loads.
