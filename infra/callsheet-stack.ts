@@ -174,6 +174,10 @@ export class CallsheetStack extends Stack {
       description: 'For callsheet campaign pause|resume|cancel against this stack: CAMPAIGNS_TABLE=<this>',
       value: this.data.tables.campaigns.tableName,
     });
+    new CfnOutput(this, 'UploadsTableName', {
+      description: 'For callsheet status to list uploads that launched nothing: UPLOADS_TABLE=<this>',
+      value: this.data.tables.uploads.tableName,
+    });
     new CfnOutput(this, 'VoiceApiSecretName', {
       description: 'The secret to fill and rotate: {"apiKey": …, "webhookSecret": …} (README, Operations)',
       value: this.credentials.secret.secretName,

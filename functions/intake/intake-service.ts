@@ -114,7 +114,7 @@ export class IntakeService {
         'The uploaded file was deleted or replaced before intake could read it. Upload it again.',
       );
       await this.writeReport(id, event, decision, [], null, null);
-      return { status: 'rejected', reportKey: keys.json, movedTo: null, parts: [] };
+      return { status: 'rejected', reportKey: keys.json, movedTo: null, parts: [], error: decision.error };
     }
     // The size is known before a byte is read: from the event, else from HeadObject. A file over the limit is refused
     // unread: read, it could exhaust the function's memory, and a function that dies writes no report.
@@ -168,6 +168,7 @@ export class IntakeService {
         rows: p.plan.part.rows,
         timeZone: p.plan.part.timeZone,
       })),
+      error: decision.error,
     };
   }
 

@@ -7,6 +7,8 @@ export interface UploadOutcome {
   reportKey: string;
   movedTo: string | null;
   parts: { index: number; executionName: string; rows: number; timeZone: string | null }[];
+  /** Why nothing was launched, in the report's words (a rejected upload; absent on records from before it). */
+  error?: { code: string; message: string } | null;
 }
 
 export interface UploadRecord {

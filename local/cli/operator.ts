@@ -6,6 +6,7 @@ import { readAwsSettings, s3Client } from '#commons/aws/clients.ts';
 import { EnvReader } from '#commons/config.ts';
 import { VoiceApiClient } from '#commons/voice-api/index.ts';
 import type { CampaignStats } from '#commons/voice-api/types.ts';
+import type { UploadOutcome, UploadRecord } from '#intake/upload-store.ts';
 import type { CampaignRecord } from '#lifecycle/campaign-store.ts';
 import { localDataDir } from '../stack/data-dir.ts';
 import { readRunningStack } from '../stack/running-stack.ts';
@@ -15,7 +16,7 @@ import type { OpenTable } from './table-access.ts';
 const OPERATOR_API_TIMEOUT_MS = 2_000;
 
 /** Every part's record in the campaigns table, newest first (a scan: one item per part, plus one per campaign). */
-export async function partRecords(t: OpenTable): Promise<CampaignRecord[]> {
+export async function partRecords(t: Pick<OpenTable, 'db' | 'table'>): Promise<CampaignRecord[]> {
   const out: CampaignRecord[] = [];
   let start: Record<string, unknown> | undefined;
   do {
@@ -33,6 +34,45 @@ export async function partRecords(t: OpenTable): Promise<CampaignRecord[]> {
     start = page.LastEvaluatedKey;
   } while (start);
   return out.sort((a, b) => (b.startedAt ?? '').localeCompare(a.startedAt ?? '') || a.partKey.localeCompare(b.partKey));
+}
+
+/** An upload intake finished without launching anything: refused, or the same content as an earlier one. */
+export interface UnlaunchedUpload {
+  uploadId: string;
+  key: string;
+  status: UploadOutcome['status'];
+  /** The report's reason; null on records written before intake kept it. */
+  reason: string | null;
+  reportKey: string;
+}
+
+/** Every upload intake finished without a part (a scan of the uploads table's `upload#` items). */
+export async function unlaunchedUploads(db: OpenTable['db'], table: string): Promise<UnlaunchedUpload[]> {
+  const out: UnlaunchedUpload[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await db.send(
+      new ScanCommand({
+        TableName: table,
+        FilterExpression: 'begins_with(pk, :upload) AND #state = :done AND #outcome.#status <> :launched',
+        ExpressionAttributeNames: { '#state': 'state', '#outcome': 'outcome', '#status': 'status' },
+        ExpressionAttributeValues: { ':upload': 'upload#', ':done': 'done', ':launched': 'launched' },
+        ExclusiveStartKey: start,
+      }),
+    );
+    for (const item of (page.Items ?? []) as UploadRecord[]) {
+      const outcome = item.outcome as UploadOutcome;
+      out.push({
+        uploadId: item.uploadId,
+        key: item.key,
+        status: outcome.status,
+        reason: outcome.error?.message ?? null,
+        reportKey: outcome.reportKey,
+      });
+    }
+    start = page.LastEvaluatedKey;
+  } while (start);
+  return out.sort((a, b) => a.key.localeCompare(b.key));
 }
 
 /** A part by its campaign id or its part key. */

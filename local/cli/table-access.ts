@@ -14,6 +14,8 @@ export interface OpenTable {
   where: string;
   /** Whether a workflow can act on what is written (false: the local data directory with no stack running). */
   live: boolean;
+  /** Another of callsheet's tables at the same place (null when deployed and its variable is not set). */
+  sibling(name: TableName): string | null;
   close(): Promise<void>;
 }
 
@@ -28,7 +30,14 @@ export async function openTable(name: TableName): Promise<OpenTable> {
     const aws = readAwsSettings(env);
     env.done();
     const db = documentClient(aws);
-    return { db, table: deployed, where: `DynamoDB table ${deployed}`, live: true, close: async () => db.destroy() };
+    return {
+      db,
+      table: deployed,
+      where: `DynamoDB table ${deployed}`,
+      live: true,
+      sibling: (other) => process.env[TABLES[other].env] || null,
+      close: async () => db.destroy(),
+    };
   }
   // A running `callsheet local` or `run` holds the database: talk to its DynamoDB endpoint instead.
   const running = await readRunningStack(localDataDir());
@@ -43,6 +52,7 @@ export async function openTable(name: TableName): Promise<OpenTable> {
       table: running.tables[name],
       where: `the running callsheet ${running.command} (${running.endpoints.dynamodb})`,
       live: true,
+      sibling: (other) => running.tables[other],
       close: async () => db.destroy(),
     };
   }
@@ -58,6 +68,7 @@ export async function openTable(name: TableName): Promise<OpenTable> {
     table: dynamo.tables[name],
     where: `the local stack (${path})`,
     live: false,
+    sibling: (other) => dynamo.tables[other],
     close: async () => {
       db.destroy();
       await dynamo.close();

@@ -261,6 +261,7 @@ describe('alarms, dashboard, events, outputs', () => {
       'AlarmTopicArn',
       'VoiceApiSecretName',
       'CampaignsTableName',
+      'UploadsTableName',
     ])
       expect(outputs).toContain(name);
     expect(outputs.some((o) => o.includes('WebhookUrl'))).toBe(true);

@@ -12,6 +12,7 @@ import { readIntakeConfig } from '#intake/config.ts';
 import { makeIntakeHandler } from '#intake/handler.ts';
 import type { IntakeReport } from '#intake/report.ts';
 import { UploadStore } from '#intake/upload-store.ts';
+import { unlaunchedUploads } from '#local/cli/operator.ts';
 import { localContext } from '#local/stack/lambda-context.ts';
 import { LOCAL_CREDENTIALS } from '#local/stack/local-aws.ts';
 import { type LocalStack, startLocalStack } from '#local/stack/local-stack.ts';
@@ -259,6 +260,22 @@ describe('intake on the local stack (s3rver, dynalite, local Step Functions, emu
     expect(inactive.error).toMatchObject({ code: 'inactive_agent', message: expect.stringContaining('not active') });
     expect(inactive.rows.valid).toBe(2);
     expect(executionsFor(inactive.uploadId)).toEqual([]);
+    // `callsheet status` lists them, with the report's reason, though they have no campaign.
+    const db = documentClient({
+      region: 'us-east-1',
+      endpoints: { dynamodb: stack.dynamo.endpoint },
+      credentials: LOCAL_CREDENTIALS,
+    });
+    const listed = await unlaunchedUploads(db, stack.dynamo.tables.uploads);
+    db.destroy();
+    expect(listed).toContainEqual({
+      uploadId: unknown.uploadId,
+      key: 'incoming/nobody-here/list.xlsx',
+      status: 'rejected',
+      reason: unknown.error?.message,
+      reportKey: `reports/${unknown.uploadId}/report.json`,
+    });
+    expect(listed.map((u) => u.uploadId)).toContain(inactive.uploadId);
   });
 
   it('finds the agent by its unique name', async () => {

@@ -59,6 +59,7 @@ describe('callsheet status screen', () => {
       api: true,
       apiSlow: false,
       parts: [p],
+      unlaunched: [],
     });
     expect(screen).toMatch(line);
     expect(screen).not.toMatch(/did not answer/);
@@ -71,6 +72,7 @@ describe('callsheet status screen', () => {
       api: true,
       apiSlow: true,
       parts: [{ ...part, part: 1, status: 'running', live: true, failure: null }],
+      unlaunched: [],
     });
     expect(slow.split('\n')[1]).toBe(
       "(the Voice API did not answer within 2 s: it is slow or down; times are this computer's clock, progress is each workflow's last look)",
@@ -101,4 +103,33 @@ describe('progressOf: contacts done of all, from what the workflow recorded', ()
     expect(progressOf(watch(over))).toEqual(expected);
   });
   it('no record yet', () => expect(progressOf(undefined)).toBeNull());
+
+  it('lists uploads that launched nothing, with the reason and the report, also when no part exists', () => {
+    const base = { now: '2026-12-07T12:00:00Z', where: 'the local stack', api: true, apiSlow: false, parts: [] };
+    expect(render({ ...base, unlaunched: [] })).toBe('No uploads in the local stack.');
+    const screen = render({
+      ...base,
+      unlaunched: [
+        {
+          uploadId: 'u2',
+          key: 'incoming/agent_old/sheet.csv',
+          status: 'rejected',
+          reason: 'No agent "agent_old": name an agent of this account.',
+          reportKey: 'reports/u2/report.json',
+        },
+        {
+          uploadId: 'u3',
+          key: 'incoming/a/again.csv',
+          status: 'repeated',
+          reason: null,
+          reportKey: 'reports/u3/report.json',
+        },
+      ],
+    });
+    expect(screen.split('\n').slice(1)).toEqual([
+      'uploads that launched nothing:',
+      '  incoming/agent_old/sheet.csv: rejected (No agent "agent_old": name an agent of this account.); report reports/u2/report.json',
+      '  incoming/a/again.csv: not launched again; report reports/u3/report.json',
+    ]);
+  });
 });

@@ -1,7 +1,7 @@
 import { windowStateAt } from '#commons/window-plan.ts';
 import { type CampaignRecord, progressOf } from '#lifecycle/campaign-store.ts';
 import { type Command, numberOption, UsageError } from '../command.ts';
-import { bar, OPERATOR_API_WAIT, openApi, partRecords } from '../operator.ts';
+import { bar, OPERATOR_API_WAIT, openApi, partRecords, type UnlaunchedUpload, unlaunchedUploads } from '../operator.ts';
 import { openTable } from '../table-access.ts';
 
 interface PartStatus {
@@ -40,10 +40,14 @@ async function snapshot(): Promise<{
   /** The API did not tell its time in time: windows are judged on this computer's clock. */
   apiSlow: boolean;
   parts: PartStatus[];
+  /** Uploads intake refused or found repeated: they have no parts to show. */
+  unlaunched: UnlaunchedUpload[];
 }> {
   const t = await openTable('campaigns');
   try {
     const records = await partRecords(t);
+    const uploads = t.sibling('uploads');
+    const unlaunched = uploads ? await unlaunchedUploads(t.db, uploads) : [];
     // Only the clock comes from the API (the emulator's may be simulated); progress is what each workflow saw at
     // its last look, so the screen answers at once however slow the API is, and spends none of the account's plan.
     const api = await openApi();
@@ -56,6 +60,7 @@ async function snapshot(): Promise<{
       api: api !== null,
       apiSlow: api !== null && told === null,
       parts,
+      unlaunched,
     };
   } finally {
     await t.close();
@@ -86,7 +91,7 @@ function partStatus(r: CampaignRecord, now: number): PartStatus {
 
 /** The status screen, from a snapshot (exported for its table test). */
 export function render(s: Awaited<ReturnType<typeof snapshot>>): string {
-  if (s.parts.length === 0) return `No uploads with campaigns in ${s.where}.`;
+  if (s.parts.length === 0 && s.unlaunched.length === 0) return `No uploads in ${s.where}.`;
   const lines = [`${s.where}, at ${s.now}`];
   if (s.apiSlow)
     lines.push(
@@ -105,6 +110,11 @@ export function render(s: Awaited<ReturnType<typeof snapshot>>): string {
       `  part ${p.part} ${(p.campaignId ?? '-').padEnd(22)} ${p.status.padEnd(10)} ${p.progress ? `${bar(p.progress.done, p.progress.total)}${p.progress.at ? ` at ${p.progress.at.slice(11, 16)}Z` : ''}` : p.live ? '(no progress yet: its workflow has not looked at the campaign)' : p.failure ? `(${p.failure})` : '(ended; see callsheet report)'}  ${window}`,
     );
   }
+  if (s.unlaunched.length > 0) lines.push('uploads that launched nothing:');
+  for (const u of s.unlaunched)
+    lines.push(
+      `  ${u.key}: ${u.status === 'repeated' ? 'not launched again' : 'rejected'}${u.reason ? ` (${u.reason})` : ''}; report ${u.reportKey}`,
+    );
   return lines.join('\n');
 }
 
@@ -117,7 +127,7 @@ export const statusCommand: Command = {
     'options:',
     '  --watch          redraw until Ctrl-C',
     '  --every SECONDS  how often --watch redraws (default 2)',
-    '  --json           one JSON object: now, where, parts',
+    '  --json           one JSON object: now, where, parts, unlaunched (uploads that launched nothing)',
     '',
     'Reads the campaigns table as `callsheet campaign` does (deployed with CAMPAIGNS_TABLE, else the running',
     "`callsheet local`/`run` of $CALLSHEET_DATA_DIR, else that directory). Progress is what each part's workflow",
