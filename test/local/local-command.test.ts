@@ -67,7 +67,8 @@ async function until<T>(what: string, read: () => Promise<T>, check: (v: T) => b
     if (check(v)) return v;
     await new Promise((r) => setTimeout(r, 250));
   }
-  throw new Error(`gave up waiting for ${what} after 100 s\n${stderr.slice(-2000)}`);
+  const logged = await readFile(join(dataDir, 'local.log'), 'utf8').catch(() => '');
+  throw new Error(`gave up waiting for ${what} after 100 s\n${stderr.slice(-2000)}\n${logged.slice(-2000)}`);
 }
 
 beforeAll(async () => {
@@ -205,6 +206,9 @@ describe('callsheet local', () => {
       (l) => l.includes('part-1.html'),
     );
     expect(listing).toContain('part-1.json');
+    // The stack's log lines are in the data directory; the terminal shows only warnings and errors.
+    expect(await readFile(join(dataDir, 'local.log'), 'utf8')).toMatch(/"level":"INFO"/);
+    expect(stderr).not.toMatch(/"level":"INFO"/);
     const report = JSON.parse(await aws('s3', 'cp', `${prefix}part-1.json`, '-'));
     expect(report).toMatchObject({ campaignId: id, status: 'completed' });
     expect(report.pauses).toContainEqual(expect.objectContaining({ reason: 'manual' }));

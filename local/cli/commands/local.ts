@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { jsonLog } from '#commons/log.ts';
+import { jsonLog, type Log } from '#commons/log.ts';
 import { VoiceApiClient } from '#commons/voice-api/index.ts';
 import { startEmulator } from '#local/emulator/server.ts';
 import { localDataDir, localDynamoPath } from '#local/stack/data-dir.ts';
@@ -49,12 +50,13 @@ export const localCommand: Command = {
   },
   help: [
     'options:',
-    `  --port-base N  first of six ports on 127.0.0.1 (default ${DEFAULT_PORT_BASE}): S3 N, DynamoDB N+1,`,
-    '                 Step Functions N+2, webhook receiver N+3, Voice API emulator N+4, EventBridge N+5;',
-    '                 0 picks free ports',
-    '  --speed X      simulated seconds per real second (default 1: real time); e.g. 600 plays a day in 2.4 min',
-    '  --now ISO      simulated start instant with an offset, e.g. 2026-12-07T10:00:00-05:00 (default: now)',
-    "  --credits N    the emulator account's starting credit balance in INR (default 10000)",
+    `  --port-base N    first of six ports on 127.0.0.1 (default ${DEFAULT_PORT_BASE}): S3 N, DynamoDB N+1,`,
+    '                   Step Functions N+2, webhook receiver N+3, Voice API emulator N+4, EventBridge N+5;',
+    '                   0 picks free ports',
+    '  --speed X        simulated seconds per real second (default 1: real time); 600 plays a day in 2.4 min',
+    '  --now ISO        simulated start with an offset, e.g. 2026-12-07T10:00:00-05:00 (default: now)',
+    "  --credits N      the emulator account's starting credit balance in INR (default 10000)",
+    '  --concurrency N  calls the emulator has on the line at once, account-wide (default 10)',
     '',
     'Starts S3 (s3rver), DynamoDB (dynalite), Step Functions running the campaign lifecycle with its guard and',
     'sweeper, EventBridge, contact sync, the webhook receiver and the Voice API emulator with an agent ready, then',
@@ -95,11 +97,26 @@ export const localCommand: Command = {
       process.once('SIGINT', () => resolve('SIGINT'));
       process.once('SIGTERM', () => resolve('SIGTERM'));
     });
-    // Logs go to stderr: stdout carries the export lines.
-    const log = jsonLog('callsheet-local', (line) => process.stderr.write(`${line}\n`));
+    // Every log line goes to a file; warnings and errors also to stderr (stdout carries the export lines), so the
+    // terminal shows what needs a look instead of a line per workflow step.
+    const logFile = join(dataDir, 'local.log');
+    const logStream = createWriteStream(logFile, { flags: 'a' });
+    const toFile = jsonLog('callsheet-local', (line) => logStream.write(`${line}\n`));
+    const toTerminal = jsonLog('callsheet-local', (line) => process.stderr.write(`${line}\n`));
+    const log: Log = {
+      info: toFile.info,
+      warn: (message, fields) => {
+        toFile.warn(message, fields);
+        toTerminal.warn(message, fields);
+      },
+      error: (message, fields) => {
+        toFile.error(message, fields);
+        toTerminal.error(message, fields);
+      },
+    };
     const apiKey = `local-${randomBytes(12).toString('hex')}`;
     const simulated = speed !== 1 || now !== undefined;
-    const closers: (() => Promise<unknown>)[] = [claim.release];
+    const closers: (() => Promise<unknown>)[] = [claim.release, () => new Promise((resolve) => logStream.end(resolve))];
     const closeAll = async () => {
       for (const close of closers.reverse()) await close().catch(() => undefined);
     };
@@ -178,7 +195,10 @@ export const localCommand: Command = {
         `# Voice API emulator ${emulator.url} (${simulated ? `simulated time from ${emulator.core.clock.iso()}, ${speed}x` : 'real time'});` +
           ` webhooks ${stack.webhooks.url}; tables ${Object.values(stack.dynamo.tables).join(', ')}`,
       );
-      console.log(`# reports are copied to ${join(dataDir, 'reports')}/; Ctrl-C stops the stack`);
+      console.log(
+        `# reports are copied to ${join(dataDir, 'reports')}/; logs go to ${logFile} (warnings to this terminal too)`,
+      );
+      console.log('# Ctrl-C stops the stack');
       console.log('# ready');
       const signal = await stopping;
       console.log(`# ${signal}: stopping`);
