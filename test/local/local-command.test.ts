@@ -331,6 +331,9 @@ describe('callsheet local', () => {
     const fetched = await runCli(['report', result.parts[0].campaignId, '--out', join(dataDir, 'fetched')], deployed);
     expect(fetched.stdout).toContain(`campaign ${result.parts[0].campaignId}: completed; 3 contacts`);
     expect(existsSync(join(dataDir, 'fetched', 'part-1.html'))).toBe(true);
+    // Every file of the part and its upload that the bucket holds, each printed where it was copied.
+    for (const name of ['part-1.json', 'outcomes-part-1.csv', 'stats-part-1.json', 'report.json', 'annotated.xlsx'])
+      expect(fetched.stdout).toContain(join(dataDir, 'fetched', name));
     // What belongs to the running stack is refused, not silently ignored.
     const refused = await callsheet('run', sheet, '--credits', '5');
     expect(refused.code).toBe(2);
