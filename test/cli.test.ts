@@ -64,6 +64,10 @@ describe('callsheet CLI', () => {
     });
     expect(answers.filter((a) => 'error' in a).map((a) => a.phone)).toEqual(['+3361234']);
     expect(out.stdout).toBe(`${JSON.stringify(answers, null, 2)}\n`);
+    // An upload window narrows the answer and is listed among the rules that made it.
+    const windowed = await run(['hours', '+12125550143', '--on', on, '--window', 'Mon-Fri 10:00-11:00']);
+    expect(windowed.stdout).toContain('a call may start 10:00-11:00 America/New_York');
+    expect(windowed.stdout).toContain("    upload Mon-Fri 10:00-11:00 [--window] the upload's own calling window");
     // A day that does not exist is a usage mistake, said as such (not rolled over to March 2nd).
     for (const bad of ['2026-13-45', '2026-02-30']) {
       const refused = await run(['hours', '+12125550143', '--on', bad]);

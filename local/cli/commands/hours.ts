@@ -37,7 +37,7 @@ function json(answers: { on: string; found: Found }[]): string {
   return items.length === 0 ? '[]' : `[\n  ${items.join(',\n  ')}\n]`;
 }
 
-function describe(a: Answer, on: string): string[] {
+function describe(a: Answer, on: string, window: string | null): string[] {
   if ('error' in a) return [`${a.phone}  not callable: ${a.error}`, ''];
   const zone = a.zones[0] as string;
   const where = [a.rules[0]?.scope, ...a.regions].filter(Boolean).join(', ');
@@ -55,6 +55,8 @@ function describe(a: Answer, on: string): string[] {
     const holidays = r.noHolidays ? ', not on public holidays' : '';
     lines.push(`    ${r.scope.padEnd(6)} ${hours}${holidays} [${r.basis}] ${r.source}${r.note ? `; ${r.note}` : ''}`);
   }
+  if (window)
+    lines.push(`    ${'upload'.padEnd(6)} ${window} [--window] the upload's own calling window, in each zone`);
   lines.push('');
   return lines;
 }
@@ -108,7 +110,9 @@ export const hoursCommand: Command = {
     else
       console.log(
         answers
-          .flatMap(({ on, found }) => describe('error' in found ? found : { phone: found.phone, ...found.shared }, on))
+          .flatMap(({ on, found }) =>
+            describe('error' in found ? found : { phone: found.phone, ...found.shared }, on, window),
+          )
           .join('\n'),
       );
     return answers.some((a) => 'error' in a.found) ? 1 : 0;
