@@ -118,11 +118,13 @@ export function partWindow(
   const clipped = upload !== null && legal !== null && !sameHours(rules, upload);
   const applied = applying.map(appliedRule);
   const who = [country, ...regions].filter(Boolean).join(', ');
+  // "Legal" only when a law sets every hour that applies; a conservative default or a setting is not the law.
+  const hoursOf = applied.every((r) => r.basis === 'law' || r.hours === null) ? 'legal hours' : 'calling hours';
   if (rules.length === 0)
     return {
       ok: false,
       code: 'window_outside_legal_hours',
-      message: `the calling window (${describeWindow({ rules: upload ?? [], holidays: [] })}) has no hour within the legal hours for ${who} (${listRules(applied)}); set a window inside them`,
+      message: `the calling window (${describeWindow({ rules: upload ?? [], holidays: [] })}) has no hour within the ${hoursOf} for ${who} (${listRules(applied)}); set a window inside them`,
     };
 
   const holidayScopes = holidayScopesOf(applying);
@@ -138,8 +140,8 @@ export function partWindow(
   if (zones.length > 1) description += `, in each of ${zones.join(', ')} (open only where all are)`;
   if (holidayScopes.length > 0) description += `; closed on public holidays (${holidayScopes.join(', ')})`;
   if (clipped)
-    description += `; the upload's ${describeWindow({ rules: upload ?? [], holidays: [] })} cut to the legal hours of ${who} (${describeWindow({ rules: legal ?? [], holidays: [] })})`;
-  else if (!upload) description += `; legal hours of ${who}`;
+    description += `; the upload's ${describeWindow({ rules: upload ?? [], holidays: [] })} cut to the ${hoursOf} of ${who} (${describeWindow({ rules: legal ?? [], holidays: [] })})`;
+  else if (!upload) description += `; ${hoursOf} of ${who}`;
   return {
     ok: true,
     window: {

@@ -49,6 +49,17 @@ describe('part window: upload hours ∩ legal hours, in every candidate zone', (
     expect(state(w, '2026-03-03T20:00Z')).toEqual({ open: true, changesAt: '2026-03-04T01:55' });
   });
 
+  it.each([
+    ['US', ['America/New_York'], DEFAULT_LEGAL_HOURS, '; legal hours of US'],
+    // Great Britain's hours are callsheet's conservative default, not a law: not called legal.
+    ['GB', ['Europe/London'], DEFAULT_LEGAL_HOURS, '; calling hours of GB'],
+    ['GB', ['Europe/London'], parseLegalHours('{"GB": "Mon-Fri 10:00-18:00"}'), '; calling hours of GB'],
+  ])('names the hours of %s after what sets them', (country, zones, table, named) => {
+    const w = windowOf(plan(zones, country, null), table);
+    expect(w.description).toContain(named);
+    expect(w.description).not.toContain(named.includes('legal') ? 'calling hours' : 'legal hours');
+  });
+
   it('keeps an upload window inside legal hours as it is', () => {
     const w = windowOf(plan(['America/Los_Angeles'], 'US', 'Mon-Fri 09:00-09:20'));
     expect(w).toMatchObject({ source: 'upload', clipped: false, timeZone: 'America/Los_Angeles' });
