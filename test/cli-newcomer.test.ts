@@ -75,6 +75,9 @@ describe('what a newcomer meets first', () => {
     const report = JSON.parse(out.stdout);
     expect(report.rejected).toEqual([expect.objectContaining({ row: 2, reason: 'suppressed' })]);
     expect(report.rows).toMatchObject({ total: 2, valid: 1, rejected: 1 });
+    // The text counts them apart, as `run` does.
+    const text = await runCli(['validate', sheet], env);
+    expect(text.stdout).toContain(`${sheet} (csv): 2 rows, 1 valid, 0 rejected, 1 suppressed (do-not-call list)`);
     // Another data directory has its own (empty) list.
     const elsewhere = await runCli(['validate', sheet, '--json'], { CALLSHEET_DATA_DIR: join(dataDir, 'other') });
     expect(JSON.parse(elsewhere.stdout).rows.rejected).toBe(0);

@@ -140,8 +140,11 @@ export const validateCommand: Command = {
       console.error(`${file}: ${report.error.message}`);
       return 1;
     }
+    // As `run` counts them: the do-not-call list's rows apart from the other rejected ones.
+    const suppressed = report.rejected.filter((r) => r.reason === 'suppressed').length;
     console.log(
-      `${file} (${report.format}): ${report.rows.total} rows, ${report.rows.valid} valid, ${report.rows.rejected} rejected`,
+      `${file} (${report.format}): ${report.rows.total} rows, ${report.rows.valid} valid, ${report.rows.rejected - suppressed} rejected` +
+        (suppressed > 0 ? `, ${suppressed} suppressed (do-not-call list)` : ''),
     );
     for (const r of report.rejected)
       console.log(
