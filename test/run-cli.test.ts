@@ -56,6 +56,7 @@ describe('callsheet run', () => {
     const own = { ...env(), CALLSHEET_DATA_DIR: join(dataDir, 'credits') };
     const out = await runCli(['run', 'examples/contacts.xlsx', '--credits', '5', '--json'], own);
     expect(out.stderr).toBe('');
+    expect(out.code).toBe(1);
     const result = JSON.parse(out.stdout);
     expect(result.summary).toMatchObject({ rows: 40, accepted: 40, rejected: 0, suppressed: 0 });
     expect(result.summary.failedByReason.insufficient_credits).toBeGreaterThan(0);
@@ -78,6 +79,9 @@ describe('callsheet run', () => {
       /calls: \d+ attempted, \d+ dialled, \d+ answered, not answered or failed: .*\d+ insufficient credits.*; credits left -?[\d.]+ INR/,
     );
     expect(text.stdout).toContain('rows: 40; accepted 40, rejected 0, suppressed (do-not-call list) 0');
+    // The campaigns end `completed`, but contacts went uncalled: the run says so and fails.
+    expect(text.stdout).toMatch(/\d+ calls? failed for want of credits: top up the account \(here: --credits\)/);
+    expect(text.code).toBe(1);
     expect(text.stdout).not.toContain('._S3rver_object');
     // Its campaigns are new ones: nothing of the first run's is found again under the same id.
     const listed = JSON.parse((await runCli(['campaign', 'list', '--json'], own)).stdout) as { campaignId: string }[];

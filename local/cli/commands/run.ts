@@ -47,6 +47,7 @@ import {
 } from '../run-summary.ts';
 import { shellSettings } from '../shell-settings.ts';
 import { parseInstant, parseNow } from '../time-option.ts';
+import { counted } from '../words.ts';
 import { runOnStack } from './run-client.ts';
 
 /** The scheduler's actor that holds time while the run sets up its uploads. */
@@ -157,7 +158,7 @@ export const runCommand: Command = {
     '(default .callsheet/); reports are copied to <data dir>/reports/<upload>/ (JSON, HTML page, outcomes).',
     'While it runs, `callsheet status`, `campaign` and `report` in another shell work on it; one stack per data',
     'directory (a second is refused: give it another CALLSHEET_DATA_DIR). Exit status 0 only when every part',
-    'completed.',
+    'completed and no call failed for want of credits.',
   ],
   async run(values, positionals) {
     const [file, ...extra] = positionals;
@@ -398,7 +399,13 @@ export const runCommand: Command = {
           say(`all reports: ${join(dataDir, 'reports', id)}`);
         }
         if (interrupted) return 130;
-        return parts.length > 0 && parts.every((p) => p.status === 'completed') ? 0 : 1;
+        // A campaign ends `completed` though the account ran dry: its contacts were not called, so the run failed.
+        const unpaid = summary.failedByReason?.insufficient_credits ?? 0;
+        if (unpaid > 0 && !json)
+          say(
+            `${counted(unpaid, 'call')} failed for want of credits: top up the account${emulator ? ' (here: --credits)' : ''}; the part reports show whose calls they were.`,
+          );
+        return unpaid === 0 && parts.length > 0 && parts.every((p) => p.status === 'completed') ? 0 : 1;
       } finally {
         process.off('SIGINT', interrupt);
         process.off('SIGTERM', interrupt);
