@@ -3,6 +3,7 @@ import type { ObjectStore } from '#commons/aws/object-store.ts';
 import { uploadId } from '#commons/upload-ref.ts';
 import type { IntakeReport } from '#intake/report.ts';
 import type { PartReport } from '#lifecycle/part-report.ts';
+import { counted } from './words.ts';
 
 export type { PartReport };
 
@@ -195,6 +196,28 @@ export function summaryLines(s: ReturnType<typeof runSummary>): string[] {
           `calls: ${s.attempted} attempted, ${s.called} dialled, ${s.answered} answered${failed ? `, not answered or failed: ${failed}` : ''}; credits left ${s.creditsLeft} INR`,
         ]),
   ];
+}
+
+/**
+ * How a run ends: 0 only when every part completed and no call failed for want of credits (a campaign ends
+ * `completed` when the account runs dry, its contacts uncalled); the line saying so, with where to top up.
+ */
+export function runOutcome(
+  parts: readonly { status: string }[],
+  summary: ReturnType<typeof runSummary>,
+  topUp: string,
+): { code: 0 | 1; lines: string[] } {
+  const unpaid = summary.failedByReason?.insufficient_credits ?? 0;
+  const completed = parts.length > 0 && parts.every((p) => p.status === 'completed');
+  return {
+    code: unpaid === 0 && completed ? 0 : 1,
+    lines:
+      unpaid > 0
+        ? [
+            `${counted(unpaid, 'call')} failed for want of credits: top up the account (${topUp}); the part reports show whose calls they were.`,
+          ]
+        : [],
+  };
 }
 
 /** PT2H3M → 2 h 3 min (the JSON keeps ISO 8601). */

@@ -15,6 +15,7 @@ import {
   printNothingLaunched,
   readableDuration,
   readJson,
+  runOutcome,
   runSummary,
   runUploadKey,
   summaryLines,
@@ -131,7 +132,9 @@ export async function runOnStack(
       for (const line of summaryLines(summary)) say(line);
       say(`all reports: ${local('')} (s3:// addresses live only while callsheet local runs)`);
     }
-    return parts.every((p) => p.status === 'completed') ? 0 : 1;
+    const outcome = runOutcome(parts, summary, 'here: callsheet local --credits');
+    if (!o.json) for (const line of outcome.lines) say(line);
+    return outcome.code;
   } finally {
     process.off('SIGINT', interrupt);
     process.off('SIGTERM', interrupt);

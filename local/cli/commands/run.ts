@@ -40,6 +40,7 @@ import {
   printNothingLaunched,
   readableDuration,
   readJson,
+  runOutcome,
   runSummary,
   runUploadKey,
   summaryLines,
@@ -47,7 +48,6 @@ import {
 } from '../run-summary.ts';
 import { shellSettings } from '../shell-settings.ts';
 import { parseInstant, parseNow } from '../time-option.ts';
-import { counted } from '../words.ts';
 import { runOnStack } from './run-client.ts';
 
 /** The scheduler's actor that holds time while the run sets up its uploads. */
@@ -399,13 +399,9 @@ export const runCommand: Command = {
           say(`all reports: ${join(dataDir, 'reports', id)}`);
         }
         if (interrupted) return 130;
-        // A campaign ends `completed` though the account ran dry: its contacts were not called, so the run failed.
-        const unpaid = summary.failedByReason?.insufficient_credits ?? 0;
-        if (unpaid > 0 && !json)
-          say(
-            `${counted(unpaid, 'call')} failed for want of credits: top up the account${emulator ? ' (here: --credits)' : ''}; the part reports show whose calls they were.`,
-          );
-        return unpaid === 0 && parts.length > 0 && parts.every((p) => p.status === 'completed') ? 0 : 1;
+        const outcome = runOutcome(parts, summary, emulator ? 'here: --credits' : "in the vendor's dashboard");
+        if (!json) for (const line of outcome.lines) say(line);
+        return outcome.code;
       } finally {
         process.off('SIGINT', interrupt);
         process.off('SIGTERM', interrupt);
