@@ -11,6 +11,7 @@ import type { CampaignRecord } from '#lifecycle/campaign-store.ts';
 import { localDataDir } from '../stack/data-dir.ts';
 import { readRunningStack } from '../stack/running-stack.ts';
 import type { OpenTable } from './table-access.ts';
+import { counted } from './words.ts';
 
 /** How long an operator command waits for one Voice API answer before saying the API is slow. */
 const OPERATOR_API_TIMEOUT_MS = 2_000;
@@ -36,39 +37,70 @@ export async function partRecords(t: Pick<OpenTable, 'db' | 'table'>): Promise<C
   return out.sort((a, b) => (b.startedAt ?? '').localeCompare(a.startedAt ?? '') || a.partKey.localeCompare(b.partKey));
 }
 
-/** An upload intake finished without launching anything: refused, or the same content as an earlier one. */
+/** An upload that launched nothing: refused, the same content as an earlier one, or never finished by intake. */
 export interface UnlaunchedUpload {
   uploadId: string;
   key: string;
-  status: UploadOutcome['status'];
-  /** The report's reason; null on records written before intake kept it. */
+  status: UploadOutcome['status'] | 'unfinished';
+  /** The report's reason, or why there is none; null on records written before intake kept it. */
   reason: string | null;
-  reportKey: string;
+  /** Null while intake has not finished: it writes the report at the end. */
+  reportKey: string | null;
 }
 
-/** Every upload intake finished without a part (a scan of the uploads table's `upload#` items). */
-export async function unlaunchedUploads(db: OpenTable['db'], table: string): Promise<UnlaunchedUpload[]> {
+/**
+ * Every upload without a part (a scan of the uploads table's `upload#` items): finished without launching, or
+ * claimed by an intake whose lease ran out before it finished (it crashed or timed out; the queue retries it, and
+ * after its last try it waits in the dead-letter queue).
+ */
+export async function unlaunchedUploads(
+  db: OpenTable['db'],
+  table: string,
+  now = Date.now(),
+): Promise<UnlaunchedUpload[]> {
   const out: UnlaunchedUpload[] = [];
   let start: Record<string, unknown> | undefined;
   do {
     const page = await db.send(
       new ScanCommand({
         TableName: table,
-        FilterExpression: 'begins_with(pk, :upload) AND #state = :done AND #outcome.#status <> :launched',
-        ExpressionAttributeNames: { '#state': 'state', '#outcome': 'outcome', '#status': 'status' },
-        ExpressionAttributeValues: { ':upload': 'upload#', ':done': 'done', ':launched': 'launched' },
+        FilterExpression:
+          'begins_with(pk, :upload) AND ((#state = :done AND #outcome.#status <> :launched) OR (#state = :processing AND #lease < :now))',
+        ExpressionAttributeNames: {
+          '#state': 'state',
+          '#outcome': 'outcome',
+          '#status': 'status',
+          '#lease': 'leaseUntil',
+        },
+        ExpressionAttributeValues: {
+          ':upload': 'upload#',
+          ':done': 'done',
+          ':launched': 'launched',
+          ':processing': 'processing',
+          ':now': now,
+        },
         ExclusiveStartKey: start,
       }),
     );
     for (const item of (page.Items ?? []) as UploadRecord[]) {
-      const outcome = item.outcome as UploadOutcome;
-      out.push({
-        uploadId: item.uploadId,
-        key: item.key,
-        status: outcome.status,
-        reason: outcome.error?.message ?? null,
-        reportKey: outcome.reportKey,
-      });
+      const outcome = item.outcome;
+      out.push(
+        outcome
+          ? {
+              uploadId: item.uploadId,
+              key: item.key,
+              status: outcome.status,
+              reason: outcome.error?.message ?? null,
+              reportKey: outcome.reportKey,
+            }
+          : {
+              uploadId: item.uploadId,
+              key: item.key,
+              status: 'unfinished',
+              reason: `intake started it ${counted(item.attempts, 'time')} and did not finish: see its log; the queue tries again, then keeps it in the dead-letter queue`,
+              reportKey: null,
+            },
+      );
     }
     start = page.LastEvaluatedKey;
   } while (start);

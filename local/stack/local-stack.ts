@@ -105,23 +105,22 @@ export interface LocalStack {
 }
 
 /**
- * The embedded stack: s3rver, dynalite, the local Step Functions endpoint and EventBridge on 127.0.0.1, with the
- * intake handler fed by real-shaped S3 event records through a local queue, exactly as S3 → SQS → Lambda in AWS,
- * contact sync fed as in AWS, and every caller of the Voice API drawing on the account's one budget.
- */
-/**
  * Checks settings from the user's shell with every reader the stack builds on, before anything starts: a bad one
  * stops the stack in a moment, every problem named, with nothing to close. What the stack itself sets (endpoints,
- * table names, the API's address) stands in with placeholders here; the readers check it again as they build.
+ * table names; the API's address and key until they are known) stands in with placeholders; with nothing else to
+ * differ, the readers cannot refuse once servers run (none would be left running).
  */
-export function checkStackSettings(settings: Readonly<Record<string, string>>): void {
+export function checkStackSettings(
+  settings: Readonly<Record<string, string>>,
+  voiceApi: { url: string; apiKey: string } = { url: 'http://127.0.0.1:1', apiKey: 'check' },
+): void {
   const env: Record<string, string> = {
     AWS_REGION: LOCAL_REGION,
     ...Object.fromEntries(Object.values(TABLES).map((t) => [t.env, `check-${t.env.toLowerCase()}`])),
     EVENT_BUS_NAME: CALLSHEET_BUS,
     VOICE_API_WEBHOOK_SECRET: 'check',
-    VOICE_API_URL: 'http://127.0.0.1:1',
-    VOICE_API_KEY: 'check',
+    VOICE_API_URL: voiceApi.url,
+    VOICE_API_KEY: voiceApi.apiKey,
     INTAKE_LEASE_SECONDS: '60',
     LIFECYCLE_STATE_MACHINE_ARN: `arn:aws:states:${LOCAL_REGION}:000000000000:stateMachine:check`,
     ...settings,
@@ -152,8 +151,13 @@ const lambdaInvoke =
   (event, context) =>
     handler(event as never, context);
 
+/**
+ * The embedded stack: s3rver, dynalite, the local Step Functions endpoint and EventBridge on 127.0.0.1, with the
+ * intake handler fed by real-shaped S3 event records through a local queue, exactly as S3 → SQS → Lambda in AWS,
+ * contact sync fed as in AWS, and every caller of the Voice API drawing on the account's one budget.
+ */
 export async function startLocalStack(options: LocalStackOptions): Promise<LocalStack> {
-  checkStackSettings(options.settings ?? {});
+  checkStackSettings(options.settings ?? {}, options.voiceApi);
   const bucket = options.bucket ?? 'callsheet-uploads';
   const clock = options.clock ?? null;
   const now = clock ? () => new Date(clock.now()) : () => new Date();

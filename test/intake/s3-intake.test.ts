@@ -266,8 +266,18 @@ describe('intake on the local stack (s3rver, dynalite, local Step Functions, emu
       endpoints: { dynamodb: stack.dynamo.endpoint },
       credentials: LOCAL_CREDENTIALS,
     });
+    // An upload whose intake died after claiming it (its lease ran out unfinished) is listed too.
+    const stuck = { bucket: stack.bucket, key: 'incoming/a/stuck.xlsx', versionId: null, eTag: 'e', size: 1 };
+    await new UploadStore(db, stack.dynamo.tables.uploads).claim('stuck-upload', stuck, 1000, 60_000);
     const listed = await unlaunchedUploads(db, stack.dynamo.tables.uploads);
     db.destroy();
+    expect(listed).toContainEqual({
+      uploadId: 'stuck-upload',
+      key: 'incoming/a/stuck.xlsx',
+      status: 'unfinished',
+      reason: expect.stringContaining('intake started it 1 time and did not finish'),
+      reportKey: null,
+    });
     expect(listed).toContainEqual({
       uploadId: unknown.uploadId,
       key: 'incoming/nobody-here/list.xlsx',

@@ -24,6 +24,10 @@ describe('settings from the shell are checked before the embedded stack starts a
     expect(() => checkStackSettings({ [name]: value })).toThrow(reason);
   });
 
+  test('an empty API key asks for the secret, as a deployed function would', () => {
+    expect(() => checkStackSettings({}, { url: 'http://127.0.0.1:1', apiKey: '' })).toThrow('VOICE_API_SECRET_ARN');
+  });
+
   test('several problems are named together', () => {
     expect(() => checkStackSettings({ CALL_CAP_PER_DAY: '0', WEBHOOK_MAX_BODY_BYTES: 'abc' })).toThrow(
       /CALL_CAP_PER_DAY.*WEBHOOK_MAX_BODY_BYTES|WEBHOOK_MAX_BODY_BYTES.*CALL_CAP_PER_DAY/,

@@ -107,6 +107,11 @@ describe('progressOf: contacts done of all, from what the workflow recorded', ()
   it('lists uploads that launched nothing, with the reason and the report, also when no part exists', () => {
     const base = { now: '2026-12-07T12:00:00Z', where: 'the local stack', api: true, apiSlow: false, parts: [] };
     expect(render({ ...base, unlaunched: [] })).toBe('No uploads in the local stack.');
+    // Deployed without UPLOADS_TABLE the uploads are not read: only campaigns are known to be absent.
+    expect(render({ ...base, unlaunched: null })).toBe('No uploads with campaigns in the local stack.');
+    expect(render({ ...base, unlaunched: null, unlaunchedNote: 'uploads that launched nothing: not read' })).toBe(
+      'No uploads with campaigns in the local stack.\n(uploads that launched nothing: not read)',
+    );
     const screen = render({
       ...base,
       unlaunched: [
@@ -124,12 +129,20 @@ describe('progressOf: contacts done of all, from what the workflow recorded', ()
           reason: null,
           reportKey: 'reports/u3/report.json',
         },
+        {
+          uploadId: 'u4',
+          key: 'incoming/a/stuck.csv',
+          status: 'unfinished',
+          reason: 'intake did not finish',
+          reportKey: null,
+        },
       ],
     });
     expect(screen.split('\n').slice(1)).toEqual([
       'uploads that launched nothing:',
       '  incoming/agent_old/sheet.csv: rejected (No agent "agent_old": name an agent of this account.); report reports/u2/report.json',
       '  incoming/a/again.csv: not launched again; report reports/u3/report.json',
+      '  incoming/a/stuck.csv: not finished (intake did not finish)',
     ]);
   });
 });

@@ -97,26 +97,9 @@ export const localCommand: Command = {
       process.once('SIGINT', () => resolve('SIGINT'));
       process.once('SIGTERM', () => resolve('SIGTERM'));
     });
-    // Every log line goes to a file; warnings and errors also to stderr (stdout carries the export lines), so the
-    // terminal shows what needs a look instead of a line per workflow step.
-    const logFile = join(dataDir, 'local.log');
-    const logStream = createWriteStream(logFile, { flags: 'a' });
-    const toFile = jsonLog('callsheet-local', (line) => logStream.write(`${line}\n`));
-    const toTerminal = jsonLog('callsheet-local', (line) => process.stderr.write(`${line}\n`));
-    const log: Log = {
-      info: toFile.info,
-      warn: (message, fields) => {
-        toFile.warn(message, fields);
-        toTerminal.warn(message, fields);
-      },
-      error: (message, fields) => {
-        toFile.error(message, fields);
-        toTerminal.error(message, fields);
-      },
-    };
     const apiKey = `local-${randomBytes(12).toString('hex')}`;
     const simulated = speed !== 1 || now !== undefined;
-    const closers: (() => Promise<unknown>)[] = [claim.release, () => new Promise((resolve) => logStream.end(resolve))];
+    const closers: (() => Promise<unknown>)[] = [claim.release];
     const closeAll = async () => {
       for (const close of closers.reverse()) await close().catch(() => undefined);
     };
@@ -124,6 +107,7 @@ export const localCommand: Command = {
       // A bad setting stops the stack before anything starts.
       const settings = shellSettings();
       checkStackSettings(settings);
+      const log = fileLog(join(dataDir, 'local.log'), closers);
       const emulator = await startEmulator({
         port: port('api'),
         apiKey,
@@ -196,7 +180,7 @@ export const localCommand: Command = {
           ` webhooks ${stack.webhooks.url}; tables ${Object.values(stack.dynamo.tables).join(', ')}`,
       );
       console.log(
-        `# reports are copied to ${join(dataDir, 'reports')}/; logs go to ${logFile} (warnings to this terminal too)`,
+        `# reports are copied to ${join(dataDir, 'reports')}/; logs go to ${join(dataDir, 'local.log')} (warnings to this terminal too)`,
       );
       console.log('# Ctrl-C stops the stack');
       console.log('# ready');
@@ -230,4 +214,30 @@ function checkFree(port: number): Promise<void> {
     );
     probe.listen(port, '127.0.0.1', () => probe.close(() => resolve()));
   });
+}
+
+/**
+ * Every log line to `file` (appended, readable by its owner only); warnings and errors also to stderr, as stdout
+ * carries the export lines: the terminal shows what needs a look instead of a line per workflow step. The file is
+ * closed with the stack, and a line logged as it closes is dropped rather than thrown.
+ */
+function fileLog(file: string, closers: (() => Promise<unknown>)[]): Log {
+  const stream = createWriteStream(file, { flags: 'a', mode: 0o600 });
+  stream.on('error', () => undefined);
+  closers.push(() => new Promise((resolve) => stream.end(resolve)));
+  const toFile = jsonLog('callsheet-local', (line) => {
+    if (!stream.writableEnded) stream.write(`${line}\n`);
+  });
+  const toTerminal = jsonLog('callsheet-local', (line) => process.stderr.write(`${line}\n`));
+  return {
+    info: toFile.info,
+    warn: (message, fields) => {
+      toFile.warn(message, fields);
+      toTerminal.warn(message, fields);
+    },
+    error: (message, fields) => {
+      toFile.error(message, fields);
+      toTerminal.error(message, fields);
+    },
+  };
 }

@@ -24,7 +24,7 @@ export const reportCommand: Command = {
     'Reads the reports from the deployed bucket when CALLSHEET_BUCKET is set, from the running `callsheet local`',
     'or `run` of $CALLSHEET_DATA_DIR, or else from the copies it keeps in <data dir>/reports/. The HTML page is',
     'one self-contained file: calls over time with the paused stretches, pauses and resumes, per-contact outcomes',
-    'and rejected rows. Also copied when the bucket has them: the stats the workflow sampled, the intake report',
+    'and rejected rows. Also copied when the bucket has them: the stats the local stack sampled, the intake report',
     "and the upload annotated with each rejected row's reason.",
   ],
   async run(values, positionals) {

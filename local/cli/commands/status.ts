@@ -40,14 +40,23 @@ async function snapshot(): Promise<{
   /** The API did not tell its time in time: windows are judged on this computer's clock. */
   apiSlow: boolean;
   parts: PartStatus[];
-  /** Uploads intake refused or found repeated: they have no parts to show. */
-  unlaunched: UnlaunchedUpload[];
+  /** Uploads without parts (refused, repeated, unfinished); null when the uploads table is not known here. */
+  unlaunched: UnlaunchedUpload[] | null;
+  /** Why the uploads table could not be read, when it could not. */
+  unlaunchedNote?: string;
 }> {
   const t = await openTable('campaigns');
   try {
     const records = await partRecords(t);
     const uploads = t.sibling('uploads');
-    const unlaunched = uploads ? await unlaunchedUploads(t.db, uploads) : [];
+    let unlaunched: UnlaunchedUpload[] | null = null;
+    let unlaunchedNote: string | undefined;
+    // An operator allowed to read the campaigns but not the uploads still sees the campaigns.
+    if (uploads)
+      unlaunched = await unlaunchedUploads(t.db, uploads).catch((err: Error) => {
+        unlaunchedNote = `uploads that launched nothing: not read from ${uploads} (${err.name}: ${err.message})`;
+        return null;
+      });
     // Only the clock comes from the API (the emulator's may be simulated); progress is what each workflow saw at
     // its last look, so the screen answers at once however slow the API is, and spends none of the account's plan.
     const api = await openApi();
@@ -61,6 +70,7 @@ async function snapshot(): Promise<{
       apiSlow: api !== null && told === null,
       parts,
       unlaunched,
+      ...(unlaunchedNote ? { unlaunchedNote } : {}),
     };
   } finally {
     await t.close();
@@ -89,10 +99,20 @@ function partStatus(r: CampaignRecord, now: number): PartStatus {
   };
 }
 
+const UNLAUNCHED: Record<UnlaunchedUpload['status'], string> = {
+  rejected: 'rejected',
+  repeated: 'not launched again',
+  launched: 'launched',
+  unfinished: 'not finished',
+};
+
 /** The status screen, from a snapshot (exported for its table test). */
 export function render(s: Awaited<ReturnType<typeof snapshot>>): string {
-  if (s.parts.length === 0 && s.unlaunched.length === 0) return `No uploads in ${s.where}.`;
-  const lines = [`${s.where}, at ${s.now}`];
+  const unlaunched = s.unlaunched ?? [];
+  const note = s.unlaunchedNote ? [`(${s.unlaunchedNote})`] : [];
+  if (s.parts.length === 0 && unlaunched.length === 0)
+    return [`No uploads ${s.unlaunched ? '' : 'with campaigns '}in ${s.where}.`, ...note].join('\n');
+  const lines = [`${s.where}, at ${s.now}`, ...note];
   if (s.apiSlow)
     lines.push(
       `(the Voice API did not answer within ${OPERATOR_API_WAIT}: it is slow or down; times are this computer's clock, progress is each workflow's last look)`,
@@ -110,10 +130,10 @@ export function render(s: Awaited<ReturnType<typeof snapshot>>): string {
       `  part ${p.part} ${(p.campaignId ?? '-').padEnd(22)} ${p.status.padEnd(10)} ${p.progress ? `${bar(p.progress.done, p.progress.total)}${p.progress.at ? ` at ${p.progress.at.slice(11, 16)}Z` : ''}` : p.live ? '(no progress yet: its workflow has not looked at the campaign)' : p.failure ? `(${p.failure})` : '(ended; see callsheet report)'}  ${window}`,
     );
   }
-  if (s.unlaunched.length > 0) lines.push('uploads that launched nothing:');
-  for (const u of s.unlaunched)
+  if (unlaunched.length > 0) lines.push('uploads that launched nothing:');
+  for (const u of unlaunched)
     lines.push(
-      `  ${u.key}: ${u.status === 'repeated' ? 'not launched again' : 'rejected'}${u.reason ? ` (${u.reason})` : ''}; report ${u.reportKey}`,
+      `  ${u.key}: ${UNLAUNCHED[u.status]}${u.reason ? ` (${u.reason})` : ''}${u.reportKey ? `; report ${u.reportKey}` : ''}`,
     );
   return lines.join('\n');
 }
@@ -131,7 +151,9 @@ export const statusCommand: Command = {
     '',
     'Reads the campaigns table as `callsheet campaign` does (deployed with CAMPAIGNS_TABLE, else the running',
     "`callsheet local`/`run` of $CALLSHEET_DATA_DIR, else that directory). Progress is what each part's workflow",
-    "saw at its last look (the time is shown), so status never spends the account's API plan.",
+    "saw at its last look (the time is shown), so status never spends the account's API plan. Uploads that",
+    'launched nothing (refused, repeated, or not finished by intake) are listed from the uploads table beside it',
+    '(deployed: set UPLOADS_TABLE too).',
   ],
   async run(values) {
     const every = numberOption(values.every, 'every', 2);
