@@ -68,6 +68,13 @@ describe('callsheet CLI', () => {
     const windowed = await run(['hours', '+12125550143', '--on', on, '--window', 'Mon-Fri 10:00-11:00']);
     expect(windowed.stdout).toContain('a call may start 10:00-11:00 America/New_York');
     expect(windowed.stdout).toContain("    upload Mon-Fri 10:00-11:00 [--window] the upload's own calling window");
+    const windowedJson = await run(['hours', '+12125550143', '--on', on, '--window', 'Mon-Fri 10:00-11:00', '--json']);
+    expect(JSON.parse(windowedJson.stdout)).toEqual([
+      expect.objectContaining({
+        window: 'Mon-Fri 10:00-11:00',
+        allowed: [expect.objectContaining({ from: `${on}T10:00:00-05:00` })],
+      }),
+    ]);
     // A day that does not exist is a usage mistake, said as such (not rolled over to March 2nd).
     for (const bad of ['2026-13-45', '2026-02-30']) {
       const refused = await run(['hours', '+12125550143', '--on', bad]);

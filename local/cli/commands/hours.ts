@@ -21,10 +21,11 @@ const clock = (iso: string) => iso.slice(11, 16);
  * The answers as `JSON.stringify(answers, null, 2)` writes them, each shared part written once: numbers of the same
  * zones, country and states differ on a date only in their phone (1,000 numbers have a few dozen such parts).
  */
-function json(answers: { on: string; found: Found }[]): string {
+function json(answers: { on: string; found: Found }[], window: string | null): string {
   const written = new Map<SharedHours, string>();
   const items = answers.map(({ on, found }) => {
-    const head = `{\n    "on": ${JSON.stringify(on)},\n    "phone": ${JSON.stringify(found.phone)},`;
+    const upload = window === null ? '' : `\n    "window": ${JSON.stringify(window)},`;
+    const head = `{\n    "on": ${JSON.stringify(on)},${upload}\n    "phone": ${JSON.stringify(found.phone)},`;
     if ('error' in found) return `${head}\n    "error": ${JSON.stringify(found.error)}\n  }`;
     let rest = written.get(found.shared);
     if (rest === undefined) {
@@ -78,7 +79,7 @@ export const hoursCommand: Command = {
     "  --on DATE       the local date to answer for (default: today in each number's own zone)",
     '  --window SPEC   an upload calling window to intersect, e.g. "Mon-Fri 09:00-17:00"',
     '  --json          print a JSON array: phone, zones, regions, allowed [{from, to}], rules [{scope, hours,',
-    '                  source}], holidays',
+    '                  source}], holidays; window too, with --window',
     '',
     "The hours are the strictest of every rule that may apply: the country's, the state's or province's (from the",
     'area code), every time zone the number may ring in, and public holidays where a rule bans them. The',
@@ -106,7 +107,7 @@ export const hoursCommand: Command = {
       const found: Found = 'error' in a ? { phone, error: a.error } : a;
       return { on: date, found };
     });
-    if (values.json) console.log(json(answers));
+    if (values.json) console.log(json(answers, window));
     else
       console.log(
         answers
