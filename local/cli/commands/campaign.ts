@@ -22,12 +22,19 @@ export function partLine(r: CampaignRecord): string {
     .join('  ');
 }
 
-function showPart(r: CampaignRecord): string[] {
+/**
+ * `campaign show`'s lines. A part created for a later start records no look of its own (its "next look" is its
+ * creation): while it is quiet, its last look is shown instead of a next one in the past.
+ */
+export function showPart(r: CampaignRecord): string[] {
+  const w = r.watch;
+  const unplanned = w?.quiet && Date.parse(w.nextLookAt) <= Date.parse(w.observedAt);
+  const look = unplanned ? `not dialling at its last look (${w.observedAt})` : `next look ${w?.nextLookAt}`;
   return [
     `campaign ${r.campaignId ?? '(not created)'}: ${r.status}`,
     `part ${r.part} of upload ${r.uploadId} (${r.partKey})`,
     `started ${r.startedAt ?? '-'}${r.finishedAt ? `, finished ${r.finishedAt}` : ''}`,
-    ...(r.watch ? [`window: ${r.watch.window.description}; next look ${r.watch.nextLookAt}`] : []),
+    ...(r.watch ? [`window: ${r.watch.window.description}; ${look}`] : []),
     ...(r.control ? [`operator asked: ${r.control.wanted} at ${r.control.at}`] : []),
     ...(r.failure ? [`failure: ${r.failure.message}`] : []),
     ...(r.secured ? [`secured by ${r.secured.by}: ${r.secured.outcome} (${r.secured.reason})`] : []),

@@ -1,0 +1,48 @@
+import { describe, expect, it } from 'vitest';
+import type { CampaignRecord, Watch } from '#lifecycle/campaign-store.ts';
+import { showPart } from '#local/cli/commands/campaign.ts';
+
+const watch = (over: Partial<Watch>): Watch => ({
+  execution: 'x',
+  agentId: 'agt_1',
+  campaignId: 'cmp_1',
+  window: { description: 'Mon-Fri 10:00-12:00' } as Watch['window'],
+  observedAt: '2026-12-07T08:00:00.000Z',
+  nextLookAt: '2026-12-07T08:00:00.000Z',
+  quiet: false,
+  ...over,
+});
+
+const record = (w: Watch): CampaignRecord =>
+  ({
+    partKey: 'u1-p1',
+    uploadId: 'u1',
+    part: 1,
+    campaignId: 'cmp_1',
+    status: 'running',
+    startedAt: '2026-12-07T08:00:00.000Z',
+    watch: w,
+    timeline: [],
+  }) as unknown as CampaignRecord;
+
+describe('campaign show', () => {
+  it.each([
+    [
+      'a dialling part shows when its workflow looks next',
+      watch({ nextLookAt: '2026-12-07T15:05:00.000Z' }),
+      'window: Mon-Fri 10:00-12:00; next look 2026-12-07T15:05:00.000Z',
+    ],
+    [
+      'a part waiting for its start shows its last look, not a next look in the past',
+      watch({ quiet: true }),
+      'window: Mon-Fri 10:00-12:00; not dialling at its last look (2026-12-07T08:00:00.000Z)',
+    ],
+    [
+      'a part paused at a close shows the look its workflow planned at the opening',
+      watch({ quiet: true, nextLookAt: '2026-12-08T15:00:00.000Z' }),
+      'window: Mon-Fri 10:00-12:00; next look 2026-12-08T15:00:00.000Z',
+    ],
+  ])('%s', (_what, w, line) => {
+    expect(showPart(record(w))).toContain(line);
+  });
+});
