@@ -96,7 +96,7 @@ export class IntakeService {
     if (claim.kind === 'busy') throw new UploadBusyError(id);
     try {
       const outcome = await this.run(id, ref);
-      await uploads.finish(id, outcome);
+      await uploads.finish(id, outcome, this.deps.now());
       return { uploadId: id, ...outcome };
     } catch (err) {
       await uploads.release(id).catch(() => undefined);

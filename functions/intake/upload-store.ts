@@ -22,6 +22,8 @@ export interface UploadRecord {
   leaseUntil: number;
   attempts: number;
   outcome?: UploadOutcome;
+  /** When intake finished it (absent on records from before it was kept). */
+  finishedAt?: string;
 }
 
 export type Claim = { kind: 'claimed'; attempts: number } | { kind: 'done'; record: UploadRecord } | { kind: 'busy' };
@@ -92,14 +94,20 @@ export class UploadStore {
     return (out.Item as UploadRecord | undefined) ?? null;
   }
 
-  async finish(id: string, outcome: UploadOutcome): Promise<void> {
+  /** Marks the upload done with its outcome, and when (what `callsheet status` orders uploads by). */
+  async finish(id: string, outcome: UploadOutcome, at = new Date()): Promise<void> {
     await this.db.send(
       new UpdateCommand({
         TableName: this.table,
         Key: { pk: uploadKey(id) },
-        UpdateExpression: 'SET #state = :done, #outcome = :outcome REMOVE #lease',
-        ExpressionAttributeNames: { '#state': 'state', '#outcome': 'outcome', '#lease': 'leaseUntil' },
-        ExpressionAttributeValues: { ':done': 'done', ':outcome': outcome },
+        UpdateExpression: 'SET #state = :done, #outcome = :outcome, #at = :at REMOVE #lease',
+        ExpressionAttributeNames: {
+          '#state': 'state',
+          '#outcome': 'outcome',
+          '#lease': 'leaseUntil',
+          '#at': 'finishedAt',
+        },
+        ExpressionAttributeValues: { ':done': 'done', ':outcome': outcome, ':at': at.toISOString() },
       }),
     );
   }

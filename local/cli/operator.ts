@@ -46,6 +46,8 @@ export interface UnlaunchedUpload {
   reason: string | null;
   /** Null while intake has not finished: it writes the report at the end. */
   reportKey: string | null;
+  /** When intake finished it; null when it has not, or finished before the time was kept. */
+  finishedAt: string | null;
 }
 
 /**
@@ -92,6 +94,7 @@ export async function unlaunchedUploads(
               status: outcome.status,
               reason: outcome.error?.message ?? null,
               reportKey: outcome.reportKey,
+              finishedAt: item.finishedAt ?? null,
             }
           : {
               uploadId: item.uploadId,
@@ -99,12 +102,19 @@ export async function unlaunchedUploads(
               status: 'unfinished',
               reason: `intake started it ${counted(item.attempts, 'time')} and did not finish: see its log; the queue tries again, then keeps it in the dead-letter queue`,
               reportKey: null,
+              finishedAt: null,
             },
       );
     }
     start = page.LastEvaluatedKey;
   } while (start);
-  return out.sort((a, b) => a.key.localeCompare(b.key));
+  // Unfinished first (they need a look), then the newest; records from before the time was kept last, by key.
+  const unfinished = (u: UnlaunchedUpload) => (u.status === 'unfinished' ? 1 : 0);
+  const at = (u: UnlaunchedUpload) => u.finishedAt ?? '';
+  return out.sort(
+    (a, b) =>
+      unfinished(b) - unfinished(a) || (at(a) < at(b) ? 1 : at(a) > at(b) ? -1 : 0) || a.key.localeCompare(b.key),
+  );
 }
 
 /** A part by its campaign id or its part key. */

@@ -277,14 +277,21 @@ describe('intake on the local stack (s3rver, dynalite, local Step Functions, emu
       status: 'unfinished',
       reason: expect.stringContaining('intake started it 1 time and did not finish'),
       reportKey: null,
+      finishedAt: null,
     });
+    // Unfinished first, then the newest.
+    expect(listed[0]?.uploadId).toBe('stuck-upload');
     expect(listed).toContainEqual({
       uploadId: unknown.uploadId,
       key: 'incoming/nobody-here/list.xlsx',
       status: 'rejected',
       reason: unknown.error?.message,
       reportKey: `reports/${unknown.uploadId}/report.json`,
+      finishedAt: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/),
     });
+    const times = listed.flatMap((u) => (u.finishedAt ? [u.finishedAt] : []));
+    expect(times.length).toBeGreaterThanOrEqual(2);
+    expect(times).toEqual([...times].sort().reverse());
     expect(listed.map((u) => u.uploadId)).toContain(inactive.uploadId);
   });
 

@@ -121,6 +121,7 @@ describe('progressOf: contacts done of all, from what the workflow recorded', ()
           status: 'rejected',
           reason: 'No agent "agent_old": name an agent of this account.',
           reportKey: 'reports/u2/report.json',
+          finishedAt: '2026-12-07T11:30:12.000Z',
         },
         {
           uploadId: 'u3',
@@ -128,6 +129,7 @@ describe('progressOf: contacts done of all, from what the workflow recorded', ()
           status: 'repeated',
           reason: null,
           reportKey: 'reports/u3/report.json',
+          finishedAt: null,
         },
         {
           uploadId: 'u4',
@@ -135,14 +137,37 @@ describe('progressOf: contacts done of all, from what the workflow recorded', ()
           status: 'unfinished',
           reason: 'intake did not finish',
           reportKey: null,
+          finishedAt: null,
         },
       ],
     });
     expect(screen.split('\n').slice(1)).toEqual([
       'uploads that launched nothing:',
-      '  incoming/agent_old/sheet.csv: rejected (No agent "agent_old": name an agent of this account.); report reports/u2/report.json',
+      '  2026-12-07T11:30Z  incoming/agent_old/sheet.csv: rejected (No agent "agent_old": name an agent of this account.); report reports/u2/report.json',
       '  incoming/a/again.csv: not launched again; report reports/u3/report.json',
       '  incoming/a/stuck.csv: not finished (intake did not finish)',
     ]);
+  });
+
+  it('shows the newest twenty uploads that launched nothing and says how many more', () => {
+    const unlaunched = Array.from({ length: 23 }, (_, i) => ({
+      uploadId: `u${i}`,
+      key: `incoming/a/${i}.csv`,
+      status: 'rejected' as const,
+      reason: null,
+      reportKey: `reports/u${i}/report.json`,
+      finishedAt: null,
+    }));
+    const screen = render({
+      now: '2026-12-07T12:00:00Z',
+      where: 'here',
+      api: true,
+      apiSlow: false,
+      parts: [],
+      unlaunched,
+    });
+    const lines = screen.split('\n');
+    expect(lines.filter((l) => l.includes(': rejected'))).toHaveLength(20);
+    expect(lines.at(-1)).toBe('  and 3 earlier (status --json lists every one)');
   });
 });

@@ -99,6 +99,9 @@ function partStatus(r: CampaignRecord, now: number): PartStatus {
   };
 }
 
+/** The newest uploads that launched nothing the screen shows; `--json` has them all. */
+const SHOWN_UNLAUNCHED = 20;
+
 const UNLAUNCHED: Record<UnlaunchedUpload['status'], string> = {
   rejected: 'rejected',
   repeated: 'not launched again',
@@ -131,10 +134,12 @@ export function render(s: Awaited<ReturnType<typeof snapshot>>): string {
     );
   }
   if (unlaunched.length > 0) lines.push('uploads that launched nothing:');
-  for (const u of unlaunched)
+  for (const u of unlaunched.slice(0, SHOWN_UNLAUNCHED))
     lines.push(
-      `  ${u.key}: ${UNLAUNCHED[u.status]}${u.reason ? ` (${u.reason})` : ''}${u.reportKey ? `; report ${u.reportKey}` : ''}`,
+      `  ${u.finishedAt ? `${iso(Date.parse(u.finishedAt))}  ` : ''}${u.key}: ${UNLAUNCHED[u.status]}${u.reason ? ` (${u.reason})` : ''}${u.reportKey ? `; report ${u.reportKey}` : ''}`,
     );
+  if (unlaunched.length > SHOWN_UNLAUNCHED)
+    lines.push(`  and ${unlaunched.length - SHOWN_UNLAUNCHED} earlier (status --json lists every one)`);
   return lines.join('\n');
 }
 
