@@ -28,15 +28,18 @@ export interface BrakeLetGo {
   held: boolean;
   /** How many other parts still hold the brake on the agent. */
   othersHolding: number;
-  /** `reactivated`: the agent is active again; `still-inactive`: it was not, or could not be, switched on; null: not tried. */
-  agent: 'reactivated' | 'still-inactive' | null;
+  /**
+   * `reactivated`: the agent is active again; `still-inactive`: it was not, or could not be, switched on; `gone`: the
+   * API has no such agent (deleted, or a restarted local emulator's); null: not tried.
+   */
+  agent: 'reactivated' | 'still-inactive' | 'gone' | null;
   message: string;
 }
 
 /** What letting go of a brake asks of the Voice API (CampaignSafety): the campaign paused first, then the brake. */
 export interface BrakeLetGoApi {
   confirmPaused(campaignId: string): Promise<{ ok: boolean; message: string }>;
-  releaseBrake(agentId: string, holder: string): Promise<{ ok: boolean; message: string }>;
+  releaseBrake(agentId: string, holder: string): Promise<{ ok: boolean; message: string; gone?: boolean }>;
 }
 
 /**
@@ -96,7 +99,7 @@ export async function letGoOfBrake(
     agentId,
     held: true,
     othersHolding: left,
-    agent: left > 0 ? null : done.ok ? 'reactivated' : 'still-inactive',
+    agent: left > 0 ? null : done.ok ? 'reactivated' : done.gone ? 'gone' : 'still-inactive',
     message: done.message,
   };
 }

@@ -169,7 +169,7 @@ export class CampaignSafety {
    * Lets go of the brake; the last holder reactivates the agent. A holder that arrived meanwhile finds the agent
    * active when it reads back and deactivates it again, so the brake is never lost.
    */
-  async releaseBrake(agentId: string, holder: string): Promise<{ ok: boolean; message: string }> {
+  async releaseBrake(agentId: string, holder: string): Promise<{ ok: boolean; message: string; gone?: boolean }> {
     try {
       const left = await this.brakes.release(agentId, holder);
       if (left > 0) return { ok: true, message: `${left} other part(s) still hold the brake` };
@@ -188,6 +188,8 @@ export class CampaignSafety {
       this.signals.action('workflow', 'brake_released', { agentId, holder });
       return { ok: true, message: 'agent reactivated' };
     } catch (err) {
+      // Let go in the register; an agent the API no longer has dials nobody and has nothing to switch on.
+      if (err instanceof NotFoundError) return { ok: false, gone: true, message: describe(err) };
       return { ok: false, message: describe(err) };
     }
   }

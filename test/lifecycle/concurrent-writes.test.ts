@@ -7,6 +7,7 @@ import { DEFAULT_LEGAL_HOURS } from '#commons/legal-hours.ts';
 import { silentLog } from '#commons/log.ts';
 import type { FollowUpStarted } from '#commons/part-outcomes.ts';
 import { partReportKey } from '#commons/report-keys.ts';
+import { NotFoundError } from '#commons/voice-api/errors.ts';
 import { type PartWindow, partWindow } from '#commons/window-plan.ts';
 import { letGoOfBrake } from '#lifecycle/campaign-control.ts';
 import { CampaignSafety } from '#lifecycle/campaign-safety.ts';
@@ -601,6 +602,39 @@ describe('review: an ended part held by the brake alone, across other writers', 
     expect(released).toMatchObject({ held: true, agent: 'reactivated' });
     expect(await store.isHeldBy('agt_race', partKey)).toBe(false);
     expect(agent.is_active).toBe(true);
+  });
+});
+
+describe('letting go of a brake on an agent the API no longer has', () => {
+  it('lets go in the register and says there is nothing to switch on', async () => {
+    const { partKey } = await endedBrakeAlone('agt_gone');
+    await store.hold('agt_gone', partKey, new Date(at('10:02')));
+    const gone = () => {
+      throw new NotFoundError('Agent not found', {
+        status: 404,
+        method: 'GET',
+        path: '/agents/agt_gone',
+        requestId: null,
+        body: null,
+      });
+    };
+    const agents = { get: async () => gone(), toggle: async () => gone() };
+    // The campaign went with it (a restarted local emulator): gone is not dialling.
+    const campaigns = {
+      pause: async () => gone(),
+      stats: async () => gone(),
+    };
+    const safety = new CampaignSafety(
+      campaigns,
+      agents,
+      store,
+      { action: () => undefined },
+      () => new Date(at('10:05')),
+    );
+    const done = await letGoOfBrake(store, partKey, safety, new Date(at('10:05')));
+    expect(done).toMatchObject({ held: true, othersHolding: 0, agent: 'gone' });
+    expect(done.message).toContain('404');
+    expect(await store.isHeldBy('agt_gone', partKey)).toBe(false);
   });
 });
 

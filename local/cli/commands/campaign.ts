@@ -151,6 +151,13 @@ async function releaseBrake(id: string): Promise<number> {
       console.log(`campaign ${id} let go of the brake; agent ${done.agentId} is active again.`);
       return 0;
     }
+    if (done.agent === 'gone') {
+      console.log(
+        `campaign ${id} let go of the brake; the Voice API has no agent ${done.agentId} (${done.message}), so there is ` +
+          'nothing to switch on. (A restarted `callsheet local` runs a new emulator, with a new agent.)',
+      );
+      return 0;
+    }
     console.log(
       `campaign ${id} let go of the brake; no part holds it now. Switch agent ${done.agentId} on in the vendor dashboard` +
         (done.agent === 'still-inactive'
