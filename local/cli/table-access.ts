@@ -1,5 +1,6 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { documentClient, readAwsSettings } from '#commons/aws/clients.ts';
+import { readAwsSettings } from '#commons/aws/aws-settings.ts';
+import { documentClient } from '#commons/aws/dynamo-client.ts';
 import { EnvReader } from '#commons/config.ts';
 import { TABLES, type TableName } from '#commons/tables.ts';
 import { localDataDir, localDynamoPath } from '../stack/data-dir.ts';

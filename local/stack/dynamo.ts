@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { Worker } from 'node:worker_threads';
 import { CreateTableCommand, DynamoDBClient, ListTablesCommand, waitUntilTableExists } from '@aws-sdk/client-dynamodb';
 import dynalite from 'dynalite';
-import { documentClient } from '#commons/aws/clients.ts';
+import { documentClient } from '#commons/aws/dynamo-client.ts';
 import { DEFAULT_CAP_LIMITS } from '#commons/frequency-cap.ts';
 import { FrequencyCapStore } from '#commons/frequency-cap-store.ts';
 import { SuppressionList } from '#commons/suppression-list.ts';

@@ -1,53 +1,12 @@
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { S3Client } from '@aws-sdk/client-s3';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SFNClient } from '@aws-sdk/client-sfn';
 import { SQSClient } from '@aws-sdk/client-sqs';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { EnvReader } from '../config.ts';
+import { type AwsSettings, base, unlogged } from './aws-settings.ts';
 
-export interface AwsSettings {
-  region: string;
-  /** Set only for the local stack (s3rver, dynalite, the local Step Functions endpoint). */
-  endpoints: { s3?: string; dynamodb?: string; sfn?: string; events?: string; secretsmanager?: string };
-  credentials?: { accessKeyId: string; secretAccessKey: string; sessionToken?: string };
-}
-
-/** Endpoint overrides use the AWS SDK's own variable names, so the same names work for any AWS tool. */
-export function readAwsSettings(env: EnvReader): AwsSettings {
-  const accessKeyId = env.optional('AWS_ACCESS_KEY_ID');
-  const secretAccessKey = env.optional('AWS_SECRET_ACCESS_KEY');
-  const sessionToken = env.optional('AWS_SESSION_TOKEN');
-  return {
-    region: env.optional('AWS_REGION') ?? 'us-east-1',
-    ...(accessKeyId && secretAccessKey ? { credentials: { accessKeyId, secretAccessKey, sessionToken } } : {}),
-    endpoints: {
-      s3: env.optional('AWS_ENDPOINT_URL_S3'),
-      dynamodb: env.optional('AWS_ENDPOINT_URL_DYNAMODB'),
-      sfn: env.optional('AWS_ENDPOINT_URL_SFN'),
-      events: env.optional('AWS_ENDPOINT_URL_EVENTBRIDGE'),
-      secretsmanager: env.optional('AWS_ENDPOINT_URL_SECRETS_MANAGER'),
-    },
-  };
-}
-
-/**
- * Takes out the SDK's logger middleware: with the default no-op logger it still builds a redacted copy of every
- * request and response to hand to it (a walk of each Scan page and batch), work nobody reads.
- */
-function unlogged<C extends { middlewareStack: { remove(name: string): boolean } }>(client: C): C {
-  client.middlewareStack.remove('loggerMiddleware');
-  return client;
-}
-
-function base(s: AwsSettings, endpoint: string | undefined) {
-  return {
-    region: s.region,
-    ...(endpoint ? { endpoint } : {}),
-    ...(s.credentials ? { credentials: s.credentials } : {}),
-  };
-}
+export { type AwsSettings, readAwsSettings } from './aws-settings.ts';
+export { documentClient } from './dynamo-client.ts';
 
 export function s3Client(s: AwsSettings): S3Client {
   return unlogged(
@@ -58,12 +17,6 @@ export function s3Client(s: AwsSettings): S3Client {
       requestChecksumCalculation: 'WHEN_REQUIRED',
     }),
   );
-}
-
-export function documentClient(s: AwsSettings): DynamoDBDocumentClient {
-  return DynamoDBDocumentClient.from(unlogged(new DynamoDBClient(base(s, s.endpoints.dynamodb))), {
-    marshallOptions: { removeUndefinedValues: true },
-  });
 }
 
 export const sfnClient = (s: AwsSettings) => unlogged(new SFNClient(base(s, s.endpoints.sfn)));
