@@ -179,6 +179,11 @@ describe('callsheet run', () => {
     expect(out.stderr).toContain('rejected rows: 2 invalid_phone');
     const report = out.stderr.match(/intake report: (\S+)/)?.[1] ?? '';
     expect(JSON.parse(await readFile(report, 'utf8')).rejected).toHaveLength(2);
+    // status lists it, though it has no campaign, with the reason (README, Operate).
+    const status = await runCli(['status'], env());
+    expect(status.stdout).toMatch(
+      /uploads that launched nothing:\n.*\/bad\.xlsx: rejected \(No row has a phone number/,
+    );
     // Retries whose calls alone pass the daily cap: said as such, with what to change, before anyone is called.
     const own = join(dataDir, 'capped');
     const capped = await runCli(['run', 'examples/contacts.xlsx', '--retries', '3'], {

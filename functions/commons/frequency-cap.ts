@@ -45,6 +45,13 @@ function countWithin(entries: readonly CapEntry[], now: number, ms: number): num
   return n;
 }
 
+/** The caps a number is held to, in the order they are checked: one home for their names, spans and settings. */
+export const capWindows = (limits: CapLimits) =>
+  [
+    { reason: 'daily-cap', cap: limits.perDay, span: '24 hours', per: 'day', setting: 'CALL_CAP_PER_DAY' },
+    { reason: 'weekly-cap', cap: limits.perWeek, span: '7 days', per: 'week', setting: 'CALL_CAP_PER_WEEK' },
+  ] as const;
+
 /**
  * Whether a number with these reservations may take `request.calls` more. The same key asking again is admitted
  * without counting twice (a retried intake must not lock a number out).
@@ -54,16 +61,13 @@ export function capDecision(entries: readonly CapEntry[], request: CapRequest, l
   const day = countWithin(entries, now, DAY_MS);
   const week = countWithin(entries, now, WEEK_MS);
   if (entries.some((e) => e.key === request.key)) return { admitted: true, alreadyCounted: true, day, week };
-  const windows = [
-    { reason: 'daily-cap', counted: day, cap: limits.perDay, span: '24 hours', per: 'day' },
-    { reason: 'weekly-cap', counted: week, cap: limits.perWeek, span: '7 days', per: 'week' },
-  ] as const;
-  for (const w of windows)
-    if (w.counted + request.calls > w.cap)
+  const counted = { day, week };
+  for (const w of capWindows(limits))
+    if (counted[w.per] + request.calls > w.cap)
       return {
         admitted: false,
         reason: w.reason,
-        message: `already ${w.counted} call(s) in the last ${w.span}; ${request.calls} more would pass the cap of ${w.cap} a ${w.per}`,
+        message: `already ${counted[w.per]} call(s) in the last ${w.span}; ${request.calls} more would pass the cap of ${w.cap} a ${w.per}`,
         day,
         week,
       };

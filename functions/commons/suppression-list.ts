@@ -1,6 +1,7 @@
-import { type DynamoDBDocumentClient, GetCommand, PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { batchGetAll, batchWriteAll, LARGE_ITEMS_PER_GET } from './aws/batch.ts';
 import { byShard, isE164, NumberSet, shardOf } from './aws/number-shards.ts';
+import { scanAll } from './aws/scan-all.ts';
 import { type ShardItem, ShardReader } from './aws/shard-reader.ts';
 import { type Item, updateVersioned } from './aws/versioned-item.ts';
 import { eachConcurrently } from './concurrently.ts';
@@ -117,21 +118,12 @@ export class SuppressionList {
   }
 
   async list(): Promise<SuppressedNumber[]> {
-    const items: SuppressedNumber[] = [];
-    let start: Record<string, unknown> | undefined;
-    do {
-      const out = await this.db.send(
-        new ScanCommand({
-          TableName: this.table,
-          ExclusiveStartKey: start,
-          // The numbers' own items: not the shards or the index mark.
-          FilterExpression: 'NOT begins_with(phone, :mark)',
-          ExpressionAttributeValues: { ':mark': '#' },
-        }),
-      );
-      items.push(...((out.Items ?? []) as SuppressedNumber[]));
-      start = out.LastEvaluatedKey;
-    } while (start);
+    const items = await scanAll<SuppressedNumber>(this.db, {
+      TableName: this.table,
+      // The numbers' own items: not the shards or the index mark.
+      FilterExpression: 'NOT begins_with(phone, :mark)',
+      ExpressionAttributeValues: { ':mark': '#' },
+    });
     return items.sort((a, b) => a.phone.localeCompare(b.phone));
   }
 

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
-import { type DynamoDBDocumentClient, GetCommand, PutCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { batchGetAll, batchWriteAll } from '#commons/aws/batch.ts';
 import { isConditionFailed } from '#commons/aws/conditional-write.ts';
+import { scanAll } from '#commons/aws/scan-all.ts';
 import { CONTACT_FIELDS, type ContactChange, type ContactField } from './contact-event.ts';
 import { type ContactState, type Note, type PushClaim, type PushedState, planApply } from './contact-state.ts';
 import { inGroups } from './in-groups.ts';
@@ -234,21 +235,13 @@ export class ContactStore {
 
   /** Every contact, or those changed at or after `since` (ISO time). */
   async list(since?: string): Promise<ContactState[]> {
-    const items: ContactState[] = [];
-    let start: Record<string, unknown> | undefined;
-    do {
-      const out = await this.db.send(
-        new ScanCommand({
-          TableName: this.table,
-          ExclusiveStartKey: start,
-          FilterExpression: since ? '#k = :c AND #at >= :since' : '#k = :c',
-          ExpressionAttributeNames: { '#k': 'kind', ...(since ? { '#at': 'changedAt' } : {}) },
-          ExpressionAttributeValues: { ':c': 'contact', ...(since ? { ':since': since } : {}) },
-        }),
-      );
-      for (const { pk: _pk, kind: _kind, ...state } of out.Items ?? []) items.push(state as ContactState);
-      start = out.LastEvaluatedKey;
-    } while (start);
+    const found = await scanAll<Record<string, unknown>>(this.db, {
+      TableName: this.table,
+      FilterExpression: since ? '#k = :c AND #at >= :since' : '#k = :c',
+      ExpressionAttributeNames: { '#k': 'kind', ...(since ? { '#at': 'changedAt' } : {}) },
+      ExpressionAttributeValues: { ':c': 'contact', ...(since ? { ':since': since } : {}) },
+    });
+    const items = found.map(({ pk: _pk, kind: _kind, ...state }) => state as unknown as ContactState);
     return items.sort((a, b) => a.phone.localeCompare(b.phone));
   }
 

@@ -1,4 +1,4 @@
-import type { CapLimits } from '#commons/frequency-cap.ts';
+import { type CapLimits, capWindows } from '#commons/frequency-cap.ts';
 import type { CapLookup } from '#commons/frequency-cap-store.ts';
 import type { Rejection } from './contacts.ts';
 import { reportParts, type ValidationOutcome } from './validate-upload.ts';
@@ -61,12 +61,7 @@ export async function capUpload(
  * admitted, whatever it was called before: say so, and what to change (`retries_over_cap`).
  */
 function allCapped(calls: number, limits: CapLimits): { code: string; message: string } {
-  const over =
-    calls > limits.perDay
-      ? { cap: limits.perDay, per: 'day', setting: 'CALL_CAP_PER_DAY' }
-      : calls > limits.perWeek
-        ? { cap: limits.perWeek, per: 'week', setting: 'CALL_CAP_PER_WEEK' }
-        : null;
+  const over = capWindows(limits).find((w) => calls > w.cap);
   if (over)
     return {
       code: 'retries_over_cap',

@@ -1,6 +1,7 @@
-import { type DynamoDBDocumentClient, GetCommand, PutCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { batchGetAll } from '#commons/aws/batch.ts';
 import { isConditionFailed } from '#commons/aws/conditional-write.ts';
+import { scanAll } from '#commons/aws/scan-all.ts';
 import type { FollowUpStarted } from '#commons/part-outcomes.ts';
 import type { PartWindow } from '#commons/window-plan.ts';
 import type { BrakeRegister } from './campaign-safety.ts';
@@ -370,34 +371,24 @@ export class CampaignStore implements BrakeRegister {
    * earlier in its life says nothing about it now), and the guard too leaves those alone.
    */
   async unfinished(options: { unconfirmed?: boolean } = {}): Promise<CampaignRecord[]> {
-    const out: CampaignRecord[] = [];
-    let start: Record<string, unknown> | undefined;
     const running = '#status IN (:creating, :running)';
-    do {
-      const page = await this.db.send(
-        new ScanCommand({
-          TableName: this.table,
-          FilterExpression: options.unconfirmed
-            ? `begins_with(pk, :part) AND (${running} OR (#status = :failed AND #secured.#outcome = :unconfirmed) OR (#status IN (:failed, :cancelled) AND #secured.#pauseHeld = :no))`
-            : `begins_with(pk, :part) AND ${running}`,
-          ExpressionAttributeNames: {
-            '#status': 'status',
-            ...(options.unconfirmed ? { '#secured': 'secured', '#outcome': 'outcome', '#pauseHeld': 'pauseHeld' } : {}),
-          },
-          ExpressionAttributeValues: {
-            ':part': 'part#',
-            ...LIVE.values,
-            ...(options.unconfirmed
-              ? { ':failed': 'failed', ':cancelled': 'cancelled', ':unconfirmed': 'unconfirmed', ':no': false }
-              : {}),
-          },
-          ExclusiveStartKey: start,
-        }),
-      );
-      out.push(...((page.Items ?? []) as CampaignRecord[]));
-      start = page.LastEvaluatedKey;
-    } while (start);
-    return out;
+    return scanAll<CampaignRecord>(this.db, {
+      TableName: this.table,
+      FilterExpression: options.unconfirmed
+        ? `begins_with(pk, :part) AND (${running} OR (#status = :failed AND #secured.#outcome = :unconfirmed) OR (#status IN (:failed, :cancelled) AND #secured.#pauseHeld = :no))`
+        : `begins_with(pk, :part) AND ${running}`,
+      ExpressionAttributeNames: {
+        '#status': 'status',
+        ...(options.unconfirmed ? { '#secured': 'secured', '#outcome': 'outcome', '#pauseHeld': 'pauseHeld' } : {}),
+      },
+      ExpressionAttributeValues: {
+        ':part': 'part#',
+        ...LIVE.values,
+        ...(options.unconfirmed
+          ? { ':failed': 'failed', ':cancelled': 'cancelled', ':unconfirmed': 'unconfirmed', ':no': false }
+          : {}),
+      },
+    });
   }
 
   async hold(agentId: string, holder: string, now: Date): Promise<boolean> {

@@ -1,8 +1,8 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { GetObjectCommand, type S3Client } from '@aws-sdk/client-s3';
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { readAwsSettings, s3Client } from '#commons/aws/clients.ts';
+import { scanAll } from '#commons/aws/scan-all.ts';
 import { EnvReader } from '#commons/config.ts';
 import { VoiceApiClient } from '#commons/voice-api/index.ts';
 import type { CampaignStats } from '#commons/voice-api/types.ts';
@@ -18,22 +18,13 @@ const OPERATOR_API_TIMEOUT_MS = 2_000;
 
 /** Every part's record in the campaigns table, newest first (a scan: one item per part, plus one per campaign). */
 export async function partRecords(t: Pick<OpenTable, 'db' | 'table'>): Promise<CampaignRecord[]> {
-  const out: CampaignRecord[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await t.db.send(
-      new ScanCommand({
-        TableName: t.table,
-        FilterExpression: 'begins_with(pk, :part)',
-        ExpressionAttributeValues: { ':part': 'part#' },
-        ExclusiveStartKey: start,
-      }),
-    );
-    // A record whose part ended before its launch wrote it whole still names its part by its key.
-    for (const item of page.Items ?? [])
-      out.push({ ...item, partKey: item.partKey ?? String(item.pk).slice(5) } as CampaignRecord);
-    start = page.LastEvaluatedKey;
-  } while (start);
+  const items = await scanAll<Record<string, unknown>>(t.db, {
+    TableName: t.table,
+    FilterExpression: 'begins_with(pk, :part)',
+    ExpressionAttributeValues: { ':part': 'part#' },
+  });
+  // A record whose part ended before its launch wrote it whole still names its part by its key.
+  const out = items.map((item) => ({ ...item, partKey: item.partKey ?? String(item.pk).slice(5) }) as CampaignRecord);
   return out.sort((a, b) => (b.startedAt ?? '').localeCompare(a.startedAt ?? '') || a.partKey.localeCompare(b.partKey));
 }
 
@@ -60,54 +51,44 @@ export async function unlaunchedUploads(
   table: string,
   now = Date.now(),
 ): Promise<UnlaunchedUpload[]> {
-  const out: UnlaunchedUpload[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await db.send(
-      new ScanCommand({
-        TableName: table,
-        FilterExpression:
-          'begins_with(pk, :upload) AND ((#state = :done AND #outcome.#status <> :launched) OR (#state = :processing AND #lease < :now))',
-        ExpressionAttributeNames: {
-          '#state': 'state',
-          '#outcome': 'outcome',
-          '#status': 'status',
-          '#lease': 'leaseUntil',
-        },
-        ExpressionAttributeValues: {
-          ':upload': 'upload#',
-          ':done': 'done',
-          ':launched': 'launched',
-          ':processing': 'processing',
-          ':now': now,
-        },
-        ExclusiveStartKey: start,
-      }),
-    );
-    for (const item of (page.Items ?? []) as UploadRecord[]) {
-      const outcome = item.outcome;
-      out.push(
-        outcome
-          ? {
-              uploadId: item.uploadId,
-              key: item.key,
-              status: outcome.status,
-              reason: outcome.error?.message ?? null,
-              reportKey: outcome.reportKey,
-              finishedAt: item.finishedAt ?? null,
-            }
-          : {
-              uploadId: item.uploadId,
-              key: item.key,
-              status: 'unfinished',
-              reason: `intake started it ${counted(item.attempts, 'time')} and did not finish: see its log; the queue tries again, then keeps it in the dead-letter queue`,
-              reportKey: null,
-              finishedAt: null,
-            },
-      );
-    }
-    start = page.LastEvaluatedKey;
-  } while (start);
+  const items = await scanAll<UploadRecord>(db, {
+    TableName: table,
+    FilterExpression:
+      'begins_with(pk, :upload) AND ((#state = :done AND #outcome.#status <> :launched) OR (#state = :processing AND #lease < :now))',
+    ExpressionAttributeNames: {
+      '#state': 'state',
+      '#outcome': 'outcome',
+      '#status': 'status',
+      '#lease': 'leaseUntil',
+    },
+    ExpressionAttributeValues: {
+      ':upload': 'upload#',
+      ':done': 'done',
+      ':launched': 'launched',
+      ':processing': 'processing',
+      ':now': now,
+    },
+  });
+  const out = items.map(
+    (item): UnlaunchedUpload =>
+      item.outcome
+        ? {
+            uploadId: item.uploadId,
+            key: item.key,
+            status: item.outcome.status,
+            reason: item.outcome.error?.message ?? null,
+            reportKey: item.outcome.reportKey,
+            finishedAt: item.finishedAt ?? null,
+          }
+        : {
+            uploadId: item.uploadId,
+            key: item.key,
+            status: 'unfinished',
+            reason: `intake started it ${counted(item.attempts, 'time')} and did not finish: see its log; the queue tries again, then keeps it in the dead-letter queue`,
+            reportKey: null,
+            finishedAt: null,
+          },
+  );
   // Unfinished first (they need a look), then the newest; records from before the time was kept last, by key.
   const unfinished = (u: UnlaunchedUpload) => (u.status === 'unfinished' ? 1 : 0);
   const at = (u: UnlaunchedUpload) => u.finishedAt ?? '';
