@@ -12,6 +12,7 @@ import { documentClient, readAwsSettings } from '#commons/aws/clients.ts';
 import { EnvReader } from '#commons/config.ts';
 import { VoiceApiClient } from '#commons/voice-api/index.ts';
 import { CampaignStore } from '#lifecycle/campaign-store.ts';
+import type { UnlaunchedUpload } from '#local/cli/operator.ts';
 import { EmulatorAdmin } from '#local/emulator/admin-client.ts';
 import { readRunningStack } from '#local/stack/running-stack.ts';
 import { BIN, runCli } from '../helpers/cli.ts';
@@ -334,6 +335,33 @@ describe('callsheet local', () => {
     // Every file of the part and its upload that the bucket holds, each printed where it was copied.
     for (const name of ['part-1.json', 'outcomes-part-1.csv', 'stats-part-1.json', 'report.json', 'annotated.xlsx'])
       expect(fetched.stdout).toContain(join(dataDir, 'fetched', name));
+    // status reads the uploads table that UPLOADS_TABLE names, beside the campaigns: a refused upload, with why.
+    const nothing = join(dataDir, 'nothing.csv');
+    await writeFile(nothing, ['Phone Number', 'not a number'].join('\n'));
+    await aws('s3', 'cp', nothing, `s3://${exported.CALLSHEET_BUCKET}/incoming/${exported.CALLSHEET_AGENT_ID}/`);
+    const statusJson = async (env: NodeJS.ProcessEnv) => {
+      const out = await runCli(['status', '--json'], env);
+      expect(out.stderr).toBe('');
+      return JSON.parse(out.stdout) as {
+        parts: unknown[];
+        unlaunched: UnlaunchedUpload[] | null;
+        unlaunchedNote?: string;
+      };
+    };
+    const refusedUpload = (s: { unlaunched: UnlaunchedUpload[] | null }) =>
+      s.unlaunched?.find((u) => u.key.endsWith('/nothing.csv'));
+    const withUploads = await until(
+      'the refused upload in status',
+      () => statusJson({ ...deployed, UPLOADS_TABLE: 'callsheet-uploads' }),
+      (s) => refusedUpload(s) !== undefined,
+    );
+    expect(refusedUpload(withUploads)).toMatchObject({ status: 'rejected', reason: expect.stringMatching(/\S/) });
+    // Without the variable the uploads are not looked for; a table it cannot read is named, the campaigns still shown.
+    expect((await statusJson(deployed)).unlaunched).toBeNull();
+    const unreadable = await statusJson({ ...deployed, UPLOADS_TABLE: 'callsheet-no-such-table' });
+    expect(unreadable.unlaunched).toBeNull();
+    expect(unreadable.unlaunchedNote).toContain('not read from callsheet-no-such-table');
+    expect(unreadable.parts.length).toBeGreaterThan(0);
     // What belongs to the running stack is refused, not silently ignored.
     const refused = await callsheet('run', sheet, '--credits', '5');
     expect(refused.code).toBe(2);
