@@ -103,18 +103,46 @@ export class SuppressionList {
     return new Set(items.map((item) => item.phone as string));
   }
 
-  async add(phones: readonly string[], reason: string, source: string, now = new Date()): Promise<void> {
+  /**
+   * Lists the numbers not yet listed; a number already on the list keeps its entry (its reason, source and date:
+   * a later opt-out or a second `add` never overwrites a court order). Answers which were added and the entries of
+   * those that already were. Every number's shard is written either way, so a shard a failed write left behind is
+   * mended.
+   */
+  async add(
+    phones: readonly string[],
+    reason: string,
+    source: string,
+    now = new Date(),
+  ): Promise<{ added: string[]; already: SuppressedNumber[] }> {
     const unique = [...new Set(phones)];
+    const already = await this.entries(unique);
+    const listed = new Set(already.map((s) => s.phone));
+    const added = unique.filter((phone) => !listed.has(phone));
     const addedAt = now.toISOString();
-    await this.write(unique.map((phone) => ({ PutRequest: { Item: { phone, reason, source, addedAt } } })));
+    await this.write(added.map((phone) => ({ PutRequest: { Item: { phone, reason, source, addedAt } } })));
     // Text that is not E.164 (never intake's) keeps its item only, where `matching` asks for it.
     await this.changeShards(unique.filter(isE164), (set, group) => set.with(group));
+    return { added, already };
   }
 
-  async remove(phones: readonly string[]): Promise<void> {
+  /**
+   * Takes the numbers off the list (their items and their shards, also for a number only a shard still held) and
+   * answers which of them had an entry.
+   */
+  async remove(phones: readonly string[]): Promise<{ removed: string[]; notListed: string[] }> {
     const unique = [...new Set(phones)];
+    const listed = new Set((await this.entries(unique)).map((s) => s.phone));
     await this.write(unique.map((phone) => ({ DeleteRequest: { Key: { phone } } })));
     await this.changeShards(unique.filter(isE164), (set, group) => set.with([], group));
+    return { removed: unique.filter((p) => listed.has(p)), notListed: unique.filter((p) => !listed.has(p)) };
+  }
+
+  /** The entries of those of these numbers that are listed, 100 a request. */
+  private async entries(phones: readonly string[]): Promise<SuppressedNumber[]> {
+    if (phones.length === 0) return [];
+    const keys = phones.map((phone) => ({ phone }));
+    return (await batchGetAll(this.db, this.table, keys, 'suppression list')) as unknown as SuppressedNumber[];
   }
 
   async list(): Promise<SuppressedNumber[]> {

@@ -65,6 +65,32 @@ describe('callsheet suppress', () => {
     expect(refused.stderr).toContain('reindex takes no numbers');
   });
 
+  it('keeps a listed number as it was when it is added again, and says which numbers were not listed', async () => {
+    const first = await runCli(['suppress', 'add', '+14155550401', '--reason', 'court order 2026-113'], env());
+    expect(first.stdout).toContain('1 number added to the suppression list in the local stack');
+    const again = await runCli(['suppress', 'add', '+14155550401', '+14155550402'], env());
+    expect(again.code).toBe(0);
+    expect(again.stdout).toContain('1 number added to the suppression list in the local stack');
+    expect(again.stdout).toMatch(/\+14155550402$/m);
+    expect(again.stdout).toMatch(
+      /^\+14155550401 was already on the list: court order 2026-113 \(added \S+ by cli\); kept as it was\.$/m,
+    );
+    const listed = JSON.parse((await runCli(['suppress', 'list', '--json'], env())).stdout) as {
+      phone: string;
+      reason: string;
+    }[];
+    expect(listed.find((s) => s.phone === '+14155550401')?.reason).toBe('court order 2026-113');
+    expect(listed.find((s) => s.phone === '+14155550402')?.reason).toBe('opted out');
+
+    const removed = await runCli(['suppress', 'remove', '+14155550402', '+14155550499'], env());
+    expect(removed.code).toBe(0);
+    expect(removed.stdout).toMatch(/^1 number taken off the suppression list in the local stack .*: \+14155550402$/m);
+    expect(removed.stdout).toMatch(
+      /^Not on the suppression list in the local stack .*, so nothing to take off: \+14155550499$/m,
+    );
+    expect(removed.stdout).not.toMatch(/taken off .*\+14155550499/);
+  });
+
   it('refuses numbers it cannot read, saying how to write them', async () => {
     const out = await runCli(['suppress', 'add', '555-2671'], env());
     expect(out.code).toBe(2);

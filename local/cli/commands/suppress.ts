@@ -2,6 +2,7 @@ import { isCountryCode, normalizePhone } from '#commons/phone/phone.ts';
 import { SuppressionList } from '#commons/suppression-list.ts';
 import { type Command, UsageError } from '../command.ts';
 import { openTable } from '../table-access.ts';
+import { counted } from '../words.ts';
 
 const ACTIONS = ['add', 'remove', 'list', 'reindex'] as const;
 
@@ -13,7 +14,8 @@ export const suppressCommand: Command = {
   options: { country: { type: 'string' }, reason: { type: 'string' }, json: { type: 'boolean' } },
   help: [
     'actions:',
-    '  add <phone>...     put numbers on the list (written in E.164, or national with --country)',
+    '  add <phone>...     put numbers on the list (written in E.164, or national with --country); a number',
+    '                     already listed keeps its reason and date',
     '  remove <phone>...  take numbers off the list',
     '  list               show every number on the list',
     '  reindex            put every number of the list in the shards intake checks (done by any of these',
@@ -57,11 +59,23 @@ export const suppressCommand: Command = {
       }
       if (await list.ensureIndexed()) console.error(`Indexed the suppression list in ${where} (once).`);
       if (action === 'add') {
-        await list.add(phones, (values.reason as string | undefined) ?? 'opted out', 'cli');
-        console.log(`${phones.length} number(s) on the suppression list in ${where}: ${phones.join(', ')}`);
+        const { added, already } = await list.add(phones, (values.reason as string | undefined) ?? 'opted out', 'cli');
+        if (added.length > 0)
+          console.log(
+            `${counted(added.length, 'number')} added to the suppression list in ${where}: ${added.join(', ')}`,
+          );
+        for (const s of already)
+          console.log(
+            `${s.phone} was already on the list: ${s.reason} (added ${s.addedAt} by ${s.source}); kept as it was.`,
+          );
       } else if (action === 'remove') {
-        await list.remove(phones);
-        console.log(`${phones.length} number(s) taken off the suppression list in ${where}: ${phones.join(', ')}`);
+        const { removed, notListed } = await list.remove(phones);
+        if (removed.length > 0)
+          console.log(
+            `${counted(removed.length, 'number')} taken off the suppression list in ${where}: ${removed.join(', ')}`,
+          );
+        if (notListed.length > 0)
+          console.log(`Not on the suppression list in ${where}, so nothing to take off: ${notListed.join(', ')}`);
       } else {
         const all = await list.list();
         if (values.json) console.log(JSON.stringify(all, null, 2));
