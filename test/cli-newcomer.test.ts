@@ -68,7 +68,14 @@ describe('what a newcomer meets first', () => {
 
   it('validate rejects numbers on the do-not-call list of the data directory, as intake would', async () => {
     const env = { CALLSHEET_DATA_DIR: dataDir };
-    expect((await runCli(['suppress', 'add', '+14155550201'], env)).code).toBe(0);
+    // The first command in a data directory says it starts an empty list there (another folder, a typo: another list).
+    const first = await runCli(['suppress', 'add', '+14155550201'], env);
+    expect(first.code).toBe(0);
+    expect(first.stderr).toContain(`callsheet: ${dataDir} held no callsheet data, so this started it empty`);
+    expect(first.stderr).toContain(
+      'set CALLSHEET_DATA_DIR to use another; the default is .callsheet/ in the current folder',
+    );
+    expect((await runCli(['suppress', 'list'], env)).stderr).toBe('');
     const sheet = join(dataDir, 'sheet.csv');
     await writeFile(sheet, 'Phone Number\n+14155550201\n+14155550202\n');
     const out = await runCli(['validate', sheet, '--json'], env);
@@ -78,8 +85,13 @@ describe('what a newcomer meets first', () => {
     // The text counts them apart, as `run` does.
     const text = await runCli(['validate', sheet], env);
     expect(text.stdout).toContain(`${sheet} (csv): 2 rows, 1 valid, 0 rejected, 1 suppressed (do-not-call list)`);
-    // Another data directory has its own (empty) list.
-    const elsewhere = await runCli(['validate', sheet, '--json'], { CALLSHEET_DATA_DIR: join(dataDir, 'other') });
+    expect(text.stdout).not.toContain('no do-not-call list was checked');
+    // Another data directory has its own (empty) list, and the text says no list was checked.
+    const other = { CALLSHEET_DATA_DIR: join(dataDir, 'other') };
+    const elsewhere = await runCli(['validate', sheet, '--json'], other);
     expect(JSON.parse(elsewhere.stdout).rows.rejected).toBe(0);
+    expect((await runCli(['validate', sheet], other)).stdout).toContain(
+      `note: no do-not-call list was checked: ${join(dataDir, 'other')} holds none and SUPPRESSION_TABLE is not set`,
+    );
   });
 });

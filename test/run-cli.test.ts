@@ -58,6 +58,8 @@ describe('callsheet run', () => {
     expect(out.stderr).toBe('');
     expect(out.code).toBe(1);
     const result = JSON.parse(out.stdout);
+    // A directory no command has used: the run says it started an empty do-not-call list there.
+    expect(result.dataDir).toEqual({ path: join(dataDir, 'credits'), new: true });
     expect(result.summary).toMatchObject({ rows: 40, accepted: 40, rejected: 0, suppressed: 0 });
     expect(result.summary.failedByReason.insufficient_credits).toBeGreaterThan(0);
     expect(result.summary.creditsLeft).toBeLessThan(5);
@@ -79,6 +81,7 @@ describe('callsheet run', () => {
       /calls: \d+ attempted, \d+ dialled, \d+ answered, not answered or failed: .*\d+ insufficient credits.*; credits left -?[\d.]+ INR/,
     );
     expect(text.stdout).toContain('rows: 40; accepted 40, rejected 0, suppressed (do-not-call list) 0');
+    expect(text.stdout).not.toContain('held no callsheet data');
     // The campaigns end `completed`, but contacts went uncalled: the run says so and fails.
     expect(text.stdout).toMatch(/\d+ calls? failed for want of credits: top up the account \(here: --credits\)/);
     expect(text.code).toBe(1);
@@ -252,5 +255,26 @@ describe('callsheet run, interrupted', () => {
     expect(lines, `${stdout}\n${stderr}`).toHaveLength(2);
     for (const line of lines) expect(line).toMatch(/^part \d+: (interrupted|completed),/);
     expect(lines.some((l) => l.includes(': interrupted,'))).toBe(true);
+  }, 120_000);
+
+  it('goes on to its end when its reader stops early (`| head -1`), without a stack trace', async () => {
+    const dir = join(dataDir, 'piped');
+    const child = spawn(process.execPath, [BIN, 'run', 'examples/contacts.xlsx'], {
+      env: { ...process.env, CALLSHEET_DATA_DIR: dir, VOICE_API_URL: '', VOICE_API_KEY: '' },
+    });
+    let stderr = '';
+    child.stderr.on('data', (d) => {
+      stderr += d;
+    });
+    const closed = once(child, 'close');
+    // The reader goes away after the first line, as `head -1` does; every later line meets a closed pipe.
+    await new Promise<void>((resolve) => child.stdout.once('data', () => resolve()));
+    child.stdout.destroy();
+    const [code] = await closed;
+    expect(stderr).not.toMatch(/EPIPE|Error/);
+    expect(code, stderr).toBe(0);
+    // It ran to its end: the parts' reports are in the data directory.
+    const listed = JSON.parse((await runCli(['campaign', 'list', '--json'], { CALLSHEET_DATA_DIR: dir })).stdout);
+    expect(listed.map((c: { status: string }) => c.status)).toEqual(['completed', 'completed']);
   }, 120_000);
 });

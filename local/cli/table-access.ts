@@ -3,7 +3,7 @@ import { readAwsSettings } from '#commons/aws/aws-settings.ts';
 import { documentClient } from '#commons/aws/dynamo-client.ts';
 import { EnvReader } from '#commons/config.ts';
 import { TABLES, type TableName } from '#commons/tables.ts';
-import { localDataDir, localDynamoPath } from '../stack/data-dir.ts';
+import { isNewDataDir, localDataDir, localDynamoPath, newDataDirNote } from '../stack/data-dir.ts';
 import { startDynamo } from '../stack/dynamo.ts';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../stack/local-aws.ts';
 import { readRunningStack } from '../stack/running-stack.ts';
@@ -58,6 +58,8 @@ export async function openTable(name: TableName): Promise<OpenTable> {
     };
   }
   const path = localDynamoPath();
+  // A mistyped CALLSHEET_DATA_DIR, or another current folder, is a different (empty) list: said, not silent.
+  if (isNewDataDir()) console.error(`callsheet: ${newDataDirNote()}.`);
   const dynamo = await startDynamo({ path });
   const db = documentClient({
     region: LOCAL_REGION,

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
 /**
@@ -9,3 +10,11 @@ export function localDataDir(env: NodeJS.ProcessEnv = process.env): string {
 }
 
 export const localDynamoPath = (env: NodeJS.ProcessEnv = process.env) => join(localDataDir(env), 'dynamodb');
+
+/** No command has kept anything here yet: a command that starts now starts an empty do-not-call list with it. */
+export const isNewDataDir = (env: NodeJS.ProcessEnv = process.env) => !existsSync(localDynamoPath(env));
+
+/** Says which directory that is and how to choose another (the default depends on the current folder). */
+export const newDataDirNote = (env: NodeJS.ProcessEnv = process.env) =>
+  `${localDataDir(env)} held no callsheet data, so this started it empty, with an empty do-not-call list ` +
+  '(set CALLSHEET_DATA_DIR to use another; the default is .callsheet/ in the current folder)';

@@ -2,6 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { newDataDirNote } from '#local/stack/data-dir.ts';
 import { startDynamo } from '#local/stack/dynamo.ts';
 import { runCli } from '../helpers/cli.ts';
 import { TEST_KEY, useEmulator } from '../helpers/emulator.ts';
@@ -95,7 +96,8 @@ describe('callsheet contacts', () => {
       VOICE_API_KEY: '',
     };
     const push = await runCli(['contacts', 'push', 'examples/contact-events.jsonl', '--json'], fresh);
-    expect(push.stderr).toBe('');
+    // Its one line on stderr says the data directory was new (and its do-not-call list empty).
+    expect(push.stderr).toBe(`callsheet: ${newDataDirNote(fresh)}.\n`);
     expect(push.code).toBe(0);
     expect(JSON.parse(push.stdout)).toMatchObject({
       events: 5,

@@ -19,7 +19,7 @@ import { type CampaignRecord, CampaignStore, progressOf } from '#lifecycle/campa
 import { EmulatorAdmin } from '#local/emulator/admin-client.ts';
 import type { FaultInput } from '#local/emulator/fault-plan.ts';
 import { type HoldAnswer, startEmulator } from '#local/emulator/server.ts';
-import { localDataDir, localDynamoPath } from '#local/stack/data-dir.ts';
+import { isNewDataDir, localDataDir, localDynamoPath, newDataDirNote } from '#local/stack/data-dir.ts';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '#local/stack/local-aws.ts';
 import { checkStackSettings, startLocalStack } from '#local/stack/local-stack.ts';
 import { keepReportPages } from '#local/stack/report-pages.ts';
@@ -222,6 +222,8 @@ export const runCommand: Command = {
       // A bad setting stops the run before anything starts.
       const settings = { ...shellSettings(), ...(opts.country ? { DEFAULT_COUNTRY: opts.country } : {}) };
       checkStackSettings(settings, realApi ? { url: process.env.VOICE_API_URL as string, apiKey } : undefined);
+      // Read before the stack writes it: a run in another folder starts a list of its own, which the user must know.
+      const newDataDir = isNewDataDir();
       // A delay fault holds its answer on the stack's simulated clock (the stack starts after the emulator).
       let holdAnswer: HoldAnswer | null = null;
       const emulator = realApi
@@ -330,6 +332,7 @@ export const runCommand: Command = {
         say(`${file}: uploaded as ${key}; intake report ${join(dataDir, reportKeys(id).json)}`);
         // What intake says up front (rows it could not place, an API plan too small for the parts), before the wait.
         for (const note of intake?.notes ?? []) say(`  note: ${note}`);
+        if (newDataDir) say(`  note: ${newDataDirNote()}`);
         const store = new CampaignStore(
           documentClient({
             region: LOCAL_REGION,
@@ -379,6 +382,7 @@ export const runCommand: Command = {
           upload: `s3://${stack.bucket}/${key}`,
           summary,
           notes: intake?.notes ?? [],
+          dataDir: { path: dataDir, new: newDataDir },
           parts,
           ...(synced ? { contacts: synced } : {}),
           ...records,

@@ -97,10 +97,11 @@ export const validateCommand: Command = {
       'allow-costly-numbers': '--allow-costly',
     };
     const plan = apiPlan();
+    const listed = hasSuppressionList();
     const outcome = await validateUpload(source, basename(file), {
       defaultCountry: country,
       // The do-not-call list intake would apply: the deployed table, the running local stack's, or the data dir's.
-      ...(hasSuppressionList() ? { suppressed: suppressedNumbers } : {}),
+      ...(listed ? { suppressed: suppressedNumbers } : {}),
       metadata: flags,
       metadataSource: (key) => `option ${flagOf[key] ?? key}`,
       startHorizon: { now: Date.now(), days: startHorizonDays() },
@@ -156,6 +157,11 @@ export const validateCommand: Command = {
       );
     }
     for (const note of report.notes) console.log(`  note: ${note}`);
+    if (!listed)
+      console.log(
+        `  note: no do-not-call list was checked: ${localDataDir()} holds none and ${TABLES.suppression.env} is not set ` +
+          '(set CALLSHEET_DATA_DIR to the data directory that holds the list; the default is .callsheet/ in the current folder)',
+      );
     if (values.out) console.log(`  files written to ${values.out}`);
     if (report.error) console.error(report.error.message);
     return report.ok ? 0 : 1;
