@@ -5,6 +5,7 @@ import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CallOutcome } from '#commons/outcomes/call-outcome.ts';
 import { OutcomeStore } from '#commons/outcomes/outcome-store.ts';
+import { CampaignStore } from '#lifecycle/campaign-store.ts';
 import { localDynamoPath } from '#local/stack/data-dir.ts';
 import { startDynamo } from '#local/stack/dynamo.ts';
 import { LOCAL_CREDENTIALS } from '#local/stack/local-aws.ts';
@@ -51,6 +52,17 @@ beforeAll(async () => {
     const db = dynaliteClient(dynamo.endpoint);
     const store = new OutcomeStore(db, dynamo.tables.outcomes);
     for (const o of OUTCOMES) await store.record(o);
+    // The parts callsheet launched: cmp_cli's, and one whose campaign has no call recorded yet.
+    const parts = new CampaignStore(db, dynamo.tables.campaigns);
+    const at = new Date('2026-03-02T09:00:00Z');
+    for (const [partKey, campaignId, part] of [
+      ['sheet-1a2b-p1', 'cmp_cli', 1],
+      ['sheet-1a2b-p2', 'cmp_quiet', 2],
+    ] as const) {
+      await parts.beginCreate(partKey, 'sheet-1a2b', part, at);
+      await parts.created(partKey, campaignId);
+      await parts.finish(partKey, 'completed', at);
+    }
     db.destroy();
   } finally {
     await dynamo.close();
@@ -98,12 +110,22 @@ describe('callsheet campaign outcomes', () => {
     expect(read.sheetjs[1]?.slice(0, 4)).toEqual(['+14155550001', '=HYPERLINK("x")', 2, 'completed']);
   });
 
-  it('prints a table by default and says so when a campaign has no outcomes', async () => {
+  it('prints a table by default, says so when a campaign has no outcomes, and names an unknown id', async () => {
     const table = await runCli(['campaign', 'outcomes', 'cmp_cli'], env());
     expect(table.stdout.split('\n')[0]).toMatch(/^Phone Number\s+Name\s+Attempts\s+Last Status/);
     expect(table.stdout).toContain('+14155550002');
+    // By its part key, as `show` and `report` take it.
+    const byPart = await runCli(['campaign', 'outcomes', 'sheet-1a2b-p1'], env());
+    expect(byPart.code).toBe(0);
+    expect(byPart.stdout).toBe(table.stdout);
+    const quiet = await runCli(['campaign', 'outcomes', 'cmp_quiet'], env());
+    expect(quiet.code).toBe(0);
+    expect(quiet.stdout).toContain('No outcomes recorded for campaign cmp_quiet');
+    // An id callsheet never launched is not an empty campaign.
     const none = await runCli(['campaign', 'outcomes', 'cmp_none'], env());
-    expect(none.stdout).toContain('No outcomes recorded for campaign cmp_none');
+    expect(none.code).toBe(1);
+    expect(none.stdout).toBe('');
+    expect(none.stderr).toContain('callsheet campaign: no campaign cmp_none in the local stack');
     const both = await runCli(['campaign', 'outcomes', 'cmp_cli', '--csv', '--xlsx'], env());
     expect(both.code).toBe(2);
   });

@@ -4,6 +4,7 @@ import { OutcomeStore } from '#commons/outcomes/outcome-store.ts';
 import { OUTCOME_COLUMNS, outcomesCsv, outcomesXlsx } from '#lifecycle/part-end/export.ts';
 import type { Command } from '../command.ts';
 import { UsageError } from '../command.ts';
+import { findPart, partRecords } from '../operator.ts';
 import { openTable } from '../table-access.ts';
 
 /** The options `callsheet campaign outcomes` adds to the campaign command. */
@@ -25,15 +26,25 @@ export async function runOutcomes(
   values: Record<string, string | boolean | undefined>,
   args: string[],
 ): Promise<number> {
-  const [id, ...extra] = args;
-  if (!id || extra.length > 0) throw new UsageError('say outcomes, then one campaign id');
+  const [asked, ...extra] = args;
+  if (!asked || extra.length > 0) throw new UsageError('say outcomes, then one campaign id');
+  let id = asked;
   if (values.csv && values.xlsx) throw new UsageError('choose --csv or --xlsx, not both');
-  const { db, table, where, close } = await openTable('outcomes');
+  const t = await openTable('outcomes');
+  const where = t.where;
   let rows: ReturnType<typeof contactOutcomes>;
   try {
-    rows = contactOutcomes(id, await new OutcomeStore(db, table).ofCampaign(id));
+    // A part key names its campaign, as `show` and `report` take it; an id callsheet never launched is said to be so.
+    const campaigns = t.sibling('campaigns');
+    const part = campaigns ? findPart(await partRecords({ db: t.db, table: campaigns }), asked) : null;
+    id = part?.campaignId ?? asked;
+    rows = contactOutcomes(id, await new OutcomeStore(t.db, t.table).ofCampaign(id));
+    if (rows.length === 0 && campaigns && !part) {
+      console.error(`callsheet campaign: no campaign ${asked} in ${where} (callsheet campaign list names them)`);
+      return 1;
+    }
   } finally {
-    await close();
+    await t.close();
   }
   const out = values.out as string | undefined;
   if (values.xlsx) {
