@@ -48,6 +48,16 @@ describe('callsheet validate', () => {
       notes: [],
     });
     expect((await readdir(out)).sort()).toEqual(['annotated.xlsx', 'part-1.xlsx']);
+    expect(res.stderr).toBe('');
+    // Parts an earlier sheet left in the folder are named, not deleted: they are not this sheet's.
+    await writeFile(join(out, 'part-2.xlsx'), 'from before');
+    await writeFile(join(out, 'part-10.xlsx'), 'from before');
+    const again = await validate([file, '--country', 'us', '--out', out]);
+    expect(again.code).toBe(0);
+    expect(again.stderr).toContain(
+      `callsheet validate: ${out} also holds part-2.xlsx, part-10.xlsx from before, not parts of this sheet: delete them`,
+    );
+    expect((await readdir(out)).sort()).toEqual(['annotated.xlsx', 'part-1.xlsx', 'part-10.xlsx', 'part-2.xlsx']);
 
     const india = await validate([file, '--country', 'IN', '--json']);
     // The default country decides how national numbers read: row 4 is a valid Indian mobile.

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { readBudgetConfig } from '#commons/api-budget/config.ts';
 import { ConfigError, EnvReader } from '#commons/config.ts';
@@ -124,6 +124,16 @@ export const validateCommand: Command = {
         (part, xlsx) => writeFile(join(dir, `part-${part.index}.xlsx`), xlsx),
         (xlsx) => writeFile(join(dir, 'annotated.xlsx'), xlsx),
       );
+      // Parts of an earlier sheet written to the same folder are not this sheet's: said, never deleted.
+      const written = new Set(outcome.parts.map((p) => `part-${p.index}.xlsx`));
+      const stale = (await readdir(dir))
+        .filter((name) => /^part-\d+\.xlsx$/.test(name) && !written.has(name))
+        .sort((a, b) => a.localeCompare(b, 'en', { numeric: true }));
+      if (stale.length > 0)
+        console.error(
+          `callsheet validate: ${dir} also holds ${stale.join(', ')} from before, not parts of this sheet: ` +
+            'delete them before you upload parts from there.',
+        );
     }
 
     if (values.json) {
