@@ -30,6 +30,24 @@ describe('what a newcomer meets first', () => {
     expect(missing.stderr).toContain('callsheet validate: --out needs a value');
     const stray = await runCli(['status', 'now']);
     expect(stray.stderr).toContain('callsheet status: unexpected argument "now": this command takes none');
+    // A negative number is a value to check, not a missing one.
+    const negative = await runCli(['run', 'examples/contacts.xlsx', '--retries', '-1']);
+    expect(negative.code).toBe(2);
+    expect(negative.stderr).toContain('callsheet run: --retries must be 0, 1, 2 or 3');
+    const every = await runCli(['status', '--watch', '--every', '-1']);
+    expect(every.stderr).toContain('callsheet status: --every must be more than 0');
+  });
+
+  it('a data directory that is a file is named, before anything starts', async () => {
+    const file = join(dataDir, 'not-a-folder');
+    await writeFile(file, 'x');
+    for (const args of [['status'], ['suppress', 'list'], ['run', 'examples/contacts.xlsx']]) {
+      const out = await runCli(args, { CALLSHEET_DATA_DIR: file, VOICE_API_URL: '', VOICE_API_KEY: '' });
+      expect(out.code, out.stderr).toBe(1);
+      expect(out.stderr).toBe(
+        `callsheet ${args[0]}: ${file} is a file, not a folder: set CALLSHEET_DATA_DIR to a folder (or leave it unset for .callsheet/ in the current folder)\n`,
+      );
+    }
   });
 
   it('run blames a bad --start or --follow-up on the flag, before starting anything', async () => {

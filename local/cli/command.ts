@@ -43,7 +43,7 @@ export async function runCommand(cmd: Command, argv: string[]): Promise<number> 
   let parsed: ReturnType<typeof parseArgs>;
   try {
     parsed = parseArgs({
-      args: argv,
+      args: joinNegativeValues(cmd, argv),
       options: { ...cmd.options, help: { type: 'boolean', short: 'h' } },
       allowPositionals: cmd.allowPositionals ?? false,
       strict: true,
@@ -56,6 +56,24 @@ export async function runCommand(cmd: Command, argv: string[]): Promise<number> 
     return 0;
   }
   return cmd.run(parsed.values as Record<string, string | boolean | undefined>, parsed.positionals);
+}
+
+/**
+ * `--retries -1` as `--retries=-1`: node:util's parser takes a value starting with `-` for an option, so a negative
+ * number read as a missing value instead of reaching the option's own check (which says what is allowed).
+ */
+function joinNegativeValues(cmd: Command, argv: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] as string;
+    const next = argv[i + 1];
+    const name = arg.startsWith('--') && !arg.includes('=') ? arg.slice(2) : null;
+    if (name && cmd.options[name]?.type === 'string' && next !== undefined && /^-\d/.test(next)) {
+      out.push(`${arg}=${next}`);
+      i++;
+    } else out.push(arg);
+  }
+  return out;
 }
 
 export function numberOption(value: string | boolean | undefined, name: string, fallback: number): number {

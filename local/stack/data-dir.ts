@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
 /**
@@ -18,3 +18,13 @@ export const isNewDataDir = (env: NodeJS.ProcessEnv = process.env) => !existsSyn
 export const newDataDirNote = (env: NodeJS.ProcessEnv = process.env) =>
   `${localDataDir(env)} held no callsheet data, so this started it empty, with an empty do-not-call list ` +
   '(set CALLSHEET_DATA_DIR to use another; the default is .callsheet/ in the current folder)';
+
+/** The data directory, refused by name when it is something other than a folder (a file, a typo'd path to one). */
+export function checkedDataDir(env: NodeJS.ProcessEnv = process.env): string {
+  const dir = localDataDir(env);
+  if (existsSync(dir) && !statSync(dir).isDirectory())
+    throw new Error(
+      `${dir} is a file, not a folder: set CALLSHEET_DATA_DIR to a folder (or leave it unset for .callsheet/ in the current folder)`,
+    );
+  return dir;
+}
