@@ -1,5 +1,6 @@
 import type { CountryCode } from 'libphonenumber-js/max';
 import type { Contact } from '#commons/contact.ts';
+import { invalidPhoneHint } from '#commons/phone/invalid-hint.ts';
 import { normalizePhone, type PhoneCell } from '#commons/phone/phone.ts';
 
 export type RejectReason =
@@ -42,6 +43,8 @@ export interface Rejection {
   input: string;
   /** For duplicates: the row that was kept. */
   firstRow?: number;
+  /** For an invalid number: what is wrong with it, when the cell shows it (commons/phone/invalid-hint.ts). */
+  hint?: string;
 }
 
 export const REASON_TEXT: Record<RejectReason, string> = {
@@ -87,7 +90,9 @@ export class ContactRules {
   add(r: SheetRow): Contact | null {
     const result = normalizePhone(r.phone, this.defaultCountry);
     if (!result.ok) {
-      this.rejected.push({ row: r.row, reason: result.reason, input: cellText(r.phone) });
+      const input = cellText(r.phone);
+      const hint = result.reason === 'invalid_phone' ? invalidPhoneHint(input, this.defaultCountry) : null;
+      this.rejected.push({ row: r.row, reason: result.reason, input, ...(hint ? { hint } : {}) });
       return null;
     }
     const first = this.firstRowOf.get(result.e164);

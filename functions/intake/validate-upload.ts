@@ -43,7 +43,7 @@ export interface ValidationReport {
   format: SheetFormat | null;
   rows: { total: number; valid: number; rejected: number };
   contacts: { row: number; phone: string; name: string | null; customInstruction: string | null }[];
-  rejected: { row: number; reason: Rejection['reason'] | 'costly_number'; input: string }[];
+  rejected: { row: number; reason: Rejection['reason'] | 'costly_number'; input: string; hint?: string }[];
   parts: {
     index: number;
     rows: number;
@@ -204,7 +204,12 @@ export async function validateUpload(
   const parts = placement.parts;
   const rejections = mergeByRow<Rejection>(rules.rejected, placement.rejected);
   const rejected = mergeByRow<ValidationReport['rejected'][number]>(
-    rejections.map((r) => ({ row: r.row, reason: r.reason, input: quoted(r.input) })),
+    rejections.map((r) => ({
+      row: r.row,
+      reason: r.reason,
+      input: quoted(r.input),
+      ...(r.hint ? { hint: r.hint } : {}),
+    })),
     costly.map((c) => ({ row: c.row, reason: 'costly_number' as const, input: c.input })),
   );
 

@@ -50,7 +50,7 @@ export async function annotatedWorkbook(outcome: ValidationOutcome): Promise<Buf
     if (i >= 0 && reasonOf[i] === 0) reasonOf[i] = xlsx.share(text) + 1;
   };
   for (const r of rejections)
-    reject(r.row, `${r.reason}: ${REASON_TEXT[r.reason]}${r.firstRow ? ` (row ${r.firstRow})` : ''}`);
+    reject(r.row, `${r.reason}: ${r.hint ?? REASON_TEXT[r.reason]}${r.firstRow ? ` (row ${r.firstRow})` : ''}`);
   // The report's list is the complete one: a costly number is rejected after the row rules, outside `rejections`.
   for (const r of outcome.report.rejected)
     reject(r.row, r.reason === 'costly_number' ? `${r.reason}: ${COSTLY_TEXT}` : r.reason);

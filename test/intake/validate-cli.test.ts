@@ -1,9 +1,10 @@
-import { mkdtemp, readdir, rm, truncate, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, truncate, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.ts';
 import { xlsx } from '../helpers/sheets.ts';
+import { readAllWays } from './output-readers.ts';
 
 const validate = (args: string[]) => runCli(['validate', ...args]);
 
@@ -67,6 +68,37 @@ describe('callsheet validate', () => {
       name: 'IN national',
       customInstruction: null,
     });
+  });
+
+  it('says what is wrong with a number when the cell shows it, in the report, the text and the annotated copy', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'callsheet-validate-'));
+    const file = join(dir, 'export.csv');
+    await writeFile(file, 'Phone Number\n+1415555\n"+14155552003;+14155552005"\n1.41556E+10\n+14155552001\n');
+    const out = join(dir, 'out');
+    const json = JSON.parse((await validate([file, '--json', '--out', out])).stdout);
+    expect(json.rejected).toEqual([
+      { row: 2, reason: 'invalid_phone', input: '+1415555', hint: expect.stringMatching(/^too few digits/) },
+      {
+        row: 3,
+        reason: 'invalid_phone',
+        input: '+14155552003;+14155552005',
+        hint: 'the cell holds more than one number: keep one number per row',
+      },
+      {
+        row: 4,
+        reason: 'invalid_phone',
+        input: '1.41556E+10',
+        hint: expect.stringMatching(/^Excel stored this number in scientific notation/),
+      },
+    ]);
+    const text = await validate([file]);
+    expect(text.stdout).toContain(
+      'row 3: invalid_phone (the cell holds more than one number: keep one number per row): "+14155552003;+14155552005"',
+    );
+    const annotated = await readAllWays(await readFile(join(out, 'annotated.xlsx')));
+    expect(annotated.sheetjs.flat()).toContain(
+      'invalid_phone: the cell holds more than one number: keep one number per row',
+    );
   });
 
   it('exits 1 with ok false and a reason for a file nothing can be launched from, and 2 for usage mistakes', async () => {

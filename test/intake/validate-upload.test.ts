@@ -182,7 +182,12 @@ describe('intake: the report of a hostile sheet', () => {
     const csv = `Phone Number,Name\n+14155552671,Ada\n${long},Bo\n${'x'.repeat(64)},Cy\n`;
     const out = await validateUpload(Buffer.from(csv), 'long.csv', us);
     expect(out.report.rejected).toEqual([
-      { row: 3, reason: 'invalid_phone', input: `${'\u0001'.repeat(62)}…` },
+      {
+        row: 3,
+        reason: 'invalid_phone',
+        input: `${'\u0001'.repeat(62)}…`,
+        hint: 'far too long for a phone number (30,064 characters): check that this column holds the numbers',
+      },
       { row: 4, reason: 'invalid_phone', input: 'x'.repeat(64) },
     ]);
     expect(out.report.ok).toBe(true);

@@ -159,7 +159,7 @@ export const validateCommand: Command = {
     );
     for (const r of report.rejected)
       console.log(
-        `  row ${r.row}: ${r.reason} (${r.reason === 'costly_number' ? COSTLY_TEXT : REASON_TEXT[r.reason]}): ${JSON.stringify(r.input)}`,
+        `  row ${r.row}: ${r.reason} (${r.reason === 'costly_number' ? COSTLY_TEXT : (r.hint ?? REASON_TEXT[r.reason])}): ${JSON.stringify(r.input)}`,
       );
     for (const p of report.parts) {
       console.log(

@@ -1,0 +1,29 @@
+import { describe, expect, it } from 'vitest';
+import { invalidPhoneHint } from '#commons/phone/invalid-hint.ts';
+
+describe('invalidPhoneHint: what is wrong with a phone cell, when the cell shows it', () => {
+  it.each([
+    ['+1415555', undefined, /^too few digits/],
+    ['555-2671', 'US', /^too few digits/],
+    ['+1 415 555 20011', undefined, /^too many digits/],
+    ['+999 123456', undefined, /^no country has the calling code/],
+    ['+14155552003;+14155552005', undefined, /^the cell holds more than one number/],
+    ['4155552001 or 4155552002', 'US', /^the cell holds more than one number/],
+    ['(415) 555-2001, (415) 555-2002', 'US', /^the cell holds more than one number/],
+    ['1.41556E+10', 'US', /^Excel stored this number in scientific notation/],
+    ['4.15555E+09', undefined, /^Excel stored this number in scientific notation/],
+    [`+1${'4'.repeat(30_000)};+1${'5'.repeat(30_000)}`, undefined, /^far too long .*\(60,005 characters\)/],
+  ] as const)('%s (default country %s)', (input, country, hint) => {
+    expect(invalidPhoneHint(input, country)).toMatch(hint);
+  });
+
+  it.each([
+    // Without a country code or a default country, the general advice (give one) is the right one.
+    ['415-555-2001', undefined],
+    ['hello', 'US'],
+    ['', 'US'],
+    ['98200 12345', 'US'],
+  ] as const)('has nothing better than the general advice for %s', (input, country) => {
+    expect(invalidPhoneHint(input, country)).toBeNull();
+  });
+});
