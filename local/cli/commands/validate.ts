@@ -57,7 +57,7 @@ export const validateCommand: Command = {
   },
   help: [
     'arguments:',
-    '  <file>          .xlsx, .xls or .csv (the format is read from the content, not the name)',
+    '  <file>          .xlsx, .xls or .csv: a workbook is read as one whatever its name; text named .xlsx or .xls is refused',
     'options:',
     '  --country CC    country for numbers written without a country code (ISO 3166 alpha-2, e.g. US, IN)',
     '  --start ISO     check a campaign start (local wall time, e.g. 2026-12-01T09:00), read in --time-zone',
