@@ -128,6 +128,22 @@ describe('callsheet campaign outcomes', () => {
     expect(none.stderr).toContain('callsheet campaign: no campaign cmp_none in the local stack');
     const both = await runCli(['campaign', 'outcomes', 'cmp_cli', '--csv', '--xlsx'], env());
     expect(both.code).toBe(2);
+    // --out alone writes what the file's name ends in; a folder or another name is refused with what to give.
+    const named = join(dataDir, 'named.csv');
+    const byName = await runCli(['campaign', 'outcomes', 'cmp_cli', '--out', named], env());
+    expect(byName.code).toBe(0);
+    expect(byName.stdout).toBe('');
+    expect(await readFile(named, 'utf8')).toBe(
+      (await runCli(['campaign', 'outcomes', 'cmp_cli', '--csv'], env())).stdout,
+    );
+    const folder = await runCli(['campaign', 'outcomes', 'cmp_cli', '--xlsx', '--out', dataDir], env());
+    expect(folder.code).toBe(2);
+    expect(folder.stderr).toContain(
+      `--out ${dataDir} is a folder: give a file name, e.g. ${join(dataDir, 'outcomes-cmp_cli.xlsx')}`,
+    );
+    const odd = await runCli(['campaign', 'outcomes', 'cmp_cli', '--out', join(dataDir, 'outcomes.txt')], env());
+    expect(odd.code).toBe(2);
+    expect(odd.stderr).toContain('say --csv or --xlsx, or name the file .csv or .xlsx');
   });
 
   it('reads a deployed table when OUTCOMES_TABLE is set', async () => {

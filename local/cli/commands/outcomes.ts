@@ -1,4 +1,6 @@
+import { existsSync, statSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
+import { extname, join } from 'node:path';
 import { contactOutcomes } from '#commons/outcomes/call-outcome.ts';
 import { OutcomeStore } from '#commons/outcomes/outcome-store.ts';
 import { OUTCOME_COLUMNS, outcomesCsv, outcomesXlsx } from '#lifecycle/part-end/export.ts';
@@ -18,7 +20,7 @@ export const OUTCOMES_HELP = [
   'outcomes <campaign id> [--csv | --xlsx] [--out FILE]',
   '  what happened per contact: attempts, last status, talk time, cost, opt-outs, transcript and recording.',
   '  Prints a table; --csv writes CSV (to stdout, or FILE); --xlsx writes a workbook to FILE',
-  '  (default outcomes-<campaign id>.xlsx).',
+  '  (default outcomes-<campaign id>.xlsx); --out FILE alone writes what its name ends in (.csv or .xlsx).',
 ];
 
 /** `callsheet campaign outcomes <id> [--csv | --xlsx] [--out FILE]`: the per-contact table of one campaign. */
@@ -30,6 +32,13 @@ export async function runOutcomes(
   if (!asked || extra.length > 0) throw new UsageError('say outcomes, then one campaign id');
   let id = asked;
   if (values.csv && values.xlsx) throw new UsageError('choose --csv or --xlsx, not both');
+  const out = values.out as string | undefined;
+  // --out alone: the file's name says which (it used to print the table and write nothing).
+  const format = values.xlsx ? 'xlsx' : values.csv ? 'csv' : out ? formatOfName(out) : 'table';
+  if (out && existsSync(out) && statSync(out).isDirectory())
+    throw new UsageError(
+      `--out ${out} is a folder: give a file name, e.g. ${join(out, `outcomes-${asked}.${format}`)}`,
+    );
   const t = await openTable('outcomes');
   const where = t.where;
   let rows: ReturnType<typeof contactOutcomes>;
@@ -46,12 +55,11 @@ export async function runOutcomes(
   } finally {
     await t.close();
   }
-  const out = values.out as string | undefined;
-  if (values.xlsx) {
+  if (format === 'xlsx') {
     const file = out ?? `outcomes-${id}.xlsx`;
     await writeFile(file, await outcomesXlsx(rows));
     console.error(`${rows.length} contact(s) of campaign ${id} written to ${file} (from ${where}).`);
-  } else if (values.csv) {
+  } else if (format === 'csv') {
     const csv = outcomesCsv(rows);
     if (out) {
       await writeFile(out, csv);
@@ -72,4 +80,12 @@ export async function runOutcomes(
       );
   }
   return 0;
+}
+
+/** The export a file name asks for: `.xlsx` or `.csv`; any other name is a usage mistake. */
+function formatOfName(file: string): 'csv' | 'xlsx' {
+  const ext = extname(file).toLowerCase();
+  if (ext === '.xlsx') return 'xlsx';
+  if (ext === '.csv') return 'csv';
+  throw new UsageError(`--out ${file}: say --csv or --xlsx, or name the file .csv or .xlsx`);
 }
