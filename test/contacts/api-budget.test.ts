@@ -3,11 +3,10 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { BudgetExhaustedError } from '#commons/api-budget/errors.ts';
 import { PollRoll } from '#commons/api-budget/poll-roll.ts';
 import { type BudgetLimits, type BudgetShare, SharedApiBudget } from '#commons/api-budget/shared-budget.ts';
-import { documentClient } from '#commons/aws/clients.ts';
 import { VoiceApiClient } from '#commons/voice-api/index.ts';
 import type { Clock } from '#commons/voice-api/rate-limiter.ts';
 import { type LocalDynamo, startDynamo } from '#local/stack/dynamo.ts';
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from '#local/stack/local-aws.ts';
+import { dynaliteClient } from '../helpers/dynalite-client.ts';
 import { TEST_KEY, useEmulator } from '../helpers/emulator.ts';
 import { contactSheet, phones, xlsx } from '../helpers/sheets.ts';
 
@@ -36,8 +35,7 @@ function simClock(sleeps: { who: string; ms: number }[], who: string): Clock {
 }
 
 /** A DynamoDB client of its own for the stand-in, as each Lambda container has. */
-const tableClient = () =>
-  documentClient({ region: LOCAL_REGION, endpoints: { dynamodb: dynamo.endpoint }, credentials: LOCAL_CREDENTIALS });
+const tableClient = () => dynaliteClient(dynamo.endpoint);
 
 /** A budget as one Lambda container builds it: its own DynamoDB client, the shared table. */
 function container(

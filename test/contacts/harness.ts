@@ -1,6 +1,5 @@
 import { afterEach, beforeEach } from 'vitest';
 import { SharedApiBudget } from '#commons/api-budget/shared-budget.ts';
-import { documentClient } from '#commons/aws/clients.ts';
 import { silentLog } from '#commons/log.ts';
 import type { Clock } from '#commons/voice-api/rate-limiter.ts';
 import { buildContactSync } from '#contacts/build-sync.ts';
@@ -11,6 +10,7 @@ import { makeContactsHandler } from '#contacts/handler.ts';
 import { LocalBatchQueue } from '#local/stack/contact-queue.ts';
 import { type LocalDynamo, startDynamo } from '#local/stack/dynamo.ts';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '#local/stack/local-aws.ts';
+import { dynaliteClient } from '../helpers/dynalite-client.ts';
 import { type DynamoProxy, startDynamoProxy } from '../helpers/dynamo-proxy.ts';
 import { type EmulatorFixture, TEST_KEY } from '../helpers/emulator.ts';
 
@@ -94,16 +94,7 @@ export function useSyncRig(
       sync,
       queue,
       clock,
-      budget: new SharedApiBudget(
-        documentClient({
-          region: LOCAL_REGION,
-          endpoints: { dynamodb: dynamo.endpoint },
-          credentials: LOCAL_CREDENTIALS,
-        }),
-        config.budget.table,
-        config.budget.limits,
-        clock,
-      ),
+      budget: new SharedApiBudget(dynaliteClient(dynamo.endpoint), config.budget.table, config.budget.limits, clock),
       send: (event: unknown) => queue.send(JSON.stringify(event)),
       settle: async (maxRounds = 20) => {
         for (let round = 0; round < maxRounds; round++) {

@@ -11,7 +11,7 @@ import { createTables, type LocalDynamo, startDynamo } from '#local/stack/dynamo
 import { localContext } from '#local/stack/lambda-context.ts';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '#local/stack/local-aws.ts';
 import { LocalStepFunctions } from '#local/stack/step-functions.ts';
-import { dynaliteClient } from '../outcomes/webhook-run.ts';
+import { dynaliteClient } from '../helpers/dynalite-client.ts';
 
 const T0 = new Date('2026-03-02T12:00:00Z');
 const minutes = (m: number) => new Date(T0.getTime() + m * 60_000);

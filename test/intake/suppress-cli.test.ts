@@ -2,12 +2,11 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { documentClient } from '#commons/aws/clients.ts';
 import { SuppressionList } from '#commons/suppression-list.ts';
 import { localDynamoPath } from '#local/stack/data-dir.ts';
 import { startDynamo } from '#local/stack/dynamo.ts';
-import { LOCAL_CREDENTIALS } from '#local/stack/local-aws.ts';
 import { runCli } from '../helpers/cli.ts';
+import { dynaliteClient } from '../helpers/dynalite-client.ts';
 
 let dataDir: string;
 beforeAll(async () => {
@@ -41,11 +40,7 @@ describe('callsheet suppress', () => {
     // What the CLI wrote is what intake reads: the same table in the same data directory.
     const dynamo = await startDynamo({ path: localDynamoPath({ CALLSHEET_DATA_DIR: dataDir }) });
     try {
-      const db = documentClient({
-        region: 'us-east-1',
-        endpoints: { dynamodb: dynamo.endpoint },
-        credentials: LOCAL_CREDENTIALS,
-      });
+      const db = dynaliteClient(dynamo.endpoint);
       const list = new SuppressionList(db, dynamo.tables.suppression);
       expect([...(await list.matching(['+14155552671', '+442079460018', '+14155550000']))]).toEqual(['+442079460018']);
       db.destroy();

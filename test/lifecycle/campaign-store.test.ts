@@ -1,21 +1,17 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { documentClient } from '#commons/aws/clients.ts';
+import type { documentClient } from '#commons/aws/clients.ts';
 import { CampaignStore } from '#lifecycle/campaign-store.ts';
 import { partRecords } from '#local/cli/operator.ts';
 import { type LocalDynamo, startDynamo } from '#local/stack/dynamo.ts';
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from '#local/stack/local-aws.ts';
+import { dynaliteClient } from '../helpers/dynalite-client.ts';
 
 let dynamo: LocalDynamo;
 let store: CampaignStore;
 let db: ReturnType<typeof documentClient>;
 beforeAll(async () => {
   dynamo = await startDynamo({ prefix: 'campaign-store' });
-  db = documentClient({
-    region: LOCAL_REGION,
-    endpoints: { dynamodb: dynamo.endpoint },
-    credentials: LOCAL_CREDENTIALS,
-  });
+  db = dynaliteClient(dynamo.endpoint);
   store = new CampaignStore(db, dynamo.tables.campaigns);
 });
 afterAll(async () => {

@@ -1,20 +1,16 @@
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { documentClient } from '#commons/aws/dynamo-client.ts';
+import type { documentClient } from '#commons/aws/dynamo-client.ts';
 import { scanAll } from '#commons/aws/scan-all.ts';
 import { type LocalDynamo, startDynamo } from '#local/stack/dynamo.ts';
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from '#local/stack/local-aws.ts';
+import { dynaliteClient } from '../helpers/dynalite-client.ts';
 
 let dynamo: LocalDynamo;
 let db: ReturnType<typeof documentClient>;
 
 beforeAll(async () => {
   dynamo = await startDynamo({ prefix: 'scan' });
-  db = documentClient({
-    region: LOCAL_REGION,
-    endpoints: { dynamodb: dynamo.endpoint },
-    credentials: LOCAL_CREDENTIALS,
-  });
+  db = dynaliteClient(dynamo.endpoint);
   for (let i = 0; i < 12; i++)
     await db.send(
       new PutCommand({ TableName: dynamo.tables.campaigns, Item: { pk: `${i % 3 ? 'other' : 'part'}#${i}` } }),

@@ -7,7 +7,7 @@ import { FrequencyCapStore } from '#commons/frequency-cap-store.ts';
 import { localDynamoPath } from '#local/stack/data-dir.ts';
 import { startDynamo } from '#local/stack/dynamo.ts';
 import { runCli } from '../helpers/cli.ts';
-import { dynaliteClient } from './webhook-run.ts';
+import { dynaliteClient } from '../helpers/dynalite-client.ts';
 
 let dataDir: string;
 beforeAll(async () => {

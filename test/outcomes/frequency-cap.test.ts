@@ -5,7 +5,7 @@ import { type CapEntry, capDecision, DEFAULT_CAP_LIMITS, liveEntries, readCapLim
 import { FrequencyCapStore } from '#commons/frequency-cap-store.ts';
 import { createTables, type LocalDynamo, startDynamo } from '#local/stack/dynamo.ts';
 import { type CountingProxy, startCountingProxy } from '../helpers/counting-proxy.ts';
-import { dynaliteClient } from './webhook-run.ts';
+import { dynaliteClient } from '../helpers/dynalite-client.ts';
 
 const T = Date.parse('2026-03-02T12:00:00Z');
 const hoursAgo = (h: number) => new Date(T - h * 3600_000).toISOString();

@@ -3,8 +3,8 @@ import { FrequencyCapStore } from '#commons/frequency-cap-store.ts';
 import { capUpload } from '#intake/caps.ts';
 import { validateUpload } from '#intake/validate-upload.ts';
 import { type LocalDynamo, startDynamo } from '#local/stack/dynamo.ts';
+import { dynaliteClient } from '../helpers/dynalite-client.ts';
 import { xlsx } from '../helpers/sheets.ts';
-import { dynaliteClient } from './webhook-run.ts';
 
 describe('frequency caps at intake (functions/intake/caps.ts) on dynalite', () => {
   let dynamo: LocalDynamo;

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CallOutcome } from '#commons/outcomes/call-outcome.ts';
 import { OutcomeStore } from '#commons/outcomes/outcome-store.ts';
 import { type LocalDynamo, startDynamo } from '#local/stack/dynamo.ts';
-import { dynaliteClient } from './webhook-run.ts';
+import { dynaliteClient } from '../helpers/dynalite-client.ts';
 
 let dynamo: LocalDynamo;
 beforeAll(async () => {

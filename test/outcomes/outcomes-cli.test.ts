@@ -10,8 +10,8 @@ import { localDynamoPath } from '#local/stack/data-dir.ts';
 import { startDynamo } from '#local/stack/dynamo.ts';
 import { LOCAL_CREDENTIALS } from '#local/stack/local-aws.ts';
 import { runCli } from '../helpers/cli.ts';
+import { dynaliteClient } from '../helpers/dynalite-client.ts';
 import { readAllWays } from '../intake/output-readers.ts';
-import { dynaliteClient } from './webhook-run.ts';
 
 const base = (callId: string, phone: string, at: string, more: Partial<CallOutcome> = {}): CallOutcome => ({
   callId,

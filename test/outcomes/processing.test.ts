@@ -9,8 +9,8 @@ import type { WebhookEvent } from '#commons/voice-api/types.ts';
 import { type LocalDynamo, startDynamo } from '#local/stack/dynamo.ts';
 import { LocalQueue } from '#local/stack/upload-queue.ts';
 import { makeOutcomesHandler } from '#outcomes/handler.ts';
+import { dynaliteClient } from '../helpers/dynalite-client.ts';
 import { advanceUntil, useEmulator } from '../helpers/emulator.ts';
-import { dynaliteClient } from './webhook-run.ts';
 
 const f = useEmulator();
 let dynamo: LocalDynamo;

@@ -1,14 +1,9 @@
 import { expect } from 'vitest';
-import { documentClient } from '#commons/aws/clients.ts';
 import type { Call } from '#commons/voice-api/types.ts';
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from '#local/stack/local-aws.ts';
 import { deliverEmulatorWebhooks } from '#local/stack/webhook-receiver.ts';
+import { dynaliteClient } from '../helpers/dynalite-client.ts';
 import { type PipelineFixture, uploadAndRun } from '../helpers/pipeline.ts';
 import { xlsx } from '../helpers/sheets.ts';
-
-/** A document client on a dynalite started by a test. */
-export const dynaliteClient = (endpoint: string) =>
-  documentClient({ region: LOCAL_REGION, endpoints: { dynamodb: endpoint }, credentials: LOCAL_CREDENTIALS });
 
 /** A document client on the stack's dynalite. */
 export const stackDb = (p: PipelineFixture) => dynaliteClient(p.stack.dynamo.endpoint);

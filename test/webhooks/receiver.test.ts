@@ -9,7 +9,7 @@ import { makeWebhookHandler } from '#webhooks/handler.ts';
 import { WebhookReceiver } from '#webhooks/receiver.ts';
 import { DynamoReplayGuard } from '#webhooks/replay-guard.ts';
 import { CachedSecret } from '#webhooks/webhook-secret.ts';
-import { dynaliteClient } from '../outcomes/webhook-run.ts';
+import { dynaliteClient } from '../helpers/dynalite-client.ts';
 
 let dynamo: LocalDynamo;
 beforeAll(async () => {
