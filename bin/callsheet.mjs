@@ -21,9 +21,10 @@ async function loadMain() {
 
 // A reader that stops early (`callsheet run … | head`) closes the pipe. The command goes on to its end unheard (a
 // run still stops its workflows as it should, which a crash here would not), rather than dying with a stack trace.
-process.stdout.on('error', (err) => {
-  if (err.code !== 'EPIPE' && err.code !== 'ERR_STREAM_DESTROYED') throw err;
-});
+for (const stream of [process.stdout, process.stderr])
+  stream.on('error', (err) => {
+    if (err.code !== 'EPIPE' && err.code !== 'ERR_STREAM_DESTROYED') throw err;
+  });
 
 const { main } = await loadMain();
 process.exitCode = await main(process.argv.slice(2));

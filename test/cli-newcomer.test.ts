@@ -28,6 +28,10 @@ describe('what a newcomer meets first', () => {
     expect(unknown.stderr).not.toContain('positional');
     const missing = await runCli(['validate', 'examples/contacts.xlsx', '--out']);
     expect(missing.stderr).toContain('callsheet validate: --out needs a value');
+    // validate's help says truly which names a text file may have (functions/commons/spreadsheet/sources.ts).
+    expect((await runCli(['validate', '--help'])).stdout).toContain(
+      'a workbook is read whatever its name; text only when named\n                  .csv, .txt or .tsv',
+    );
     const stray = await runCli(['status', 'now']);
     expect(stray.stderr).toContain('callsheet status: unexpected argument "now": this command takes none');
     // A negative number is a value to check, not a missing one.
@@ -41,7 +45,12 @@ describe('what a newcomer meets first', () => {
   it('a data directory that is a file is named, before anything starts', async () => {
     const file = join(dataDir, 'not-a-folder');
     await writeFile(file, 'x');
-    for (const args of [['status'], ['suppress', 'list'], ['run', 'examples/contacts.xlsx']]) {
+    for (const args of [
+      ['status'],
+      ['suppress', 'list'],
+      ['run', 'examples/contacts.xlsx'],
+      ['validate', 'examples/contacts.xlsx'],
+    ]) {
       const out = await runCli(args, { CALLSHEET_DATA_DIR: file, VOICE_API_URL: '', VOICE_API_KEY: '' });
       expect(out.code, out.stderr).toBe(1);
       expect(out.stderr).toBe(

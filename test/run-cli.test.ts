@@ -164,6 +164,11 @@ describe('callsheet run', () => {
     );
     expect(out.stderr).toBe('');
     const lines = out.stdout.split('\n');
+    // A new data directory: said under the upload line, in words that name it and how to choose another.
+    expect(lines[1]).toBe(
+      `  note: ${join(dataDir, 'follow-up')} held no callsheet data, so this started it empty, with an empty ` +
+        'do-not-call list (set CALLSHEET_DATA_DIR to use another; the default is .callsheet/ in the current folder)',
+    );
     const parts = lines.flatMap((l, i) => (/^part \d+: /.test(l) ? [i] : []));
     expect(parts).toHaveLength(2);
     for (const i of parts)

@@ -105,7 +105,8 @@ export class SuppressionList {
 
   /**
    * Lists the numbers not yet listed; a number already on the list keeps its entry (its reason, source and date:
-   * a later opt-out or a second `add` never overwrites a court order). Answers which were added and the entries of
+   * a later opt-out or a second `add` does not overwrite a court order; two adds of a new number at the same
+   * moment both write it, the last one's reason kept). Answers which were added and the entries of
    * those that already were. Every number's shard is written either way, so a shard a failed write left behind is
    * mended.
    */
@@ -132,7 +133,7 @@ export class SuppressionList {
    */
   async remove(phones: readonly string[]): Promise<{ removed: string[]; notListed: string[] }> {
     const unique = [...new Set(phones)];
-    const listed = new Set((await this.entries(unique)).map((s) => s.phone));
+    const listed = await this.lookUpEach(unique);
     await this.write(unique.map((phone) => ({ DeleteRequest: { Key: { phone } } })));
     await this.changeShards(unique.filter(isE164), (set, group) => set.with([], group));
     return { removed: unique.filter((p) => listed.has(p)), notListed: unique.filter((p) => !listed.has(p)) };

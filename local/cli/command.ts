@@ -66,6 +66,10 @@ function joinNegativeValues(cmd: Command, argv: readonly string[]): string[] {
   const out: string[] = [];
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] as string;
+    if (arg === '--') {
+      out.push(...argv.slice(i));
+      break;
+    }
     const next = argv[i + 1];
     const name = arg.startsWith('--') && !arg.includes('=') ? arg.slice(2) : null;
     if (name && cmd.options[name]?.type === 'string' && next !== undefined && /^-\d/.test(next)) {

@@ -3,7 +3,7 @@ import { readAwsSettings } from '#commons/aws/aws-settings.ts';
 import { documentClient } from '#commons/aws/dynamo-client.ts';
 import { EnvReader } from '#commons/config.ts';
 import { TABLES, type TableName } from '#commons/tables.ts';
-import { checkedDataDir, isNewDataDir, localDynamoPath, newDataDirNote } from '../stack/data-dir.ts';
+import { isNewDataDir, localDataDir, localDynamoPath, newDataDirNote } from '../stack/data-dir.ts';
 import { startDynamo } from '../stack/dynamo.ts';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../stack/local-aws.ts';
 import { readRunningStack } from '../stack/running-stack.ts';
@@ -41,7 +41,7 @@ export async function openTable(name: TableName): Promise<OpenTable> {
     };
   }
   // A running `callsheet local` or `run` holds the database: talk to its DynamoDB endpoint instead.
-  const running = await readRunningStack(checkedDataDir());
+  const running = await readRunningStack(localDataDir());
   if (running) {
     const db = documentClient({
       region: running.region,

@@ -6,8 +6,18 @@ import { join, resolve } from 'node:path';
  * `CALLSHEET_DATA_DIR` directory, by default `.callsheet/` in the working directory.
  */
 export function localDataDir(env: NodeJS.ProcessEnv = process.env): string {
-  return resolve(env.CALLSHEET_DATA_DIR ?? '.callsheet');
+  const dir = resolve(env.CALLSHEET_DATA_DIR ?? '.callsheet');
+  // Refused by name for every command, before anything opens it (LevelDB's stack trace, a raw EEXIST).
+  if (statSync(dir, { throwIfNoEntry: false })?.isDirectory() === false)
+    throw new Error(
+      `${dir} is a file, not a folder: set CALLSHEET_DATA_DIR to a folder (or leave it unset for .callsheet/ in the current folder)`,
+    );
+  return dir;
 }
+
+/** How to choose another data directory, said wherever one is named. */
+export const CHOOSE_DATA_DIR =
+  'set CALLSHEET_DATA_DIR to use another; the default is .callsheet/ in the current folder';
 
 export const localDynamoPath = (env: NodeJS.ProcessEnv = process.env) => join(localDataDir(env), 'dynamodb');
 
@@ -16,15 +26,4 @@ export const isNewDataDir = (env: NodeJS.ProcessEnv = process.env) => !existsSyn
 
 /** Says which directory that is and how to choose another (the default depends on the current folder). */
 export const newDataDirNote = (env: NodeJS.ProcessEnv = process.env) =>
-  `${localDataDir(env)} held no callsheet data, so this started it empty, with an empty do-not-call list ` +
-  '(set CALLSHEET_DATA_DIR to use another; the default is .callsheet/ in the current folder)';
-
-/** The data directory, refused by name when it is something other than a folder (a file, a typo'd path to one). */
-export function checkedDataDir(env: NodeJS.ProcessEnv = process.env): string {
-  const dir = localDataDir(env);
-  if (existsSync(dir) && !statSync(dir).isDirectory())
-    throw new Error(
-      `${dir} is a file, not a folder: set CALLSHEET_DATA_DIR to a folder (or leave it unset for .callsheet/ in the current folder)`,
-    );
-  return dir;
-}
+  `${localDataDir(env)} held no callsheet data, so this started it empty, with an empty do-not-call list (${CHOOSE_DATA_DIR})`;

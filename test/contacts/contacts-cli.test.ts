@@ -2,7 +2,6 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { newDataDirNote } from '#local/stack/data-dir.ts';
 import { startDynamo } from '#local/stack/dynamo.ts';
 import { runCli } from '../helpers/cli.ts';
 import { TEST_KEY, useEmulator } from '../helpers/emulator.ts';
@@ -97,7 +96,10 @@ describe('callsheet contacts', () => {
     };
     const push = await runCli(['contacts', 'push', 'examples/contact-events.jsonl', '--json'], fresh);
     // Its one line on stderr says the data directory was new (and its do-not-call list empty).
-    expect(push.stderr).toBe(`callsheet: ${newDataDirNote(fresh)}.\n`);
+    expect(push.stderr).toBe(
+      `callsheet: ${join(dataDir, 'fresh')} held no callsheet data, so this started it empty, with an empty ` +
+        'do-not-call list (set CALLSHEET_DATA_DIR to use another; the default is .callsheet/ in the current folder).\n',
+    );
     expect(push.code).toBe(0);
     expect(JSON.parse(push.stdout)).toMatchObject({
       events: 5,

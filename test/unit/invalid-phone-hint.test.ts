@@ -11,7 +11,9 @@ describe('invalidPhoneHint: what is wrong with a phone cell, when the cell shows
     ['4155552001 or 4155552002', 'US', /^the cell holds more than one number/],
     ['(415) 555-2001, (415) 555-2002', 'US', /^the cell holds more than one number/],
     ['1.41556E+10', 'US', /^Excel stored this number in scientific notation/],
-    ['4.15555E+09', undefined, /^Excel stored this number in scientific notation/],
+    ['4.15555E+09', undefined, /^Excel stored this number in scientific notation and dropped its last digits/],
+    // Every digit still there: no claim that any was lost.
+    ['1.4155552001E+10', 'US', /^Excel wrote this number in scientific notation: format the phone column as Text/],
     [`+1${'4'.repeat(30_000)};+1${'5'.repeat(30_000)}`, undefined, /^far too long .*\(60,005 characters\)/],
   ] as const)('%s (default country %s)', (input, country, hint) => {
     expect(invalidPhoneHint(input, country)).toMatch(hint);
@@ -21,6 +23,7 @@ describe('invalidPhoneHint: what is wrong with a phone cell, when the cell shows
     // Without a country code or a default country, the general advice (give one) is the right one.
     ['415-555-2001', undefined],
     ['hello', 'US'],
+    ['call me maybe', undefined],
     ['', 'US'],
     ['98200 12345', 'US'],
   ] as const)('has nothing better than the general advice for %s', (input, country) => {

@@ -2,8 +2,8 @@ import { type CountryCode, validatePhoneNumberLength } from 'libphonenumber-js/m
 
 /** Characters of the longest cell that could still be one or two phone numbers as people write them. */
 const LONGEST = 64;
-/** A number Excel rounded into scientific notation when the cell was not text: `1.41556E+10`. */
-const SCIENTIFIC = /^\+?\d(\.\d+)?e\+?\d+$/i;
+/** A number Excel wrote in scientific notation when the cell was not text: `1.41556E+10`. */
+const SCIENTIFIC = /^\+?(\d)(?:\.(\d+))?e\+?(\d+)$/i;
 /** Two runs of digits long enough to be numbers, with a separator between them. */
 const SEVERAL = /\d[\d\s().-]{5,}\d\s*(;|,|\/|\||\bor\b|\band\b)\s*[+(]?\d[\d\s().-]{5,}\d/i;
 
@@ -17,8 +17,15 @@ export function invalidPhoneHint(input: string, defaultCountry?: CountryCode): s
   // (a hostile cell of thousands of digits would cost them time in proportion to its length squared).
   if (text.length > LONGEST)
     return `far too long for a phone number (${text.length.toLocaleString('en')} characters): check that this column holds the numbers`;
-  if (SCIENTIFIC.test(text))
-    return 'Excel stored this number in scientific notation and dropped its last digits: format the phone column as Text, type the numbers again (or export them from their source as text) and upload again';
+  const scientific = SCIENTIFIC.exec(text);
+  if (scientific) {
+    // 1.41556E+10 keeps 6 of 11 digits; 1.4155552001E+10 keeps them all, but is still no phone number as written.
+    const kept = 1 + (scientific[2]?.length ?? 0);
+    return kept <= Number(scientific[3])
+      ? 'Excel stored this number in scientific notation and dropped its last digits: format the phone column as Text, type the numbers again (or export them from their source as text) and upload again'
+      : 'Excel wrote this number in scientific notation: format the phone column as Text and export the sheet again';
+  }
+  if (!/\d/.test(text)) return null;
   if (SEVERAL.test(text)) return 'the cell holds more than one number: keep one number per row';
   if (!text.startsWith('+') && !defaultCountry) return null;
   switch (validatePhoneNumberLength(text, defaultCountry)) {

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { jsonLog, type Log } from '#commons/log.ts';
 import { VoiceApiClient } from '#commons/voice-api/index.ts';
 import { startEmulator } from '#local/emulator/server.ts';
-import { checkedDataDir, localDynamoPath } from '#local/stack/data-dir.ts';
+import { localDataDir, localDynamoPath } from '#local/stack/data-dir.ts';
 import { CALLSHEET_BUS } from '#local/stack/event-bus.ts';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '#local/stack/local-aws.ts';
 import { checkStackSettings, startLocalStack } from '#local/stack/local-stack.ts';
@@ -90,7 +90,7 @@ export const localCommand: Command = {
     // s3rver crashes on a taken port instead of failing its start: find out before starting anything.
     if (base !== 0)
       for (const name of Object.keys(PORT_OFFSETS) as (keyof typeof PORT_OFFSETS)[]) await checkFree(port(name));
-    const dataDir = checkedDataDir();
+    const dataDir = localDataDir();
     // A directory another stack holds is refused (DataDirBusyError: printed by main, exit status 1).
     const claim = await claimDataDir(dataDir, 'local');
     const stopping = new Promise<string>((resolve) => {

@@ -3,10 +3,10 @@ import { writeFile } from 'node:fs/promises';
 import { extname, join } from 'node:path';
 import { contactOutcomes } from '#commons/outcomes/call-outcome.ts';
 import { OutcomeStore } from '#commons/outcomes/outcome-store.ts';
+import { CampaignStore } from '#lifecycle/campaign-store.ts';
 import { OUTCOME_COLUMNS, outcomesCsv, outcomesXlsx } from '#lifecycle/part-end/export.ts';
 import type { Command } from '../command.ts';
 import { UsageError } from '../command.ts';
-import { findPart, partRecords } from '../operator.ts';
 import { openTable } from '../table-access.ts';
 
 /** The options `callsheet campaign outcomes` adds to the campaign command. */
@@ -44,11 +44,14 @@ export async function runOutcomes(
   let rows: ReturnType<typeof contactOutcomes>;
   try {
     // A part key names its campaign, as `show` and `report` take it; an id callsheet never launched is said to be so.
+    // Two reads by key: the campaign's index item, else the part's record (no scan of the table).
     const campaigns = t.sibling('campaigns');
-    const part = campaigns ? findPart(await partRecords({ db: t.db, table: campaigns }), asked) : null;
+    const store = campaigns ? new CampaignStore(t.db, campaigns) : null;
+    const launched = store ? (await store.partOfCampaign(asked)) !== null : false;
+    const part = store && !launched ? await store.get(asked) : null;
     id = part?.campaignId ?? asked;
     rows = contactOutcomes(id, await new OutcomeStore(t.db, t.table).ofCampaign(id));
-    if (rows.length === 0 && campaigns && !part) {
+    if (rows.length === 0 && store && !launched && !part) {
       console.error(`callsheet campaign: no campaign ${asked} in ${where} (callsheet campaign list names them)`);
       return 1;
     }

@@ -19,7 +19,7 @@ import { type CampaignRecord, CampaignStore, progressOf } from '#lifecycle/campa
 import { EmulatorAdmin } from '#local/emulator/admin-client.ts';
 import type { FaultInput } from '#local/emulator/fault-plan.ts';
 import { type HoldAnswer, startEmulator } from '#local/emulator/server.ts';
-import { checkedDataDir, isNewDataDir, localDynamoPath, newDataDirNote } from '#local/stack/data-dir.ts';
+import { isNewDataDir, localDataDir, localDynamoPath, newDataDirNote } from '#local/stack/data-dir.ts';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '#local/stack/local-aws.ts';
 import { checkStackSettings, startLocalStack } from '#local/stack/local-stack.ts';
 import { keepReportPages } from '#local/stack/report-pages.ts';
@@ -184,7 +184,7 @@ export const runCommand: Command = {
     if (credits !== undefined && credits < 0) throw new UsageError('--credits must be 0 or more');
     if (realApi && credits !== undefined)
       throw new UsageError('--credits needs the emulator: unset VOICE_API_URL / VOICE_API_KEY');
-    const dataDir = checkedDataDir();
+    const dataDir = localDataDir();
     // With `callsheet local` running on this directory, run is its client: the upload goes to that stack.
     const running = await readRunningStack(dataDir);
     if (running?.command === 'local') {

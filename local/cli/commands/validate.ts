@@ -12,7 +12,7 @@ import { type ApiPlan, planLoadNotes } from '#intake/plan-load-notes.ts';
 import { DEFAULT_START_HORIZON_DAYS } from '#intake/settings.ts';
 import { validateUpload } from '#intake/validate-upload.ts';
 import { writeUploadFiles } from '#intake/writers.ts';
-import { localDataDir, localDynamoPath } from '#local/stack/data-dir.ts';
+import { isNewDataDir, localDataDir } from '#local/stack/data-dir.ts';
 import { type Command, cannotRead, UsageError } from '../command.ts';
 import { counted } from '../words.ts';
 
@@ -57,7 +57,8 @@ export const validateCommand: Command = {
   },
   help: [
     'arguments:',
-    '  <file>          .xlsx, .xls or .csv: a workbook is read as one whatever its name; text named .xlsx or .xls is refused',
+    '  <file>          .xlsx, .xls or .csv (a workbook is read whatever its name; text only when named',
+    '                  .csv, .txt or .tsv)',
     'options:',
     '  --country CC    country for numbers written without a country code (ISO 3166 alpha-2, e.g. US, IN)',
     '  --start ISO     check a campaign start (local wall time, e.g. 2026-12-01T09:00), read in --time-zone',
@@ -180,9 +181,7 @@ export const validateCommand: Command = {
 
 /** A list exists to read (no local database is created just to find it empty). */
 const hasSuppressionList = () =>
-  Boolean(process.env[TABLES.suppression.env]) ||
-  existsSync(localDynamoPath()) ||
-  existsSync(`${localDataDir()}/stack.json`);
+  Boolean(process.env[TABLES.suppression.env]) || !isNewDataDir() || existsSync(`${localDataDir()}/stack.json`);
 
 async function suppressedNumbers(phones: string[]): Promise<ReadonlySet<string>> {
   // Loaded only when there is a list to read: the AWS SDK and the local database cost a validate ~100 ms to load.
