@@ -1,3 +1,4 @@
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { apiBudget } from '#commons/api-budget/config.ts';
 import { PollRoll } from '#commons/api-budget/poll-roll.ts';
 import { type BudgetShare, SharedApiBudget } from '#commons/api-budget/shared-budget.ts';
@@ -6,7 +7,7 @@ import { ObjectStore } from '#commons/aws/object-store.ts';
 import type { Log } from '#commons/log.ts';
 import { VoiceApiClient } from '#commons/voice-api/client.ts';
 import type { Clock } from '#commons/voice-api/rate-limiter.ts';
-import { resolveVoiceApiAccess } from '#commons/voice-api-access.ts';
+import { resolveVoiceApiAccess, type VoiceApiAccess } from '#commons/voice-api-access.ts';
 import { CampaignSafety } from './campaign-safety.ts';
 import { CampaignStore } from './campaign-store.ts';
 import type { LifecycleConfig } from './config.ts';
@@ -27,6 +28,12 @@ export interface BuildOptions {
   log?: Log;
 }
 
+/** What every part of the lifecycle function shares: one DynamoDB client and one key with its secret cache. */
+interface Shared {
+  db: DynamoDBDocumentClient;
+  access: VoiceApiAccess;
+}
+
 /**
  * The Voice API clients of the lifecycle, on one key and secret cache: one retry per request at most, because the
  * workflow itself looks again within seconds on simulated or real time, and a step must end well within its
@@ -35,11 +42,11 @@ export interface BuildOptions {
  * (the stats of each look) on what is left after the lifecycle's reserve too, as a contact sync does, so polls
  * can never starve a resume (seen on 100 parts: no part resumed the next morning).
  */
-async function lifecycleApis(
+function lifecycleApis(
   config: LifecycleConfig,
   options: BuildOptions,
-): Promise<{ api: VoiceApiClient; safe: VoiceApiClient; polls: VoiceApiClient }> {
-  const access = await resolveVoiceApiAccess(config.voiceApi, config.aws);
+  { db, access }: Shared,
+): { api: VoiceApiClient; safe: VoiceApiClient; polls: VoiceApiClient } {
   const client = (share: BudgetShare) =>
     new VoiceApiClient({
       baseUrl: access.baseUrl,
@@ -51,7 +58,7 @@ async function lifecycleApis(
       // A short wait for a token, then the step looks again soon.
       ...(config.budget
         ? {
-            budget: apiBudget(documentClient(config.aws), config.budget, share, {
+            budget: apiBudget(db, config.budget, share, {
               clock: options.budgetClock ?? options.api?.clock,
               maxWaitMs: 5_000,
             }),
@@ -64,9 +71,14 @@ async function lifecycleApis(
   return { api, safe: client('safety'), polls: client('shared') };
 }
 
-export async function buildCampaignSafety(config: LifecycleConfig, options: BuildOptions = {}) {
-  const { api, safe, polls } = await lifecycleApis(config, options);
-  const campaigns = new CampaignStore(documentClient(config.aws), config.campaignsTable);
+async function sharedOf(config: LifecycleConfig): Promise<Shared> {
+  return { db: documentClient(config.aws), access: await resolveVoiceApiAccess(config.voiceApi, config.aws) };
+}
+
+export async function buildCampaignSafety(config: LifecycleConfig, options: BuildOptions = {}, shared?: Shared) {
+  const { db, access } = shared ?? (await sharedOf(config));
+  const { api, safe, polls } = lifecycleApis(config, options, { db, access });
+  const campaigns = new CampaignStore(db, config.campaignsTable);
   const now = options.now ?? (() => new Date());
   return {
     api,
@@ -77,7 +89,9 @@ export async function buildCampaignSafety(config: LifecycleConfig, options: Buil
 }
 
 export async function buildLifecycleSteps(config: LifecycleConfig, options: BuildOptions = {}) {
-  const { api, polls, campaigns, safety } = await buildCampaignSafety(config, options);
+  const shared = await sharedOf(config);
+  const { db } = shared;
+  const { api, polls, campaigns, safety } = await buildCampaignSafety(config, options, shared);
   const objects = new ObjectStore(s3Client(config.aws));
   const sfn = sfnClient(config.aws);
   const now = options.now ?? (() => new Date());
@@ -91,10 +105,8 @@ export async function buildLifecycleSteps(config: LifecycleConfig, options: Buil
     events: new EventBridgeEvents(eventsClient(config.aws), config.eventBusName),
     now,
     settings: config.settings,
-    pollRoll: config.budget ? new PollRoll(documentClient(config.aws), config.budget.table) : null,
-    pauseBook: config.budget
-      ? new SharedApiBudget(documentClient(config.aws), config.budget.table, config.budget.limits)
-      : null,
+    pollRoll: config.budget ? new PollRoll(db, config.budget.table) : null,
+    pauseBook: config.budget ? new SharedApiBudget(db, config.budget.table, config.budget.limits) : null,
     outcomes: config.outcomes
       ? await buildPartEndOutcomes(
           config.outcomes.config,
@@ -106,6 +118,8 @@ export async function buildLifecycleSteps(config: LifecycleConfig, options: Buil
             ...(options.api ? { api: options.api } : {}),
             ...(options.budgetClock ? { budgetClock: options.budgetClock } : {}),
           },
+          // The part end runs in this function on its settings: the same key, cache and connections.
+          shared,
         )
       : null,
   });

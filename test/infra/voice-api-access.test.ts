@@ -6,6 +6,8 @@ import { EnvReader } from '#commons/config.ts';
 import { makeObservability } from '#commons/observability.ts';
 import { AuthenticationError, VoiceApiClient } from '#commons/voice-api/index.ts';
 import { readVoiceApiSource, resolveVoiceApiAccess, type VoiceApiSource } from '#commons/voice-api-access.ts';
+import { buildLifecycleSteps } from '#lifecycle/build-steps.ts';
+import { readLifecycleConfig } from '#lifecycle/config.ts';
 import { TEST_KEY, useEmulator } from '../helpers/emulator.ts';
 
 const fixture = useEmulator();
@@ -88,6 +90,26 @@ describe('Voice API key from Secrets Manager', () => {
     t += 300_000;
     await api.agents.list();
     expect(secrets.reads).toBe(2);
+  });
+
+  it('the lifecycle function reads the secret once at start, its part end included', async () => {
+    secrets.value = JSON.stringify({ apiKey: TEST_KEY });
+    secrets.reads = 0;
+    const config = readLifecycleConfig({
+      AWS_REGION: 'eu-west-1',
+      AWS_ACCESS_KEY_ID: 'local',
+      AWS_SECRET_ACCESS_KEY: 'local',
+      AWS_ENDPOINT_URL_SECRETS_MANAGER: secrets.url,
+      VOICE_API_URL: fixture.emu.url,
+      VOICE_API_SECRET_ARN: ARN,
+      CAMPAIGNS_TABLE: 'campaigns',
+      API_BUDGET_TABLE: 'budget',
+      OUTCOMES_TABLE: 'outcomes',
+      SUPPRESSION_TABLE: 'suppression',
+    });
+    expect(config.outcomes).not.toBeNull();
+    await buildLifecycleSteps(config);
+    expect(secrets.reads).toBe(1);
   });
 
   it('after a rotation, re-reads on the first 401 and repeats that request with the new key', async () => {

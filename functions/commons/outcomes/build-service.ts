@@ -1,3 +1,4 @@
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { apiBudget } from '../api-budget/config.ts';
 import { documentClient } from '../aws/clients.ts';
 import { type Log, silentLog } from '../log.ts';
@@ -5,13 +6,22 @@ import { SuppressionList } from '../suppression-list.ts';
 import { VoiceApiClient } from '../voice-api/client.ts';
 import type { VoiceApiOptions } from '../voice-api/http.ts';
 import type { Clock } from '../voice-api/rate-limiter.ts';
-import { resolveVoiceApiAccess } from '../voice-api-access.ts';
+import { resolveVoiceApiAccess, type VoiceApiAccess } from '../voice-api-access.ts';
 import { CallResolver } from './call-resolver.ts';
 import type { OutcomesConfig } from './config.ts';
 import { OutcomeService } from './outcome-service.ts';
 import { OutcomeStore } from './outcome-store.ts';
 
-/** Wires outcomes to DynamoDB (or dynalite) and the Voice API; the lead calls `reconcileOutcomes` on the result. */
+/** What a caller that already holds them lends: the key and its cache, the DynamoDB client. */
+export interface SharedAccess {
+  access: VoiceApiAccess;
+  db: DynamoDBDocumentClient;
+}
+
+/**
+ * Wires outcomes to DynamoDB (or dynalite) and the Voice API; the lead calls `reconcileOutcomes` on the result.
+ * Inside the lifecycle function `shared` is the lifecycle's own: one secret read and one connection pool at start.
+ */
 export async function buildOutcomeService(
   config: OutcomesConfig,
   options: {
@@ -21,9 +31,10 @@ export async function buildOutcomeService(
     /** The clock the budget's waits run on, when not the client's (the embedded stack's simulated clock). */
     budgetClock?: Clock;
   } = {},
+  shared?: SharedAccess,
 ): Promise<OutcomeService> {
-  const access = await resolveVoiceApiAccess(config.voiceApi, config.aws);
-  const db = documentClient(config.aws);
+  const access = shared?.access ?? (await resolveVoiceApiAccess(config.voiceApi, config.aws));
+  const db = shared?.db ?? documentClient(config.aws);
   const api = new VoiceApiClient({
     baseUrl: access.baseUrl,
     apiKey: access.apiKey,

@@ -5,7 +5,7 @@ import type { CapLimits } from '#commons/frequency-cap.ts';
 import { FrequencyCapStore } from '#commons/frequency-cap-store.ts';
 import { StepFunctionsStarter } from '#commons/lifecycle-starter.ts';
 import { type Log, silentLog } from '#commons/log.ts';
-import { buildOutcomeService } from '#commons/outcomes/build-service.ts';
+import { buildOutcomeService, type SharedAccess } from '#commons/outcomes/build-service.ts';
 import type { OutcomesConfig } from '#commons/outcomes/config.ts';
 import { SuppressionList } from '#commons/suppression-list.ts';
 import type { VoiceApiOptions } from '#commons/voice-api/http.ts';
@@ -19,11 +19,12 @@ export async function buildPartEndOutcomes(
   caps: CapLimits,
   aws: { sfn: SFNClient; objects: ObjectStore; rounds: FollowUpRegister },
   options: { now?: () => Date; log?: Log; api?: Partial<VoiceApiOptions>; budgetClock?: Clock } = {},
+  shared?: SharedAccess,
 ): Promise<PartEndOutcomes> {
-  const db = documentClient(config.aws);
+  const db = shared?.db ?? documentClient(config.aws);
   const now = options.now ?? (() => new Date());
   return new PartEndOutcomes({
-    outcomes: await buildOutcomeService(config, options),
+    outcomes: await buildOutcomeService(config, options, shared),
     suppression: new SuppressionList(db, config.suppressionTable),
     caps: new FrequencyCapStore(db, config.outcomesTable, caps),
     objects: aws.objects,
