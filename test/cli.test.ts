@@ -75,6 +75,18 @@ describe('callsheet CLI', () => {
         allowed: [expect.objectContaining({ from: `${on}T10:00:00-05:00` })],
       }),
     ]);
+    // A window that does not parse (or is empty) is the flag's mistake, said once, not blamed on the number.
+    for (const [bad, why] of [
+      ['Mon-Fri 9-5', '"9" is not a time of day'],
+      ['', 'the calling window is empty'],
+    ] as const) {
+      const refused = await run(['hours', '+12125550143', '+14155550100', '--window', bad]);
+      expect([refused.code, refused.stdout, refused.stderr]).toEqual([
+        2,
+        '',
+        expect.stringContaining(`callsheet hours: --window: ${why}`),
+      ]);
+    }
     // A day that does not exist is a usage mistake, said as such (not rolled over to March 2nd).
     for (const bad of ['2026-13-45', '2026-02-30']) {
       const refused = await run(['hours', '+12125550143', '--on', bad]);

@@ -8,11 +8,10 @@ import type { SuppressionList, SuppressionLookup } from '#commons/suppression-li
 import { agentFolder, INCOMING, type UploadRef, uploadId } from '#commons/upload-ref.ts';
 import type { AgentsApi } from '#commons/voice-api/agents.ts';
 import type { Agent } from '#commons/voice-api/types.ts';
-import { parseDateTimeIn } from '#commons/zoned-time.ts';
 import { capUpload } from './caps.ts';
 import type { IntakeDefaults } from './config.ts';
 import type { Contact } from './contacts.ts';
-import { type ApiPlan, planLoadNotes } from './plan-load-notes.ts';
+import { type ApiPlan, upFrontNotes } from './plan-load-notes.ts';
 import { planParts } from './plan-parts.ts';
 import { type IntakeReport, originalDestination, XLSX_TYPE } from './report.ts';
 import { DEFAULT_START_HORIZON_DAYS } from './settings.ts';
@@ -287,9 +286,8 @@ export class IntakeService {
       rejected: v?.report.rejected ?? [],
       notes: [
         ...(v?.report.notes ?? []),
-        ...(parts.length > 0 ? pastStartNote(v?.settings.start, this.deps.now().getTime()) : []),
         ...(v && parts.length > 0
-          ? planLoadNotes(v, this.deps.defaults.legalHours, this.deps.plan, this.deps.now().getTime())
+          ? upFrontNotes(v, this.deps.defaults.legalHours, this.deps.plan, this.deps.now().getTime())
           : []),
       ],
       parts: parts.map((p) => ({
@@ -318,12 +316,4 @@ export class IntakeService {
     await objects.copy(ref.bucket, ref.key, destination, version);
     await objects.deleteVersion(ref.bucket, ref.key, version);
   }
-}
-
-/** A start the upload asks for that has passed is no error (a sheet may sit a while), but it is said. */
-function pastStartNote(start: { dateTime: string; timeZone: string } | undefined, now: number): string[] {
-  if (!start || parseDateTimeIn(start.dateTime, start.timeZone) >= now) return [];
-  return [
-    `the start date time ${start.dateTime} (${start.timeZone}) has passed: the campaigns start now, each when its calling window opens`,
-  ];
 }

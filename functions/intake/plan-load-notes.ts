@@ -89,3 +89,24 @@ export function planLoadNotes(
     );
   return notes;
 }
+
+/** A start the upload asks for that has passed is no error (a sheet may sit a while), but it is said. */
+function pastStartNote(start: { dateTime: string; timeZone: string } | undefined, nowMs: number): string[] {
+  if (!start || parseDateTimeIn(start.dateTime, start.timeZone) >= nowMs) return [];
+  return [
+    `the start date time ${start.dateTime} (${start.timeZone}) has passed: the campaigns start now, each when its calling window opens`,
+  ];
+}
+
+/**
+ * What intake says up front of an upload it launches, and `callsheet validate` of a sheet it would: a start that
+ * has passed, and a close the API plan cannot pause every part before.
+ */
+export function upFrontNotes(
+  validation: ValidationOutcome,
+  legal: LegalHoursTable | undefined,
+  plan: ApiPlan,
+  nowMs: number,
+): string[] {
+  return [...pastStartNote(validation.settings.start, nowMs), ...planLoadNotes(validation, legal, plan, nowMs)];
+}

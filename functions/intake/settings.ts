@@ -60,6 +60,8 @@ function problem(where: string, message: string): FileProblem {
   return new FileProblem(SETTINGS_CODE, `${where}: ${message}`);
 }
 
+const SHEET_ROW = 'Settings sheet row ';
+
 const DATE_SETTINGS: ReadonlySet<Name> = new Set(['startDateTime', 'holidays']);
 
 /** Days from Excel's epoch (1899-12-30) to 1970-01-01; the streaming reader gives date cells as serial numbers. */
@@ -99,7 +101,7 @@ function fromSheet(rows: Cell[][], into: Map<Name, RawSetting>): void {
       .map((c) => settingText(c, known))
       .filter(Boolean);
     if (name === '' && values.length === 0) return;
-    const where = `Settings sheet row ${i + 1}`;
+    const where = `${SHEET_ROW}${i + 1}`;
     if (name === '') throw problem(where, 'a value without a setting name in the first column');
     // Holidays may be spread over several cells; every other setting is the second column.
     const value = known === 'holidays' ? values.join(', ') : settingText(cells[1], known);
@@ -213,7 +215,10 @@ export function readSettings(
   if (zone && !isValidTimeZone(zone.value))
     throw problem(zone.where, `"${zone.value}" is not an IANA time zone (e.g. America/New_York, Asia/Kolkata)`);
   if (start && !zone)
-    throw problem(start.where, 'a start date-time needs a time zone setting too (e.g. time zone: America/New_York)');
+    throw problem(
+      start.where,
+      `a start date-time is a local time, so it needs a time zone too: ${start.where.startsWith(SHEET_ROW) ? 'a Settings row "time zone" with e.g. America/New_York' : `${source('time-zone')}, e.g. America/New_York`}`,
+    );
   if (start && zone) {
     const why = startProblem(start.value);
     if (why) throw problem(start.where, why);

@@ -1,4 +1,6 @@
+import { mkdir } from 'node:fs/promises';
 import { type ParseArgsConfig, parseArgs } from 'node:util';
+import { parseWindowRules, WindowSpecError } from '#commons/calling-window.ts';
 
 export interface Command {
   name: string;
@@ -26,6 +28,31 @@ export function cannotRead(file: string, err: unknown, what?: string): UsageErro
   const e = err as NodeJS.ErrnoException;
   const why = (e.code && READ_ERRORS[e.code]) ?? e.message ?? String(err);
   return new UsageError(`${what ? `${what}: ` : ''}cannot read ${file}: ${why}`);
+}
+
+/** Makes the folder `--out` names (and its parents); a file of that name is a usage mistake said in words. */
+export async function outFolder(dir: string): Promise<string> {
+  try {
+    await mkdir(dir, { recursive: true });
+    return dir;
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST' || code === 'ENOTDIR')
+      throw new UsageError(`--out ${dir}: a file is in the way (${dir} or a folder above it is a file): name a folder`);
+    throw new UsageError(`--out ${dir}: cannot create the folder: ${(code && READ_ERRORS[code]) ?? String(err)}`);
+  }
+}
+
+/** A `--window` value checked as intake checks the setting, its mistake blamed on the flag. */
+export function windowOption(spec: string | undefined): string | undefined {
+  if (spec === undefined) return undefined;
+  try {
+    parseWindowRules(spec);
+    return spec;
+  } catch (err) {
+    if (err instanceof WindowSpecError) throw new UsageError(`--window: ${err.message}`);
+    throw err;
+  }
 }
 
 export function helpText(cmd: Command): string {

@@ -358,7 +358,7 @@ describe('intake on the local stack (s3rver, dynalite, local Step Functions, emu
     expect(report.error).toEqual({
       code: 'invalid_settings',
       message:
-        'S3 metadata x-amz-meta-start-date-time: a start date-time needs a time zone setting too (e.g. time zone: America/New_York)',
+        'S3 metadata x-amz-meta-start-date-time: a start date-time is a local time, so it needs a time zone too: S3 metadata x-amz-meta-time-zone, e.g. America/New_York',
     });
   });
 

@@ -106,7 +106,16 @@ describe('upload settings', () => {
   it.each([
     [[['retries', 5]], {}, /Settings sheet row 1: retries must be a whole number from 0 to 3/],
     [[['retries', 'two']], {}, /retries must be a whole number/],
-    [[['start', '2026-04-01T09:00']], {}, /Settings sheet row 1: a start date-time needs a time zone/],
+    [
+      [['start', '2026-04-01T09:00']],
+      {},
+      /Settings sheet row 1: a start date-time is a local time, so it needs a time zone too: a Settings row "time zone"/,
+    ],
+    [
+      [],
+      { 'start-date-time': '2026-04-01T09:00' },
+      /x-amz-meta-start-date-time: .* time zone too: S3 metadata x-amz-meta-time-zone,/,
+    ],
     [[['time zone', 'Mars/Olympus']], {}, /"Mars\/Olympus" is not an IANA time zone/],
     [
       [

@@ -148,6 +148,24 @@ describe('callsheet validate', () => {
       'option --start: "2026-02-30T09:00" is not a real date and time: February 2026 has 28 days',
     );
     expect(bad.stderr).not.toContain('S3 metadata');
+    // The start is a local time: without a zone the answer names the flag to add, not a sheet's setting row.
+    const zoneless = await validate([file, '--start', '2026-12-08T09:00']);
+    expect(zoneless.stderr).toContain(
+      'option --start: a start date-time is a local time, so it needs a time zone too: option --time-zone, e.g. America/New_York',
+    );
+    // A start that has passed is no error, but it is said, as intake says it.
+    const past = await validate([file, '--start', '2025-01-06T09:00', '--time-zone', 'America/New_York']);
+    expect(past.code).toBe(0);
+    expect(past.stdout).toContain(
+      'note: the start date time 2025-01-06T09:00 (America/New_York) has passed: the campaigns start now',
+    );
+    // --out naming a file: said plainly before the sheet is read, and the file is left as it was.
+    const inTheWay = join(dir, 'notes.txt');
+    await writeFile(inTheWay, 'keep me');
+    const onFile = await validate([file, '--out', inTheWay]);
+    expect([onFile.code, onFile.stdout]).toEqual([2, '']);
+    expect(onFile.stderr).toContain(`callsheet validate: --out ${inTheWay}: a file is in the way`);
+    expect(await readFile(inTheWay, 'utf8')).toBe('keep me');
     const strict = JSON.parse((await validate([file, '--json'])).stdout);
     expect(strict.rejected).toEqual([{ row: 3, reason: 'costly_number', input: '+19005551234' }]);
     const allowed = JSON.parse((await validate([file, '--json', '--allow-costly'])).stdout);

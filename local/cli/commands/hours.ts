@@ -1,6 +1,6 @@
 import { DEFAULT_LEGAL_HOURS, type LegalHoursTable, readLegalHours } from '#commons/legal-hours.ts';
 import { wallTimeAt } from '#commons/zoned-time.ts';
-import { type Command, UsageError } from '../command.ts';
+import { type Command, UsageError, windowOption } from '../command.ts';
 import { type HoursAnswer, hoursFor, hoursOf, type SharedHours } from '../hours-for.ts';
 
 type Answer = HoursAnswer | { phone: string; error: string };
@@ -99,7 +99,8 @@ export const hoursCommand: Command = {
       if ('problem' in read) throw new UsageError(`LEGAL_HOURS: ${read.problem}`);
       table = read;
     }
-    const window = (values.window as string | undefined) ?? null;
+    // A window that does not parse is the flag's mistake, said once, not each number's.
+    const window = windowOption(values.window as string | undefined) ?? null;
     const now = Date.now();
     const answers = positionals.map((phone) => {
       const date = on ?? todayOf(phone, table, now);

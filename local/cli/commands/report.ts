@@ -3,7 +3,7 @@ import { basename, join } from 'node:path';
 import { partReportFiles, reportKeys, reportPrefix } from '#commons/report-keys.ts';
 import { localDataDir } from '#local/stack/data-dir.ts';
 import { reportPageFor } from '#local/stack/report-pages.ts';
-import { type Command, UsageError } from '../command.ts';
+import { type Command, outFolder, UsageError } from '../command.ts';
 import { downloadReports, findPart, openReports, partRecords } from '../operator.ts';
 import { openTable } from '../table-access.ts';
 import { counted } from '../words.ts';
@@ -60,7 +60,9 @@ export const reportCommand: Command = {
         process.stdout.write(json.toString('utf8'));
         return 0;
       }
-      const out = (values.out as string | undefined) ?? join(localDataDir(), 'reports', record.uploadId);
+      const out = await outFolder(
+        (values.out as string | undefined) ?? join(localDataDir(), 'reports', record.uploadId),
+      );
       const downloaded = await downloadReports(
         source,
         [

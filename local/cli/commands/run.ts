@@ -2,7 +2,6 @@ import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { documentClient } from '#commons/aws/clients.ts';
-import { parseWindowRules, WindowSpecError } from '#commons/calling-window.ts';
 import { type CampaignPlan, partKeyOfExecution } from '#commons/campaign-plan.ts';
 import { parseFollowUpPolicy } from '#commons/follow-up-policy.ts';
 import { DEFAULT_LEGAL_HOURS } from '#commons/legal-hours.ts';
@@ -27,7 +26,7 @@ import { claimDataDir, describeStack, readRunningStack } from '#local/stack/runn
 import { STATS_EVERY_MS, sampleStats } from '#local/stack/stats-sampler.ts';
 import type { LocalExecution } from '#local/stack/step-functions.ts';
 import { deliverEmulatorWebhooks } from '#local/stack/webhook-receiver.ts';
-import { type Command, cannotRead, numberOption, UsageError } from '../command.ts';
+import { type Command, cannotRead, numberOption, UsageError, windowOption } from '../command.ts';
 import { loadFaultPlan, placedCalls } from '../fault-plan-file.ts';
 import { contactsLine, contactsSummary, dropContacts, readContactsFile } from '../run-contacts.ts';
 import {
@@ -65,15 +64,7 @@ function checkOptions(values: Record<string, string | boolean | undefined>) {
   const retries = values.retries === undefined ? undefined : numberOption(values.retries, 'retries', 0);
   if (retries !== undefined && (!Number.isInteger(retries) || retries < 0 || retries > 3))
     throw new UsageError('--retries must be 0, 1, 2 or 3');
-  const window = values.window as string | undefined;
-  if (window !== undefined) {
-    try {
-      parseWindowRules(window);
-    } catch (err) {
-      if (err instanceof WindowSpecError) throw new UsageError(`--window: ${err.message}`);
-      throw err;
-    }
-  }
+  const window = windowOption(values.window as string | undefined);
   const now = parseNow(values.now as string | undefined);
   // The same checks intake makes, blamed on the flag rather than on the S3 metadata run passes them as.
   const startWrong = start === undefined ? null : startProblem(start);

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { mkdir, readdir, writeFile } from 'node:fs/promises';
+import { readdir, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { readBudgetConfig } from '#commons/api-budget/config.ts';
 import { ConfigError, EnvReader } from '#commons/config.ts';
@@ -8,12 +8,12 @@ import { readPauseTimings } from '#commons/plan-load.ts';
 import { type ByteSource, fileSource } from '#commons/spreadsheet/byte-source.ts';
 import { TABLES } from '#commons/tables.ts';
 import { REASON_TEXT } from '#intake/contacts.ts';
-import { type ApiPlan, planLoadNotes } from '#intake/plan-load-notes.ts';
+import { type ApiPlan, upFrontNotes } from '#intake/plan-load-notes.ts';
 import { DEFAULT_START_HORIZON_DAYS } from '#intake/settings.ts';
 import { validateUpload } from '#intake/validate-upload.ts';
 import { writeUploadFiles } from '#intake/writers.ts';
 import { isNewDataDir, localDataDir } from '#local/stack/data-dir.ts';
-import { type Command, cannotRead, UsageError } from '../command.ts';
+import { type Command, cannotRead, outFolder, UsageError } from '../command.ts';
 import { counted } from '../words.ts';
 
 /** START_HORIZON_DAYS as the deployment sets it for intake, when set here too. */
@@ -98,6 +98,8 @@ export const validateCommand: Command = {
       'allow-costly-numbers': '--allow-costly',
     };
     const plan = apiPlan();
+    // Before the sheet is read: a folder that cannot be made is said at once, not after a long read.
+    const outDir = values.out === undefined ? null : await outFolder(values.out as string);
     const listed = hasSuppressionList();
     const outcome = await validateUpload(source, basename(file), {
       defaultCountry: country,
@@ -112,27 +114,25 @@ export const validateCommand: Command = {
       ...outcome.report,
       notes: [
         ...outcome.report.notes,
-        ...(outcome.report.ok ? planLoadNotes(outcome, undefined, plan, Date.now()) : []),
+        ...(outcome.report.ok ? upFrontNotes(outcome, undefined, plan, Date.now()) : []),
       ],
     };
 
-    if (values.out && outcome.scanned) {
-      const dir = values.out as string;
-      await mkdir(dir, { recursive: true });
+    if (outDir && outcome.scanned) {
       await writeUploadFiles(
         outcome,
         outcome.parts,
-        (part, xlsx) => writeFile(join(dir, `part-${part.index}.xlsx`), xlsx),
-        (xlsx) => writeFile(join(dir, 'annotated.xlsx'), xlsx),
+        (part, xlsx) => writeFile(join(outDir, `part-${part.index}.xlsx`), xlsx),
+        (xlsx) => writeFile(join(outDir, 'annotated.xlsx'), xlsx),
       );
       // Parts of an earlier sheet written to the same folder are not this sheet's: said, never deleted.
       const written = new Set(outcome.parts.map((p) => `part-${p.index}.xlsx`));
-      const stale = (await readdir(dir))
+      const stale = (await readdir(outDir))
         .filter((name) => /^part-\d+\.xlsx$/.test(name) && !written.has(name))
         .sort((a, b) => a.localeCompare(b, 'en', { numeric: true }));
       if (stale.length > 0)
         console.error(
-          `callsheet validate: ${dir} also holds ${stale.join(', ')} from before, not parts of this sheet: ` +
+          `callsheet validate: ${outDir} also holds ${stale.join(', ')} from before, not parts of this sheet: ` +
             'delete them before you upload parts from there.',
         );
     }
