@@ -1,4 +1,5 @@
 import type { BudgetLimits } from '#commons/api-budget/shared-budget.ts';
+import { describeWindow, type WindowRule } from '#commons/calling-window.ts';
 import { DEFAULT_LEGAL_HOURS, type LegalHoursTable } from '#commons/legal-hours.ts';
 import { type PartStretch, type PauseTimings, planLoad } from '#commons/plan-load.ts';
 import { partIntervals, partWindow } from '#commons/window-plan.ts';
@@ -99,8 +100,21 @@ function pastStartNote(start: { dateTime: string; timeZone: string } | undefined
 }
 
 /**
+ * A range whose end comes before its start runs past midnight: right for a night shift, but `17:00-09:00` is more
+ * often a daytime window written backwards, so it is said (the legal hours still cut it either way).
+ */
+function overnightNote(rules: readonly WindowRule[] | undefined): string[] {
+  const overnight = (rules ?? []).filter((r) => r.ranges.some((x) => x.end < x.start));
+  if (overnight.length === 0) return [];
+  const text = describeWindow({ rules: overnight, holidays: [] });
+  return [
+    `the calling window ${text} runs past midnight into the next morning; if you meant the daytime, write the earlier time first (e.g. 09:00-17:00); the legal hours apply either way`,
+  ];
+}
+
+/**
  * What intake says up front of an upload it launches, and `callsheet validate` of a sheet it would: a start that
- * has passed, and a close the API plan cannot pause every part before.
+ * has passed, a window that runs past midnight, and a close the API plan cannot pause every part before.
  */
 export function upFrontNotes(
   validation: ValidationOutcome,
@@ -108,5 +122,9 @@ export function upFrontNotes(
   plan: ApiPlan,
   nowMs: number,
 ): string[] {
-  return [...pastStartNote(validation.settings.start, nowMs), ...planLoadNotes(validation, legal, plan, nowMs)];
+  return [
+    ...pastStartNote(validation.settings.start, nowMs),
+    ...overnightNote(validation.settings.window),
+    ...planLoadNotes(validation, legal, plan, nowMs),
+  ];
 }

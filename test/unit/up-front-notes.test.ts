@@ -1,0 +1,41 @@
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_LIMITS } from '#commons/api-budget/shared-budget.ts';
+import { parseWindowRules } from '#commons/calling-window.ts';
+import { EnvReader } from '#commons/config.ts';
+import { readPauseTimings } from '#commons/plan-load.ts';
+import { upFrontNotes } from '#intake/plan-load-notes.ts';
+import type { UploadSettings } from '#intake/settings.ts';
+import type { ValidationOutcome } from '#intake/validate-upload.ts';
+
+const NOW = Date.parse('2026-12-07T12:00:00Z');
+const PLAN = { limits: DEFAULT_LIMITS, timings: readPauseTimings(new EnvReader({})) };
+/** Only the settings speak here: with no parts the plan has nothing to carry. */
+const notesFor = (settings: UploadSettings) =>
+  upFrontNotes({ settings, parts: [] } as unknown as ValidationOutcome, undefined, PLAN, NOW);
+
+describe('what intake and validate say up front of an upload', () => {
+  it.each([
+    ['a daytime window', { window: parseWindowRules('Mon-Fri 09:00-17:00') }, []],
+    [
+      'a window written backwards runs past midnight',
+      { window: parseWindowRules('Mon-Fri 17:00-09:00') },
+      [expect.stringMatching(/^the calling window Mon,Tue,Wed,Thu,Fri 17:00-09:00 runs past midnight/)],
+    ],
+    [
+      'only the overnight rule is named',
+      { window: parseWindowRules('Mon-Fri 09:00-17:00; Sat 20:00-02:00') },
+      [expect.stringMatching(/^the calling window Sat 20:00-02:00 runs past midnight/)],
+    ],
+    ['a window to midnight does not run past it', { window: parseWindowRules('daily 18:00-24:00') }, []],
+    [
+      'a start that has passed',
+      { start: { dateTime: '2026-12-07T06:00', timeZone: 'America/New_York' } },
+      [
+        'the start date time 2026-12-07T06:00 (America/New_York) has passed: the campaigns start now, each when its calling window opens',
+      ],
+    ],
+    ['a start ahead', { start: { dateTime: '2026-12-07T08:00', timeZone: 'America/New_York' } }, []],
+  ])('%s', (_, settings, expected) => {
+    expect(notesFor(settings as UploadSettings)).toEqual(expected);
+  });
+});
