@@ -82,6 +82,8 @@ const cellText = (c: PhoneCell): string => (c === null || c === undefined ? '' :
 export class ContactRules {
   private kept: Contact[] = [];
   readonly rejected: Rejection[] = [];
+  /** Kept rows whose cell gave an extension, which the call will not dial. */
+  readonly extensions: { row: number; extension: string }[] = [];
   private readonly firstRowOf = new Map<string, number>();
 
   constructor(private readonly defaultCountry: CountryCode | undefined) {}
@@ -101,6 +103,7 @@ export class ContactRules {
       return null;
     }
     this.firstRowOf.set(result.e164, r.row);
+    if (result.extension) this.extensions.push({ row: r.row, extension: result.extension });
     const contact: Contact = {
       row: r.row,
       phone: result.e164,

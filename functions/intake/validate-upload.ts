@@ -232,9 +232,25 @@ export async function validateUpload(
     })),
     rejected,
     parts: reportParts(parts),
-    notes: placement.problems,
+    notes: [...placement.problems, ...extensionNote(rules.extensions, placed)],
   };
   return { report, upload, scanned, originals, settings, parts, rejections };
+}
+
+/** Says which kept rows lose an extension: the call reaches the number's main line, not the person's desk. */
+function extensionNote(
+  extensions: readonly { row: number; extension: string }[],
+  placed: readonly Contact[],
+): string[] {
+  if (extensions.length === 0) return [];
+  const kept = new Set(placed.map((c) => c.row));
+  const lost = extensions.filter((e) => kept.has(e.row));
+  if (lost.length === 0) return [];
+  const shown = lost.slice(0, 5).map((e) => `row ${e.row} (extension ${e.extension})`);
+  const more = lost.length > shown.length ? ` and ${lost.length - shown.length} more` : '';
+  return [
+    `${lost.length === 1 ? '1 number gives' : `${lost.length} numbers give`} an extension, which a call cannot dial: ${shown.join(', ')}${more}; each is called at its main number, so give a direct number to reach the person`,
+  ];
 }
 
 /** The report's view of the parts. */

@@ -114,6 +114,27 @@ describe('intake: row rules', () => {
     expect(out.report.ok).toBe(true);
   });
 
+  it('calls a number written with an extension at its main number, and says which rows lose one', async () => {
+    const rows: Row[] = [
+      ['Phone Number', 'Name'],
+      ['+1 415 555 2671 ext. 12', 'ext.'],
+      ['(415) 555-2672 x3', 'x'],
+      ['+1 415 555 2672 x4', 'duplicate: no note'],
+      ['+14155552673 ext 7', 'suppressed: no note'],
+      ...Array.from({ length: 6 }, (_, i): Row => [`415.555.${2680 + i};ext=${i + 1}`, `ext= ${i}`]),
+      ['+14155552699', 'none'],
+    ];
+    const out = await validateUpload(await xlsx(rows), 'ext.xlsx', {
+      ...us,
+      suppressed: async (phones) => new Set(phones.filter((p) => p === '+14155552673')),
+    });
+    expect(out.report.contacts.slice(0, 2).map((c) => c.phone)).toEqual(['+14155552671', '+14155552672']);
+    expect(out.report.rows).toEqual({ total: 11, valid: 9, rejected: 2 });
+    expect(out.report.notes).toContain(
+      '8 numbers give an extension, which a call cannot dial: row 2 (extension 12), row 3 (extension 3), row 6 (extension 1), row 7 (extension 2), row 8 (extension 3) and 3 more; each is called at its main number, so give a direct number to reach the person',
+    );
+  });
+
   it('tells each kept number to the lookups while reading, before asking which are suppressed', async () => {
     const file = await xlsx([['Phone Number'], ['415 555 2671'], ['+1 (415) 555-2671'], ['call me'], ['+14155552672']]);
     const told: string[] = [];

@@ -11,7 +11,15 @@ export { COSTLY_TYPES, type CostlyType };
 
 export type PhoneRejection = 'missing_phone' | 'invalid_phone';
 
-export type PhoneResult = { ok: true; e164: string; country: string | null } | { ok: false; reason: PhoneRejection };
+export type PhoneResult =
+  | {
+      ok: true;
+      e164: string;
+      country: string | null;
+      /** An extension written after the number (`ext. 12`, `x3`): the API dials E.164 only, so it is not dialled. */
+      extension?: string;
+    }
+  | { ok: false; reason: PhoneRejection };
 
 /** A cell as read from a sheet: text, or a number when the sheet stored one. */
 export type PhoneCell = string | number | null | undefined;
@@ -26,7 +34,12 @@ function parse(text: string, country: CountryCode | undefined): PhoneResult | nu
   try {
     const phone = parsePhoneNumberWithError(text, country);
     if (!phone.isValid()) return null;
-    return { ok: true, e164: phone.number, country: phone.country ?? null };
+    return {
+      ok: true,
+      e164: phone.number,
+      country: phone.country ?? null,
+      ...(phone.ext ? { extension: phone.ext } : {}),
+    };
   } catch {
     return null;
   }
