@@ -85,7 +85,8 @@ export type StepDecision =
    */
   | { kind: 'secure'; reason: PauseReason; brakeOnFailure: boolean; brakeAnyway?: true; forStart?: true }
   | { kind: 'resume' }
-  | { kind: 'watch' };
+  /** `pausedByOperator`: found paused as an operator asked (`callsheet campaign pause` pauses it at once). */
+  | { kind: 'watch'; pausedByOperator?: true };
 
 /** How the step's API action went. */
 export type EffectResult =
@@ -167,7 +168,10 @@ export function decideStep(state: RunningCarry, seen: Observation, now: number, 
       return seen.control === 'pause' && !state.brake && now >= startGuardAt(Date.parse(state.startsAt), s)
         ? { kind: 'secure', reason: 'manual', brakeOnFailure: true, forStart: true }
         : { kind: 'watch' };
-    if (status !== null && QUIET.has(status)) return { kind: 'watch' };
+    if (status !== null && QUIET.has(status))
+      return status === 'paused' && seen.control === 'pause' && state.paused === null
+        ? { kind: 'watch', pausedByOperator: true }
+        : { kind: 'watch' };
     // Held by the brake, its pause tried again: only once the stats show it dialling-capable, so a night of API
     // trouble does not spend the pauses' reserve on campaigns the brake holds.
     if (!window.open && state.brake && state.paused !== null && state.pauseFailedSince !== undefined && status === null)

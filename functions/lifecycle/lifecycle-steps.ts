@@ -296,6 +296,11 @@ export class LifecycleSteps {
         await this.holdIfEnded(key, carry.campaignId, carry.agentId, inDoubt);
         return effect;
       }
+      case 'watch':
+        // The operator's pause, made at once by the CLI: the timeline and the report show it as theirs.
+        if (decision.pausedByOperator)
+          await campaigns.appendTimeline(key, { at: iso(now), event: 'pause', reason: 'manual' });
+        return { kind: 'none' };
       case 'finish':
       case 'fail':
         if (carry.brake && (await safety.releaseBrake(carry.agentId, key)).ok)

@@ -206,6 +206,25 @@ describe('decideStep: what a look at a running campaign does', () => {
       expected: { kind: 'secure', reason: 'manual', brakeOnFailure: false },
     },
     {
+      name: 'manual pause the operator already made (the CLI pauses at once): watch, and record it as theirs',
+      now: at('2026-12-07T11:00'),
+      seen: { control: 'pause', stats: ok('paused') },
+      expected: { kind: 'watch', pausedByOperator: true },
+    },
+    {
+      name: 'manual pause already recorded: watch',
+      now: at('2026-12-07T11:00'),
+      state: { paused: 'manual' },
+      seen: { control: 'pause', stats: ok('paused') },
+      expected: { kind: 'watch' },
+    },
+    {
+      name: 'closed window, found paused without an operator: watch',
+      now: at('2026-12-07T20:00'),
+      seen: { control: null, stats: ok('paused') },
+      expected: { kind: 'watch' },
+    },
+    {
       name: 'manual resume never opens a closed window',
       now: at('2026-12-07T20:00'),
       state: { paused: 'window' },

@@ -32,6 +32,7 @@ let stack: ChildProcess;
 const exported: Record<string, string> = {};
 let stderr = '';
 let campaignId = '';
+let emulatorUrl = '';
 
 /** The environment a user has after pasting the export lines (and nothing else of ours). */
 const userEnv = () => ({ ...process.env, ...exported, VOICE_API_URL: '', VOICE_API_KEY: '' });
@@ -102,6 +103,7 @@ beforeAll(async () => {
     stack.once('exit', (code) => reject(new Error(`callsheet local exited ${code}: ${stderr}`)));
   });
   for (const m of stdout.matchAll(/^export (\w+)=(\S+)$/gm)) exported[m[1] as string] = m[2] as string;
+  emulatorUrl = /^# Voice API emulator (\S+)/m.exec(stdout)?.[1] ?? '';
 }, 60_000);
 
 afterAll(async () => {
@@ -151,6 +153,12 @@ describe('callsheet local', () => {
     const uploadId = created?.uploadId as string;
     const paused = await callsheet('campaign', 'pause', id);
     expect(paused.stdout).toContain(`pause requested for campaign ${id}`);
+    // The dialling stops now, not at the workflow's next look: the emulator has the campaign paused already.
+    expect(paused.stdout).toContain('paused on the Voice API now; its workflow records it at its next step');
+    const emulatorState = (await (await fetch(`${emulatorUrl}/_emulator/state`)).json()) as {
+      campaigns: { id: string; status: string }[];
+    };
+    expect(emulatorState.campaigns.find((c) => c.id === id)?.status).toBe('paused');
     // Stamped on the stack's simulated clock (from NOW, at 120×), like the rest of the campaign's timeline.
     const asked = (await campaignJson(id))[0]?.control as { wanted: string; at: string };
     expect(asked.wanted).toBe('pause');

@@ -46,7 +46,7 @@ export function showPart(r: CampaignRecord): string[] {
 export const campaignCommand: Command = {
   name: 'campaign',
   summary:
-    'list campaigns, show one, pause, resume or cancel one (its workflow acts at its next step), release a brake',
+    'list campaigns, show one, pause, resume or cancel one (a pause stops the dialling at once), release a brake',
   usage:
     'campaign list [--json] | show <campaign id> [--json] | pause|resume|cancel|release <campaign id> | outcomes <campaign id> [--csv | --xlsx] [--out FILE]',
   allowPositionals: true,
@@ -57,6 +57,8 @@ export const campaignCommand: Command = {
     'pause|resume|cancel <campaign id>',
     '  A manual pause outranks the calling window; resume never opens a closed window; cancel pauses the',
     '  campaign for good and ends its part as cancelled. The campaign id is in `campaign list` and the part report.',
+    '  Pause and cancel also pause the campaign on the Voice API at once (VOICE_API_URL and VOICE_API_KEY, or the',
+    "  running stack), so dialling stops now rather than at the workflow's next step.",
     'release <campaign id>',
     '  A part that ended holding the brake (its agent switched off: its workflow stopped, or it was cancelled with',
     '  a resume in doubt) keeps it until an operator lets go. Through the Voice API (VOICE_API_URL and VOICE_API_KEY,',
@@ -113,18 +115,43 @@ export const campaignCommand: Command = {
     try {
       const at = await operatorNow();
       const { partKey } = await new CampaignControl(store, () => at).request(id, action as ManualControl);
-      console.log(
-        t.live
-          ? `${action} requested for campaign ${id} (part ${partKey}); its workflow acts at its next step.`
-          : `${action} recorded for campaign ${id} (part ${partKey}), but no callsheet stack is running on ${t.where}: ` +
-              'its workflow stopped with it, so nothing acts on this now. The campaign on the API stays as it was left.',
-      );
+      // Recorded first, so no later look of the workflow resumes it; then a pause or cancel stops the dialling now
+      // rather than at the workflow's next look, up to POLL_MAX_SECONDS away. A resume waits for the workflow,
+      // which alone knows whether the window is open.
+      const now = action === 'resume' ? null : await pauseNow(store, id, at);
+      const step = action === 'cancel' ? 'cancels it' : action === 'pause' ? 'records it' : 'acts';
+      if (t.live)
+        console.log(
+          now?.ok
+            ? `${action} requested for campaign ${id} (part ${partKey}): paused on the Voice API now; its workflow ${step} at its next step.`
+            : `${action} requested for campaign ${id} (part ${partKey}); its workflow acts at its next step` +
+                (now ? ` (the Voice API did not confirm a pause now: ${now.message}).` : '.'),
+        );
+      else
+        console.log(
+          `${action} recorded for campaign ${id} (part ${partKey}), but no callsheet stack is running on ${t.where}: ` +
+            'its workflow stopped with it, so nothing else acts on this now. ' +
+            (now?.ok ? 'The campaign is paused on the Voice API.' : 'The campaign on the API stays as it was left.'),
+        );
       return 0;
     } finally {
       await t.close();
     }
   },
 };
+
+/** Pauses the campaign through the operator's Voice API client and makes sure; null when there is no API to reach. */
+async function pauseNow(store: CampaignStore, id: string, at: Date): Promise<{ ok: boolean; message: string } | null> {
+  const client = await operatorClient();
+  if (!client) return null;
+  return new CampaignSafety(
+    client.campaigns,
+    client.agents,
+    store,
+    { action: () => undefined },
+    () => at,
+  ).confirmPaused(id);
+}
 
 /** `campaign release`: lets go of the brake an ended part holds, and says what is left to do. */
 async function releaseBrake(id: string): Promise<number> {
