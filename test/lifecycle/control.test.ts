@@ -4,6 +4,7 @@ import { partKeyOfExecution } from '#commons/campaign-plan.ts';
 import { CampaignControl } from '#lifecycle/campaign-control.ts';
 import { CampaignStore } from '#lifecycle/campaign-store.ts';
 import type { PartReport } from '#lifecycle/part-report.ts';
+import { holdForOperators } from '#local/cli/operator-hold.ts';
 import { LOCAL_CREDENTIALS } from '#local/stack/local-aws.ts';
 import type { LocalExecution } from '#local/stack/step-functions.ts';
 import { readJson, toLegalMorning, uploadAndRun, uploadOnly, usePipeline } from '../helpers/pipeline.ts';
@@ -71,6 +72,50 @@ describe('manual control and failures', () => {
     const resumedAt = Date.parse(report.resumes[0]?.at ?? '');
     expect(pausedAt).toBeGreaterThanOrEqual(t0 + 10 * MIN);
     expect(resumedAt).toBeGreaterThanOrEqual(t0 + 180 * MIN);
+    expect((await dialled()).filter((t) => t > pausedAt && t < resumedAt)).toEqual([]);
+  });
+
+  it('under callsheet run, simulated time stands still while only an operator can move the run on', async () => {
+    const { t0, execution, scheduler, control, ask, dialled } = await operated(
+      'Held for the operator',
+      phones(300, '+1415574'),
+      ALWAYS,
+    );
+    const said: string[] = [];
+    const hold = holdForOperators({
+      scheduler,
+      store: store(),
+      partKeys: () => [partKeyOf(execution)],
+      say: (line) => said.push(line),
+      stopped: () => false,
+      everyMs: 0,
+    });
+    const pausing = ask(t0 + 10 * MIN, 'pause');
+    // By 40 minutes the workflow has looked and recorded the pause (its looks are at most 15 minutes apart).
+    const heldAt = t0 + 40 * MIN;
+    await scheduler.at(heldAt, () => hold.look());
+    expect(said).toEqual([
+      expect.stringMatching(/^campaign cmp_\w+ is paused by an operator: simulated time stands still/),
+    ]);
+    // The operator answers from another terminal: whatever real time that takes, no simulated time passed.
+    const id = (await store().get(partKeyOf(execution)))?.campaignId as string;
+    const clockWhenAsked = p.f.emu.core.clock.now();
+    await control.request(id, 'resume');
+    await hold.look();
+    await p.stack.sfn.settled();
+    await pausing;
+    hold.stop();
+
+    expect(clockWhenAsked).toBe(heldAt);
+    expect(said.at(-1)).toBe('an operator moved the run on; simulated time runs again.');
+    const report = await reportOf(execution);
+    expect(report.status).toBe('completed');
+    expect(report.pauses.map((x) => x.reason)).toEqual(['manual']);
+    // Resumed at the workflow's next look after the hold, not days of simulated time later.
+    const resumedAt = Date.parse(report.resumes[0]?.at ?? '');
+    expect(resumedAt).toBeGreaterThanOrEqual(heldAt);
+    expect(resumedAt).toBeLessThanOrEqual(heldAt + 15 * MIN);
+    const pausedAt = Date.parse(report.pauses[0]?.at ?? '');
     expect((await dialled()).filter((t) => t > pausedAt && t < resumedAt)).toEqual([]);
   });
 

@@ -28,6 +28,7 @@ import type { LocalExecution } from '#local/stack/step-functions.ts';
 import { deliverEmulatorWebhooks } from '#local/stack/webhook-receiver.ts';
 import { type Command, cannotRead, numberOption, UsageError, windowOption } from '../command.ts';
 import { loadFaultPlan, placedCalls } from '../fault-plan-file.ts';
+import { holdForOperators } from '../operator-hold.ts';
 import { contactsLine, contactsSummary, dropContacts, readContactsFile } from '../run-contacts.ts';
 import {
   type EmulatorCalls,
@@ -148,7 +149,9 @@ export const runCommand: Command = {
     'that API instead, in real time. Data (suppression list, bucket, reports) stays in $CALLSHEET_DATA_DIR',
     '(default .callsheet/); reports are copied to <data dir>/reports/<upload>/ (JSON, HTML page, outcomes).',
     'While it runs, `callsheet status`, `campaign` and `report` in another shell work on it; one stack per data',
-    'directory (a second is refused: give it another CALLSHEET_DATA_DIR). Exit status 0 only when every part',
+    'directory (a second is refused: give it another CALLSHEET_DATA_DIR). A `campaign pause` from there holds',
+    'simulated time still once every running part waits on it, until a `campaign resume` or `cancel`.',
+    'Exit status 0 only when every part',
     'completed and, on the emulator, no call failed for want of credits.',
   ],
   async run(values, positionals) {
@@ -335,7 +338,18 @@ export const runCommand: Command = {
         const clockNow = () => emulator?.core.clock.now() ?? Date.now();
         const progress =
           !json && process.stdout.isTTY ? setInterval(() => void show(store, started(), clockNow()), 500) : null;
+        const hold = stack.scheduler
+          ? holdForOperators({
+              scheduler: stack.scheduler,
+              store,
+              partKeys: () => [...new Set(started().map((e) => partKeyOfExecution(e.name)))],
+              // Below the progress line, which the next tick draws again.
+              say: (line) => say(progress ? `\r\x1b[K${line}` : line),
+              stopped: () => interrupted,
+            })
+          : null;
         await stack.sfn.settled();
+        hold?.stop();
         // Stopped workflows reach the guard, which secures their campaigns and writes their reports.
         if (interrupted) await stack.guardIdle();
         // The contact file's sync runs to its end (on the simulated clock), unless the run was stopped.
