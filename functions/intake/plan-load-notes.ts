@@ -104,7 +104,8 @@ function pastStartNote(start: { dateTime: string; timeZone: string } | undefined
  * often a daytime window written backwards, so it is said (the legal hours still cut it either way).
  */
 function overnightNote(rules: readonly WindowRule[] | undefined): string[] {
-  const overnight = (rules ?? []).filter((r) => r.ranges.some((x) => x.end < x.start));
+  // An end of 00:00 closes at midnight, not past it.
+  const overnight = (rules ?? []).filter((r) => r.ranges.some((x) => x.end < x.start && x.end > 0));
   if (overnight.length === 0) return [];
   const text = describeWindow({ rules: overnight, holidays: [] });
   return [

@@ -107,10 +107,14 @@ export class CampaignSafety {
     return { outcome: 'unconfirmed', message, pauseHeld: false };
   }
 
-  /** Pauses the campaign and makes sure, signalling nothing: an operator letting go of a brake asks this first. */
-  async confirmPaused(campaignId: string): Promise<{ ok: boolean; message: string }> {
-    const { ok, message } = await this.pause(campaignId);
-    return { ok, message };
+  /**
+   * Pauses the campaign and makes sure, signalling nothing: an operator's pause or cancel, and letting go of a
+   * brake, ask this first. `how` says whether it is paused or was found not dialling at all (ended, gone).
+   */
+  async confirmPaused(
+    campaignId: string,
+  ): Promise<{ ok: true; how: 'paused' | 'not_active'; message: string } | { ok: false; message: string }> {
+    return this.pause(campaignId);
   }
 
   /** Pause, and make sure: 200 is paused; a 409, 404 or lost answer is judged by the stats. */

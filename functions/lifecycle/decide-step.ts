@@ -85,7 +85,10 @@ export type StepDecision =
    */
   | { kind: 'secure'; reason: PauseReason; brakeOnFailure: boolean; brakeAnyway?: true; forStart?: true }
   | { kind: 'resume' }
-  /** `pausedByOperator`: found paused as an operator asked (`callsheet campaign pause` pauses it at once). */
+  /**
+   * `pausedByOperator`: found paused (by the CLI at once, or for the window) when an operator asked for a pause:
+   * from here it is the operator's, held until they resume, and recorded so.
+   */
   | { kind: 'watch'; pausedByOperator?: true };
 
 /** How the step's API action went. */
@@ -169,7 +172,7 @@ export function decideStep(state: RunningCarry, seen: Observation, now: number, 
         ? { kind: 'secure', reason: 'manual', brakeOnFailure: true, forStart: true }
         : { kind: 'watch' };
     if (status !== null && QUIET.has(status))
-      return status === 'paused' && seen.control === 'pause' && state.paused === null
+      return status === 'paused' && seen.control === 'pause' && state.paused !== 'manual'
         ? { kind: 'watch', pausedByOperator: true }
         : { kind: 'watch' };
     // Held by the brake, its pause tried again: only once the stats show it dialling-capable, so a night of API
@@ -258,6 +261,8 @@ export function afterStep(
       if (failed?.inDoubt) next = { ...next, resumeInDoubt: state.resumeInDoubt ?? iso(now) };
       return sleep(next, now + s.secureRetryMs, now, s);
     }
+  } else if (decision.kind === 'watch' && decision.pausedByOperator) {
+    next = withPauseFailed({ ...next, paused: 'manual', securingSince: null }, undefined);
   } else if (decision.kind === 'watch' && seen.stats.kind === 'ok') {
     // What the API says is the truth: a quiet campaign is paused (confirming an earlier unanswered pause).
     const status = String(seen.stats.stats.status ?? '');

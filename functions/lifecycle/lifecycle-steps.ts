@@ -314,6 +314,16 @@ export class LifecycleSteps {
   /** Releases the brake this part holds and resumes the campaign if it is paused. */
   private async resume(key: string, carry: RunningCarry, seen: Observation, now: number): Promise<EffectResult> {
     const { safety, campaigns, api } = this.deps;
+    // An operator's pause or cancel recorded since this look read the record (the CLI then pauses the campaign at
+    // once, so this look may have found it paused for that): not undone here. The next look, soon, acts on it.
+    const wanted = (await campaigns.get(key))?.control?.wanted;
+    if (wanted === 'pause' || wanted === 'cancel')
+      return {
+        kind: 'resume_failed',
+        message: `an operator asked to ${wanted} it`,
+        inDoubt: false,
+        brakeReleased: false,
+      };
     if (carry.brake) {
       const released = await safety.releaseBrake(carry.agentId, key);
       if (!released.ok)

@@ -32,6 +32,7 @@ export function cannotRead(file: string, err: unknown, what?: string): UsageErro
 
 /** Makes the folder `--out` names (and its parents); a file of that name is a usage mistake said in words. */
 export async function outFolder(dir: string): Promise<string> {
+  if (dir.trim() === '') throw new UsageError('--out needs the name of a folder');
   try {
     await mkdir(dir, { recursive: true });
     return dir;

@@ -3,15 +3,16 @@ import type { SimScheduler } from '#local/stack/sim-scheduler.ts';
 
 /**
  * The parts of a run that wait on an operator: every part still running was asked to pause (and not to resume or
- * cancel since), and its workflow has looked since, so its pause is on record. Empty when any running part still
- * has work of its own, or none runs.
+ * cancel since), and its workflow has recorded that pause as the operator's since. Empty when any running part
+ * still has work of its own, or none runs.
  */
 export function heldByOperator(records: readonly CampaignRecord[]): CampaignRecord[] {
   const running = records.filter((r) => !isEnded(r));
-  const waits = (r: CampaignRecord) =>
-    r.control?.wanted === 'pause' &&
-    r.watch !== undefined &&
-    Date.parse(r.watch.observedAt) >= Date.parse(r.control.at);
+  const waits = (r: CampaignRecord) => {
+    const asked = r.control?.wanted === 'pause' ? Date.parse(r.control.at) : Number.NaN;
+    // A look that read the record before the request was written records no manual pause: only one that saw it.
+    return (r.timeline ?? []).some((t) => t.event === 'pause' && t.reason === 'manual' && Date.parse(t.at) >= asked);
+  };
   return running.length > 0 && running.every(waits) ? running : [];
 }
 
@@ -36,11 +37,14 @@ export function holdForOperators(options: {
   const { scheduler, store, partKeys, say, stopped } = options;
   let holding = false;
   let looking = false;
+  let closed = false;
   const look = async () => {
-    if (looking) return;
+    if (looking || closed) return;
     looking = true;
     try {
       const held = stopped() ? [] : heldByOperator([...(await store.getMany(partKeys())).values()]);
+      // Stopped while the read was out: the run is past its wait, and nothing would let the clock go again.
+      if (closed) return;
       if (held.length > 0 && !holding) {
         holding = true;
         scheduler.join(HOLD);
@@ -65,6 +69,7 @@ export function holdForOperators(options: {
   return {
     look,
     stop() {
+      closed = true;
       if (timer) clearInterval(timer);
       if (holding) scheduler.leave(HOLD);
       holding = false;

@@ -4,6 +4,7 @@ import { GetObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { readAwsSettings, s3Client } from '#commons/aws/clients.ts';
 import { scanAll } from '#commons/aws/scan-all.ts';
 import { EnvReader } from '#commons/config.ts';
+import { TABLES } from '#commons/tables.ts';
 import { VoiceApiClient } from '#commons/voice-api/index.ts';
 import type { CampaignStats } from '#commons/voice-api/types.ts';
 import type { UploadOutcome, UploadRecord } from '#intake/upload-store.ts';
@@ -164,11 +165,13 @@ export async function downloadReports(source: ReportSource, keys: string[], outD
 }
 
 /**
- * A client of the Voice API the campaigns run on: the running stack's emulator, or VOICE_API_URL/KEY; null when
- * there is neither. One short try per request, no retry: an operator's command answers within seconds.
+ * A client of the Voice API the campaigns run on, chosen as `openTable` chooses their table: with CAMPAIGNS_TABLE
+ * set (deployed), VOICE_API_URL/KEY; else the running stack's emulator, or VOICE_API_URL/KEY; null when there is
+ * none. One short try per request, no retry: an operator's command answers within seconds.
  */
 export async function operatorClient(): Promise<VoiceApiClient | null> {
-  const running = await readRunningStack(localDataDir());
+  const deployed = Boolean(process.env[TABLES.campaigns.env]);
+  const running = deployed ? null : await readRunningStack(localDataDir());
   const api =
     running?.voiceApi ??
     (process.env.VOICE_API_URL && process.env.VOICE_API_KEY

@@ -219,6 +219,13 @@ describe('decideStep: what a look at a running campaign does', () => {
       expected: { kind: 'watch' },
     },
     {
+      name: 'closed window, paused for it, and an operator asks for a pause: from here the pause is theirs',
+      now: at('2026-12-07T20:00'),
+      state: { paused: 'window' },
+      seen: { control: 'pause', stats: ok('paused') },
+      expected: { kind: 'watch', pausedByOperator: true },
+    },
+    {
       name: 'closed window, found paused without an operator: watch',
       now: at('2026-12-07T20:00'),
       seen: { control: null, stats: ok('paused') },
@@ -352,6 +359,21 @@ describe('afterStep: when to look again', () => {
         expect(next).toMatchObject({ paused: 'window', securingSince: null });
         expect(next.wakeAt).toBe(iso(at('2026-12-08T09:00')));
       },
+    },
+    {
+      name: 'found paused as an operator asked: the pause is theirs, so the opening does not resume it',
+      now: at('2026-12-07T11:00'),
+      seen: { control: 'pause', stats: ok('paused') },
+      effect: { kind: 'none' },
+      expect: (next) => expect(next).toMatchObject({ phase: 'running', paused: 'manual', securingSince: null }),
+    },
+    {
+      name: "a closed window's pause becomes the operator's when they ask for one",
+      now: at('2026-12-07T20:00'),
+      state: { paused: 'window' },
+      seen: { control: 'pause', stats: ok('paused') },
+      effect: { kind: 'none' },
+      expect: (next) => expect(next).toMatchObject({ paused: 'manual' }),
     },
     {
       name: 'a brake over a paused campaign keeps its holder until the opening',

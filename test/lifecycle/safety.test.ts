@@ -2,7 +2,7 @@ import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { describe, expect, it } from 'vitest';
 import { documentClient } from '#commons/aws/clients.ts';
 import { partKeyOfExecution } from '#commons/campaign-plan.ts';
-import { letGoOfBrake } from '#lifecycle/campaign-control.ts';
+import { CampaignControl, letGoOfBrake } from '#lifecycle/campaign-control.ts';
 import { CampaignSafety } from '#lifecycle/campaign-safety.ts';
 import { CampaignStore } from '#lifecycle/campaign-store.ts';
 import type { PartReport } from '#lifecycle/part-report.ts';
@@ -505,6 +505,48 @@ describe('no call outside the window, whatever fails', () => {
     expect(after[1]?.reason).toBe('the part ended while its last step was running');
     expect(record?.status).toBe('failed');
     expect(r.campaign?.status).toBe('paused');
+    expect(r.violations).toEqual([]);
+  }, 90_000);
+
+  it('an operator pauses while the look at the opening waits on its stats: that look does not resume it', async () => {
+    const w = nextWeek();
+    // Paused at Monday's 16:30 close. Tuesday's first look reads the record (no wish yet), then waits 8 s for the
+    // stats; meanwhile an operator asks for a pause, as `callsheet campaign pause` does (the record first). The
+    // stats say paused (the window's pause), which alone would make the look resume it.
+    const opening = la(day(w, 1), '09:00:00');
+    const resumeAt = la(day(w, 1), '11:00:00');
+    const control = new CampaignControl(campaignStore(), () => new Date(p.f.emu.core.clock.now()));
+    const idOf = async (executions: () => LocalExecution[]) =>
+      (await campaignStore().get(partKeyOfExecution(executions()[0]?.name ?? '')))?.campaignId as string;
+    let later: Promise<void> | null = null;
+    const r = await rehearse({
+      ...halfHourLeft(w, 'paused-mid-look', '+1415591'),
+      faults: [{ method: 'GET', path: '/campaigns/*/stats', delayMs: 8_000, from: opening, minutes: 5, count: 1 }],
+      during: {
+        at: la(day(w, 1), '09:00:04'),
+        action: async (executions) => {
+          const id = await idOf(executions);
+          await control.request(id, 'pause');
+          // The operator lets it go on at 11:00, so the part ends.
+          later =
+            p.stack.scheduler?.at(Date.parse(resumeAt), async () => void (await control.request(id, 'resume'))) ?? null;
+        },
+      },
+    });
+    await later;
+    expect(r.faulted.map((f) => f.method)).toEqual(['GET']);
+    const record = await campaignStore().get(partKeyOfExecution(r.executions[0]?.name ?? ''));
+    const after = (record?.timeline ?? []).filter((t) => Date.parse(t.at) >= Date.parse(opening));
+    // No resume at the opening: the pause became the operator's, and only their resume lets it dial again.
+    expect(after.map((t) => `${t.event} (${t.reason})`).slice(0, 2)).toEqual(['pause (manual)', 'resume (manual)']);
+    expect(Date.parse(after[1]?.at ?? '')).toBeGreaterThanOrEqual(Date.parse(resumeAt));
+    const resumed = Date.parse(after[1]?.at ?? '');
+    expect(
+      r.calls.filter(
+        (c) => Date.parse(c.started_at ?? '') >= Date.parse(opening) && Date.parse(c.started_at ?? '') < resumed,
+      ),
+    ).toEqual([]);
+    expect(r.report?.status).toBe('completed');
     expect(r.violations).toEqual([]);
   }, 90_000);
 

@@ -27,6 +27,7 @@ describe('what intake and validate say up front of an upload', () => {
       [expect.stringMatching(/^the calling window Sat 20:00-02:00 runs past midnight/)],
     ],
     ['a window to midnight does not run past it', { window: parseWindowRules('daily 18:00-24:00') }, []],
+    ['nor one written to 00:00', { window: parseWindowRules('daily 18:00-00:00') }, []],
     [
       'a start that has passed',
       { start: { dateTime: '2026-12-07T06:00', timeZone: 'America/New_York' } },

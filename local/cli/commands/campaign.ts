@@ -115,23 +115,27 @@ export const campaignCommand: Command = {
     try {
       const at = await operatorNow();
       const { partKey } = await new CampaignControl(store, () => at).request(id, action as ManualControl);
-      // Recorded first, so no later look of the workflow resumes it; then a pause or cancel stops the dialling now
-      // rather than at the workflow's next look, up to POLL_MAX_SECONDS away. A resume waits for the workflow,
-      // which alone knows whether the window is open.
-      const now = action === 'resume' ? null : await pauseNow(store, id, at);
-      const step = action === 'cancel' ? 'cancels it' : action === 'pause' ? 'records it' : 'acts';
+      // Recorded first, so a look that reads it does not resume (and one under way checks again before it
+      // resumes); then a pause or cancel stops the dialling now rather than at the workflow's next look, up to
+      // POLL_MAX_SECONDS away. A resume waits for the workflow, which alone knows whether the window is open.
+      const api = action === 'resume' ? null : await pauseNow(store, id, at);
+      const onApi = !api
+        ? null
+        : !api.ok
+          ? `the Voice API did not confirm a pause now: ${api.message}`
+          : api.how === 'paused'
+            ? 'paused on the Voice API now'
+            : `not dialling on the Voice API: ${api.message}`;
+      const step = action === 'cancel' ? 'cancels it' : action === 'pause' ? 'records it' : 'acts on it';
       if (t.live)
         console.log(
-          now?.ok
-            ? `${action} requested for campaign ${id} (part ${partKey}): paused on the Voice API now; its workflow ${step} at its next step.`
-            : `${action} requested for campaign ${id} (part ${partKey}); its workflow acts at its next step` +
-                (now ? ` (the Voice API did not confirm a pause now: ${now.message}).` : '.'),
+          `${action} requested for campaign ${id} (part ${partKey})${onApi ? `: ${onApi}` : ''}; its workflow ${api?.ok ? step : 'acts on it'} at its next step.`,
         );
       else
         console.log(
           `${action} recorded for campaign ${id} (part ${partKey}), but no callsheet stack is running on ${t.where}: ` +
-            'its workflow stopped with it, so nothing else acts on this now. ' +
-            (now?.ok ? 'The campaign is paused on the Voice API.' : 'The campaign on the API stays as it was left.'),
+            'its workflow stopped with it, so nothing else acts on this now' +
+            (onApi ? `; ${onApi}.` : '. The campaign on the API stays as it was left.'),
         );
       return 0;
     } finally {
@@ -141,7 +145,7 @@ export const campaignCommand: Command = {
 };
 
 /** Pauses the campaign through the operator's Voice API client and makes sure; null when there is no API to reach. */
-async function pauseNow(store: CampaignStore, id: string, at: Date): Promise<{ ok: boolean; message: string } | null> {
+async function pauseNow(store: CampaignStore, id: string, at: Date) {
   const client = await operatorClient();
   if (!client) return null;
   return new CampaignSafety(

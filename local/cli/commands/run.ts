@@ -348,8 +348,11 @@ export const runCommand: Command = {
               stopped: () => interrupted,
             })
           : null;
-        await stack.sfn.settled();
-        hold?.stop();
+        try {
+          await stack.sfn.settled();
+        } finally {
+          hold?.stop();
+        }
         // Stopped workflows reach the guard, which secures their campaigns and writes their reports.
         if (interrupted) await stack.guardIdle();
         // The contact file's sync runs to its end (on the simulated clock), unless the run was stopped.
