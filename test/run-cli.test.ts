@@ -220,6 +220,61 @@ describe('callsheet run', () => {
 });
 
 describe('callsheet run, interrupted', () => {
+  it("a campaign pause from another shell holds the run's simulated time until the operator moves it on", async () => {
+    // 1,000 numbers and ten minutes a day: weeks of simulated calling, far more than the pause needs to find it.
+    const sheet = join(dataDir, 'held.csv');
+    const numbers = Array.from({ length: 1000 }, (_, i) => `+1415556${String(1000 + i).padStart(4, '0')}`);
+    await writeFile(sheet, `Phone Number\n${numbers.join('\n')}\n`);
+    const own = { CALLSHEET_DATA_DIR: join(dataDir, 'held'), VOICE_API_URL: '', VOICE_API_KEY: '' };
+    const child = spawn(
+      process.execPath,
+      [BIN, 'run', sheet, '--window', 'Mon-Fri 10:00-10:10', '--now', '2026-12-07T09:55:00-08:00'],
+      { env: { ...process.env, ...own } },
+    );
+    let stdout = '';
+    let stderr = '';
+    const said = (text: string) =>
+      new Promise<void>((resolve) => {
+        const check = () => stdout.includes(text) && resolve();
+        check();
+        child.stdout.on('data', check);
+      });
+    child.stdout.on('data', (d) => {
+      stdout += d;
+    });
+    child.stderr.on('data', (d) => {
+      stderr += d;
+    });
+    const closed = once(child, 'close');
+    // A failing check leaves no run behind.
+    try {
+      await Promise.race([said('uploaded as'), closed]);
+      // The operator, in another shell, finds the campaign and pauses it.
+      let id = '';
+      while (!id && child.exitCode === null) {
+        const listed = JSON.parse((await runCli(['campaign', 'list', '--json'], own)).stdout || '[]');
+        id = listed[0]?.campaignId ?? '';
+      }
+      expect((await runCli(['campaign', 'pause', id], own)).stdout).toContain('paused on the Voice API now');
+      await Promise.race([said('paused by an operator: simulated time stands still'), closed]);
+      expect(child.exitCode, `${stdout}\n${stderr}`).toBe(null);
+      // Whatever real time passes between two looks, the run's clock does not move.
+      const clock = async () => /, at (\S+)\n/.exec((await runCli(['status'], own)).stdout)?.[1];
+      const first = await clock();
+      expect(first).toMatch(/^2026-12-/);
+      expect(await clock()).toBe(first);
+      expect((await runCli(['status'], own)).stdout).toMatch(new RegExp(`${id}\\s+paused \\(manual\\)`));
+      await runCli(['campaign', 'cancel', id], own);
+      const [code] = await closed;
+      expect(stdout).toContain('an operator moved the run on; simulated time runs again.');
+      expect(stdout).toMatch(/^part 1: cancelled,/m);
+      // Exit 0 is for a run whose parts all completed.
+      expect(code, `${stdout}\n${stderr}`).toBe(1);
+    } finally {
+      if (child.exitCode === null) child.kill('SIGKILL');
+    }
+  }, 120_000);
+
   it('stops the workflows on Ctrl-C and reports the parts as interrupted, not failed', async () => {
     // The signal comes as soon as the upload is in: the lifecycles of both parts are still to run.
     const child = spawn(

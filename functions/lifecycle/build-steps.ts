@@ -1,13 +1,13 @@
-import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { apiBudget } from '#commons/api-budget/config.ts';
 import { PollRoll } from '#commons/api-budget/poll-roll.ts';
 import { type BudgetShare, SharedApiBudget } from '#commons/api-budget/shared-budget.ts';
 import { documentClient, eventsClient, s3Client, sfnClient } from '#commons/aws/clients.ts';
 import { ObjectStore } from '#commons/aws/object-store.ts';
 import type { Log } from '#commons/log.ts';
+import type { SharedAccess } from '#commons/outcomes/build-service.ts';
 import { VoiceApiClient } from '#commons/voice-api/client.ts';
 import type { Clock } from '#commons/voice-api/rate-limiter.ts';
-import { resolveVoiceApiAccess, type VoiceApiAccess } from '#commons/voice-api-access.ts';
+import { resolveVoiceApiAccess } from '#commons/voice-api-access.ts';
 import { CampaignSafety } from './campaign-safety.ts';
 import { CampaignStore } from './campaign-store.ts';
 import type { LifecycleConfig } from './config.ts';
@@ -28,12 +28,6 @@ export interface BuildOptions {
   log?: Log;
 }
 
-/** What every part of the lifecycle function shares: one DynamoDB client and one key with its secret cache. */
-interface Shared {
-  db: DynamoDBDocumentClient;
-  access: VoiceApiAccess;
-}
-
 /**
  * The Voice API clients of the lifecycle, on one key and secret cache: one retry per request at most, because the
  * workflow itself looks again within seconds on simulated or real time, and a step must end well within its
@@ -45,7 +39,7 @@ interface Shared {
 function lifecycleApis(
   config: LifecycleConfig,
   options: BuildOptions,
-  { db, access }: Shared,
+  { db, access }: SharedAccess,
 ): { api: VoiceApiClient; safe: VoiceApiClient; polls: VoiceApiClient } {
   const client = (share: BudgetShare) =>
     new VoiceApiClient({
@@ -71,11 +65,12 @@ function lifecycleApis(
   return { api, safe: client('safety'), polls: client('shared') };
 }
 
-async function sharedOf(config: LifecycleConfig): Promise<Shared> {
+/** What every part of the lifecycle function shares: one DynamoDB client and one key with its secret cache. */
+async function sharedOf(config: LifecycleConfig): Promise<SharedAccess> {
   return { db: documentClient(config.aws), access: await resolveVoiceApiAccess(config.voiceApi, config.aws) };
 }
 
-export async function buildCampaignSafety(config: LifecycleConfig, options: BuildOptions = {}, shared?: Shared) {
+export async function buildCampaignSafety(config: LifecycleConfig, options: BuildOptions = {}, shared?: SharedAccess) {
   const { db, access } = shared ?? (await sharedOf(config));
   const { api, safe, polls } = lifecycleApis(config, options, { db, access });
   const campaigns = new CampaignStore(db, config.campaignsTable);

@@ -8,7 +8,8 @@ import { TABLES } from '#commons/tables.ts';
 import { VoiceApiClient } from '#commons/voice-api/index.ts';
 import type { CampaignStats } from '#commons/voice-api/types.ts';
 import type { UploadOutcome, UploadRecord } from '#intake/upload-store.ts';
-import type { CampaignRecord } from '#lifecycle/campaign-store.ts';
+import { CampaignSafety } from '#lifecycle/campaign-safety.ts';
+import type { CampaignRecord, CampaignStore } from '#lifecycle/campaign-store.ts';
 import { localDataDir } from '../stack/data-dir.ts';
 import { readRunningStack } from '../stack/running-stack.ts';
 import type { OpenTable } from './table-access.ts';
@@ -165,43 +166,53 @@ export async function downloadReports(source: ReportSource, keys: string[], outD
 }
 
 /**
- * A client of the Voice API the campaigns run on, chosen as `openTable` chooses their table: with CAMPAIGNS_TABLE
- * set (deployed), VOICE_API_URL/KEY; else the running stack's emulator, or VOICE_API_URL/KEY; null when there is
- * none. One short try per request, no retry: an operator's command answers within seconds.
+ * The Voice API the campaigns run on, chosen as `openTable` chooses their table: with CAMPAIGNS_TABLE set
+ * (deployed), VOICE_API_URL/KEY; else the running stack's emulator, or VOICE_API_URL/KEY; null when there is none.
  */
-export async function operatorClient(): Promise<VoiceApiClient | null> {
+async function operatorApi(): Promise<{ url: string; apiKey: string; emulator: boolean } | null> {
   const deployed = Boolean(process.env[TABLES.campaigns.env]);
   const running = deployed ? null : await readRunningStack(localDataDir());
-  const api =
-    running?.voiceApi ??
-    (process.env.VOICE_API_URL && process.env.VOICE_API_KEY
-      ? { url: process.env.VOICE_API_URL, apiKey: process.env.VOICE_API_KEY }
-      : null);
-  if (!api) return null;
-  return new VoiceApiClient({
+  if (running?.voiceApi) return { ...running.voiceApi, emulator: true };
+  const { VOICE_API_URL: url, VOICE_API_KEY: apiKey } = process.env;
+  return url && apiKey ? { url, apiKey, emulator: false } : null;
+}
+
+/** One short try per request, no retry: an operator's command answers within seconds. */
+const clientOf = (api: { url: string; apiKey: string }) =>
+  new VoiceApiClient({
     baseUrl: api.url,
     apiKey: api.apiKey,
     timeoutMs: OPERATOR_API_TIMEOUT_MS,
     maxRetries: 0,
     requestsPerMinute: 0,
   });
+
+/**
+ * What an operator's pause, cancel or brake release is made through (CampaignSafety, signalling nothing) on the
+ * campaigns' Voice API; null when there is none to reach.
+ */
+export async function operatorSafety(store: CampaignStore, at: Date): Promise<CampaignSafety | null> {
+  const api = await operatorApi();
+  if (!api) return null;
+  const client = clientOf(api);
+  return new CampaignSafety(client.campaigns, client.agents, store, { action: () => undefined }, () => at);
 }
 
-/** The Voice API the campaigns run on, for live progress: the running emulator, or VOICE_API_URL/KEY. */
+/** The Voice API the campaigns run on, for live progress and an operator's clock. */
 export async function openApi(): Promise<{
   stats(id: string): Promise<CampaignStats | null>;
   /** The API's time (the emulator's may be simulated); null when it did not answer within the operator timeout. */
   now(): Promise<number | null>;
 } | null> {
-  const running = await readRunningStack(localDataDir());
-  const client = await operatorClient();
-  if (!client) return null;
+  const api = await operatorApi();
+  if (!api) return null;
+  const client = clientOf(api);
   return {
     stats: (id) => client.campaigns.stats(id).catch(() => null),
     // The emulator's clock may be simulated: the windows are judged on its time (its clock alone, not its state).
     now: async () => {
-      if (!running?.voiceApi) return Date.now();
-      const res = await fetch(`${running.voiceApi.url}/_emulator/clock`, {
+      if (!api.emulator) return Date.now();
+      const res = await fetch(`${api.url}/_emulator/clock`, {
         signal: AbortSignal.timeout(OPERATOR_API_TIMEOUT_MS),
       }).catch(() => null);
       const body = res?.ok ? ((await res.json().catch(() => null)) as { now?: string } | null) : null;

@@ -1,8 +1,8 @@
 import { CampaignControl, letGoOfBrake } from '#lifecycle/campaign-control.ts';
-import { CampaignSafety } from '#lifecycle/campaign-safety.ts';
+import type { CampaignSafety } from '#lifecycle/campaign-safety.ts';
 import { type CampaignRecord, CampaignStore, type ManualControl } from '#lifecycle/campaign-store.ts';
 import { type Command, UsageError } from '../command.ts';
-import { findPart, operatorClient, operatorNow, partRecords } from '../operator.ts';
+import { findPart, operatorNow, operatorSafety, partRecords } from '../operator.ts';
 import { openTable } from '../table-access.ts';
 import { OUTCOMES_HELP, OUTCOMES_OPTIONS, runOutcomes } from './outcomes.ts';
 
@@ -118,18 +118,13 @@ export const campaignCommand: Command = {
       // Recorded first, so a look that reads it does not resume (and one under way checks again before it
       // resumes); then a pause or cancel stops the dialling now rather than at the workflow's next look, up to
       // POLL_MAX_SECONDS away. A resume waits for the workflow, which alone knows whether the window is open.
-      const api = action === 'resume' ? null : await pauseNow(store, id, at);
-      const onApi = !api
-        ? null
-        : !api.ok
-          ? `the Voice API did not confirm a pause now: ${api.message}`
-          : api.how === 'paused'
-            ? 'paused on the Voice API now'
-            : `not dialling on the Voice API: ${api.message}`;
-      const step = action === 'cancel' ? 'cancels it' : action === 'pause' ? 'records it' : 'acts on it';
+      const safety = action === 'resume' ? null : await operatorSafety(store, at);
+      const api = safety ? await safety.confirmPaused(id) : null;
+      const onApi = api && pauseWords(api);
+      const step = !api?.ok ? 'acts on it' : action === 'cancel' ? 'cancels it' : 'records it';
       if (t.live)
         console.log(
-          `${action} requested for campaign ${id} (part ${partKey})${onApi ? `: ${onApi}` : ''}; its workflow ${api?.ok ? step : 'acts on it'} at its next step.`,
+          `${action} requested for campaign ${id} (part ${partKey})${onApi ? `: ${onApi}` : ''}; its workflow ${step} at its next step.`,
         );
       else
         console.log(
@@ -144,17 +139,10 @@ export const campaignCommand: Command = {
   },
 };
 
-/** Pauses the campaign through the operator's Voice API client and makes sure; null when there is no API to reach. */
-async function pauseNow(store: CampaignStore, id: string, at: Date) {
-  const client = await operatorClient();
-  if (!client) return null;
-  return new CampaignSafety(
-    client.campaigns,
-    client.agents,
-    store,
-    { action: () => undefined },
-    () => at,
-  ).confirmPaused(id);
+/** What the Voice API made of an operator's pause, in words. */
+function pauseWords(api: Awaited<ReturnType<CampaignSafety['confirmPaused']>>): string {
+  if (!api.ok) return `the Voice API did not confirm a pause now: ${api.message}`;
+  return api.how === 'paused' ? 'paused on the Voice API now' : `not dialling on the Voice API: ${api.message}`;
 }
 
 /** `campaign release`: lets go of the brake an ended part holds, and says what is left to do. */
@@ -162,11 +150,8 @@ async function releaseBrake(id: string): Promise<number> {
   const t = await openTable('campaigns');
   const store = new CampaignStore(t.db, t.table);
   try {
-    const client = await operatorClient();
     const at = await operatorNow();
-    const safety = client
-      ? new CampaignSafety(client.campaigns, client.agents, store, { action: () => undefined }, () => at)
-      : null;
+    const safety = await operatorSafety(store, at);
     const done = await letGoOfBrake(store, id, safety, at);
     if (!done.held) {
       console.log(`campaign ${id} holds no brake on agent ${done.agentId}; nothing to let go.`);
