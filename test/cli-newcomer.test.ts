@@ -4,7 +4,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from './helpers/cli.ts';
+import { runCli, runInProcess } from './helpers/cli.ts';
 
 let dataDir: string;
 beforeAll(async () => {
@@ -16,29 +16,29 @@ afterAll(async () => {
 
 describe('what a newcomer meets first', () => {
   it('--version prints the package version', async () => {
-    const out = await runCli(['--version']);
+    const out = await runInProcess(['--version']);
     expect(out.code).toBe(0);
     expect(out.stdout.trim()).toMatch(/^callsheet \d+\.\d+\.\d+$/);
   });
 
   it('an unknown option, a missing value or a stray argument is named plainly, with the options there are', async () => {
-    const unknown = await runCli(['run', 'examples/contacts.xlsx', '--speed', '5']);
+    const unknown = await runInProcess(['run', 'examples/contacts.xlsx', '--speed', '5']);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain('callsheet run: unknown option --speed (this command takes --agent <value>');
     expect(unknown.stderr).not.toContain('positional');
-    const missing = await runCli(['validate', 'examples/contacts.xlsx', '--out']);
+    const missing = await runInProcess(['validate', 'examples/contacts.xlsx', '--out']);
     expect(missing.stderr).toContain('callsheet validate: --out needs a value');
     // validate's help says truly which names a text file may have (functions/commons/spreadsheet/sources.ts).
-    expect((await runCli(['validate', '--help'])).stdout).toContain(
+    expect((await runInProcess(['validate', '--help'])).stdout).toContain(
       'a workbook is read whatever its name; text only when named\n                  .csv, .txt or .tsv',
     );
-    const stray = await runCli(['status', 'now']);
+    const stray = await runInProcess(['status', 'now']);
     expect(stray.stderr).toContain('callsheet status: unexpected argument "now": this command takes none');
     // A negative number is a value to check, not a missing one.
-    const negative = await runCli(['run', 'examples/contacts.xlsx', '--retries', '-1']);
+    const negative = await runInProcess(['run', 'examples/contacts.xlsx', '--retries', '-1']);
     expect(negative.code).toBe(2);
     expect(negative.stderr).toContain('callsheet run: --retries must be 0, 1, 2 or 3');
-    const every = await runCli(['status', '--watch', '--every', '-1']);
+    const every = await runInProcess(['status', '--watch', '--every', '-1']);
     expect(every.stderr).toContain('callsheet status: --every must be more than 0');
   });
 
@@ -51,7 +51,11 @@ describe('what a newcomer meets first', () => {
       ['run', 'examples/contacts.xlsx'],
       ['validate', 'examples/contacts.xlsx'],
     ]) {
-      const out = await runCli(args, { CALLSHEET_DATA_DIR: file, VOICE_API_URL: '', VOICE_API_KEY: '' });
+      const out = await runInProcess(args, {
+        CALLSHEET_DATA_DIR: file,
+        VOICE_API_URL: '',
+        VOICE_API_KEY: '',
+      });
       expect(out.code, out.stderr).toBe(1);
       expect(out.stderr).toBe(
         `callsheet ${args[0]}: ${file} is a file, not a folder: set CALLSHEET_DATA_DIR to a folder (or leave it unset for .callsheet/ in the current folder)\n`,
@@ -60,11 +64,18 @@ describe('what a newcomer meets first', () => {
   });
 
   it('run blames a bad --start or --follow-up on the flag, before starting anything', async () => {
-    const start = await runCli(['run', 'examples/contacts.xlsx', '--start', '2026-02-30T09:00', '--time-zone', 'UTC']);
+    const start = await runInProcess([
+      'run',
+      'examples/contacts.xlsx',
+      '--start',
+      '2026-02-30T09:00',
+      '--time-zone',
+      'UTC',
+    ]);
     expect(start.code).toBe(2);
     expect(start.stderr).toMatch(/--start 2026-02-30T09:00: .*not a real date/);
     expect(start.stderr).not.toMatch(/metadata/);
-    const followUp = await runCli(['run', 'examples/contacts.xlsx', '--follow-up', 'whenever']);
+    const followUp = await runInProcess(['run', 'examples/contacts.xlsx', '--follow-up', 'whenever']);
     expect(followUp.code).toBe(2);
     expect(followUp.stderr).toMatch(/--follow-up: /);
   });
@@ -96,28 +107,28 @@ describe('what a newcomer meets first', () => {
   it('validate rejects numbers on the do-not-call list of the data directory, as intake would', async () => {
     const env = { CALLSHEET_DATA_DIR: dataDir };
     // The first command in a data directory says it starts an empty list there (another folder, a typo: another list).
-    const first = await runCli(['suppress', 'add', '+14155550201'], env);
+    const first = await runInProcess(['suppress', 'add', '+14155550201'], env);
     expect(first.code).toBe(0);
     expect(first.stderr).toContain(`callsheet: ${dataDir} held no callsheet data, so this started it empty`);
     expect(first.stderr).toContain(
       'set CALLSHEET_DATA_DIR to use another; the default is .callsheet/ in the current folder',
     );
-    expect((await runCli(['suppress', 'list'], env)).stderr).toBe('');
+    expect((await runInProcess(['suppress', 'list'], env)).stderr).toBe('');
     const sheet = join(dataDir, 'sheet.csv');
     await writeFile(sheet, 'Phone Number\n+14155550201\n+14155550202\n');
-    const out = await runCli(['validate', sheet, '--json'], env);
+    const out = await runInProcess(['validate', sheet, '--json'], env);
     const report = JSON.parse(out.stdout);
     expect(report.rejected).toEqual([expect.objectContaining({ row: 2, reason: 'suppressed' })]);
     expect(report.rows).toMatchObject({ total: 2, valid: 1, rejected: 1 });
     // The text counts them apart, as `run` does.
-    const text = await runCli(['validate', sheet], env);
+    const text = await runInProcess(['validate', sheet], env);
     expect(text.stdout).toContain(`${sheet} (csv): 2 rows, 1 valid, 0 rejected, 1 suppressed (do-not-call list)`);
     expect(text.stdout).not.toContain('no do-not-call list was checked');
     // Another data directory has its own (empty) list, and the text says no list was checked.
     const other = { CALLSHEET_DATA_DIR: join(dataDir, 'other') };
-    const elsewhere = await runCli(['validate', sheet, '--json'], other);
+    const elsewhere = await runInProcess(['validate', sheet, '--json'], other);
     expect(JSON.parse(elsewhere.stdout).rows.rejected).toBe(0);
-    expect((await runCli(['validate', sheet], other)).stdout).toContain(
+    expect((await runInProcess(['validate', sheet], other)).stdout).toContain(
       `note: no do-not-call list was checked: ${join(dataDir, 'other')} holds none and SUPPRESSION_TABLE is not set`,
     );
   });

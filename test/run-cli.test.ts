@@ -4,7 +4,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { BIN, runCli } from './helpers/cli.ts';
+import { BIN, runCli, runInProcess } from './helpers/cli.ts';
 import { xlsx } from './helpers/sheets.ts';
 
 // Each test runs whole campaigns in child processes (the credits test two of them): seconds each on a quiet machine,
@@ -40,13 +40,13 @@ describe('callsheet run', () => {
       expect(part.report).toMatch(/^s3:\/\/callsheet-uploads\/reports\/.+\/part-\d\.json$/);
     }
     // The campaigns are remembered in the data directory, so an operator command knows they have ended.
-    const late = await runCli(['campaign', 'pause', result.parts[0].campaignId], env());
+    const late = await runInProcess(['campaign', 'pause', result.parts[0].campaignId], env());
     expect(late.code).toBe(1);
     expect(late.stderr).toContain('has already ended (completed)');
-    const unknown = await runCli(['campaign', 'cancel', 'cmp_unknown'], env());
+    const unknown = await runInProcess(['campaign', 'cancel', 'cmp_unknown'], env());
     expect(unknown.stderr).toContain('callsheet has no campaign cmp_unknown');
     // A part that ended without a brake has nothing to let go.
-    const release = await runCli(['campaign', 'release', result.parts[0].campaignId], env());
+    const release = await runInProcess(['campaign', 'release', result.parts[0].campaignId], env());
     expect(release.code).toBe(0);
     expect(release.stdout).toContain('holds no brake on agent');
   });
@@ -87,7 +87,9 @@ describe('callsheet run', () => {
     expect(text.code).toBe(1);
     expect(text.stdout).not.toContain('._S3rver_object');
     // Its campaigns are new ones: nothing of the first run's is found again under the same id.
-    const listed = JSON.parse((await runCli(['campaign', 'list', '--json'], own)).stdout) as { campaignId: string }[];
+    const listed = JSON.parse((await runInProcess(['campaign', 'list', '--json'], own)).stdout) as {
+      campaignId: string;
+    }[];
     const ids = listed.map((c) => c.campaignId);
     expect(ids).toHaveLength(4);
     expect(new Set(ids).size).toBe(4);
@@ -112,7 +114,7 @@ describe('callsheet run', () => {
       waitingToBePushed: 0,
     });
     expect(result.parts.every((p: { status: string }) => p.status === 'completed')).toBe(true);
-    const show = JSON.parse((await runCli(['contacts', 'show', '+14155552001', '--json'], own)).stdout);
+    const show = JSON.parse((await runInProcess(['contacts', 'show', '+14155552001', '--json'], own)).stdout);
     expect(show.contact.tags).toEqual(['renewal', 'vip']);
     expect(show.waitingToBePushed).toBe(false);
     const bad = await runCli(['run', 'examples/contacts.xlsx', '--contacts', 'README.md'], own);
@@ -141,7 +143,7 @@ describe('callsheet run', () => {
     expect(out.code).toBe(0);
     const result = JSON.parse(out.stdout);
     expect(result.contacts).toMatchObject({ rows: { total: 5, accepted: 5 }, waitingToBePushed: 0 });
-    const show = JSON.parse((await runCli(['contacts', 'show', '+14155552001', '--json'], own)).stdout);
+    const show = JSON.parse((await runInProcess(['contacts', 'show', '+14155552001', '--json'], own)).stdout);
     // Pushed on the run's clock after the drop, and before the window's close.
     expect(Date.parse(show.contact.lastPush.at)).toBeGreaterThanOrEqual(Date.parse(at));
     expect(Date.parse(show.contact.lastPush.at)).toBeLessThan(Date.parse('2026-12-07T10:40:00-08:00'));
@@ -188,7 +190,7 @@ describe('callsheet run', () => {
     const report = out.stderr.match(/intake report: (\S+)/)?.[1] ?? '';
     expect(JSON.parse(await readFile(report, 'utf8')).rejected).toHaveLength(2);
     // status lists it, though it has no campaign, with the reason (README, Operate).
-    const status = await runCli(['status'], env());
+    const status = await runInProcess(['status'], env());
     expect(status.stdout).toMatch(
       /uploads that launched nothing:\n.*\/bad\.xlsx: rejected \(No row has a phone number/,
     );
@@ -252,19 +254,19 @@ describe('callsheet run, interrupted', () => {
       // The operator, in another shell, finds the campaign and pauses it.
       let id = '';
       while (!id && child.exitCode === null) {
-        const listed = JSON.parse((await runCli(['campaign', 'list', '--json'], own)).stdout || '[]');
+        const listed = JSON.parse((await runInProcess(['campaign', 'list', '--json'], own)).stdout || '[]');
         id = listed[0]?.campaignId ?? '';
       }
-      expect((await runCli(['campaign', 'pause', id], own)).stdout).toContain('paused on the Voice API now');
+      expect((await runInProcess(['campaign', 'pause', id], own)).stdout).toContain('paused on the Voice API now');
       await Promise.race([said('paused by an operator: simulated time stands still'), closed]);
       expect(child.exitCode, `${stdout}\n${stderr}`).toBe(null);
       // Whatever real time passes between two looks, the run's clock does not move.
-      const clock = async () => /, at (\S+)\n/.exec((await runCli(['status'], own)).stdout)?.[1];
+      const clock = async () => /, at (\S+)\n/.exec((await runInProcess(['status'], own)).stdout)?.[1];
       const first = await clock();
       expect(first).toMatch(/^2026-12-/);
       expect(await clock()).toBe(first);
-      expect((await runCli(['status'], own)).stdout).toMatch(new RegExp(`${id}\\s+paused \\(manual\\)`));
-      await runCli(['campaign', 'cancel', id], own);
+      expect((await runInProcess(['status'], own)).stdout).toMatch(new RegExp(`${id}\\s+paused \\(manual\\)`));
+      await runInProcess(['campaign', 'cancel', id], own);
       const [code] = await closed;
       expect(stdout).toContain('an operator moved the run on; simulated time runs again.');
       expect(stdout).toMatch(/^part 1: cancelled,/m);
@@ -334,7 +336,7 @@ describe('callsheet run, interrupted', () => {
     expect(stderr).not.toMatch(/EPIPE|Error/);
     expect(code, stderr).toBe(0);
     // It ran to its end: the parts' reports are in the data directory.
-    const listed = JSON.parse((await runCli(['campaign', 'list', '--json'], { CALLSHEET_DATA_DIR: dir })).stdout);
+    const listed = JSON.parse((await runInProcess(['campaign', 'list', '--json'], { CALLSHEET_DATA_DIR: dir })).stdout);
     expect(listed.map((c: { status: string }) => c.status)).toEqual(['completed', 'completed']);
   }, 120_000);
 });

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startDynamo } from '#local/stack/dynamo.ts';
-import { runCli } from '../helpers/cli.ts';
+import { runInProcess } from '../helpers/cli.ts';
 import { TEST_KEY, useEmulator } from '../helpers/emulator.ts';
 import { xlsx } from '../helpers/sheets.ts';
 import { contactTablesEnv, emulatorContact } from './harness.ts';
@@ -46,7 +46,7 @@ describe('callsheet contacts', () => {
         JSON.stringify({ event_id: 'cli-3', phone_number: '+14155550162', email: 'nope' }),
       ].join('\n'),
     );
-    const push = await runCli(['contacts', 'push', lines, '--country', 'US'], env());
+    const push = await runInProcess(['contacts', 'push', lines, '--country', 'US'], env());
     expect(push.stdout).toContain('2 created');
     expect(push.stdout).toContain('line 2: not JSON');
     expect(push.stdout).toContain('line 4: email: not a valid email address');
@@ -57,7 +57,7 @@ describe('callsheet contacts', () => {
     const apiRequests = async () =>
       (await f.admin.requests<{ path: string }[]>()).filter((r) => r.path.startsWith('/api/')).length;
     const before = await apiRequests();
-    const again = await runCli(['contacts', 'push', lines, '--country', 'US', '--json'], env());
+    const again = await runInProcess(['contacts', 'push', lines, '--country', 'US', '--json'], env());
     expect(JSON.parse(again.stdout)).toMatchObject({ duplicates: 2, created: 0, notPushed: [] });
     expect(await apiRequests()).toBe(before);
 
@@ -69,19 +69,19 @@ describe('callsheet contacts', () => {
         ['+14155550161', 'Pune'],
       ]),
     );
-    expect((await runCli(['contacts', 'push', sheet], env())).code).toBe(0);
+    expect((await runInProcess(['contacts', 'push', sheet], env())).code).toBe(0);
     expect((await emulatorContact(f, '+14155550161'))?.city).toBe('Pune');
 
-    const show = await runCli(['contacts', 'show', '4155550161', '--country', 'US', '--json'], env(false));
+    const show = await runInProcess(['contacts', 'show', '4155550161', '--country', 'US', '--json'], env(false));
     expect(show.code).toBe(0);
     const shown = JSON.parse(show.stdout);
     expect(shown.contact).toMatchObject({ fields: { contact_name: 'Ana', city: 'Pune' }, tags: ['vip'] });
     expect(shown.notes.map((n: { text: string }) => n.text)).toEqual(['hello']);
     expect(shown.waitingToBePushed).toBe(false);
 
-    const list = await runCli(['contacts', 'list', '--json'], env(false));
+    const list = await runInProcess(['contacts', 'list', '--json'], env(false));
     expect(JSON.parse(list.stdout).map((c: { phone: string }) => c.phone)).toEqual(['+14155550161', '+14155550162']);
-    const future = await runCli(['contacts', 'list', '--changed-since', '2999-01-01T00:00:00Z'], env(false));
+    const future = await runInProcess(['contacts', 'list', '--changed-since', '2999-01-01T00:00:00Z'], env(false));
     expect(future.stdout).toContain('No contacts changed since');
   });
 
@@ -94,7 +94,7 @@ describe('callsheet contacts', () => {
       VOICE_API_URL: '',
       VOICE_API_KEY: '',
     };
-    const push = await runCli(['contacts', 'push', 'examples/contact-events.jsonl', '--json'], fresh);
+    const push = await runInProcess(['contacts', 'push', 'examples/contact-events.jsonl', '--json'], fresh);
     // Its one line on stderr says the data directory was new (and its do-not-call list empty).
     expect(push.stderr).toBe(
       `callsheet: ${join(dataDir, 'fresh')} held no callsheet data, so this started it empty, with an empty ` +
@@ -109,7 +109,7 @@ describe('callsheet contacts', () => {
       contacts: { pushed: 3, upToDate: 0, notPushed: 0 },
       notPushed: [],
     });
-    const show = await runCli(['contacts', 'show', '+14155552001', '--json'], fresh);
+    const show = await runInProcess(['contacts', 'show', '+14155552001', '--json'], fresh);
     const shown = JSON.parse(show.stdout);
     expect(shown.contact.fields).toMatchObject({ contact_name: 'Ravi Patel', city: 'San Francisco' });
     expect(shown.contact.tags).toEqual(['renewal', 'vip']);
@@ -120,10 +120,10 @@ describe('callsheet contacts', () => {
     expect(shown.waitingToBePushed).toBe(false);
     // The same file again: every event was seen, nothing changes, nothing needs sending.
     const again = JSON.parse(
-      (await runCli(['contacts', 'push', 'examples/contact-events.jsonl', '--json'], fresh)).stdout,
+      (await runInProcess(['contacts', 'push', 'examples/contact-events.jsonl', '--json'], fresh)).stdout,
     );
     expect(again).toMatchObject({ created: 0, updated: 0, duplicates: 5, contacts: { pushed: 0, upToDate: 3 } });
-    const text = await runCli(['contacts', 'push', 'examples/contact-events.jsonl'], fresh);
+    const text = await runInProcess(['contacts', 'push', 'examples/contact-events.jsonl'], fresh);
     expect(text.stdout).toContain('5 event(s) in the local stack');
     expect(text.stdout).toContain('the embedded emulator');
   });
@@ -139,15 +139,15 @@ describe('callsheet contacts', () => {
       };
       const lines = join(dataDir, 'offline.jsonl');
       await writeFile(lines, `${JSON.stringify({ event_id: 'off-1', phone_number: '+14155550163', name: 'Off' })}\n`);
-      const push = await runCli(['contacts', 'push', lines, '--json'], deployed);
+      const push = await runInProcess(['contacts', 'push', lines, '--json'], deployed);
       expect(push.code).toBe(1);
       const summary = JSON.parse(push.stdout);
       expect(summary).toMatchObject({ created: 1, contacts: { pushed: 0, notPushed: 1 } });
       expect(summary.notPushed).toEqual([expect.stringContaining('not pushed: no API configured')]);
-      const show = await runCli(['contacts', 'show', '+14155550163'], deployed);
+      const show = await runInProcess(['contacts', 'show', '+14155550163'], deployed);
       expect(show.stdout).toContain('waiting to be pushed: yes');
-      expect((await runCli(['contacts', 'show', 'nonsense'], deployed)).code).toBe(2);
-      expect((await runCli(['contacts', 'list', '--changed-since', 'yesterday'], deployed)).code).toBe(2);
+      expect((await runInProcess(['contacts', 'show', 'nonsense'], deployed)).code).toBe(2);
+      expect((await runInProcess(['contacts', 'list', '--changed-since', 'yesterday'], deployed)).code).toBe(2);
     } finally {
       await dynamo.close();
     }

@@ -12,11 +12,11 @@ export const SLOWEST = [
   'test/run-cli.test.ts',
   'test/lifecycle/safety.test.ts',
   'test/contacts/sync-during-campaign.test.ts',
-  'test/contacts/contacts-cli.test.ts',
-  'test/cli-newcomer.test.ts',
-  'test/intake/hostile-workbooks.test.ts',
   'test/lifecycle/calling-hours.test.ts',
-  'test/intake/validate-cli.test.ts',
+  'test/lifecycle/control.test.ts',
+  'test/intake/hostile-workbooks.test.ts',
+  'test/lifecycle/plan-spent.test.ts',
+  'test/lifecycle/windows.test.ts',
   'test/intake/output-size.test.ts',
 ];
 

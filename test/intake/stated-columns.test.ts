@@ -8,7 +8,7 @@ import { REASON_TEXT } from '#intake/contacts.ts';
 import { planParts } from '#intake/plan-parts.ts';
 import { validateUpload } from '#intake/validate-upload.ts';
 import { annotatedWorkbook } from '#intake/writers.ts';
-import { runCli } from '../helpers/cli.ts';
+import { runInProcess } from '../helpers/cli.ts';
 import { type Row, xlsx } from '../helpers/sheets.ts';
 
 const us = { defaultCountry: 'US' as const };
@@ -158,7 +158,7 @@ describe('Time Zone and State columns', () => {
     const dir = await mkdtemp(join(tmpdir(), 'callsheet-stated-'));
     const file = join(dir, 'where.xlsx');
     await writeFile(file, await xlsx(SHEET));
-    const res = await runCli(['validate', file, '--country', 'us']);
+    const res = await runInProcess(['validate', file, '--country', 'us']);
     expect(res.code).toBe(0);
     expect(res.stdout).toContain(
       `row 4: zone_contradicts_number (${REASON_TEXT.zone_contradicts_number}): "Europe/Paris"`,

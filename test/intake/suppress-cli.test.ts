@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SuppressionList } from '#commons/suppression-list.ts';
 import { localDynamoPath } from '#local/stack/data-dir.ts';
 import { startDynamo } from '#local/stack/dynamo.ts';
-import { runCli } from '../helpers/cli.ts';
+import { runInProcess } from '../helpers/cli.ts';
 import { dynaliteClient } from '../helpers/dynalite-client.ts';
 
 let dataDir: string;
@@ -20,11 +20,11 @@ describe('callsheet suppress', () => {
   const env = () => ({ CALLSHEET_DATA_DIR: dataDir, SUPPRESSION_TABLE: '' });
 
   it('adds, lists and removes numbers on the local stack, normalizing them to E.164', async () => {
-    const add = await runCli(['suppress', 'add', '(415) 555-2671', '+44 20 7946 0018', '--country', 'US'], env());
+    const add = await runInProcess(['suppress', 'add', '(415) 555-2671', '+44 20 7946 0018', '--country', 'US'], env());
     expect(add).toMatchObject({ code: 0 });
     expect(add.stdout).toContain('+14155552671, +442079460018');
 
-    const listed = await runCli(['suppress', 'list', '--json'], env());
+    const listed = await runInProcess(['suppress', 'list', '--json'], env());
     expect(
       JSON.parse(listed.stdout).map((s: { phone: string; reason: string; source: string }) => [
         s.phone,
@@ -36,7 +36,7 @@ describe('callsheet suppress', () => {
       ['+442079460018', 'opted out', 'cli'],
     ]);
 
-    expect((await runCli(['suppress', 'remove', '+14155552671'], env())).code).toBe(0);
+    expect((await runInProcess(['suppress', 'remove', '+14155552671'], env())).code).toBe(0);
     // What the CLI wrote is what intake reads: the same table in the same data directory.
     const dynamo = await startDynamo({ path: localDynamoPath({ CALLSHEET_DATA_DIR: dataDir }) });
     try {
@@ -50,34 +50,34 @@ describe('callsheet suppress', () => {
   });
 
   it('reindexes the list on demand, and takes no numbers for it', async () => {
-    expect((await runCli(['suppress', 'add', '+14155550301', '+14155550302'], env())).code).toBe(0);
-    const out = await runCli(['suppress', 'reindex'], env());
+    expect((await runInProcess(['suppress', 'add', '+14155550301', '+14155550302'], env())).code).toBe(0);
+    const out = await runInProcess(['suppress', 'reindex'], env());
     expect(out).toMatchObject({ code: 0 });
     // The first test's +442079460018 is still listed.
     expect(out.stdout).toContain('3 number(s) of the suppression list in the local stack');
-    const refused = await runCli(['suppress', 'reindex', '+14155550301'], env());
+    const refused = await runInProcess(['suppress', 'reindex', '+14155550301'], env());
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain('reindex takes no numbers');
   });
 
   it('keeps a listed number as it was when it is added again, and says which numbers were not listed', async () => {
-    const first = await runCli(['suppress', 'add', '+14155550401', '--reason', 'court order 2026-113'], env());
+    const first = await runInProcess(['suppress', 'add', '+14155550401', '--reason', 'court order 2026-113'], env());
     expect(first.stdout).toContain('1 number added to the suppression list in the local stack');
-    const again = await runCli(['suppress', 'add', '+14155550401', '+14155550402'], env());
+    const again = await runInProcess(['suppress', 'add', '+14155550401', '+14155550402'], env());
     expect(again.code).toBe(0);
     expect(again.stdout).toContain('1 number added to the suppression list in the local stack');
     expect(again.stdout).toMatch(/\+14155550402$/m);
     expect(again.stdout).toMatch(
       /^\+14155550401 was already on the list: court order 2026-113 \(added \S+ by cli\); kept as it was\.$/m,
     );
-    const listed = JSON.parse((await runCli(['suppress', 'list', '--json'], env())).stdout) as {
+    const listed = JSON.parse((await runInProcess(['suppress', 'list', '--json'], env())).stdout) as {
       phone: string;
       reason: string;
     }[];
     expect(listed.find((s) => s.phone === '+14155550401')?.reason).toBe('court order 2026-113');
     expect(listed.find((s) => s.phone === '+14155550402')?.reason).toBe('opted out');
 
-    const removed = await runCli(['suppress', 'remove', '+14155550402', '+14155550499'], env());
+    const removed = await runInProcess(['suppress', 'remove', '+14155550402', '+14155550499'], env());
     expect(removed.code).toBe(0);
     expect(removed.stdout).toMatch(/^1 number taken off the suppression list in the local stack .*: \+14155550402$/m);
     expect(removed.stdout).toMatch(
@@ -87,11 +87,11 @@ describe('callsheet suppress', () => {
   });
 
   it('refuses numbers it cannot read, saying how to write them', async () => {
-    const out = await runCli(['suppress', 'add', '555-2671'], env());
+    const out = await runInProcess(['suppress', 'add', '555-2671'], env());
     expect(out.code).toBe(2);
     expect(out.stderr).toContain(
       '"555-2671" is not a valid phone number (write it as +<country code><number>, or give --country)',
     );
-    expect((await runCli(['suppress', 'wipe'], env())).stderr).toContain('say what to do: add, remove, list');
+    expect((await runInProcess(['suppress', 'wipe'], env())).stderr).toContain('say what to do: add, remove, list');
   });
 });

@@ -2,11 +2,11 @@ import { mkdtemp, readdir, readFile, rm, truncate, writeFile } from 'node:fs/pro
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/cli.ts';
+import { runInProcess } from '../helpers/cli.ts';
 import { xlsx } from '../helpers/sheets.ts';
 import { readAllWays } from './output-readers.ts';
 
-const validate = (args: string[]) => runCli(['validate', ...args]);
+const validate = (args: string[]) => runInProcess(['validate', ...args]);
 
 describe('callsheet validate', () => {
   it('prints the JSON contract, exits 0 when something can be launched, and writes parts and the annotated sheet', async () => {
@@ -180,18 +180,18 @@ describe('callsheet validate', () => {
     await writeFile(file, `Phone Number\n${numbers.join('\n')}\n`);
     // 1 a minute: one pause a minute, and a 60 s lead leaves one minute before the brake.
     const small = { API_BUDGET_PER_MINUTE: '1', PAUSE_LEAD_SECONDS: '60' };
-    const res = await runCli(['validate', file], small);
+    const res = await runInProcess(['validate', file], small);
     expect(res.code).toBe(0);
     expect(res.stdout).toMatch(
       /\n {2}note: 2 parts close their calling window at \d\d:00Z on \w{3} \d{4}-\d\d-\d\d; the API plan \(1 request a minute\) can pause about 1 of them between \d\d:54Z and \d\d:54:30Z: the other 1 will be stopped by the agent brake/,
     );
-    const json = JSON.parse((await runCli(['validate', file, '--json'], small)).stdout);
+    const json = JSON.parse((await runInProcess(['validate', file, '--json'], small)).stdout);
     expect(json.notes).toEqual([expect.stringMatching(/^2 parts close their calling window/)]);
 
     // The plan's first tier (100 a minute) carries both pauses: nothing to say.
-    const roomy = await runCli(['validate', file, '--json']);
+    const roomy = await runInProcess(['validate', file, '--json']);
     expect(JSON.parse(roomy.stdout).notes).toEqual([]);
-    const bad = await runCli(['validate', file], { PAUSE_LEAD_SECONDS: 'soon' });
+    const bad = await runInProcess(['validate', file], { PAUSE_LEAD_SECONDS: 'soon' });
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('PAUSE_LEAD_SECONDS="soon": a whole number from 0 to 900');
     await rm(dir, { recursive: true, force: true });

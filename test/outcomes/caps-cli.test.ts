@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FrequencyCapStore } from '#commons/frequency-cap-store.ts';
 import { localDynamoPath } from '#local/stack/data-dir.ts';
 import { startDynamo } from '#local/stack/dynamo.ts';
-import { runCli } from '../helpers/cli.ts';
+import { runInProcess } from '../helpers/cli.ts';
 import { dynaliteClient } from '../helpers/dynalite-client.ts';
 
 let dataDir: string;
@@ -56,7 +56,7 @@ describe('callsheet caps', () => {
         }),
       );
     });
-    const out = await runCli(['caps', 'reindex'], env());
+    const out = await runInProcess(['caps', 'reindex'], env());
     expect(out).toMatchObject({ code: 0 });
     // The stack the command opened folded it when it started; the command found it there and added nothing.
     expect(out.stdout).toContain(
@@ -73,10 +73,10 @@ describe('callsheet caps', () => {
   });
 
   it('says what it can do, and takes nothing more', async () => {
-    const wrong = await runCli(['caps', 'wipe'], env());
+    const wrong = await runInProcess(['caps', 'wipe'], env());
     expect(wrong.code).toBe(2);
     expect(wrong.stderr).toContain('say what to do: reindex');
-    const extra = await runCli(['caps', 'reindex', '+14155550777'], env());
+    const extra = await runInProcess(['caps', 'reindex', '+14155550777'], env());
     expect(extra.code).toBe(2);
     expect(extra.stderr).toContain('reindex takes nothing more');
   });

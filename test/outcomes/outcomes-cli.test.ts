@@ -9,7 +9,7 @@ import { CampaignStore } from '#lifecycle/campaign-store.ts';
 import { localDynamoPath } from '#local/stack/data-dir.ts';
 import { startDynamo } from '#local/stack/dynamo.ts';
 import { LOCAL_CREDENTIALS } from '#local/stack/local-aws.ts';
-import { runCli } from '../helpers/cli.ts';
+import { runInProcess } from '../helpers/cli.ts';
 import { dynaliteClient } from '../helpers/dynalite-client.ts';
 import { readAllWays } from '../intake/output-readers.ts';
 
@@ -76,7 +76,7 @@ describe('callsheet campaign outcomes', () => {
   const env = () => ({ CALLSHEET_DATA_DIR: dataDir, OUTCOMES_TABLE: '' });
 
   it('exports the per-contact table as CSV, one line per number, formulas defused', async () => {
-    const res = await runCli(['campaign', 'outcomes', 'cmp_cli', '--csv'], env());
+    const res = await runInProcess(['campaign', 'outcomes', 'cmp_cli', '--csv'], env());
     expect(res.code).toBe(0);
     const lines = res.stdout.trimEnd().split('\r\n');
     expect(lines[0]).toBe(
@@ -91,7 +91,7 @@ describe('callsheet campaign outcomes', () => {
 
   it('writes an .xlsx workbook with the same rows', async () => {
     const file = join(dataDir, 'out.xlsx');
-    const res = await runCli(['campaign', 'outcomes', 'cmp_cli', '--xlsx', '--out', file], env());
+    const res = await runInProcess(['campaign', 'outcomes', 'cmp_cli', '--xlsx', '--out', file], env());
     expect(res.code).toBe(0);
     expect(res.stderr).toContain('2 contact(s) of campaign cmp_cli written to');
     const wb = new ExcelJS.Workbook();
@@ -111,37 +111,37 @@ describe('callsheet campaign outcomes', () => {
   });
 
   it('prints a table by default, says so when a campaign has no outcomes, and names an unknown id', async () => {
-    const table = await runCli(['campaign', 'outcomes', 'cmp_cli'], env());
+    const table = await runInProcess(['campaign', 'outcomes', 'cmp_cli'], env());
     expect(table.stdout.split('\n')[0]).toMatch(/^Phone Number\s+Name\s+Attempts\s+Last Status/);
     expect(table.stdout).toContain('+14155550002');
     // By its part key, as `show` and `report` take it.
-    const byPart = await runCli(['campaign', 'outcomes', 'sheet-1a2b-p1'], env());
+    const byPart = await runInProcess(['campaign', 'outcomes', 'sheet-1a2b-p1'], env());
     expect(byPart.code).toBe(0);
     expect(byPart.stdout).toBe(table.stdout);
-    const quiet = await runCli(['campaign', 'outcomes', 'cmp_quiet'], env());
+    const quiet = await runInProcess(['campaign', 'outcomes', 'cmp_quiet'], env());
     expect(quiet.code).toBe(0);
     expect(quiet.stdout).toContain('No outcomes recorded for campaign cmp_quiet');
     // An id callsheet never launched is not an empty campaign.
-    const none = await runCli(['campaign', 'outcomes', 'cmp_none'], env());
+    const none = await runInProcess(['campaign', 'outcomes', 'cmp_none'], env());
     expect(none.code).toBe(1);
     expect(none.stdout).toBe('');
     expect(none.stderr).toContain('callsheet campaign: no campaign cmp_none in the local stack');
-    const both = await runCli(['campaign', 'outcomes', 'cmp_cli', '--csv', '--xlsx'], env());
+    const both = await runInProcess(['campaign', 'outcomes', 'cmp_cli', '--csv', '--xlsx'], env());
     expect(both.code).toBe(2);
     // --out alone writes what the file's name ends in; a folder or another name is refused with what to give.
     const named = join(dataDir, 'named.csv');
-    const byName = await runCli(['campaign', 'outcomes', 'cmp_cli', '--out', named], env());
+    const byName = await runInProcess(['campaign', 'outcomes', 'cmp_cli', '--out', named], env());
     expect(byName.code).toBe(0);
     expect(byName.stdout).toBe('');
     expect(await readFile(named, 'utf8')).toBe(
-      (await runCli(['campaign', 'outcomes', 'cmp_cli', '--csv'], env())).stdout,
+      (await runInProcess(['campaign', 'outcomes', 'cmp_cli', '--csv'], env())).stdout,
     );
-    const folder = await runCli(['campaign', 'outcomes', 'cmp_cli', '--xlsx', '--out', dataDir], env());
+    const folder = await runInProcess(['campaign', 'outcomes', 'cmp_cli', '--xlsx', '--out', dataDir], env());
     expect(folder.code).toBe(2);
     expect(folder.stderr).toContain(
       `--out ${dataDir} is a folder: give a file name, e.g. ${join(dataDir, 'outcomes-cmp_cli.xlsx')}`,
     );
-    const odd = await runCli(['campaign', 'outcomes', 'cmp_cli', '--out', join(dataDir, 'outcomes.txt')], env());
+    const odd = await runInProcess(['campaign', 'outcomes', 'cmp_cli', '--out', join(dataDir, 'outcomes.txt')], env());
     expect(odd.code).toBe(2);
     expect(odd.stderr).toContain('say --csv or --xlsx, or name the file .csv or .xlsx');
   });
@@ -152,7 +152,7 @@ describe('callsheet campaign outcomes', () => {
       const db = dynaliteClient(dynamo.endpoint);
       await new OutcomeStore(db, dynamo.tables.outcomes).record(base('d1', '+14155550009', '2026-03-02T10:00:00Z'));
       db.destroy();
-      const res = await runCli(['campaign', 'outcomes', 'cmp_cli', '--csv'], {
+      const res = await runInProcess(['campaign', 'outcomes', 'cmp_cli', '--csv'], {
         CALLSHEET_DATA_DIR: join(dataDir, 'unused'),
         OUTCOMES_TABLE: dynamo.tables.outcomes,
         AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint,
