@@ -124,6 +124,27 @@ describe('callsheet run', () => {
     );
   });
 
+  it('--contacts with a line it rejects runs the campaigns and exits 1, as `contacts push` would', async () => {
+    const own = { ...env(), CALLSHEET_DATA_DIR: join(dataDir, 'contacts-rejected') };
+    const file = join(dataDir, 'crm.jsonl');
+    await writeFile(
+      file,
+      [
+        JSON.stringify({ event_id: 'crm-1', phone_number: '+14155552001', name: 'Ravi Patel' }),
+        JSON.stringify({ event_id: 'crm-2', phone_number: 'call me maybe' }),
+      ].join('\n'),
+    );
+    const out = await runCli(['run', 'examples/contacts.xlsx', '--contacts', file], own);
+    expect(out.stderr).toBe('');
+    expect(out.code).toBe(1);
+    expect(out.stdout).toMatch(/part 1: completed/);
+    expect(out.stdout).toContain(`contacts ${file}: 2 event(s), 1 rejected`);
+    expect(out.stdout).toContain('  rejected line 2: ');
+    expect(out.stdout).toContain(
+      `contacts ${file} not synced whole (1 line(s) rejected): the campaigns ran regardless; exit status 1, as \`callsheet contacts push\` gives.`,
+    );
+  });
+
   it('--contacts-at drops the contact file at that simulated instant, while the campaign calls', async () => {
     const own = { ...env(), CALLSHEET_DATA_DIR: join(dataDir, 'contacts-at') };
     const at = '2026-12-07T10:20:00-08:00';
@@ -147,10 +168,10 @@ describe('callsheet run', () => {
     // Pushed on the run's clock after the drop, and before the window's close.
     expect(Date.parse(show.contact.lastPush.at)).toBeGreaterThanOrEqual(Date.parse(at));
     expect(Date.parse(show.contact.lastPush.at)).toBeLessThan(Date.parse('2026-12-07T10:40:00-08:00'));
-    const alone = await runCli([...common, '--contacts-at', at], own);
+    const alone = await runInProcess([...common, '--contacts-at', at], own);
     expect(alone.code).toBe(2);
     expect(alone.stderr).toContain('--contacts-at needs --contacts FILE');
-    const early = await runCli(
+    const early = await runInProcess(
       [...common, '--contacts', 'examples/contact-events.jsonl', '--contacts-at', '2026-12-07T07:00:00-08:00'],
       own,
     );

@@ -68,5 +68,24 @@ export function contactsLine(s: Awaited<ReturnType<typeof contactsSummary>>): st
   for (const r of s.rejected.slice(0, 5))
     lines.push(`  rejected ${isContactLines(s.file) ? 'line' : 'row'} ${r.row}: ${r.reason}`);
   if (s.rejected.length > 5) lines.push(`  … ${s.rejected.length - 5} more in ${s.report}`);
+  for (const reason of s.deadLettered.slice(0, 5)) lines.push(`  dead-lettered: ${reason}`);
   return lines;
+}
+
+/**
+ * Whether the sync did all it was given, as `contacts push` judges it (exit status 1 otherwise): the file read,
+ * every event accepted and applied, every contact pushed. The line says what was left undone.
+ */
+export function contactsOutcome(s: Awaited<ReturnType<typeof contactsSummary>>): { ok: boolean; line: string | null } {
+  const left = [
+    ...(s.error ? ['the file was not read'] : []),
+    ...(s.rejected.length > 0 ? [`${s.rejected.length} ${isContactLines(s.file) ? 'line' : 'row'}(s) rejected`] : []),
+    ...(s.deadLettered.length > 0 ? [`${s.deadLettered.length} event(s) dead-lettered`] : []),
+    ...(s.waitingToBePushed > 0 ? [`${s.waitingToBePushed} contact(s) not pushed`] : []),
+  ];
+  if (left.length === 0) return { ok: true, line: null };
+  return {
+    ok: false,
+    line: `contacts ${s.file} not synced whole (${left.join(', ')}): the campaigns ran regardless; exit status 1, as \`callsheet contacts push\` gives.`,
+  };
 }

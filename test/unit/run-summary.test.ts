@@ -1,4 +1,5 @@
 import { describe, expect, test } from 'vitest';
+import { contactsOutcome } from '#local/cli/run-contacts.ts';
 import { isoDuration, readableDuration, runOutcome, runSummary } from '#local/cli/run-summary.ts';
 import { counted } from '#local/cli/words.ts';
 
@@ -64,5 +65,41 @@ describe('how a run ends', () => {
       'here: --credits',
     );
     expect(outcome).toEqual({ code, lines });
+  });
+});
+
+describe('whether a run’s contact sync did all it was given', () => {
+  const synced = (over: Partial<Parameters<typeof contactsOutcome>[0]> = {}) => ({
+    file: 'crm.jsonl',
+    upload: 's3://b/contacts/crm.jsonl',
+    report: 's3://b/reports/contacts/x.json',
+    error: null,
+    rows: { total: 5, accepted: 5, rejected: 0 },
+    rejected: [],
+    applied: { created: 3, updated: 1, unchanged: 0, duplicate: 1 },
+    deadLettered: [],
+    waitingToBePushed: 0,
+    ...over,
+  });
+  test.each([
+    ['all of it', {}, null],
+    ['a file it could not read', { error: { code: 'unreadable', message: 'not JSON' } }, 'the file was not read'],
+    ['a rejected line', { rejected: [{ row: 2, reason: 'invalid_phone' }] }, '1 line(s) rejected'],
+    ['dead-lettered events', { deadLettered: ['a', 'b'] }, '2 event(s) dead-lettered'],
+    ['contacts not pushed', { waitingToBePushed: 3 }, '3 contact(s) not pushed'],
+    [
+      'several at once, a sheet',
+      { file: 'crm.csv', rejected: [{ row: 4, reason: 'invalid_phone' }], waitingToBePushed: 1 },
+      '1 row(s) rejected, 1 contact(s) not pushed',
+    ],
+  ] as const)('%s', (_what, over, left) => {
+    const s = synced(over as Partial<Parameters<typeof contactsOutcome>[0]>);
+    const outcome = contactsOutcome(s);
+    expect(outcome.ok).toBe(left === null);
+    expect(outcome.line).toBe(
+      left === null
+        ? null
+        : `contacts ${s.file} not synced whole (${left}): the campaigns ran regardless; exit status 1, as \`callsheet contacts push\` gives.`,
+    );
   });
 });

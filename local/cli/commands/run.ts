@@ -29,7 +29,7 @@ import { deliverEmulatorWebhooks } from '#local/stack/webhook-receiver.ts';
 import { type Command, cannotRead, numberOption, UsageError, windowOption } from '../command.ts';
 import { loadFaultPlan, placedCalls } from '../fault-plan-file.ts';
 import { holdForOperators } from '../operator-hold.ts';
-import { contactsLine, contactsSummary, dropContacts, readContactsFile } from '../run-contacts.ts';
+import { contactsLine, contactsOutcome, contactsSummary, dropContacts, readContactsFile } from '../run-contacts.ts';
 import {
   type EmulatorCalls,
   followUpLines,
@@ -151,8 +151,8 @@ export const runCommand: Command = {
     'While it runs, `callsheet status`, `campaign` and `report` in another shell work on it; one stack per data',
     'directory (a second is refused: give it another CALLSHEET_DATA_DIR). A `campaign pause` from there holds',
     'simulated time still once every running part waits on it, until a `campaign resume` or `cancel`.',
-    'Exit status 0 only when every part',
-    'completed and, on the emulator, no call failed for want of credits.',
+    'Exit status 0 only when every part completed, on the emulator no call failed for want of credits, and a',
+    '--contacts file was read, applied and pushed whole.',
   ],
   async run(values, positionals) {
     const [file, ...extra] = positionals;
@@ -413,8 +413,10 @@ export const runCommand: Command = {
         if (interrupted) return 130;
         // Counted from the emulator's records: a real API's failures are in its dashboard and the part reports.
         const outcome = runOutcome(parts, summary, 'here: --credits');
-        if (!json) for (const line of outcome.lines) say(line);
-        return outcome.code;
+        // A contact sync that left work undone fails the run as it fails `contacts push`.
+        const sync = synced ? contactsOutcome(synced) : null;
+        if (!json) for (const line of [...outcome.lines, ...(sync?.line ? [sync.line] : [])]) say(line);
+        return sync && !sync.ok ? 1 : outcome.code;
       } finally {
         process.off('SIGINT', interrupt);
         process.off('SIGTERM', interrupt);
