@@ -89,7 +89,12 @@ beforeAll(async () => {
   stack = spawn(
     process.execPath,
     [BIN, 'local', '--port-base', '0', '--speed', '120', '--now', NOW, '--concurrency', '2'],
-    { env: { ...process.env, CALLSHEET_DATA_DIR: dataDir }, stdio: ['ignore', 'pipe', 'pipe'] },
+    // Looks at most two simulated minutes apart (a second here), not the default 15 (7.5 s): the waits below
+    // are for what the workflow does at its next look.
+    {
+      env: { ...process.env, CALLSHEET_DATA_DIR: dataDir, POLL_MAX_SECONDS: '120' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
   );
   stack.stderr?.on('data', (d) => {
     stderr += d;
