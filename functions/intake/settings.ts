@@ -54,13 +54,13 @@ interface RawSetting {
   value: string;
   /** Where the user wrote it, for messages: `Settings sheet row 3` or `S3 metadata x-amz-meta-retries`. */
   where: string;
+  /** Written in the Settings sheet (else in metadata or a flag): a message's advice names a row, or the other. */
+  inSheet: boolean;
 }
 
 function problem(where: string, message: string): FileProblem {
   return new FileProblem(SETTINGS_CODE, `${where}: ${message}`);
 }
-
-const SHEET_ROW = 'Settings sheet row ';
 
 const DATE_SETTINGS: ReadonlySet<Name> = new Set(['startDateTime', 'holidays']);
 
@@ -82,13 +82,13 @@ function settingText(c: Cell | undefined, name: Name | undefined): string {
   return cellText(c);
 }
 
-function collect(into: Map<Name, RawSetting>, rawName: string, value: string, where: string): void {
+function collect(into: Map<Name, RawSetting>, rawName: string, value: string, where: string, inSheet: boolean): void {
   const name = NAME_OF.get(settingKey(rawName));
   if (!name) throw problem(where, `"${rawName}" is not a setting callsheet knows (known: ${USER_NAMES})`);
   const before = into.get(name);
   if (before && before.value !== value)
     throw problem(where, `"${rawName}" is also given in ${before.where} with a different value; keep one`);
-  if (!before) into.set(name, { value, where });
+  if (!before) into.set(name, { value, where, inSheet });
 }
 
 function fromSheet(rows: Cell[][], into: Map<Name, RawSetting>): void {
@@ -101,11 +101,11 @@ function fromSheet(rows: Cell[][], into: Map<Name, RawSetting>): void {
       .map((c) => settingText(c, known))
       .filter(Boolean);
     if (name === '' && values.length === 0) return;
-    const where = `${SHEET_ROW}${i + 1}`;
+    const where = `Settings sheet row ${i + 1}`;
     if (name === '') throw problem(where, 'a value without a setting name in the first column');
     // Holidays may be spread over several cells; every other setting is the second column.
     const value = known === 'holidays' ? values.join(', ') : settingText(cells[1], known);
-    if (value !== '') collect(into, name, value, where);
+    if (value !== '') collect(into, name, value, where, true);
   });
 }
 
@@ -116,7 +116,7 @@ export const S3_METADATA: SettingSource = (key) => `S3 metadata x-amz-meta-${key
 function fromMetadata(metadata: Record<string, string>, into: Map<Name, RawSetting>, source: SettingSource): void {
   for (const [key, value] of Object.entries(metadata)) {
     if (value.trim() === '') continue;
-    collect(into, key, value.trim(), source(key));
+    collect(into, key, value.trim(), source(key), false);
   }
 }
 
@@ -217,7 +217,7 @@ export function readSettings(
   if (start && !zone)
     throw problem(
       start.where,
-      `a start date-time is a local time, so it needs a time zone too: ${start.where.startsWith(SHEET_ROW) ? 'a Settings row "time zone" with e.g. America/New_York' : `${source('time-zone')}, e.g. America/New_York`}`,
+      `a start date-time is a local time, so it needs a time zone too: ${start.inSheet ? 'a Settings row "time zone" with e.g. America/New_York' : `${source('time-zone')}, e.g. America/New_York`}`,
     );
   if (start && zone) {
     const why = startProblem(start.value);
