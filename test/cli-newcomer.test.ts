@@ -16,7 +16,8 @@ afterAll(async () => {
 
 describe('what a newcomer meets first', () => {
   it('--version prints the package version', async () => {
-    const out = await runInProcess(['--version']);
+    // Spawned: the compiled CLI finds package.json from its bundle.
+    const out = await runCli(['--version']);
     expect(out.code).toBe(0);
     expect(out.stdout.trim()).toMatch(/^callsheet \d+\.\d+\.\d+$/);
   });

@@ -134,6 +134,15 @@ describe('callsheet run', () => {
         JSON.stringify({ event_id: 'crm-2', phone_number: 'call me maybe' }),
       ].join('\n'),
     );
+    // A contact an earlier push left waiting in the data directory (its API did not answer) is not this file's.
+    const earlier = join(dataDir, 'earlier.jsonl');
+    await writeFile(earlier, JSON.stringify({ event_id: 'old-1', phone_number: '+14155550999', name: 'Old' }));
+    const unpushed = await runInProcess(['contacts', 'push', earlier], {
+      ...own,
+      VOICE_API_URL: 'http://127.0.0.1:9',
+      VOICE_API_KEY: 'nobody-listens',
+    });
+    expect(unpushed.stdout).toContain('1 contact not pushed');
     const out = await runCli(['run', 'examples/contacts.xlsx', '--contacts', file], own);
     expect(out.stderr).toBe('');
     expect(out.code).toBe(1);

@@ -41,8 +41,10 @@ export async function contactsSummary(
 ) {
   const report = await readJson<ContactSheetReport>(objects, bucket, contactReportKey(id));
   const at = new Date().toISOString();
+  // This file's contacts only: one left waiting in the data directory by an earlier run or push is not this sync's.
   const waiting = (await contacts.store.list()).filter(
-    (s) => planContactPush(s, [], at) !== null || s.noteCount > s.pushed.noteCount,
+    (s) =>
+      contacts.tally.phones.has(s.phone) && (planContactPush(s, [], at) !== null || s.noteCount > s.pushed.noteCount),
   ).length;
   return {
     file: c.file,

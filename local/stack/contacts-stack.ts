@@ -25,6 +25,8 @@ export interface ContactTally {
   sheets: number;
   /** Events dead-lettered: invalid, or still failing on their last delivery. */
   deadLettered: number;
+  /** The numbers whose events this stack applied: what a run judges its contact sync's pushes on. */
+  phones: Set<string>;
 }
 
 export interface LocalContacts {
@@ -94,6 +96,7 @@ export async function startLocalContacts(options: LocalContactsOptions): Promise
     applied: { created: 0, updated: 0, unchanged: 0, duplicate: 0 },
     sheets: 0,
     deadLettered: 0,
+    phones: new Set(),
   };
   // Local bookkeeping around the same code: each message's first apply, found by its event id in the batch.
   const waiting = new Map<string, string[]>();
@@ -101,6 +104,7 @@ export async function startLocalContacts(options: LocalContactsOptions): Promise
   const apply = store.apply.bind(store);
   store.apply = async (change, at, applyOptions) => {
     const result = await apply(change, at, applyOptions);
+    tally.phones.add(change.phone);
     const messageId = waiting.get(change.eventId)?.shift();
     if (messageId !== undefined && !counted.has(messageId) && result.status !== 'conflict') {
       counted.add(messageId);

@@ -57,6 +57,8 @@ export async function runScript(
 }
 
 let turn: Promise<unknown> = Promise.resolve();
+/** Under the stack suite's 90 s test limit; the quick commands take a second or two. */
+const IN_PROCESS_LIMIT_MS = 60_000;
 
 /**
  * Runs `callsheet <args>` in this process, for the quick commands whose exit status and output are the point, not
@@ -98,17 +100,31 @@ async function inProcess(args: string[], env: NodeJS.ProcessEnv) {
   };
   const writeWas = { out: process.stdout.write, err: process.stderr.write };
   Object.assign(console, { log: toOut, info: toOut, debug: toOut, warn: toErr, error: toErr });
+  const text = (chunk: string | Uint8Array) =>
+    typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8');
   process.stdout.write = ((chunk: string | Uint8Array) => {
-    stdout += String(chunk);
+    stdout += text(chunk);
     return true;
   }) as typeof process.stdout.write;
   process.stderr.write = ((chunk: string | Uint8Array) => {
-    stderr += String(chunk);
+    stderr += text(chunk);
     return true;
   }) as typeof process.stderr.write;
+  // A command that hangs fails with what it printed, before the test's own limit, and gives the console back: the
+  // next command in this worker (other files included) would otherwise wait on it for ever, unheard.
+  let timer: NodeJS.Timeout | undefined;
+  const hung = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error('hung')), IN_PROCESS_LIMIT_MS);
+  });
   try {
-    return { code: await main(args), stdout, stderr };
+    return { code: await Promise.race([main(args), hung]), stdout, stderr };
+  } catch (err) {
+    if ((err as Error).message !== 'hung') throw err;
+    throw new Error(
+      `callsheet ${args.join(' ')} did not end within ${IN_PROCESS_LIMIT_MS / 1000} s:\n${stdout}\n${stderr}`,
+    );
   } finally {
+    clearTimeout(timer);
     Object.assign(console, consoleWas);
     process.stdout.write = writeWas.out;
     process.stderr.write = writeWas.err;
