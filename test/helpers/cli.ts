@@ -102,13 +102,20 @@ async function inProcess(args: string[], env: NodeJS.ProcessEnv) {
   Object.assign(console, { log: toOut, info: toOut, debug: toOut, warn: toErr, error: toErr });
   const text = (chunk: string | Uint8Array) =>
     typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8');
-  process.stdout.write = ((chunk: string | Uint8Array) => {
-    stdout += text(chunk);
-    return true;
+  // As a stream's write: a callback given (after the encoding or in its place) is called once the text is taken.
+  const writer =
+    (append: (t: string) => void) =>
+    (chunk: string | Uint8Array, ...rest: unknown[]) => {
+      append(text(chunk));
+      const done = rest.find((r) => typeof r === 'function') as (() => void) | undefined;
+      if (done) queueMicrotask(done);
+      return true;
+    };
+  process.stdout.write = writer((t) => {
+    stdout += t;
   }) as typeof process.stdout.write;
-  process.stderr.write = ((chunk: string | Uint8Array) => {
-    stderr += text(chunk);
-    return true;
+  process.stderr.write = writer((t) => {
+    stderr += t;
   }) as typeof process.stderr.write;
   // A command that hangs fails with what it printed, before the test's own limit, and gives the console back: the
   // next command in this worker (other files included) would otherwise wait on it for ever, unheard.
