@@ -151,9 +151,9 @@ export const runCommand: Command = {
     'While it runs, `callsheet status`, `campaign` and `report` in another shell work on it; one stack per data',
     'directory (a second is refused: give it another CALLSHEET_DATA_DIR). A `campaign pause` from there holds',
     'simulated time still once every running part waits on it, until a `campaign resume` or `cancel`.',
-    'Exit status 0 only when every part completed, on the emulator no call failed for want of credits, and (on',
-    'the embedded stack) a --contacts file was read, applied and pushed whole; a running `callsheet local` syncs',
-    'it on its own time (callsheet contacts list).',
+    'Exit status 0 only when every part completed, on the emulator no call failed for want of credits, and a',
+    '--contacts file was read, applied and pushed whole. (With `callsheet local` running on the data directory,',
+    'the run hands the file to it and does not wait for the sync: see `callsheet contacts list`.)',
   ],
   async run(values, positionals) {
     const [file, ...extra] = positionals;
