@@ -96,11 +96,9 @@ export class SuppressionList {
     return found;
   }
 
-  /** One key per number, 100 a request, several requests at once. */
+  /** Which of these numbers have an entry: their keys only read back. */
   private async lookUpEach(phones: readonly string[]): Promise<Set<string>> {
-    const keys = phones.map((phone) => ({ phone }));
-    const items = await batchGetAll(this.db, this.table, keys, 'suppression list', { projection: 'phone' });
-    return new Set(items.map((item) => item.phone as string));
+    return new Set((await this.entries(phones, 'phone')).map((entry) => entry.phone));
   }
 
   /**
@@ -139,11 +137,12 @@ export class SuppressionList {
     return { removed: unique.filter((p) => listed.has(p)), notListed: unique.filter((p) => !listed.has(p)) };
   }
 
-  /** The entries of those of these numbers that are listed, 100 a request. */
-  private async entries(phones: readonly string[]): Promise<SuppressedNumber[]> {
+  /** The entries of those of these numbers that are listed (only `projection` of each when given), 100 a request. */
+  private async entries(phones: readonly string[], projection?: string): Promise<SuppressedNumber[]> {
     if (phones.length === 0) return [];
     const keys = phones.map((phone) => ({ phone }));
-    return (await batchGetAll(this.db, this.table, keys, 'suppression list')) as unknown as SuppressedNumber[];
+    const items = await batchGetAll(this.db, this.table, keys, 'suppression list', projection ? { projection } : {});
+    return items as unknown as SuppressedNumber[];
   }
 
   async list(): Promise<SuppressedNumber[]> {

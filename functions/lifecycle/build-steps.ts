@@ -71,9 +71,9 @@ async function sharedOf(config: LifecycleConfig): Promise<SharedAccess> {
 }
 
 export async function buildCampaignSafety(config: LifecycleConfig, options: BuildOptions = {}, shared?: SharedAccess) {
-  const { db, access } = shared ?? (await sharedOf(config));
-  const { api, safe, polls } = lifecycleApis(config, options, { db, access });
-  const campaigns = new CampaignStore(db, config.campaignsTable);
+  const access = shared ?? (await sharedOf(config));
+  const { api, safe, polls } = lifecycleApis(config, options, access);
+  const campaigns = new CampaignStore(access.db, config.campaignsTable);
   const now = options.now ?? (() => new Date());
   return {
     api,
@@ -85,8 +85,8 @@ export async function buildCampaignSafety(config: LifecycleConfig, options: Buil
 
 export async function buildLifecycleSteps(config: LifecycleConfig, options: BuildOptions = {}) {
   const shared = await sharedOf(config);
-  const { db } = shared;
   const { api, polls, campaigns, safety } = await buildCampaignSafety(config, options, shared);
+  const { db } = shared;
   const objects = new ObjectStore(s3Client(config.aws));
   const sfn = sfnClient(config.aws);
   const now = options.now ?? (() => new Date());

@@ -187,18 +187,17 @@ const clientOf = (api: { url: string; apiKey: string }) =>
     requestsPerMinute: 0,
   });
 
-/**
- * What an operator's pause, cancel or brake release is made through (CampaignSafety, signalling nothing) on the
- * campaigns' Voice API; null when there is none to reach.
- */
-export async function operatorSafety(store: CampaignStore, at: Date): Promise<CampaignSafety | null> {
-  const api = await operatorApi();
-  if (!api) return null;
-  const client = clientOf(api);
-  return new CampaignSafety(client.campaigns, client.agents, store, { action: () => undefined }, () => at);
+/** The API's time: the emulator's clock (it may be simulated, and its state is not asked), else this computer's. */
+async function apiNow(api: { url: string; emulator: boolean }): Promise<number | null> {
+  if (!api.emulator) return Date.now();
+  const res = await fetch(`${api.url}/_emulator/clock`, {
+    signal: AbortSignal.timeout(OPERATOR_API_TIMEOUT_MS),
+  }).catch(() => null);
+  const body = res?.ok ? ((await res.json().catch(() => null)) as { now?: string } | null) : null;
+  return Date.parse(body?.now ?? '') || null;
 }
 
-/** The Voice API the campaigns run on, for live progress and an operator's clock. */
+/** The Voice API the campaigns run on, for live progress. */
 export async function openApi(): Promise<{
   stats(id: string): Promise<CampaignStats | null>;
   /** The API's time (the emulator's may be simulated); null when it did not answer within the operator timeout. */
@@ -207,27 +206,24 @@ export async function openApi(): Promise<{
   const api = await operatorApi();
   if (!api) return null;
   const client = clientOf(api);
-  return {
-    stats: (id) => client.campaigns.stats(id).catch(() => null),
-    // The emulator's clock may be simulated: the windows are judged on its time (its clock alone, not its state).
-    now: async () => {
-      if (!api.emulator) return Date.now();
-      const res = await fetch(`${api.url}/_emulator/clock`, {
-        signal: AbortSignal.timeout(OPERATOR_API_TIMEOUT_MS),
-      }).catch(() => null);
-      const body = res?.ok ? ((await res.json().catch(() => null)) as { now?: string } | null) : null;
-      return Date.parse(body?.now ?? '') || null;
-    },
-  };
+  return { stats: (id) => client.campaigns.stats(id).catch(() => null), now: () => apiNow(api) };
 }
 
 /**
- * The instant an operator's command stamps: the API's clock (the running stack's may be simulated, so a wish sits on
- * the campaign's own timeline rather than weeks away from it), this computer's when it has none or does not answer.
+ * An operator's command on the campaigns' Voice API, chosen once. `at`: the instant it stamps, the API's clock (the
+ * running stack's may be simulated, so a wish sits on the campaign's own timeline rather than weeks away from it),
+ * this computer's when there is none or it does not answer. `safety`: what a pause, cancel or brake release is made
+ * through (CampaignSafety, signalling nothing); null when there is no API to reach.
  */
-export async function operatorNow(): Promise<Date> {
-  const api = await openApi();
-  return new Date((api ? await api.now() : null) ?? Date.now());
+export async function operatorSession(store: CampaignStore): Promise<{ at: Date; safety: CampaignSafety | null }> {
+  const api = await operatorApi();
+  const at = new Date((api ? await apiNow(api) : null) ?? Date.now());
+  if (!api) return { at, safety: null };
+  const client = clientOf(api);
+  return {
+    at,
+    safety: new CampaignSafety(client.campaigns, client.agents, store, { action: () => undefined }, () => at),
+  };
 }
 
 /** How long an operator's command waits for one API answer, in words. */

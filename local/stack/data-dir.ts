@@ -15,9 +15,11 @@ export function localDataDir(env: NodeJS.ProcessEnv = process.env): string {
   return dir;
 }
 
+/** Where the data directory is when CALLSHEET_DATA_DIR is not set, in words. */
+export const DEFAULT_DATA_DIR = 'the default is .callsheet/ in the current folder';
+
 /** How to choose another data directory, said wherever one is named. */
-export const CHOOSE_DATA_DIR =
-  'set CALLSHEET_DATA_DIR to use another; the default is .callsheet/ in the current folder';
+export const CHOOSE_DATA_DIR = `set CALLSHEET_DATA_DIR to use another; ${DEFAULT_DATA_DIR}`;
 
 export const localDynamoPath = (env: NodeJS.ProcessEnv = process.env) => join(localDataDir(env), 'dynamodb');
 

@@ -27,7 +27,8 @@ export interface RunningStack {
 
 export class DataDirBusyError extends Error {}
 
-const fileOf = (dataDir: string) => join(dataDir, 'stack.json');
+/** Where a running stack describes itself (it is there only while one runs). */
+export const runningStackFile = (dataDir: string) => join(dataDir, 'stack.json');
 
 function alive(pid: number): boolean {
   try {
@@ -42,7 +43,7 @@ function alive(pid: number): boolean {
 export async function readRunningStack(dataDir: string): Promise<RunningStack | null> {
   let info: RunningStack;
   try {
-    info = JSON.parse(await readFile(fileOf(dataDir), 'utf8')) as RunningStack;
+    info = JSON.parse(await readFile(runningStackFile(dataDir), 'utf8')) as RunningStack;
   } catch {
     return null;
   }
@@ -62,7 +63,7 @@ export async function claimDataDir(
   release(): Promise<void>;
 }> {
   await mkdir(dataDir, { recursive: true });
-  const file = fileOf(dataDir);
+  const file = runningStackFile(dataDir);
   const claim = { pid: process.pid, command, startedAt: new Date().toISOString() };
   for (let attempt = 0; ; attempt++) {
     try {

@@ -2,7 +2,7 @@ import { CampaignControl, letGoOfBrake } from '#lifecycle/campaign-control.ts';
 import type { CampaignSafety } from '#lifecycle/campaign-safety.ts';
 import { type CampaignRecord, CampaignStore, type ManualControl } from '#lifecycle/campaign-store.ts';
 import { type Command, UsageError } from '../command.ts';
-import { findPart, operatorNow, operatorSafety, partRecords } from '../operator.ts';
+import { findPart, operatorSession, partRecords } from '../operator.ts';
 import { openTable } from '../table-access.ts';
 import { OUTCOMES_HELP, OUTCOMES_OPTIONS, runOutcomes } from './outcomes.ts';
 
@@ -113,12 +113,12 @@ export const campaignCommand: Command = {
     const t = await openTable('campaigns');
     const store = new CampaignStore(t.db, t.table);
     try {
-      const at = await operatorNow();
-      const { partKey } = await new CampaignControl(store, () => at).request(id, action as ManualControl);
+      const session = await operatorSession(store);
+      const { partKey } = await new CampaignControl(store, () => session.at).request(id, action as ManualControl);
       // Recorded first, so a look that reads it does not resume (and one under way checks again before it
       // resumes); then a pause or cancel stops the dialling now rather than at the workflow's next look, up to
       // POLL_MAX_SECONDS away. A resume waits for the workflow, which alone knows whether the window is open.
-      const safety = action === 'resume' ? null : await operatorSafety(store, at);
+      const safety = action === 'resume' ? null : session.safety;
       const api = safety ? await safety.confirmPaused(id) : null;
       const onApi = api && pauseWords(api);
       const step = !api?.ok ? 'acts on it' : action === 'cancel' ? 'cancels it' : 'records it';
@@ -150,8 +150,7 @@ async function releaseBrake(id: string): Promise<number> {
   const t = await openTable('campaigns');
   const store = new CampaignStore(t.db, t.table);
   try {
-    const at = await operatorNow();
-    const safety = await operatorSafety(store, at);
+    const { at, safety } = await operatorSession(store);
     const done = await letGoOfBrake(store, id, safety, at);
     if (!done.held) {
       console.log(`campaign ${id} holds no brake on agent ${done.agentId}; nothing to let go.`);

@@ -1,4 +1,4 @@
-import { existsSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { extname, join } from 'node:path';
 import { contactOutcomes } from '#commons/outcomes/call-outcome.ts';
@@ -35,7 +35,7 @@ export async function runOutcomes(
   const out = values.out as string | undefined;
   // --out alone: the file's name says which (it used to print the table and write nothing).
   const format = values.xlsx ? 'xlsx' : values.csv ? 'csv' : out ? formatOfName(out) : 'table';
-  if (out && existsSync(out) && statSync(out).isDirectory())
+  if (out && statSync(out, { throwIfNoEntry: false })?.isDirectory())
     throw new UsageError(
       `--out ${out} is a folder: give a file name, e.g. ${join(out, `outcomes-${asked}.${format}`)}`,
     );

@@ -12,7 +12,8 @@ import { type ApiPlan, upFrontNotes } from '#intake/plan-load-notes.ts';
 import { DEFAULT_START_HORIZON_DAYS } from '#intake/settings.ts';
 import { validateUpload } from '#intake/validate-upload.ts';
 import { writeUploadFiles } from '#intake/writers.ts';
-import { isNewDataDir, localDataDir } from '#local/stack/data-dir.ts';
+import { DEFAULT_DATA_DIR, isNewDataDir, localDataDir } from '#local/stack/data-dir.ts';
+import { runningStackFile } from '#local/stack/running-stack.ts';
 import { type Command, cannotRead, outFolder, UsageError } from '../command.ts';
 import { counted } from '../words.ts';
 
@@ -171,7 +172,7 @@ export const validateCommand: Command = {
     if (!listed)
       console.log(
         `  note: no do-not-call list was checked: ${localDataDir()} holds none and ${TABLES.suppression.env} is not set ` +
-          '(set CALLSHEET_DATA_DIR to the data directory that holds the list; the default is .callsheet/ in the current folder)',
+          `(set CALLSHEET_DATA_DIR to the data directory that holds the list; ${DEFAULT_DATA_DIR})`,
       );
     if (values.out) console.log(`  files written to ${values.out}`);
     if (report.error) console.error(report.error.message);
@@ -181,7 +182,7 @@ export const validateCommand: Command = {
 
 /** A list exists to read (no local database is created just to find it empty). */
 const hasSuppressionList = () =>
-  Boolean(process.env[TABLES.suppression.env]) || !isNewDataDir() || existsSync(`${localDataDir()}/stack.json`);
+  Boolean(process.env[TABLES.suppression.env]) || !isNewDataDir() || existsSync(runningStackFile(localDataDir()));
 
 async function suppressedNumbers(phones: string[]): Promise<ReadonlySet<string>> {
   // Loaded only when there is a list to read: the AWS SDK and the local database cost a validate ~100 ms to load.
