@@ -62,7 +62,13 @@ export async function webhooksBench(): Promise<BenchResult[]> {
     startTime: Date.parse('2026-03-02T12:00:00Z'),
     settings: { rateLimitPerMinute: 0, concurrency: CALLS, answerRate: 1 },
   });
-  const stack = await startLocalStack({ voiceApi: { url: emu.url, apiKey }, clock: emu.core.clock });
+  // The plan's limits off: this measures what the pipeline itself costs per event. Under the plan (100 a minute)
+  // a burst waits out the budget on the queue, as test/webhooks/budget-wait.test.ts shows, at the plan's pace.
+  const stack = await startLocalStack({
+    voiceApi: { url: emu.url, apiKey },
+    clock: emu.core.clock,
+    settings: { API_BUDGET_PER_MINUTE: '0', API_BUDGET_PER_HOUR: '0' },
+  });
   const baseline = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -130,16 +136,17 @@ export async function webhooksBench(): Promise<BenchResult[]> {
     const allMs = ms(start);
     const store = new OutcomeStore(db, stack.dynamo.tables.outcomes);
     const found = await Promise.all(ids.map((id) => store.get(id)));
-    const recorded = found.filter((o) => o?.status === 'completed').length;
+    const recorded = found.filter((o) => o !== null).length;
+    const dead = stack.webhooks.queue.deadLetters.length;
     const perSecond = (n: number, t: number) => (n / t) * 1000;
     const ratio = perSecond(events.length, allMs) / perSecond(events.length, bareMs);
     results.push({
       name: 'webhook events through the queue (embedded stack)',
       ratio,
       baseline: 'bare HTTP server writing one DynamoDB item per event',
-      detail: `${perSecond(events.length, allMs).toFixed(0)} events/s recorded (${recorded}/${events.length}; acknowledged at ${perSecond(events.length, ackMs).toFixed(0)}/s) vs ${perSecond(events.length, bareMs).toFixed(0)}/s bare; ${(allMs / events.length).toFixed(2)} ms per event processed incl. GET /calls/{id}`,
+      detail: `${perSecond(events.length, allMs).toFixed(0)} events/s recorded (${recorded}/${events.length}, ${dead} dead-lettered; acknowledged at ${perSecond(events.length, ackMs).toFixed(0)}/s) vs ${perSecond(events.length, bareMs).toFixed(0)}/s bare; ${(allMs / events.length).toFixed(2)} ms per event processed incl. GET /calls/{id}`,
       // Per event the pipeline makes 3 DynamoDB writes, 1 API read and 1 queue hop where the baseline makes 1 write.
-      ...atLeast(ratio, 0.2),
+      ...(recorded === events.length ? atLeast(ratio, 0.2) : { target: 'every event recorded', met: false }),
     });
     return results;
   } finally {

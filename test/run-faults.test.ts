@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -87,11 +87,13 @@ describe('callsheet run --faults: the plan file', () => {
 describe('callsheet run --faults --json (process)', () => {
   it('arms the plan, shows its faulted requests and lists every call placed', async () => {
     const file = await planFile('good.json', {
-      description: 'intake sees the agent lookup fail twice; stats answers are slow twice',
+      description:
+        'intake sees the agent lookup fail twice; stats answers are slow twice; no completed call can be read by id',
       faults: [
         { method: 'GET', path: '/agents/*', status: 503, count: 2 },
         { method: 'GET', path: '/campaigns/*/stats', delayMs: 20, count: 2 },
         { method: 'DELETE', path: '/campaigns/*', status: 500, from: '2027-01-01T00:00:00Z' }, // never in force
+        { method: 'GET', path: '/calls/*', status: 500, from: '2026-12-07T08:00:00-08:00', minutes: 14 * 24 * 60 },
       ],
     });
     const out = await runCli(
@@ -113,6 +115,8 @@ describe('callsheet run --faults --json (process)', () => {
     const result = JSON.parse(out.stdout) as {
       faulted_requests: { method: string; path: string; status: number; fault_id: number; at: string }[];
       calls: PlacedCall[];
+      callEventsDeadLettered: number;
+      parts: { file: string }[];
     };
     const hits = result.faulted_requests.map((r) => [r.method, r.path.replace(/\/(agent|cmp)_\w+/, '/ID'), r.fault_id]);
     expect(hits.filter((h) => h[2] === 1)).toEqual([
@@ -125,6 +129,14 @@ describe('callsheet run --faults --json (process)', () => {
       ['GET', '/api/developer/v1/campaigns/ID/stats', 2],
     ]);
     expect(hits.filter((h) => h[2] === 3)).toEqual([]);
+    // Each completed call's event failed on all five deliveries, six simulated minutes apart, and was dead-lettered
+    // and counted; the part reports still have those calls, from the calls list.
+    const completed = result.calls.filter((c) => c.status === 'completed').length;
+    expect(completed).toBeGreaterThan(0);
+    expect(result.callEventsDeadLettered).toBe(completed);
+    expect(result.faulted_requests.filter((r) => r.fault_id === 4).length).toBeGreaterThanOrEqual(5 * completed);
+    const reports = await Promise.all(result.parts.map(async (p) => JSON.parse(await readFile(p.file, 'utf8'))));
+    expect(reports.reduce((n, r) => n + r.outcomes.attempts, 0)).toBe(result.calls.length);
     // Every contact was called (40 rows, some retried), each record in simulated time from the --now start on.
     expect(new Set(result.calls.map((c) => c.phone_number)).size).toBe(40);
     for (const c of result.calls) {

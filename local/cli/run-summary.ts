@@ -199,6 +199,14 @@ export function summaryLines(s: ReturnType<typeof runSummary>): string[] {
 }
 
 /**
+ * Call events the outcomes processor failed on every delivery (in AWS: the outcomes dead-letter queue and its
+ * alarm). Nothing is lost from the reports: each part's report reads its calls from the calls list at its end.
+ */
+export function deadEventsLine(n: number): string {
+  return `call events: ${n} not recorded after 5 deliveries (dead-lettered); the part reports take those calls from the calls list`;
+}
+
+/**
  * How a run ends: 0 only when every part completed and no call failed for want of credits (a campaign ends
  * `completed` when the account runs dry, its contacts uncalled); the line saying so, with where to top up.
  */

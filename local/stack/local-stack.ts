@@ -311,7 +311,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   const webhooks = await startWebhookReceiver(env, {
     now,
     log,
-    simulatedTime: clock !== null,
+    scheduler,
+    ...(requests ? { timing: requests.timing } : {}),
     port: options.ports?.webhooks,
     ...(waitClock ? { clock: waitClock } : {}),
   });

@@ -40,8 +40,8 @@ function sleepAs(scheduler: SimScheduler, actor: unknown, ms: number): Promise<v
 
 /**
  * The Voice API client's clock on the stack: the scheduler's time, and a back-off that is the waiting actor's sleep,
- * so a retried 500 takes simulated seconds and no real ones. Outside any actor (intake while the run sets up, the
- * outcomes queue) it sleeps in real time, as `simulatedRequests` does.
+ * so a retried 500 takes simulated seconds and no real ones. Outside any actor (intake while the run sets up) it
+ * sleeps in real time, as `simulatedRequests` does.
  */
 export function actorClock(scheduler: SimScheduler): Clock {
   return {
@@ -61,8 +61,8 @@ export const ACTOR_HEADER = 'x-callsheet-actor';
  * (`holdAnswer`) as that actor's sleep, so a 45 s answer takes 45 simulated seconds and no real ones, others work
  * on meanwhile, and a limit shorter than the hold ends it (the actor wakes to a timeout, as it would for real). A
  * 429's `Retry-After` (seconds of the emulator's clock until its window resets) is likewise the actor's sleep.
- * Requests made outside any actor (intake while the run sets up, the outcomes queue, another shell) keep real
- * time: nothing would move the clock for them while an actor that waits on them works.
+ * Requests made outside any actor (intake while the run sets up, another shell) keep real time: nothing would move
+ * the clock for them while an actor that waits on them works. (Each outcomes queue invocation is an actor.)
  */
 export function simulatedRequests(scheduler: SimScheduler): {
   timing: RequestTiming;

@@ -8,7 +8,13 @@ export interface QueueOptions {
   retryDelayMs?: number;
   /** After this many receives a failing message goes to the dead letters. */
   maxReceives?: number;
+  /** Runs `redeliver` once `ms` have passed: real time by default, the stack's clock where it has one. */
+  after?: (ms: number, redeliver: () => void) => void;
 }
+
+const realTime = (ms: number, redeliver: () => void) => {
+  setTimeout(redeliver, ms);
+};
 
 /**
  * The SQS queue between the bucket and the intake function, as Lambda's event source mapping drives it: one
@@ -61,7 +67,9 @@ export class LocalQueue {
       .then((failed) => {
         if (failed && receive < (this.options.maxReceives ?? 3)) {
           this.inFlight++; // counted now, so idle() does not resolve while the redelivery waits
-          setTimeout(() => this.deliver(record, receive + 1, true), this.options.retryDelayMs ?? 50);
+          (this.options.after ?? realTime)(this.options.retryDelayMs ?? 50, () =>
+            this.deliver(record, receive + 1, true),
+          );
         } else if (failed) this.deadLetters.push(attempt);
       })
       .finally(() => {

@@ -6,13 +6,24 @@ import type { Log } from '#commons/log.ts';
 import { buildOutcomeService } from '#commons/outcomes/build-service.ts';
 import { readOutcomesConfig } from '#commons/outcomes/config.ts';
 import type { OutcomeService } from '#commons/outcomes/outcome-service.ts';
+import type { RequestTiming } from '#commons/voice-api/http.ts';
 import type { Clock } from '#commons/voice-api/rate-limiter.ts';
 import { makeOutcomesHandler } from '#outcomes/handler.ts';
 import { buildWebhookReceiver } from '#webhooks/build-receiver.ts';
 import { readWebhookConfig } from '#webhooks/config.ts';
 import { makeWebhookHandler } from '#webhooks/handler.ts';
 import { localContext } from './lambda-context.ts';
-import { LocalQueue } from './upload-queue.ts';
+import type { SimScheduler } from './sim-scheduler.ts';
+import { actorClock, asActor } from './stack-clock.ts';
+import { LocalQueue, type SqsHandler } from './upload-queue.ts';
+
+/**
+ * The outcomes queue's visibility timeout as infra/webhooks.ts sets it (six times the processor's 60 s): a message
+ * the processor could not handle (the account's API budget spent for the minute, a DynamoDB error) is delivered
+ * again that much later, five receives in all, so a burst of events waits out the budget rather than being
+ * dead-lettered within a second.
+ */
+const OUTCOMES_VISIBILITY_MS = 6 * 60_000;
 
 export interface LocalWebhooks {
   /** Where the emulator (or anything on this machine) POSTs call events: `POST /_emulator/config {webhookUrl}`. */
@@ -55,24 +66,53 @@ export async function startWebhookReceiver(
   options: {
     now: () => Date;
     log: Log;
-    simulatedTime: boolean;
+    /** How long a failed message waits before its next delivery (the queue's visibility timeout). */
     retryDelayMs?: number;
     port?: number;
     /** The clock the API budget's waits run on (the stack's simulated clock). */
     clock?: Clock;
+    /** The stack's scheduler, on simulated time: invocations are its actors, redeliveries wait on it. */
+    scheduler?: SimScheduler | null;
+    /** Request time limits on the scheduler's clock (with held answers, as the workflows' requests have them). */
+    timing?: RequestTiming;
   },
 ): Promise<LocalWebhooks> {
   const secret = env.VOICE_API_WEBHOOK_SECRET as string;
+  const scheduler = options.scheduler ?? null;
   const outcomes = await buildOutcomeService(readOutcomesConfig(env), {
     now: options.now,
     log: options.log,
-    // The client's own pacing runs on real time; in simulated time the budget paces, on the stack's clock.
-    ...(options.simulatedTime ? { api: { requestsPerMinute: 0 }, budgetClock: options.clock } : {}),
+    // On simulated time the budget paces, on the stack's clock, and a retried 500 backs off in simulated seconds.
+    ...(scheduler
+      ? {
+          api: {
+            requestsPerMinute: 0,
+            clock: actorClock(scheduler),
+            ...(options.timing ? { timing: options.timing } : {}),
+          },
+          budgetClock: options.clock,
+        }
+      : {}),
   });
   const processor = makeOutcomesHandler(outcomes, options.log);
-  const queue = new LocalQueue('callsheet-outcomes', (e, c) => processor(e, c), {
-    retryDelayMs: options.retryDelayMs ?? 50,
+  let invocations = 0;
+  // Each invocation is an actor of the scheduler, as a step is: time stands still while it works, and its waits
+  // are its sleeps.
+  const invoke: SqsHandler = (event, context) => {
+    if (!scheduler) return processor(event, context);
+    const actor = `outcomes:${++invocations}`;
+    scheduler.join(actor);
+    return asActor(actor, () => processor(event, context)).finally(() => scheduler.leave(actor));
+  };
+  // In real time nothing moves a clock past a six-minute wait: a failed message comes back after retryDelayMs.
+  const queue = new LocalQueue('callsheet-outcomes', invoke, {
     maxReceives: 5,
+    ...(scheduler
+      ? {
+          retryDelayMs: options.retryDelayMs ?? OUTCOMES_VISIBILITY_MS,
+          after: (ms, redeliver) => void scheduler.at(scheduler.now() + ms, async () => redeliver()),
+        }
+      : { retryDelayMs: options.retryDelayMs ?? 50 }),
   });
   const receiver = buildWebhookReceiver(
     readWebhookConfig(env, { queue: 'local' }),

@@ -31,6 +31,7 @@ import { loadFaultPlan, placedCalls } from '../fault-plan-file.ts';
 import { holdForOperators } from '../operator-hold.ts';
 import { contactsLine, contactsOutcome, contactsSummary, dropContacts, readContactsFile } from '../run-contacts.ts';
 import {
+  deadEventsLine,
   type EmulatorCalls,
   followUpLines,
   isoDuration,
@@ -360,6 +361,8 @@ export const runCommand: Command = {
         else {
           await contactsDrop;
           await stack.contacts.settle();
+          // Call events the processor failed come back after the queue's visibility timeout: counted once handled.
+          await stack.webhooks.queue.idle();
         }
         if (progress) {
           clearInterval(progress);
@@ -387,9 +390,11 @@ export const runCommand: Command = {
           contacts && contactsId
             ? await contactsSummary(stack.objects, stack.bucket, contacts, contactsId, stack.contacts)
             : null;
+        const deadEvents = stack.webhooks.queue.deadLetters.length;
         const result = {
           upload: `s3://${stack.bucket}/${key}`,
           summary,
+          callEventsDeadLettered: deadEvents,
           notes: intake?.notes ?? [],
           dataDir: { path: dataDir, new: newDataDir },
           parts,
@@ -405,6 +410,7 @@ export const runCommand: Command = {
           }
           for (const line of summaryLines(summary)) say(line);
           if (synced) for (const line of contactsLine(synced)) say(line);
+          if (deadEvents > 0) say(deadEventsLine(deadEvents));
           if (records && faults) {
             const hits = records.faulted_requests;
             say(`faulted requests: ${hits.length} (${hits.filter((h) => h.dropped).length} answers dropped)`);
