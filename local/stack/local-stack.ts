@@ -34,7 +34,7 @@ import { type LocalS3, startS3 } from './s3.ts';
 import { type SettableClock, SimScheduler } from './sim-scheduler.ts';
 import { actorClock, asActor, simulatedRequests, stackClock } from './stack-clock.ts';
 import { type LocalStateMachine, LocalStepFunctions } from './step-functions.ts';
-import { LocalQueue, type SqsHandler } from './upload-queue.ts';
+import { LocalQueue, redelivery, type SqsHandler } from './upload-queue.ts';
 import { type LocalWebhooks, localWebhookSecret, startWebhookReceiver } from './webhook-receiver.ts';
 
 export interface LocalStackOptions {
@@ -51,8 +51,6 @@ export interface LocalStackOptions {
   /** Deployment settings (DEFAULT_COUNTRY, DEFAULT_TIME_ZONE, …) as the Lambda environment would carry them. */
   settings?: Record<string, string>;
   log?: Log;
-  /** Redelivery delay of the intake queue (SQS visibility timeout). */
-  retryDelayMs?: number;
   /**
    * Wraps the lifecycle function as Lambda would invoke it: rehearsals of Lambda failures (a step that throws
    * Lambda.Unknown) and of a wedged workflow. Not for normal runs.
@@ -298,9 +296,12 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     scheduler.join(id);
     return asActor(id, () => intake(e, c)).finally(() => scheduler.leave(id));
   };
-  const intakeQueue = new LocalQueue('callsheet-intake', intakeAsActor, {
-    retryDelayMs: options.retryDelayMs ?? 50,
-  });
+  // As infra/upload-bucket.ts makes it: six times intake's five minutes, five receives.
+  const intakeQueue = new LocalQueue(
+    'callsheet-intake',
+    intakeAsActor,
+    redelivery(scheduler, { visibilityMs: 30 * 60_000, maxReceives: 5 }),
+  );
   // The bucket notification in AWS is filtered to incoming/; reports, parts and moved originals raise nothing.
   s3.onEvent((event) => {
     const records = event.Records.filter(

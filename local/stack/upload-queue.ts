@@ -1,5 +1,6 @@
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { localContext } from './lambda-context.ts';
+import type { SimScheduler } from './sim-scheduler.ts';
 
 export type SqsHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse>;
 
@@ -15,6 +16,24 @@ export interface QueueOptions {
 const realTime = (ms: number, redeliver: () => void) => {
   setTimeout(redeliver, ms);
 };
+
+/**
+ * A queue's redelivery as deployed: on the stack's scheduler a failed message waits out the queue's visibility
+ * timeout on the simulated clock (time does not pass that instant before it is delivered again) and is
+ * dead-lettered after `maxReceives`, as infra sets them. In real time nothing would move a clock past a wait of
+ * minutes, so it comes back after 50 ms.
+ */
+export function redelivery(
+  scheduler: SimScheduler | null,
+  deployed: { visibilityMs: number; maxReceives: number },
+): QueueOptions {
+  if (!scheduler) return { retryDelayMs: 50, maxReceives: deployed.maxReceives };
+  return {
+    retryDelayMs: deployed.visibilityMs,
+    maxReceives: deployed.maxReceives,
+    after: (ms, redeliver) => void scheduler.at(scheduler.now() + ms, async () => redeliver()),
+  };
+}
 
 /**
  * The SQS queue between the bucket and the intake function, as Lambda's event source mapping drives it: one

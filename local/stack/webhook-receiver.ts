@@ -15,7 +15,7 @@ import { makeWebhookHandler } from '#webhooks/handler.ts';
 import { localContext } from './lambda-context.ts';
 import type { SimScheduler } from './sim-scheduler.ts';
 import { actorClock, asActor } from './stack-clock.ts';
-import { LocalQueue, type SqsHandler } from './upload-queue.ts';
+import { LocalQueue, redelivery, type SqsHandler } from './upload-queue.ts';
 
 /**
  * The outcomes queue's visibility timeout as infra/webhooks.ts sets it (six times the processor's 60 s): a message
@@ -66,8 +66,6 @@ export async function startWebhookReceiver(
   options: {
     now: () => Date;
     log: Log;
-    /** How long a failed message waits before its next delivery (the queue's visibility timeout). */
-    retryDelayMs?: number;
     port?: number;
     /** The clock the API budget's waits run on (the stack's simulated clock). */
     clock?: Clock;
@@ -104,16 +102,11 @@ export async function startWebhookReceiver(
     scheduler.join(actor);
     return asActor(actor, () => processor(event, context)).finally(() => scheduler.leave(actor));
   };
-  // In real time nothing moves a clock past a six-minute wait: a failed message comes back after retryDelayMs.
-  const queue = new LocalQueue('callsheet-outcomes', invoke, {
-    maxReceives: 5,
-    ...(scheduler
-      ? {
-          retryDelayMs: options.retryDelayMs ?? OUTCOMES_VISIBILITY_MS,
-          after: (ms, redeliver) => void scheduler.at(scheduler.now() + ms, async () => redeliver()),
-        }
-      : { retryDelayMs: options.retryDelayMs ?? 50 }),
-  });
+  const queue = new LocalQueue(
+    'callsheet-outcomes',
+    invoke,
+    redelivery(scheduler, { visibilityMs: OUTCOMES_VISIBILITY_MS, maxReceives: 5 }),
+  );
   const receiver = buildWebhookReceiver(
     readWebhookConfig(env, { queue: 'local' }),
     { send: async (body) => queue.send(body) },

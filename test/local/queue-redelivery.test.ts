@@ -2,19 +2,20 @@ import { describe, expect, it } from 'vitest';
 import { OutcomeStore } from '#commons/outcomes/outcome-store.ts';
 import type { Call } from '#commons/voice-api/types.ts';
 import { signWebhook } from '#commons/voice-api/webhooks.ts';
-import { usePipeline } from '../helpers/pipeline.ts';
+import { uploadOnly, usePipeline } from '../helpers/pipeline.ts';
+import { contactSheet, phones, xlsx } from '../helpers/sheets.ts';
 import { stackDb } from '../outcomes/webhook-run.ts';
 
 /**
- * A burst of call events when the account's API budget is spent for the minute: each completed call is read from
- * the API, so the processor fails the events it has no token for, and the outcomes queue delivers them again after
- * its visibility timeout (six minutes, as infra/webhooks.ts sets it) on the stack's clock, as SQS would. None may
- * end in the dead letters for want of a token that the next minute gives back.
+ * The embedded stack's queues redeliver as SQS does: a message its function failed on comes back after the
+ * queue's visibility timeout (as infra sets it) on the stack's clock, and is dead-lettered only after the
+ * deployed number of receives. Here the failure is the account's API budget, spent for the minute: nothing may
+ * end in the dead letters for want of a token that a later minute gives back.
  */
-// A plan of 12 a minute: the lifecycle and safety shares take 3 each, leaving the processor 6.
+// A plan of 12 a minute: the lifecycle and safety shares take 3 each, leaving everyone else 6.
 const p = usePipeline({ API_BUDGET_PER_MINUTE: '12', API_BUDGET_PER_HOUR: '0' });
 
-describe('call events beyond the API budget', () => {
+describe('call events beyond the API budget (outcomes queue: six minutes, five receives)', () => {
   it('wait out the queue visibility timeout and are all recorded, none dead-lettered', async () => {
     await p.f.admin.setClock('2026-03-02T09:00:00Z');
     const agent = await p.f.api.agents.create({ name: 'Burst', greeting_line: 'Hello.' });
@@ -34,6 +35,10 @@ describe('call events beyond the API budget', () => {
 
     const deadBefore = p.stack.webhooks.queue.deadLetters.length;
     const from = p.f.emu.core.clock.now();
+    // The burst arrives at one instant: time stands still until every event has been acknowledged.
+    const scheduler = p.stack.scheduler;
+    if (!scheduler) throw new Error('simulated stack expected');
+    scheduler.join('burst');
     const answers = await Promise.all(
       ids.map(async (id, i) => {
         const body = JSON.stringify({
@@ -61,6 +66,7 @@ describe('call events beyond the API budget', () => {
         return res.status;
       }),
     );
+    scheduler.leave('burst');
     expect(answers).toEqual(ids.map(() => 202));
     await p.stack.webhooks.queue.idle();
 
@@ -70,5 +76,27 @@ describe('call events beyond the API budget', () => {
     expect(recorded.map((o) => o?.status)).toEqual(ids.map((id) => calls.get(id)?.status));
     // 6 a minute: the first six at once, the rest over two redeliveries six simulated minutes apart.
     expect(p.f.emu.core.clock.now() - from).toBeGreaterThanOrEqual(12 * 60_000);
+  });
+});
+
+describe('an upload while the API budget is spent (intake queue: thirty minutes, five receives)', () => {
+  it("intake's agent look-up fails, and the upload is taken up again half an hour later, not dead-lettered", async () => {
+    await p.f.admin.setClock('2026-03-03T09:00:01Z');
+    const agent = await p.f.api.agents.create({ name: 'Later', greeting_line: 'Hello.' });
+    // Another caller (a contact sync, say) has taken the minute's six shared tokens.
+    for (let i = 0; i < 6; i++) await p.stack.budget('shared').take();
+    const from = p.f.emu.core.clock.now();
+    const started = await uploadOnly(
+      p,
+      `incoming/${agent.id}/later.xlsx`,
+      await xlsx(contactSheet(phones(3, '+1415579'))),
+      { 'calling-window': 'daily 00:00-24:00' },
+    );
+    expect(p.stack.intakeQueue.deadLetters).toEqual([]);
+    const executions = started();
+    expect(executions).toHaveLength(1);
+    expect(executions[0]?.startDate.getTime()).toBeGreaterThanOrEqual(from + 30 * 60_000);
+    await p.stack.sfn.settled();
+    expect(started().map((e) => e.status)).toEqual(['SUCCEEDED']);
   });
 });
