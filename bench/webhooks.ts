@@ -63,7 +63,7 @@ export async function webhooksBench(): Promise<BenchResult[]> {
     settings: { rateLimitPerMinute: 0, concurrency: CALLS, answerRate: 1 },
   });
   // The plan's limits off: this measures what the pipeline itself costs per event. Under the plan (100 a minute)
-  // a burst waits out the budget on the queue, as test/webhooks/budget-wait.test.ts shows, at the plan's pace.
+  // a burst waits out the budget on the queue, as test/local/queue-redelivery.test.ts shows, at the plan's pace.
   const stack = await startLocalStack({
     voiceApi: { url: emu.url, apiKey },
     clock: emu.core.clock,

@@ -147,3 +147,48 @@ describe('callsheet run --faults --json (process)', () => {
     expect(await auditCalls(result.calls, { hours: 'Mon-Fri 10:00-11:00' })).toEqual([]);
   });
 });
+
+describe('callsheet run when intake fails (process)', () => {
+  const run = (name: string, plan: string, now: string) =>
+    runCli(['run', 'examples/contacts.xlsx', '--window', 'Mon-Fri 10:00-12:00', '--now', now, '--faults', plan], {
+      CALLSHEET_DATA_DIR: join(dir, name),
+      VOICE_API_URL: '',
+      VOICE_API_KEY: '',
+    });
+
+  it('says so, and the upload is delivered again after the queue visibility timeout, as SQS would', async () => {
+    const plan = await planFile('intake-once.json', {
+      description: "intake's agent look-up is refused once",
+      faults: [{ method: 'GET', path: '/agents/*', status: 400, count: 1 }],
+    });
+    const out = await run('intake-once', plan, '2026-12-07T10:00:00-08:00');
+    expect(out.stderr).toBe('');
+    const runLog = join(dir, 'intake-once', 'run.log');
+    expect(out.stdout).toContain(
+      `examples/contacts.xlsx: intake failed on its first delivery (see ${runLog}); the queue delivers the upload again after its visibility timeout, as SQS would`,
+    );
+    expect(out.code).toBe(0);
+    expect(out.stdout).toMatch(/^part 1: completed/m);
+    // Its reason, in the log the line names.
+    expect(await readFile(runLog, 'utf8')).toMatch(/"message":"upload not finished; SQS will redeliver it".*400/);
+    // The workflows started half an hour (the intake queue's visibility timeout) after the upload.
+    const reports = /^all reports: (\S+)$/m.exec(out.stdout)?.[1] as string;
+    const part = JSON.parse(await readFile(join(reports, 'part-1.json'), 'utf8')) as { startedAt: string };
+    expect(Date.parse(part.startedAt)).toBeGreaterThanOrEqual(Date.parse('2026-12-07T10:30:00-08:00'));
+  });
+
+  it('exits 1 naming the log once intake has failed on all five deliveries', async () => {
+    const plan = await planFile('intake-never.json', {
+      description: "intake's agent look-up is refused for a day",
+      faults: [{ method: 'GET', path: '/agents/*', status: 400, from: '2026-12-07T10:00:00-08:00', minutes: 1440 }],
+    });
+    const out = await run('intake-never', plan, '2026-12-07T10:00:00-08:00');
+    const runLog = join(dir, 'intake-never', 'run.log');
+    expect(out.code).toBe(1);
+    expect(out.stderr).toContain(
+      `examples/contacts.xlsx: intake failed on every delivery and the upload went to the dead letters; the reasons are in ${runLog}`,
+    );
+    const warnings = (await readFile(runLog, 'utf8')).split('\n').filter((l) => l.includes('upload not finished'));
+    expect(warnings).toHaveLength(5);
+  });
+});

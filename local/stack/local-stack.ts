@@ -353,7 +353,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     guardIdle: guardsIdle,
     async close() {
       stopSweeper();
-      await intakeQueue.idle();
+      // Messages waiting out a visibility timeout go with the stack (SQS would keep them; this queue is memory).
+      await intakeQueue.stop();
       await webhooks.close();
       client.destroy();
       budgetDb.destroy();

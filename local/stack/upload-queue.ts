@@ -5,11 +5,13 @@ import type { SimScheduler } from './sim-scheduler.ts';
 export type SqsHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse>;
 
 export interface QueueOptions {
-  /** SQS's visibility timeout: how long a failed message waits before it is delivered again. */
+  /** SQS's visibility timeout: how long after a receive a message that failed is delivered again. */
   retryDelayMs?: number;
   /** After this many receives a failing message goes to the dead letters. */
   maxReceives?: number;
-  /** Runs `redeliver` once `ms` have passed: real time by default, the stack's clock where it has one. */
+  /** The clock the visibility timeout counts on: real time by default, the stack's where it has one. */
+  now?: () => number;
+  /** Runs `redeliver` once `ms` have passed on that clock. */
   after?: (ms: number, redeliver: () => void) => void;
 }
 
@@ -31,18 +33,27 @@ export function redelivery(
   return {
     retryDelayMs: deployed.visibilityMs,
     maxReceives: deployed.maxReceives,
+    now: () => scheduler.now(),
     after: (ms, redeliver) => void scheduler.at(scheduler.now() + ms, async () => redeliver()),
   };
 }
 
+/** A message waiting out its visibility timeout; `dropped` once the queue stops. */
+interface Waiting {
+  dropped: boolean;
+}
+
 /**
- * The SQS queue between the bucket and the intake function, as Lambda's event source mapping drives it: one
- * message per invocation, partial batch failures redelivered after the visibility timeout, then dead-lettered.
+ * An SQS queue in front of one function (intake's, the outcomes processor's), as Lambda's event source mapping
+ * drives it: one message per invocation, a failed message delivered again after the visibility timeout, then
+ * dead-lettered.
  */
 export class LocalQueue {
   readonly deadLetters: SQSRecord[] = [];
-  private inFlight = 0;
-  private waiters: (() => void)[] = [];
+  /** Messages a handler is working on now. */
+  private inHand = 0;
+  private readonly waiting = new Set<Waiting>();
+  private waiters: { all: boolean; resolve: () => void }[] = [];
 
   constructor(
     private readonly name: string,
@@ -70,13 +81,48 @@ export class LocalQueue {
     this.deliver(record, 1);
   }
 
-  /** Resolves once no message is being handled or waiting for redelivery. */
+  /** Resolves once no message is being handled or waiting to be delivered again. */
   idle(): Promise<void> {
-    return this.inFlight === 0 ? Promise.resolve() : new Promise((resolve) => this.waiters.push(resolve));
+    return this.until(true);
   }
 
-  private deliver(record: SQSRecord, receive: number, counted = false): void {
-    if (!counted) this.inFlight++;
+  /**
+   * Resolves once no message is being handled; some may wait out their visibility timeout, which only passes
+   * once whoever awaits this lets the clock move.
+   */
+  handled(): Promise<void> {
+    return this.until(false);
+  }
+
+  /** Whether a failed message waits to be delivered again. */
+  get retrying(): boolean {
+    return this.waiting.size > 0;
+  }
+
+  /** Drops the messages waiting to be delivered again (the stack is closing) and waits for those in hand. */
+  stop(): Promise<void> {
+    for (const w of this.waiting) w.dropped = true;
+    this.waiting.clear();
+    this.settle();
+    return this.handled();
+  }
+
+  private until(all: boolean): Promise<void> {
+    if (this.inHand === 0 && (!all || this.waiting.size === 0)) return Promise.resolve();
+    return new Promise((resolve) => this.waiters.push({ all, resolve }));
+  }
+
+  private settle(): void {
+    if (this.inHand > 0) return;
+    const done = this.waiters.filter((w) => !w.all || this.waiting.size === 0);
+    this.waiters = this.waiters.filter((w) => !done.includes(w));
+    for (const w of done) w.resolve();
+  }
+
+  private deliver(record: SQSRecord, receive: number): void {
+    this.inHand++;
+    const now = this.options.now ?? Date.now;
+    const receivedAt = now();
     const attempt = { ...record, attributes: { ...record.attributes, ApproximateReceiveCount: String(receive) } };
     void this.handler({ Records: [attempt] }, localContext(this.name))
       .then(
@@ -85,15 +131,20 @@ export class LocalQueue {
       )
       .then((failed) => {
         if (failed && receive < (this.options.maxReceives ?? 3)) {
-          this.inFlight++; // counted now, so idle() does not resolve while the redelivery waits
-          (this.options.after ?? realTime)(this.options.retryDelayMs ?? 50, () =>
-            this.deliver(record, receive + 1, true),
-          );
+          const wait: Waiting = { dropped: false };
+          this.waiting.add(wait);
+          // The visibility timeout runs from the receive, as in SQS, not from the end of the failed invocation.
+          const ms = Math.max(0, receivedAt + (this.options.retryDelayMs ?? 50) - now());
+          (this.options.after ?? realTime)(ms, () => {
+            if (wait.dropped) return;
+            this.waiting.delete(wait);
+            this.deliver(record, receive + 1);
+          });
         } else if (failed) this.deadLetters.push(attempt);
       })
       .finally(() => {
-        this.inFlight--;
-        if (this.inFlight === 0) for (const w of this.waiters.splice(0)) w();
+        this.inHand--;
+        this.settle();
       });
   }
 }

@@ -134,7 +134,7 @@ export async function startWebhookReceiver(
     outcomes,
     async close() {
       await new Promise<void>((resolve) => server.close(() => resolve()));
-      await queue.idle();
+      await queue.stop();
     },
   };
 }

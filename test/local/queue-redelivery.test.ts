@@ -39,34 +39,38 @@ describe('call events beyond the API budget (outcomes queue: six minutes, five r
     const scheduler = p.stack.scheduler;
     if (!scheduler) throw new Error('simulated stack expected');
     scheduler.join('burst');
-    const answers = await Promise.all(
-      ids.map(async (id, i) => {
-        const body = JSON.stringify({
-          event: 'call.completed',
-          timestamp: '2026-03-02T10:30:00.000Z',
-          data: {
-            call_id: id,
-            agent_id: agent.id,
-            duration: 30,
-            status: 'completed',
-            transcript_url: null,
-            recording_url: null,
-            metadata: { campaign_id: null, phone_number: numbers[i], contact_name: null },
-          },
-        });
-        const res = await fetch(p.stack.webhooks.url, {
-          method: 'POST',
-          headers: {
-            'content-type': 'application/json',
-            'X-VoiceAgent-Signature': signWebhook(body, p.stack.webhooks.secret),
-          },
-          body,
-        });
-        await res.arrayBuffer();
-        return res.status;
-      }),
-    );
-    scheduler.leave('burst');
+    let answers: number[];
+    try {
+      answers = await Promise.all(
+        ids.map(async (id, i) => {
+          const body = JSON.stringify({
+            event: 'call.completed',
+            timestamp: '2026-03-02T10:30:00.000Z',
+            data: {
+              call_id: id,
+              agent_id: agent.id,
+              duration: 30,
+              status: 'completed',
+              transcript_url: null,
+              recording_url: null,
+              metadata: { campaign_id: null, phone_number: numbers[i], contact_name: null },
+            },
+          });
+          const res = await fetch(p.stack.webhooks.url, {
+            method: 'POST',
+            headers: {
+              'content-type': 'application/json',
+              'X-VoiceAgent-Signature': signWebhook(body, p.stack.webhooks.secret),
+            },
+            body,
+          });
+          await res.arrayBuffer();
+          return res.status;
+        }),
+      );
+    } finally {
+      scheduler.leave('burst');
+    }
     expect(answers).toEqual(ids.map(() => 202));
     await p.stack.webhooks.queue.idle();
 

@@ -1,9 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { createWriteStream } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { jsonLog, type Log } from '#commons/log.ts';
 import { VoiceApiClient } from '#commons/voice-api/index.ts';
 import { startEmulator } from '#local/emulator/server.ts';
 import { localDataDir, localDynamoPath } from '#local/stack/data-dir.ts';
@@ -16,6 +14,7 @@ import { claimDataDir, describeStack } from '#local/stack/running-stack.ts';
 import { STATS_EVERY_MS, sampleStats } from '#local/stack/stats-sampler.ts';
 import { deliverEmulatorWebhooks } from '#local/stack/webhook-receiver.ts';
 import { type Command, numberOption, UsageError } from '../command.ts';
+import { fileLog } from '../file-log.ts';
 import { shellSettings } from '../shell-settings.ts';
 import { parseNow } from '../time-option.ts';
 
@@ -107,7 +106,9 @@ export const localCommand: Command = {
       // A bad setting stops the stack before anything starts.
       const settings = shellSettings();
       checkStackSettings(settings);
-      const log = fileLog(join(dataDir, 'local.log'), closers);
+      // Every line to local.log; warnings and errors to this terminal too (stdout carries the export lines).
+      const log = fileLog(join(dataDir, 'local.log'), { service: 'callsheet-local', info: true, terminal: true });
+      closers.push(log.close);
       const emulator = await startEmulator({
         port: port('api'),
         apiKey,
@@ -214,30 +215,4 @@ function checkFree(port: number): Promise<void> {
     );
     probe.listen(port, '127.0.0.1', () => probe.close(() => resolve()));
   });
-}
-
-/**
- * Every log line to `file` (appended, readable by its owner only); warnings and errors also to stderr, as stdout
- * carries the export lines: the terminal shows what needs a look instead of a line per workflow step. The file is
- * closed with the stack, and a line logged as it closes is dropped rather than thrown.
- */
-function fileLog(file: string, closers: (() => Promise<unknown>)[]): Log {
-  const stream = createWriteStream(file, { flags: 'a', mode: 0o600 });
-  stream.on('error', () => undefined);
-  closers.push(() => new Promise((resolve) => stream.end(resolve)));
-  const toFile = jsonLog('callsheet-local', (line) => {
-    if (!stream.writableEnded) stream.write(`${line}\n`);
-  });
-  const toTerminal = jsonLog('callsheet-local', (line) => process.stderr.write(`${line}\n`));
-  return {
-    info: toFile.info,
-    warn: (message, fields) => {
-      toFile.warn(message, fields);
-      toTerminal.warn(message, fields);
-    },
-    error: (message, fields) => {
-      toFile.error(message, fields);
-      toTerminal.error(message, fields);
-    },
-  };
 }

@@ -28,6 +28,7 @@ import type { LocalExecution } from '#local/stack/step-functions.ts';
 import { deliverEmulatorWebhooks } from '#local/stack/webhook-receiver.ts';
 import { type Command, cannotRead, numberOption, UsageError, windowOption } from '../command.ts';
 import { loadFaultPlan, placedCalls } from '../fault-plan-file.ts';
+import { fileLog } from '../file-log.ts';
 import { holdForOperators } from '../operator-hold.ts';
 import { contactsLine, contactsOutcome, contactsSummary, dropContacts, readContactsFile } from '../run-contacts.ts';
 import {
@@ -237,6 +238,9 @@ export const runCommand: Command = {
               holdAnswer ? holdAnswer(ms, headers, late) : new Promise<void>((resolve) => setTimeout(resolve, ms)),
           });
       const apiUrl = realApi ? (process.env.VOICE_API_URL as string) : (emulator?.url as string);
+      // The handlers' warnings and errors (an intake that failed, a call event not recorded), for `see run.log`.
+      const runLog = join(dataDir, 'run.log');
+      const log = fileLog(runLog, { service: 'callsheet-run', info: false, terminal: false });
       const stack = await startLocalStack({
         voiceApi: { url: apiUrl, apiKey },
         ...(emulator ? { clock: emulator.core.clock } : {}),
@@ -245,8 +249,10 @@ export const runCommand: Command = {
         s3Directory: join(dataDir, 's3'),
         settings,
         heldAnswers: emulator !== null,
+        log,
       }).catch(async (err) => {
         await emulator?.close();
+        await log.close();
         throw err;
       });
       holdAnswer = stack.holdAnswer;
@@ -299,12 +305,19 @@ export const runCommand: Command = {
         let contactsId: string | null = null;
         try {
           id = await uploadSheet(stack.objects, stack.bucket, key, body, metadata);
-          await stack.intakeQueue.idle();
+          // Intake has finished, or failed and waits out its queue's visibility timeout, which passes only once
+          // time moves again (below).
+          await stack.intakeQueue.handled();
           if (contacts && opts.contactsAt === undefined)
             contactsId = await dropContacts(stack.objects, stack.bucket, contacts);
         } finally {
           stack.scheduler?.leave(SETUP);
         }
+        if (stack.intakeQueue.retrying)
+          say(
+            `${file}: intake failed on its first delivery (see ${runLog}); the queue delivers the upload again after its visibility timeout, as SQS would`,
+          );
+        await stack.intakeQueue.idle();
         // At a chosen instant instead: one more actor of the simulated clock, so time does not pass it first.
         const contactsDrop =
           contacts && opts.contactsAt !== undefined && stack.scheduler
@@ -321,7 +334,9 @@ export const runCommand: Command = {
           printNothingLaunched(
             { file, upload: key, json, dataDir, reportFile: join(dataDir, reportKeys(id).json) },
             intake,
-            'intake did not start anything; see the logs',
+            stack.intakeQueue.deadLetters.length > 0
+              ? `intake failed on every delivery and the upload went to the dead letters; the reasons are in ${runLog}`
+              : `intake did not start anything; see ${runLog}`,
           );
           return 1;
         }
@@ -361,7 +376,9 @@ export const runCommand: Command = {
         else {
           await contactsDrop;
           await stack.contacts.settle();
-          // Call events the processor failed come back after the queue's visibility timeout: counted once handled.
+          // Call events the processor failed come back after the queue's visibility timeout: counted once every
+          // event the emulator sent is handled.
+          await emulator?.core.webhooks.settled();
           await stack.webhooks.queue.idle();
         }
         if (progress) {
@@ -431,6 +448,7 @@ export const runCommand: Command = {
         await stack.close();
         await pages.close();
         await emulator?.close();
+        await log.close();
         // aws-local-stepfunctions leaves the time limit of a task it aborted armed (minutes of real time), which
         // would keep the process alive once everything here has closed.
         if (interrupted) setTimeout(() => process.exit(130), 1_000).unref();
