@@ -52,6 +52,11 @@ export interface LocalStackOptions {
   settings?: Record<string, string>;
   log?: Log;
   /**
+   * Without a clock: how long a message the intake or outcomes function failed on waits before its next delivery.
+   * Their visibility timeouts as deployed (30 and 6 minutes) unless set; a test that provokes a failure shortens it.
+   */
+  realTimeRedeliveryMs?: number;
+  /**
    * Wraps the lifecycle function as Lambda would invoke it: rehearsals of Lambda failures (a step that throws
    * Lambda.Unknown) and of a wedged workflow. Not for normal runs.
    */
@@ -300,7 +305,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   const intakeQueue = new LocalQueue(
     'callsheet-intake',
     intakeAsActor,
-    redelivery(scheduler, { visibilityMs: 30 * 60_000, maxReceives: 5 }),
+    redelivery(scheduler, { visibilityMs: 30 * 60_000, maxReceives: 5 }, options.realTimeRedeliveryMs),
   );
   // The bucket notification in AWS is filtered to incoming/; reports, parts and moved originals raise nothing.
   s3.onEvent((event) => {
@@ -314,6 +319,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     log,
     scheduler,
     ...(requests ? { timing: requests.timing } : {}),
+    ...(options.realTimeRedeliveryMs !== undefined ? { realTimeRedeliveryMs: options.realTimeRedeliveryMs } : {}),
     port: options.ports?.webhooks,
     ...(waitClock ? { clock: waitClock } : {}),
   });

@@ -15,21 +15,23 @@ export interface QueueOptions {
   after?: (ms: number, redeliver: () => void) => void;
 }
 
+/** A timer that does not keep the process alive: a stack that closes drops what waits (`stop`). */
 const realTime = (ms: number, redeliver: () => void) => {
-  setTimeout(redeliver, ms);
+  setTimeout(redeliver, ms).unref();
 };
 
 /**
- * A queue's redelivery as deployed: on the stack's scheduler a failed message waits out the queue's visibility
- * timeout on the simulated clock (time does not pass that instant before it is delivered again) and is
- * dead-lettered after `maxReceives`, as infra sets them. In real time nothing would move a clock past a wait of
- * minutes, so it comes back after 50 ms.
+ * A queue's redelivery as deployed: a failed message waits out the queue's visibility timeout and is
+ * dead-lettered after `maxReceives`, as infra sets them; on the stack's scheduler the wait is on the simulated
+ * clock (time does not pass that instant before it is delivered again), in real time it is real minutes (or
+ * `realTimeMs`, for a test that provokes a failure).
  */
 export function redelivery(
   scheduler: SimScheduler | null,
   deployed: { visibilityMs: number; maxReceives: number },
+  realTimeMs = deployed.visibilityMs,
 ): QueueOptions {
-  if (!scheduler) return { retryDelayMs: 50, maxReceives: deployed.maxReceives };
+  if (!scheduler) return { retryDelayMs: realTimeMs, maxReceives: deployed.maxReceives };
   return {
     retryDelayMs: deployed.visibilityMs,
     maxReceives: deployed.maxReceives,

@@ -73,6 +73,8 @@ export async function startWebhookReceiver(
     scheduler?: SimScheduler | null;
     /** Request time limits on the scheduler's clock (with held answers, as the workflows' requests have them). */
     timing?: RequestTiming;
+    /** Without a scheduler: the wait before a failed message's next delivery (the deployed six minutes if unset). */
+    realTimeRedeliveryMs?: number;
   },
 ): Promise<LocalWebhooks> {
   const secret = env.VOICE_API_WEBHOOK_SECRET as string;
@@ -105,7 +107,7 @@ export async function startWebhookReceiver(
   const queue = new LocalQueue(
     'callsheet-outcomes',
     invoke,
-    redelivery(scheduler, { visibilityMs: OUTCOMES_VISIBILITY_MS, maxReceives: 5 }),
+    redelivery(scheduler, { visibilityMs: OUTCOMES_VISIBILITY_MS, maxReceives: 5 }, options.realTimeRedeliveryMs),
   );
   const receiver = buildWebhookReceiver(
     readWebhookConfig(env, { queue: 'local' }),

@@ -34,6 +34,8 @@ beforeAll(async () => {
   stack = await startLocalStack({
     voiceApi: { url: f.emu.url, apiKey: TEST_KEY },
     lifecycle: recordOnlyLifecycle,
+    // A failed upload comes back after 50 ms rather than the deployed half hour (real time here).
+    realTimeRedeliveryMs: 50,
     // These tests upload the same numbers many times in one simulated hour; caps have their own (outcomes/caps-run).
     settings: { DEFAULT_COUNTRY: 'US', CALL_CAP_PER_DAY: '1000', CALL_CAP_PER_WEEK: '1000' },
   });

@@ -265,6 +265,8 @@ export const runCommand: Command = {
       const interrupt = () => {
         interrupted = true;
         if (!json) console.error('\nstopping: the workflows stop now; the summary follows');
+        // An upload waiting out the intake queue's visibility timeout is not waited for.
+        void stack.intakeQueue.stop();
         for (const e of stack.sfn.executions.values())
           if (e.status === 'RUNNING') stack.sfn.stop(e.executionArn, 'Interrupted', 'callsheet run was interrupted');
       };
@@ -332,6 +334,10 @@ export const runCommand: Command = {
         const first = started()[0];
         if (!first) {
           await pages.idle();
+          if (interrupted) {
+            if (!json) console.error(`${file}: stopped before intake started anything`);
+            return 130;
+          }
           printNothingLaunched(
             { file, upload: key, json, dataDir, reportFile: join(dataDir, reportKeys(id).json) },
             intake,
