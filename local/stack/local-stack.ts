@@ -32,9 +32,9 @@ import { type LambdaInvoke, localLifecycleMachine } from './lifecycle-machine.ts
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from './local-aws.ts';
 import { type LocalS3, startS3 } from './s3.ts';
 import { type SettableClock, SimScheduler } from './sim-scheduler.ts';
-import { actorClock, asActor, simulatedRequests, stackClock } from './stack-clock.ts';
+import { actorClock, asActor, invocationsAsActors, simulatedRequests, stackClock } from './stack-clock.ts';
 import { type LocalStateMachine, LocalStepFunctions } from './step-functions.ts';
-import { LocalQueue, redelivery, type SqsHandler } from './upload-queue.ts';
+import { LocalQueue, redelivery } from './upload-queue.ts';
 import { type LocalWebhooks, localWebhookSecret, startWebhookReceiver } from './webhook-receiver.ts';
 
 export interface LocalStackOptions {
@@ -292,19 +292,12 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     await buildIntakeService(readIntakeConfig(env), now, { budgetClock: waitClock }),
     log,
   );
-  // Time stands still while intake works on an upload, as it takes seconds in AWS: an upload dropped during a run
-  // starts its parts at the instant it came, not at whatever wake-up the clock jumped to meanwhile.
-  let intakeSeq = 0;
-  const intakeAsActor: SqsHandler = (e, c) => {
-    if (!scheduler) return intake(e, c);
-    const id = `intake:${++intakeSeq}`;
-    scheduler.join(id);
-    return asActor(id, () => intake(e, c)).finally(() => scheduler.leave(id));
-  };
-  // As infra/upload-bucket.ts makes it: six times intake's five minutes, five receives.
+  // As infra/upload-bucket.ts makes it: six times intake's five minutes, five receives. Time stands still while
+  // intake works on an upload: one dropped during a run starts its parts at the instant it came, not at whatever
+  // wake-up the clock jumped to meanwhile.
   const intakeQueue = new LocalQueue(
     'callsheet-intake',
-    intakeAsActor,
+    invocationsAsActors(scheduler, 'intake', intake),
     redelivery(scheduler, { visibilityMs: 30 * 60_000, maxReceives: 5 }, options.realTimeRedeliveryMs),
   );
   // The bucket notification in AWS is filtered to incoming/; reports, parts and moved originals raise nothing.

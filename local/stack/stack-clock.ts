@@ -13,6 +13,24 @@ export function asActor<T>(id: string, work: () => Promise<T>): Promise<T> {
 }
 
 /**
+ * `handler` with each invocation an actor of the scheduler (`<name>:<n>`), as a function in AWS takes seconds:
+ * time stands still while it works, and its waits are its sleeps. `handler` itself when there is no scheduler.
+ */
+export function invocationsAsActors<A extends unknown[], R>(
+  scheduler: SimScheduler | null,
+  name: string,
+  handler: (...args: A) => Promise<R>,
+): (...args: A) => Promise<R> {
+  if (!scheduler) return handler;
+  let invocations = 0;
+  return (...args) => {
+    const id = `${name}:${++invocations}`;
+    scheduler.join(id);
+    return asActor(id, () => handler(...args)).finally(() => scheduler.leave(id));
+  };
+}
+
+/**
  * The clock the stack's handlers wait on (the API budget's waits, the client's back-off), on simulated time: with
  * a scheduler, a wait is a sleep of the actor waiting, so the discrete-event clock moves past it only when everyone
  * else waits too, and nothing wakes late; without one (a test driving the clock by hand) the clock jumps ahead.

@@ -14,8 +14,8 @@ import { readWebhookConfig } from '#webhooks/config.ts';
 import { makeWebhookHandler } from '#webhooks/handler.ts';
 import { localContext } from './lambda-context.ts';
 import type { SimScheduler } from './sim-scheduler.ts';
-import { actorClock, asActor } from './stack-clock.ts';
-import { LocalQueue, redelivery, type SqsHandler } from './upload-queue.ts';
+import { actorClock, invocationsAsActors } from './stack-clock.ts';
+import { LocalQueue, redelivery } from './upload-queue.ts';
 
 /**
  * The outcomes queue's visibility timeout as infra/webhooks.ts sets it (six times the processor's 60 s): a message
@@ -95,18 +95,9 @@ export async function startWebhookReceiver(
       : {}),
   });
   const processor = makeOutcomesHandler(outcomes, options.log);
-  let invocations = 0;
-  // Each invocation is an actor of the scheduler, as a step is: time stands still while it works, and its waits
-  // are its sleeps.
-  const invoke: SqsHandler = (event, context) => {
-    if (!scheduler) return processor(event, context);
-    const actor = `outcomes:${++invocations}`;
-    scheduler.join(actor);
-    return asActor(actor, () => processor(event, context)).finally(() => scheduler.leave(actor));
-  };
   const queue = new LocalQueue(
     'callsheet-outcomes',
-    invoke,
+    invocationsAsActors(scheduler, 'outcomes', processor),
     redelivery(scheduler, { visibilityMs: OUTCOMES_VISIBILITY_MS, maxReceives: 5 }, options.realTimeRedeliveryMs),
   );
   const receiver = buildWebhookReceiver(
