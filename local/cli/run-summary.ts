@@ -202,8 +202,8 @@ export function summaryLines(s: ReturnType<typeof runSummary>): string[] {
  * Call events the outcomes processor failed on every delivery (in AWS: the outcomes dead-letter queue and its
  * alarm). Nothing is lost from the reports: each part's report reads its calls from the calls list at its end.
  */
-export function deadEventsLine(n: number): string {
-  return `call events: ${n} not recorded after 5 deliveries (dead-lettered); the part reports take those calls from the calls list`;
+export function deadEventsLine(n: number, deliveries: number): string {
+  return `call events: ${n} not recorded after ${deliveries} deliveries (dead-lettered); the part reports take those calls from the calls list`;
 }
 
 /**

@@ -308,13 +308,10 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     if (records.length > 0) intakeQueue.send(JSON.stringify({ Records: records }));
   });
   const webhooks = await startWebhookReceiver(env, {
-    now,
-    log,
+    ...apiOptions,
     scheduler,
-    ...(requests ? { timing: requests.timing } : {}),
     ...(options.realTimeRedeliveryMs !== undefined ? { realTimeRedeliveryMs: options.realTimeRedeliveryMs } : {}),
     port: options.ports?.webhooks,
-    ...(waitClock ? { clock: waitClock } : {}),
   });
   const contacts = await startLocalContacts({
     env,

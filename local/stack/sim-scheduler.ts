@@ -107,8 +107,8 @@ export class SimScheduler {
    * A wait inside work (an API budget's wait, a retry's back-off): the actor doing it (`actor`, from
    * stack-clock.ts) sleeps as in a Wait state and works on at `at`, so time moves only once everyone else waits
    * too. One actor's waits take turns. Outside any actor (intake's budget wait while `run` sets up) the wait is an
-   * actor of its own, gone once the waiter has gone on; inside a timer, whose run holds time still, the clock itself moves (the callers
-   * there wait seconds at most).
+   * actor of its own, gone once the waiter has gone on; inside a timer, whose run holds time still, the clock
+   * itself moves (the callers there wait seconds at most).
    */
   async waitUntil(at: number, actor?: string): Promise<void> {
     if (this.firing) {

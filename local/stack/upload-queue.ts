@@ -96,6 +96,11 @@ export class LocalQueue {
     return this.until(false);
   }
 
+  /** How many receives a message gets before it goes to the dead letters. */
+  get maxReceives(): number {
+    return this.options.maxReceives ?? 3;
+  }
+
   /** Whether a failed message waits to be delivered again. */
   get retrying(): boolean {
     return this.waiting.size > 0;
@@ -132,7 +137,7 @@ export class LocalQueue {
         () => true,
       )
       .then((failed) => {
-        if (failed && receive < (this.options.maxReceives ?? 3)) {
+        if (failed && receive < this.maxReceives) {
           const wait: Waiting = { dropped: false };
           this.waiting.add(wait);
           // The visibility timeout runs from the receive, as in SQS, not from the end of the failed invocation.

@@ -6,7 +6,7 @@ import type { Log } from '#commons/log.ts';
 import { buildOutcomeService } from '#commons/outcomes/build-service.ts';
 import { readOutcomesConfig } from '#commons/outcomes/config.ts';
 import type { OutcomeService } from '#commons/outcomes/outcome-service.ts';
-import type { RequestTiming } from '#commons/voice-api/http.ts';
+import type { VoiceApiOptions } from '#commons/voice-api/http.ts';
 import type { Clock } from '#commons/voice-api/rate-limiter.ts';
 import { makeOutcomesHandler } from '#outcomes/handler.ts';
 import { buildWebhookReceiver } from '#webhooks/build-receiver.ts';
@@ -14,7 +14,7 @@ import { readWebhookConfig } from '#webhooks/config.ts';
 import { makeWebhookHandler } from '#webhooks/handler.ts';
 import { localContext } from './lambda-context.ts';
 import type { SimScheduler } from './sim-scheduler.ts';
-import { actorClock, invocationsAsActors } from './stack-clock.ts';
+import { invocationsAsActors } from './stack-clock.ts';
 import { LocalQueue, redelivery } from './upload-queue.ts';
 
 /**
@@ -66,33 +66,24 @@ export async function startWebhookReceiver(
   options: {
     now: () => Date;
     log: Log;
+    /** The Voice API options and budget clock the stack gives every function (simulated time, held answers). */
+    api?: Partial<VoiceApiOptions>;
+    budgetClock?: Clock;
     port?: number;
-    /** The clock the API budget's waits run on (the stack's simulated clock). */
-    clock?: Clock;
     /** The stack's scheduler, on simulated time: invocations are its actors, redeliveries wait on it. */
     scheduler?: SimScheduler | null;
-    /** Request time limits on the scheduler's clock (with held answers, as the workflows' requests have them). */
-    timing?: RequestTiming;
     /** Without a scheduler: the wait before a failed message's next delivery (the deployed six minutes if unset). */
     realTimeRedeliveryMs?: number;
   },
 ): Promise<LocalWebhooks> {
   const secret = env.VOICE_API_WEBHOOK_SECRET as string;
   const scheduler = options.scheduler ?? null;
+  const { now, log, api, budgetClock } = options;
   const outcomes = await buildOutcomeService(readOutcomesConfig(env), {
-    now: options.now,
-    log: options.log,
-    // On simulated time the budget paces, on the stack's clock, and a retried 500 backs off in simulated seconds.
-    ...(scheduler
-      ? {
-          api: {
-            requestsPerMinute: 0,
-            clock: actorClock(scheduler),
-            ...(options.timing ? { timing: options.timing } : {}),
-          },
-          budgetClock: options.clock,
-        }
-      : {}),
+    now,
+    log,
+    ...(api ? { api } : {}),
+    ...(budgetClock ? { budgetClock } : {}),
   });
   const processor = makeOutcomesHandler(outcomes, options.log);
   const queue = new LocalQueue(

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { contactsOutcome } from '#local/cli/run-contacts.ts';
-import { isoDuration, readableDuration, runOutcome, runSummary } from '#local/cli/run-summary.ts';
+import { deadEventsLine, isoDuration, readableDuration, runOutcome, runSummary } from '#local/cli/run-summary.ts';
 import { counted } from '#local/cli/words.ts';
 
 describe('durations in the run summary', () => {
@@ -101,5 +101,16 @@ describe('whether a run’s contact sync did all it was given', () => {
         ? null
         : `contacts ${s.file} not synced whole (${left}): the campaigns ran regardless; exit status 1, as \`callsheet contacts push\` gives.`,
     );
+  });
+});
+
+describe('call events the outcomes queue dead-lettered', () => {
+  test.each([
+    [1, 5, 'call events: 1 not recorded after 5 deliveries'],
+    [39, 3, 'call events: 39 not recorded after 3 deliveries'],
+  ])('%i after %i deliveries', (n, deliveries, start) => {
+    const line = deadEventsLine(n, deliveries);
+    expect(line.startsWith(start)).toBe(true);
+    expect(line).toContain('the part reports take those calls from the calls list');
   });
 });

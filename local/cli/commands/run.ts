@@ -434,7 +434,7 @@ export const runCommand: Command = {
           }
           for (const line of summaryLines(summary)) say(line);
           if (synced) for (const line of contactsLine(synced)) say(line);
-          if (deadEvents > 0) say(deadEventsLine(deadEvents));
+          if (deadEvents > 0) say(deadEventsLine(deadEvents, stack.webhooks.queue.maxReceives));
           if (records && faults) {
             const hits = records.faulted_requests;
             say(`faulted requests: ${hits.length} (${hits.filter((h) => h.dropped).length} answers dropped)`);
