@@ -7,8 +7,9 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { BIN, runCli, runInProcess } from './helpers/cli.ts';
 import { xlsx } from './helpers/sheets.ts';
 
-// Each test runs whole campaigns in child processes (the credits test two of them): seconds each on a quiet machine,
-// many more on a busy one. No test measures time.
+// Each test runs whole campaigns (the credits test three of them): seconds each on a quiet machine, many more on a
+// busy one. No test measures time. A run is spawned where the process is the point (the compiled CLI's JSON on its
+// stdout, another shell's command, a signal, a closed pipe); the others run in this process, as `runInProcess` says.
 vi.setConfig({ testTimeout: 90_000 });
 
 let dataDir: string;
@@ -54,7 +55,7 @@ describe('callsheet run', () => {
   it('says when calls failed for want of credits, with the credits left, and writes each report as real files', async () => {
     // Its own data directory: the first test's calls count against each number's daily cap.
     const own = { ...env(), CALLSHEET_DATA_DIR: join(dataDir, 'credits') };
-    const out = await runCli(['run', 'examples/contacts.xlsx', '--credits', '5', '--json'], own);
+    const out = await runInProcess(['run', 'examples/contacts.xlsx', '--credits', '5', '--json'], own);
     expect(out.stderr).toBe('');
     expect(out.code).toBe(1);
     const result = JSON.parse(out.stdout);
@@ -70,13 +71,13 @@ describe('callsheet run', () => {
       expect(await readFile(part.page, 'utf8')).toContain(`<code id="campaign-id">${part.campaignId}</code>`);
     }
     // The same day again in that directory: every number is over its daily cap, and the run says why (README).
-    const again = await runCli(['run', 'examples/contacts.xlsx'], own);
+    const again = await runInProcess(['run', 'examples/contacts.xlsx'], own);
     expect(again.code).toBe(1);
     expect(again.stderr).toContain('rejected rows: 40 daily-cap');
     expect(again.stderr).toContain(`the caps count the calls of every run on ${join(dataDir, 'credits')}`);
     // A second run in the same data directory, a week on (so the caps the first counted have passed).
     const weekOn = new Date(Date.now() + 8 * 86_400_000).toISOString();
-    const text = await runCli(['run', 'examples/contacts.xlsx', '--credits', '5', '--now', weekOn], own);
+    const text = await runInProcess(['run', 'examples/contacts.xlsx', '--credits', '5', '--now', weekOn], own);
     expect(text.stdout).toMatch(
       /calls: \d+ attempted, \d+ dialled, \d+ answered, not answered or failed: .*\d+ insufficient credits.*; credits left -?[\d.]+ INR/,
     );
@@ -98,7 +99,7 @@ describe('callsheet run', () => {
 
   it('--contacts syncs a contact file while the campaign runs, on the same budget; the data directory keeps it', async () => {
     const own = { ...env(), CALLSHEET_DATA_DIR: join(dataDir, 'contacts') };
-    const out = await runCli(
+    const out = await runInProcess(
       ['run', 'examples/contacts.xlsx', '--contacts', 'examples/contact-events.jsonl', '--json'],
       own,
     );
@@ -117,7 +118,7 @@ describe('callsheet run', () => {
     const show = JSON.parse((await runInProcess(['contacts', 'show', '+14155552001', '--json'], own)).stdout);
     expect(show.contact.tags).toEqual(['renewal', 'vip']);
     expect(show.waitingToBePushed).toBe(false);
-    const bad = await runCli(['run', 'examples/contacts.xlsx', '--contacts', 'README.md'], own);
+    const bad = await runInProcess(['run', 'examples/contacts.xlsx', '--contacts', 'README.md'], own);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain(
       '--contacts README.md: give a contact sheet (.xlsx, .xls, .csv) or JSON lines (.jsonl)',
@@ -143,7 +144,7 @@ describe('callsheet run', () => {
       VOICE_API_KEY: 'nobody-listens',
     });
     expect(unpushed.stdout).toContain('1 contact not pushed');
-    const out = await runCli(['run', 'examples/contacts.xlsx', '--contacts', file], own);
+    const out = await runInProcess(['run', 'examples/contacts.xlsx', '--contacts', file], own);
     expect(out.stderr).toBe('');
     expect(out.code).toBe(1);
     expect(out.stdout).toMatch(/part 1: completed/);
@@ -165,7 +166,7 @@ describe('callsheet run', () => {
       '--now',
       '2026-12-07T08:00:00-08:00',
     ];
-    const out = await runCli(
+    const out = await runInProcess(
       [...common, '--contacts', 'examples/contact-events.jsonl', '--contacts-at', at, '--json'],
       own,
     );
@@ -190,7 +191,7 @@ describe('callsheet run', () => {
 
   it('--follow-up says under each part what its follow-up did: the rounds started, or why none', async () => {
     const own = { ...env(), CALLSHEET_DATA_DIR: join(dataDir, 'follow-up') };
-    const out = await runCli(
+    const out = await runInProcess(
       ['run', 'examples/contacts.xlsx', '--retries', '0', '--follow-up', 'no_answer, busy after 2h; rounds 2'],
       own,
     );
@@ -212,7 +213,7 @@ describe('callsheet run', () => {
   it('exits 1 with the reason when nothing in the sheet can be called', async () => {
     const file = join(dataDir, 'bad.xlsx');
     await writeFile(file, await xlsx([['Phone Number'], ['12'], ['nope']]));
-    const out = await runCli(['run', file], env());
+    const out = await runInProcess(['run', file], env());
     expect(out.code).toBe(1);
     expect(out.stderr).toContain('No row has a phone number that can be called');
     // Where to look: the rows by reason and the intake report's path, which exists.
@@ -226,7 +227,7 @@ describe('callsheet run', () => {
     );
     // Retries whose calls alone pass the daily cap: said as such, with what to change, before anyone is called.
     const own = join(dataDir, 'capped');
-    const capped = await runCli(['run', 'examples/contacts.xlsx', '--retries', '3'], {
+    const capped = await runInProcess(['run', 'examples/contacts.xlsx', '--retries', '3'], {
       ...env(),
       CALLSHEET_DATA_DIR: own,
     });
@@ -238,15 +239,15 @@ describe('callsheet run', () => {
     expect(capped.stderr).not.toContain('the caps count the calls of every run');
     // Function settings set in the shell reach the embedded stack's functions, checked as deployed ones are.
     const shell = { ...env(), CALLSHEET_DATA_DIR: join(dataDir, 'shell') };
-    const lower = await runCli(['run', 'examples/contacts.xlsx', '--retries', '2'], {
+    const lower = await runInProcess(['run', 'examples/contacts.xlsx', '--retries', '2'], {
       ...shell,
       CALL_CAP_PER_DAY: '2',
     });
     expect([lower.code, lower.stderr]).toEqual([1, expect.stringContaining('more than the cap of 2 calls a day')]);
-    const bad = await runCli(['run', 'examples/contacts.xlsx'], { ...shell, LEGAL_HOURS: 'garbage' });
+    const bad = await runInProcess(['run', 'examples/contacts.xlsx'], { ...shell, LEGAL_HOURS: 'garbage' });
     expect([bad.code, bad.stderr]).toEqual([1, expect.stringContaining('LEGAL_HOURS="garbage": not JSON')]);
     // One only the webhook receiver reads stops the stack as well, nothing left running (it hung before).
-    const webhooks = await runCli(['run', 'examples/contacts.xlsx'], { ...shell, WEBHOOK_MAX_BODY_BYTES: 'abc' });
+    const webhooks = await runInProcess(['run', 'examples/contacts.xlsx'], { ...shell, WEBHOOK_MAX_BODY_BYTES: 'abc' });
     expect([webhooks.code, webhooks.stderr]).toEqual([1, expect.stringContaining('WEBHOOK_MAX_BODY_BYTES="abc"')]);
   });
 });

@@ -6,7 +6,7 @@ import { UsageError } from '#local/cli/command.ts';
 import { loadFaultPlan, type PlacedCall, placedCalls } from '#local/cli/fault-plan-file.ts';
 import { main } from '#local/cli/main.ts';
 import { auditCalls } from './helpers/call-audit.ts';
-import { runCli } from './helpers/cli.ts';
+import { runInProcess } from './helpers/cli.ts';
 
 let dir: string;
 beforeAll(async () => {
@@ -84,7 +84,7 @@ describe('callsheet run --faults: the plan file', () => {
   });
 });
 
-describe('callsheet run --faults --json (process)', () => {
+describe('callsheet run --faults --json', () => {
   it('arms the plan, shows its faulted requests and lists every call placed', async () => {
     const file = await planFile('good.json', {
       description:
@@ -96,7 +96,7 @@ describe('callsheet run --faults --json (process)', () => {
         { method: 'GET', path: '/calls/*', status: 400, from: '2026-12-07T08:00:00-08:00', minutes: 14 * 24 * 60 },
       ],
     });
-    const out = await runCli(
+    const out = await runInProcess(
       [
         'run',
         'examples/contacts.xlsx',
@@ -148,9 +148,9 @@ describe('callsheet run --faults --json (process)', () => {
   });
 });
 
-describe('callsheet run when intake fails (process)', () => {
+describe('callsheet run when intake fails', () => {
   const run = (name: string, plan: string, now: string) =>
-    runCli(['run', 'examples/contacts.xlsx', '--window', 'Mon-Fri 10:00-12:00', '--now', now, '--faults', plan], {
+    runInProcess(['run', 'examples/contacts.xlsx', '--window', 'Mon-Fri 10:00-12:00', '--now', now, '--faults', plan], {
       CALLSHEET_DATA_DIR: join(dir, name),
       VOICE_API_URL: '',
       VOICE_API_KEY: '',

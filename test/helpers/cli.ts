@@ -57,16 +57,16 @@ export async function runScript(
 }
 
 let turn: Promise<unknown> = Promise.resolve();
-/** Under the stack suite's 90 s test limit; the quick commands take a second or two. */
+/** Under the stack suite's 90 s test limit; a quick command takes a second or two, a `run` of the sample a few. */
 const IN_PROCESS_LIMIT_MS = 60_000;
 
 /**
- * Runs `callsheet <args>` in this process, for the quick commands whose exit status and output are the point, not
- * the process: `main` from the sources with `env` laid over the environment and the console and standard streams
- * captured, one command at a time. A spawned command costs half a second of CPU in start-up alone (Node, the SDK,
- * the phone metadata), which a hundred of them spent over again on a 2-core machine. Commands that run a stack,
- * wait for signals or hold the data directory while another process acts (`run`, `local`, `emulator`, `status
- * --watch`) and the compiled bundle itself are tested through `runCli`.
+ * Runs `callsheet <args>` in this process, for commands whose exit status and output are the point, not the
+ * process: `main` from the sources with `env` laid over the environment and the console and standard streams
+ * captured, one command at a time. A spawned command costs a second of CPU in start-up alone (Node, the SDK, the
+ * phone metadata, a `run`'s stand-ins), which dozens of them spent over again on a 2-core machine. Commands that
+ * wait for signals or hold the data directory while another process acts (`local`, `emulator`, `status --watch`,
+ * a `run` that another shell or Ctrl-C acts on) and the compiled bundle itself are tested through `runCli`.
  */
 export function runInProcess(
   args: string[],

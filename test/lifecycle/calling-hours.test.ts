@@ -4,7 +4,7 @@ import { type AppliedRule, appliedRule, DEFAULT_LEGAL_HOURS } from '#commons/leg
 import type { PartReport } from '#lifecycle/part-report.ts';
 import type { FaultInput } from '#local/emulator/fault-plan.ts';
 import { type AuditedCall, auditCalls, type CallRule, candidateZones, type ExtraZones } from '../helpers/call-audit.ts';
-import { placedCalls, readJson, uploadOnly, usePipeline } from '../helpers/pipeline.ts';
+import { fewerLines, placedCalls, readJson, uploadOnly, usePipeline } from '../helpers/pipeline.ts';
 import { contactSheet, phones, xlsx } from '../helpers/sheets.ts';
 
 /**
@@ -16,7 +16,9 @@ import { contactSheet, phones, xlsx } from '../helpers/sheets.ts';
  * The emulator's clock only moves forward: the scenarios run in date order, each in a week of its own.
  */
 
-const p = usePipeline();
+// Three lines: each run uploads `lines.numbers(150)`, as long to dial as 150 numbers on the emulator's default ten.
+const lines = fewerLines(3);
+const p = usePipeline({}, { emulator: { settings: lines.settings } });
 
 /** `count` numbers under the prefix, each valid by libphonenumber's full metadata (or the run is about nothing). */
 function validPhones(count: number, prefix: string): string[] {
@@ -71,7 +73,7 @@ describe('area codes split by a time-zone boundary', () => {
     // Tue 2026-03-03, 09:30 MST (UTC-7) / 08:30 PST (UTC-8). 10:00-11:30 is 17:00-18:30Z in Boise and
     // 18:00-19:30Z in Los Angeles: open in both only 18:00-18:30Z.
     await p.f.admin.setClock('2026-03-03T16:30:00Z');
-    const numbers = validPhones(150, '+1208343');
+    const numbers = validPhones(lines.numbers(150), '+1208343');
     expect(await candidateZones(numbers[0] as string)).toEqual(['America/Denver']);
     const { report, calls } = await run('idaho', numbers, { 'calling-window': MORNING });
 
@@ -102,7 +104,7 @@ describe('area codes split by a time-zone boundary', () => {
     // Mon 2026-03-16, 09:30 AKDT (UTC-8) / 08:30 HDT (UTC-9). 10:00-11:30 is 18:00-19:30Z in Anchorage and
     // 19:00-20:30Z on Adak: open in both only 19:00-19:30Z. The phone data names both zones for 907.
     await p.f.admin.setClock('2026-03-16T17:30:00Z');
-    const numbers = validPhones(150, '+1907263');
+    const numbers = validPhones(lines.numbers(150), '+1907263');
     expect(await candidateZones(numbers[0] as string)).toEqual(['America/Adak', 'America/Anchorage']);
     const { report, calls } = await run('alaska', numbers, { 'calling-window': MORNING });
 
@@ -129,7 +131,7 @@ describe('a state rule', () => {
   it('Florida 305 without an upload window: US and US-FL rules, no call from 20:00 local', async () => {
     // Mon 2026-03-23, 19:30 EDT (UTC-4). The federal rule allows 08:00-21:00, Florida's 08:00-20:00.
     await p.f.admin.setClock('2026-03-23T23:30:00Z');
-    const { report, calls } = await run('florida', validPhones(150, '+1305372'), {});
+    const { report, calls } = await run('florida', validPhones(lines.numbers(150), '+1305372'), {});
 
     expect(report.status).toBe('completed');
     expect(await auditCalls(calls, { hours: 'daily 08:00-20:00', closingMarginMinutes: 5 })).toEqual([]);
@@ -157,7 +159,9 @@ describe('public holidays', () => {
     // on Monday.
     await p.f.admin.setClock('2026-04-01T21:30:00Z');
     const window = 'Mon-Fri 09:00-09:30';
-    const { report, calls } = await run('sydney-easter', validPhones(150, '+6129123'), { 'calling-window': window });
+    const { report, calls } = await run('sydney-easter', validPhones(lines.numbers(150), '+6129123'), {
+      'calling-window': window,
+    });
 
     expect(report.status).toBe('completed');
     const rule: CallRule = { hours: window, holidays: ['2026-04-03', '2026-04-06'], closingMarginMinutes: 5 };
@@ -181,7 +185,12 @@ describe("faults at a split area code's close", () => {
   // pause is due at 17:23Z.
   async function rehearse(date: string, faults: FaultInput[]) {
     await p.f.admin.setClock(`${date}T15:30:00Z`);
-    const r = await run(`idaho-${date}`, validPhones(150, '+1208343'), { 'calling-window': MORNING }, faults);
+    const r = await run(
+      `idaho-${date}`,
+      validPhones(lines.numbers(150), '+1208343'),
+      { 'calling-window': MORNING },
+      faults,
+    );
     expect(r.report.status).toBe('completed');
     expect(await auditCalls(r.calls, MORNING_RULE, IDAHO)).toEqual([]);
     expect(earliest(r.calls).slice(0, 16)).toBe(`${date}T17:00`);

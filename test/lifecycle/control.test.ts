@@ -7,10 +7,12 @@ import type { PartReport } from '#lifecycle/part-report.ts';
 import { holdForOperators } from '#local/cli/operator-hold.ts';
 import { LOCAL_CREDENTIALS } from '#local/stack/local-aws.ts';
 import type { LocalExecution } from '#local/stack/step-functions.ts';
-import { readJson, toLegalMorning, uploadAndRun, uploadOnly, usePipeline } from '../helpers/pipeline.ts';
+import { fewerLines, readJson, toLegalMorning, uploadAndRun, uploadOnly, usePipeline } from '../helpers/pipeline.ts';
 import { contactSheet, phones, xlsx } from '../helpers/sheets.ts';
 
-const p = usePipeline({ VOICE_API_TIMEOUT_SECONDS: '1' });
+// Three lines: the campaigns upload `numbers(n)`, as long to dial as n numbers on the emulator's default ten.
+const { settings, numbers } = fewerLines(3);
+const p = usePipeline({ VOICE_API_TIMEOUT_SECONDS: '1' }, { emulator: { settings } });
 
 // Cut to US legal hours (08:00-21:00 local); each test starts at 10:00 in Los Angeles.
 const ALWAYS = { 'calling-window': 'daily 00:00-24:00' };
@@ -59,7 +61,7 @@ async function operated(name: string, numbers: string[], metadata: Record<string
 
 describe('manual control and failures', () => {
   it('an operator pauses and later resumes a running campaign; nobody is dialled in between', async () => {
-    const { t0, execution, ask, dialled } = await operated('Paused by hand', phones(300, '+1415573'), ALWAYS);
+    const { t0, execution, ask, dialled } = await operated('Paused by hand', phones(numbers(300), '+1415573'), ALWAYS);
     const pausing = ask(t0 + 10 * MIN, 'pause');
     const resuming = ask(t0 + 180 * MIN, 'resume');
     await p.stack.sfn.settled();
@@ -78,7 +80,7 @@ describe('manual control and failures', () => {
   it('under callsheet run, simulated time stands still while only an operator can move the run on', async () => {
     const { t0, execution, scheduler, control, ask, dialled } = await operated(
       'Held for the operator',
-      phones(300, '+1415574'),
+      phones(numbers(300), '+1415574'),
       ALWAYS,
     );
     const said: string[] = [];
@@ -155,7 +157,7 @@ describe('manual control and failures', () => {
   });
 
   it('an operator cancels: the campaign is paused for good and the part ends cancelled', async () => {
-    const { t0, execution, control, ask } = await operated('Cancelled', phones(300, '+1415574'), ALWAYS);
+    const { t0, execution, control, ask } = await operated('Cancelled', phones(numbers(300), '+1415574'), ALWAYS);
     const cancelling = ask(t0 + 15 * MIN, 'cancel');
     await p.stack.sfn.settled();
     await cancelling;
@@ -214,7 +216,7 @@ describe('manual control and failures', () => {
     const started = await uploadOnly(
       p,
       `incoming/${agent.id}/deleted.xlsx`,
-      await xlsx(contactSheet(phones(300, '+1415577'))),
+      await xlsx(contactSheet(phones(numbers(300), '+1415577'))),
       ALWAYS,
     );
     const [execution] = started();

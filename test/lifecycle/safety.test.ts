@@ -11,7 +11,7 @@ import type { LambdaInvoke } from '#local/stack/lifecycle-machine.ts';
 import { LOCAL_CREDENTIALS } from '#local/stack/local-aws.ts';
 import type { LocalExecution } from '#local/stack/step-functions.ts';
 import { auditCalls, type CallRule } from '../helpers/call-audit.ts';
-import { placedCalls, readJson, uploadOnly, usePipeline } from '../helpers/pipeline.ts';
+import { fewerLines, placedCalls, readJson, uploadOnly, usePipeline } from '../helpers/pipeline.ts';
 import { contactSheet, phones, xlsx } from '../helpers/sheets.ts';
 
 /**
@@ -59,9 +59,14 @@ const wrap =
     return out;
   };
 
+// Three lines: each scenario uploads `numbers(n)`, as long to dial as n numbers on the emulator's default ten.
+const { settings: lines, numbers } = fewerLines(3);
 // Great Britain without callsheet's conservative default: the London rehearsals test the upload's own windows
 // (nights, DST gaps) as they are, with no legal hours of the country's to cut them.
-const p = usePipeline({ LEGAL_HOURS: '{"GB": "off"}' }, { wrapLifecycle: wrap, heldAnswers: true });
+const p = usePipeline(
+  { LEGAL_HOURS: '{"GB": "off"}' },
+  { wrapLifecycle: wrap, heldAnswers: true, emulator: { settings: lines } },
+);
 lambda.now = () => p.f.emu.core.clock.now();
 
 const campaignStore = () =>
@@ -96,7 +101,7 @@ async function rehearse(s: Scenario) {
   const started = await uploadOnly(
     p,
     `incoming/${agent.id}/${s.name}.xlsx`,
-    await xlsx(contactSheet(phones(s.count ?? 400, s.prefix ?? '+1415579'))),
+    await xlsx(contactSheet(phones(s.count ?? numbers(400), s.prefix ?? '+1415579'))),
     { 'calling-window': WINDOW, ...s.metadata },
   );
   const scheduler = p.stack.scheduler;
@@ -142,10 +147,10 @@ function la(date: string, time: string): string {
   const offset = Date.parse(`${shown.replace(' ', 'T')}Z`) - guess;
   return new Date(guess - offset).toISOString();
 }
-/** An hour before Monday's 17:00 close in Los Angeles: 400 numbers do not finish by then. */
+/** An hour before Monday's 17:00 close in Los Angeles: `numbers(400)` do not finish by then. */
 const beforeClose = (w: number) => la(day(w), '16:00:00');
 /**
- * 1,000 numbers uploaded at Monday 16:00 with a window that closes at 16:30: far more than half an hour dials, so
+ * `numbers(1000)` uploaded at Monday 16:00 with a window that closes at 16:30: far more than half an hour dials, so
  * the campaign is still pending at Tuesday's opening. Each scenario gives its own prefix: the same list again for
  * the same agent would be refused as a repeated upload.
  */
@@ -153,7 +158,7 @@ const HALF_HOUR_LEFT = 'Mon-Fri 09:00-16:30';
 const halfHourLeft = (w: number, name: string, prefix: string): Scenario => ({
   name,
   at: beforeClose(w),
-  count: 1000,
+  count: numbers(1000),
   prefix,
   metadata: { 'calling-window': HALF_HOUR_LEFT },
   rule: { hours: HALF_HOUR_LEFT, closingMarginMinutes: 5 },
@@ -173,7 +178,7 @@ const stopping = (at: string, which: 'first' | 'all' = 'first'): Scenario['durin
 const resumeLandingLate = (w: number, name: string, prefix: string): Scenario => ({
   name,
   at: la(day(w), '08:00:00'),
-  count: 100,
+  count: numbers(100),
   prefix,
   metadata: { 'calling-window': 'Mon-Fri 09:00-09:10' },
   rule: { hours: 'Mon-Fri 09:00-09:10', closingMarginMinutes: 5 },
@@ -227,12 +232,12 @@ describe('DST gaps and overlaps', () => {
       const r = await rehearse({
         name,
         at,
-        count: 400,
+        count: numbers(400),
         prefix,
         metadata: { 'calling-window': window },
         rule: { hours: window.replace('daily', 'Mon-Sun'), closingMarginMinutes: 5 },
       });
-      expect(r.calls.length).toBeGreaterThanOrEqual(400);
+      expect(r.calls.length).toBeGreaterThanOrEqual(numbers(400));
       expect(r.report?.status).toBe('completed');
       expect(r.violations).toEqual([]);
     },
@@ -251,7 +256,7 @@ describe('no call outside the window, whatever fails', () => {
     expect(r.faulted.length).toBeGreaterThan(0);
     expect(r.violations).toEqual([]);
     expect(r.report?.status).toBe('completed');
-    expect(r.calls.length).toBeGreaterThanOrEqual(400);
+    expect(r.calls.length).toBeGreaterThanOrEqual(numbers(400));
   }, 90_000);
 
   it('pause answers 500 for an hour across the close: the agent is braked, then released at the opening', async () => {
@@ -295,7 +300,7 @@ describe('no call outside the window, whatever fails', () => {
     // Paused once the API took pauses again, before the agent came back on.
     expect(night.map((t) => t.event)).toContain('pause');
     expect(r.report?.status).toBe('completed');
-    expect(r.calls.length).toBeGreaterThanOrEqual(400);
+    expect(r.calls.length).toBeGreaterThanOrEqual(numbers(400));
   }, 90_000);
 
   it('pause answers 409 though the campaign is active: checked against the stats, then braked', async () => {
@@ -448,7 +453,7 @@ describe('no call outside the window, whatever fails', () => {
     const r = await rehearse({
       name: 'stopped',
       at: la(day(w), '10:00:00'),
-      count: 1000,
+      count: numbers(1000),
       during: stopping(stopAt),
     });
     expect(r.executions[0]?.status).toBe('ABORTED');
@@ -460,7 +465,7 @@ describe('no call outside the window, whatever fails', () => {
   it('two executions stopped at once while pause answers are slow: the guard secures both', async () => {
     const w = nextWeek();
     const stopAt = la(day(w), '10:20:00');
-    // 1,200 numbers in one zone: two parts. Each guard's pause is answered 6 s late, on the stack's clock.
+    // 1,200 numbers in one zone: two parts (parts hold at most 1,000, so not `numbers(1200)`). Each guard's pause is answered 6 s late, on the stack's clock.
     const r = await rehearse({
       name: 'stopped-both',
       at: la(day(w), '10:00:00'),
@@ -623,7 +628,7 @@ describe('no call outside the window, whatever fails', () => {
     lambda.wedgeAfter = Date.parse(lateAt);
     lambda.wedgeName = 'late-';
     const lateAgent = await p.f.api.agents.create({ name: 'late' });
-    const lateSheet = await xlsx(contactSheet(phones(200, '+1415580')));
+    const lateSheet = await xlsx(contactSheet(phones(numbers(200), '+1415580')));
     const r = await rehearse({
       ...halfHourLeft(w, 'early', '+1415582'),
       during: {
@@ -655,9 +660,14 @@ describe('no call outside the window, whatever fails', () => {
 describe('windows that are easy to get wrong', () => {
   it('numbers whose prefix spans zones are called only when legal in all of them (Kiribati: +12, +13, +14)', async () => {
     const w = nextWeek();
-    const r = await rehearse({ name: 'kiribati', at: `${day(w)}T08:00:00+14:00`, count: 300, prefix: '+6867300' });
+    const r = await rehearse({
+      name: 'kiribati',
+      at: `${day(w)}T08:00:00+14:00`,
+      count: numbers(300),
+      prefix: '+6867300',
+    });
     expect(r.report?.window?.zones.sort()).toEqual(['Pacific/Kanton', 'Pacific/Kiritimati', 'Pacific/Tarawa']);
-    expect(r.calls.length).toBeGreaterThanOrEqual(300);
+    expect(r.calls.length).toBeGreaterThanOrEqual(numbers(300));
     expect(r.violations).toEqual([]);
   }, 90_000);
 
@@ -667,8 +677,8 @@ describe('windows that are easy to get wrong', () => {
       ['auckland', '+649307'],
     ] as const) {
       const w = nextWeek();
-      const r = await rehearse({ name, at: `${day(w)}T08:30:00+13:00`, count: 300, prefix });
-      expect(r.calls.length).toBeGreaterThanOrEqual(300);
+      const r = await rehearse({ name, at: `${day(w)}T08:30:00+13:00`, count: numbers(300), prefix });
+      expect(r.calls.length).toBeGreaterThanOrEqual(numbers(300));
       expect(r.violations).toEqual([]);
     }
   }, 90_000);
@@ -680,13 +690,13 @@ describe('windows that are easy to get wrong', () => {
     const r = await rehearse({
       name: 'lord-howe',
       at: `${day(w)}T19:00:00+10:00`,
-      count: 300,
+      count: numbers(300),
       prefix: '+6126563',
       metadata: { 'calling-window': 'Mon-Fri 09:00-20:00' },
       rule: { hours: 'Mon-Fri 09:00-20:00', closingMarginMinutes: 5 },
     });
     expect(r.report?.window?.zones).toEqual(['Australia/Lord_Howe', 'Australia/Sydney']);
-    expect(r.calls.length).toBeGreaterThanOrEqual(300);
+    expect(r.calls.length).toBeGreaterThanOrEqual(numbers(300));
     // The independent auditor knows only the data's zone (Sydney); the island's clock is checked here directly.
     expect(r.violations).toEqual([]);
     const island = new Intl.DateTimeFormat('en-GB', {
@@ -711,7 +721,7 @@ describe('windows that are easy to get wrong', () => {
     const r = await rehearse({
       name: 'holiday',
       at: beforeClose(w),
-      count: 1000,
+      count: numbers(1000),
       metadata: { holidays: holiday },
       rule: { ...RULE, holidays: [holiday] },
     });
@@ -735,7 +745,7 @@ describe('windows that are easy to get wrong', () => {
 
   it('a window that opens 30 seconds after the upload: scheduled, nobody called before it', async () => {
     const w = nextWeek();
-    const r = await rehearse({ name: 'first-minute', at: la(day(w), '08:59:30'), count: 50 });
+    const r = await rehearse({ name: 'first-minute', at: la(day(w), '08:59:30'), count: numbers(50) });
     const campaign = r.campaign as { start_date_time: number | null } | undefined;
     expect(campaign?.start_date_time).toBeTruthy();
     expect(r.violations).toEqual([]);
@@ -749,7 +759,7 @@ describe('windows that are easy to get wrong', () => {
     const r = await rehearse({
       name: 'clipped',
       at: la(day(w), '06:00:00'),
-      count: 200,
+      count: numbers(200),
       metadata: { 'calling-window': 'Mon-Fri 05:00-23:00' },
       rule: { hours: 'Mon-Fri 08:00-21:00', closingMarginMinutes: 5 },
     });
