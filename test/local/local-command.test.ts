@@ -15,11 +15,13 @@ import { CampaignStore } from '#lifecycle/campaign-store.ts';
 import type { UnlaunchedUpload } from '#local/cli/operator.ts';
 import { EmulatorAdmin } from '#local/emulator/admin-client.ts';
 import { readRunningStack } from '#local/stack/running-stack.ts';
-import { BIN, runCli } from '../helpers/cli.ts';
+import { BIN, runCli, runInProcess } from '../helpers/cli.ts';
 
 /**
  * `callsheet local` as a user runs it: spawned, driven by the real AWS CLI with nothing but the printed exports,
- * operated with `callsheet campaign`, its report read back from S3 and its HTML page opened in Chromium.
+ * operated with `callsheet campaign`, its report read back from S3 and its HTML page opened in Chromium. The
+ * commands a user types reach the stack only through those exports; they run in this process (`runInProcess`),
+ * except `status --watch`, which is stopped with a signal.
  */
 const run = promisify(execFile);
 const CHROMIUM = '/usr/bin/chromium';
@@ -37,7 +39,7 @@ let emulatorUrl = '';
 /** The environment a user has after pasting the export lines (and nothing else of ours). */
 const userEnv = () => ({ ...process.env, ...exported, VOICE_API_URL: '', VOICE_API_KEY: '' });
 const aws = async (...args: string[]) => (await run('aws', args, { env: userEnv(), timeout: 120_000 })).stdout;
-const callsheet = (...args: string[]) => runCli(args, userEnv());
+const callsheet = (...args: string[]) => runInProcess(args, userEnv());
 
 async function campaignJson(id?: string): Promise<Record<string, unknown>[]> {
   const out = await callsheet('campaign', 'list', '--json');
@@ -48,8 +50,8 @@ async function campaignJson(id?: string): Promise<Record<string, unknown>[]> {
 
 /**
  * The campaigns table of the running stack, read here through the exported variables: the waits below ask it every
- * quarter second, and a spawned `callsheet campaign list` costs most of a second of CPU each time. What the test
- * asserts once a wait is over, it reads with `callsheet`.
+ * quarter second, a table scan each time rather than a whole `callsheet campaign list`. What the test asserts once
+ * a wait is over, it reads with `callsheet`.
  */
 let tables: ReturnType<typeof documentClient> | undefined;
 async function campaignRecords(id?: string): Promise<Record<string, unknown>[]> {
@@ -340,9 +342,12 @@ describe('callsheet local', () => {
       CAMPAIGNS_TABLE: 'callsheet-campaigns',
       CALLSHEET_BUCKET: exported.CALLSHEET_BUCKET as string,
     };
-    const listed = await runCli(['campaign', 'list'], deployed);
+    const listed = await runInProcess(['campaign', 'list'], deployed);
     expect(listed.stdout).toContain(result.parts[0].campaignId);
-    const fetched = await runCli(['report', result.parts[0].campaignId, '--out', join(dataDir, 'fetched')], deployed);
+    const fetched = await runInProcess(
+      ['report', result.parts[0].campaignId, '--out', join(dataDir, 'fetched')],
+      deployed,
+    );
     expect(fetched.stdout).toContain(`campaign ${result.parts[0].campaignId}: completed; 3 contacts`);
     expect(existsSync(join(dataDir, 'fetched', 'part-1.html'))).toBe(true);
     // Every file of the part and its upload that the bucket holds, each printed where it was copied.
@@ -353,7 +358,7 @@ describe('callsheet local', () => {
     await writeFile(nothing, ['Phone Number', 'not a number'].join('\n'));
     await aws('s3', 'cp', nothing, `s3://${exported.CALLSHEET_BUCKET}/incoming/${exported.CALLSHEET_AGENT_ID}/`);
     const statusJson = async (env: NodeJS.ProcessEnv) => {
-      const out = await runCli(['status', '--json'], env);
+      const out = await runInProcess(['status', '--json'], env);
       expect(out.stderr).toBe('');
       return JSON.parse(out.stdout) as {
         parts: unknown[];
@@ -451,10 +456,14 @@ describe('callsheet local', () => {
     expect(await exit).toBe(0);
     expect(existsSync(join(dataDir, 'stack.json'))).toBe(false);
     // With nothing running, operator commands read the directory itself.
-    const [part] = JSON.parse((await runCli(['campaign', 'list', '--json'], { CALLSHEET_DATA_DIR: dataDir })).stdout);
+    const [part] = JSON.parse(
+      (await runInProcess(['campaign', 'list', '--json'], { CALLSHEET_DATA_DIR: dataDir })).stdout,
+    );
     expect(part.status).toBe('completed');
     // The report is read from the copies in the data directory once the stack is gone.
-    const out = await runCli(['report', campaignId, '--out', join(dataDir, 'after')], { CALLSHEET_DATA_DIR: dataDir });
+    const out = await runInProcess(['report', campaignId, '--out', join(dataDir, 'after')], {
+      CALLSHEET_DATA_DIR: dataDir,
+    });
     expect(out.stdout).toContain(`campaign ${campaignId}: completed`);
     expect(out.stdout).toContain(join(dataDir, 'after', 'part-1.html'));
     expect(await readFile(join(dataDir, 'after', 'part-1.html'), 'utf8')).toContain(campaignId);

@@ -1,4 +1,5 @@
-import { join } from 'node:path';
+import { existsSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import { s3Client } from '#commons/aws/clients.ts';
 import { ObjectStore } from '#commons/aws/object-store.ts';
 import { partReportFiles, reportKeys, reportPrefix } from '#commons/report-keys.ts';
@@ -23,6 +24,8 @@ import {
 } from '../run-summary.ts';
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** How long the running stack may take to copy a part's report and draw its page once the report is in the bucket. */
+const COPY_WAIT_MS = 30_000;
 
 /**
  * `callsheet run` while `callsheet local` runs on the same data directory: a client of that stack. It uploads the
@@ -100,7 +103,20 @@ export async function runOnStack(
       }
       if (reports.size < intake.parts.length) await pause(500);
     }
+    // The running stack copies each report into the data directory and draws its page after the report is in the
+    // bucket: wait for both, so the paths printed below are there to open.
+    const copies = intake.parts.flatMap((p) => {
+      const files = partReportFiles(prefix, p.index);
+      return [local(basename(files.json)), local(basename(files.html))];
+    });
+    const copyDeadline = Date.now() + COPY_WAIT_MS;
+    while (!interrupted && Date.now() < copyDeadline && copies.some((c) => !existsSync(c))) await pause(250);
     if (interrupted) return stopped(say);
+    const missing = copies.filter((c) => !existsSync(c));
+    if (missing.length > 0)
+      console.error(
+        `callsheet local has not yet copied ${missing.join(', ')}; the reports are in the bucket (callsheet report <campaign id>)`,
+      );
     const parts = intake.parts.map((p) => {
       const r = reports.get(p.index) as PartReport;
       const files = partReportFiles(prefix, p.index);
