@@ -1,4 +1,4 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -90,6 +90,30 @@ describe('what a newcomer meets first', () => {
     expect(out.code).toBe(2);
     expect(out.stderr).toContain('the local emulator starts with no agents on each run; leave --agent out');
   });
+
+  it('a data directory whose DynamoDB store cannot be opened is named, with what to do, and left as it was', async () => {
+    const dir = join(dataDir, 'damaged');
+    await mkdir(join(dir, 'dynamodb'), { recursive: true });
+    await writeFile(join(dir, 'dynamodb', 'CURRENT'), 'not a manifest name\n');
+    const said = (stderr: string) =>
+      expect(stderr).toContain(`the DynamoDB store in ${join(dir, 'dynamodb')} could not be opened (`);
+    // Spawned: the process must end (it hung with the S3 stand-in still listening) and say why without a stack trace.
+    const run = await runCli(['run', 'examples/contacts.xlsx'], {
+      CALLSHEET_DATA_DIR: dir,
+      VOICE_API_URL: '',
+      VOICE_API_KEY: '',
+    });
+    expect(run.code).toBe(1);
+    said(run.stderr);
+    expect(run.stderr).toContain('restore it from a copy, or move it aside to start an empty one');
+    expect(run.stderr).not.toMatch(/\n\s+at /);
+    for (const command of [['suppress', 'list'], ['status']]) {
+      const out = await runInProcess(command, { CALLSHEET_DATA_DIR: dir });
+      expect([command, out.code]).toEqual([command, 1]);
+      said(out.stderr);
+    }
+    expect(await readFile(join(dir, 'dynamodb', 'CURRENT'), 'utf8')).toBe('not a manifest name\n');
+  }, 60_000);
 
   it('local names a taken port and what to do', async () => {
     const taken = createServer();

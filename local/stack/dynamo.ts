@@ -18,6 +18,8 @@ export interface LocalDynamo {
 
 interface Served {
   port: number;
+  /** Why dynalite stopped on its own (its thread died: a LevelDB store it could not open), if it did. */
+  failure(): Error | null;
   close(): Promise<void>;
 }
 
@@ -29,6 +31,7 @@ async function serveHere(path: string | undefined, port: number): Promise<Served
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', () => resolve()));
   return {
     port: (server.address() as AddressInfo).port,
+    failure: () => null,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }
@@ -55,19 +58,49 @@ async function serveOnThread(path: string | undefined, port: number): Promise<Se
       options: DYNALITE_OPTIONS,
     },
   });
+  let failure: Error | null = null;
+  worker.on('error', (err) => {
+    failure = err;
+  });
+  // A thread that died (dynalite throws from a request when its store cannot be opened) answers no close.
+  const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
   const started = await new Promise<{ port: number }>((resolve, reject) => {
     worker.once('message', resolve);
-    worker.once('error', reject);
+    void exited.then(() => reject(failure ?? new Error('dynalite stopped before it listened')));
   });
   return {
     port: started.port,
+    failure: () => failure,
     async close() {
       const closed = new Promise((resolve) => worker.once('message', resolve));
       worker.postMessage('close');
-      await closed;
+      await Promise.race([closed, exited]);
       await worker.terminate();
     },
   };
+}
+
+/**
+ * Opens the LevelDB store once before dynalite does. dynalite opens it lazily and, when it cannot, throws from inside
+ * a request: a stack trace on this thread, a dead worker on its own, and no word of which files or why.
+ */
+async function checkStore(path: string): Promise<void> {
+  const fromDynalite = createRequire(createRequire(import.meta.url).resolve('dynalite'));
+  const { Level } = fromDynalite('level') as {
+    Level: new (p: string) => { open(): Promise<void>; close(): Promise<void> };
+  };
+  const db = new Level(path);
+  try {
+    await db.open();
+  } catch (err) {
+    const why = (err as Error & { cause?: Error }).cause?.message ?? (err as Error).message;
+    throw new Error(
+      `the DynamoDB store in ${path} could not be opened (${why}): restore it from a copy, or move it aside to ` +
+        'start an empty one (the do-not-call list and call counts kept in it are then not read)',
+    );
+  } finally {
+    await db.close().catch(() => undefined);
+  }
 }
 
 /** callsheet's tables (`<prefix>-<table>`) at `endpoint`, each created unless it exists, and active. */
@@ -105,9 +138,13 @@ export async function startDynamo(
   options: { path?: string; prefix?: string; port?: number; thread?: boolean } = {},
 ): Promise<LocalDynamo> {
   const prefix = options.prefix ?? 'callsheet';
+  if (options.path) await checkStore(options.path);
   const served = await (options.thread ? serveOnThread : serveHere)(options.path, options.port ?? 0);
   const endpoint = `http://127.0.0.1:${served.port}`;
-  const tables = await createTables(endpoint, prefix);
+  const tables = await createTables(endpoint, prefix).catch(async (err: Error) => {
+    await served.close();
+    throw served.failure() ?? err;
+  });
   // A list or call counts kept from before the shards get them now; on new tables this only marks them indexed.
   const db = documentClient({
     region: LOCAL_REGION,

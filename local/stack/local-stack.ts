@@ -165,7 +165,12 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   const clock = options.clock ?? null;
   const now = clock ? () => new Date(clock.now()) : () => new Date();
   const s3 = await startS3([bucket], options.s3Directory, options.ports?.s3);
-  const dynamo = await startDynamo({ path: options.dynamoPath, port: options.ports?.dynamodb, thread: true });
+  const dynamo = await startDynamo({ path: options.dynamoPath, port: options.ports?.dynamodb, thread: true }).catch(
+    async (err: Error) => {
+      await s3.close(); // a listening S3 stand-in would keep the failed command running
+      throw err;
+    },
+  );
   const sfn = new LocalStepFunctions(LOCAL_REGION, now, { checkDocuments: options.checkDocuments });
   const sfnEndpoint = await sfn.listen(options.ports?.sfn);
   const events = new LocalEventBus(now, LOCAL_REGION);
