@@ -1,4 +1,5 @@
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -114,6 +115,28 @@ describe('what a newcomer meets first', () => {
     }
     expect(await readFile(join(dir, 'dynamodb', 'CURRENT'), 'utf8')).toBe('not a manifest name\n');
   }, 60_000);
+
+  it('a DynamoDB store another process holds is waited for a moment, then named as in use, not as damaged', async () => {
+    const dir = join(dataDir, 'held');
+    await runInProcess(['suppress', 'add', '+14155550123'], { CALLSHEET_DATA_DIR: dir });
+    // As another command holds it: LevelDB's lock on the store, taken with the library dynalite uses.
+    const fromDynalite = createRequire(createRequire(import.meta.url).resolve('dynalite'));
+    const { Level } = fromDynalite('level') as {
+      Level: new (p: string) => { open(): Promise<void>; close(): Promise<void> };
+    };
+    const holder = new Level(join(dir, 'dynamodb'));
+    await holder.open();
+    try {
+      const held = await runInProcess(['suppress', 'list'], { CALLSHEET_DATA_DIR: dir });
+      expect(held.code).toBe(1);
+      expect(held.stderr).toContain(`the DynamoDB store in ${join(dir, 'dynamodb')} is in use by another process`);
+      expect(held.stderr).not.toContain('move it aside');
+    } finally {
+      await holder.close();
+    }
+    const after = await runInProcess(['suppress', 'list'], { CALLSHEET_DATA_DIR: dir });
+    expect([after.code, after.stdout]).toEqual([0, expect.stringContaining('+14155550123')]);
+  });
 
   it('local names a taken port and what to do', async () => {
     const taken = createServer();

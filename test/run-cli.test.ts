@@ -247,7 +247,8 @@ describe('callsheet run', () => {
     const bad = await runInProcess(['run', 'examples/contacts.xlsx'], { ...shell, LEGAL_HOURS: 'garbage' });
     expect([bad.code, bad.stderr]).toEqual([1, expect.stringContaining('LEGAL_HOURS="garbage": not JSON')]);
     // One only the webhook receiver reads stops the stack as well, nothing left running (it hung before).
-    const webhooks = await runInProcess(['run', 'examples/contacts.xlsx'], { ...shell, WEBHOOK_MAX_BODY_BYTES: 'abc' });
+    // Spawned: the process must end, which a run in this process would not show.
+    const webhooks = await runCli(['run', 'examples/contacts.xlsx'], { ...shell, WEBHOOK_MAX_BODY_BYTES: 'abc' });
     expect([webhooks.code, webhooks.stderr]).toEqual([1, expect.stringContaining('WEBHOOK_MAX_BODY_BYTES="abc"')]);
   });
 });

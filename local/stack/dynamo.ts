@@ -80,6 +80,9 @@ async function serveOnThread(path: string | undefined, port: number): Promise<Se
   };
 }
 
+/** How long a store another command holds (`status --watch` opens it for each redraw) is waited for. */
+const LOCKED_WAIT_MS = 3_000;
+
 /**
  * Opens the LevelDB store once before dynalite does. dynalite opens it lazily and, when it cannot, throws from inside
  * a request: a stack trace on this thread, a dead worker on its own, and no word of which files or why.
@@ -89,17 +92,30 @@ async function checkStore(path: string): Promise<void> {
   const { Level } = fromDynalite('level') as {
     Level: new (p: string) => { open(): Promise<void>; close(): Promise<void> };
   };
-  const db = new Level(path);
-  try {
-    await db.open();
-  } catch (err) {
-    const why = (err as Error & { cause?: Error }).cause?.message ?? (err as Error).message;
-    throw new Error(
-      `the DynamoDB store in ${path} could not be opened (${why}): restore it from a copy, or move it aside to ` +
-        'start an empty one (the do-not-call list and call counts kept in it are then not read)',
-    );
-  } finally {
-    await db.close().catch(() => undefined);
+  const deadline = Date.now() + LOCKED_WAIT_MS;
+  for (;;) {
+    const db = new Level(path);
+    try {
+      await db.open();
+      return;
+    } catch (err) {
+      const cause = (err as Error & { cause?: Error & { code?: string } }).cause;
+      if (cause?.code !== 'LEVEL_LOCKED') {
+        throw new Error(
+          `the DynamoDB store in ${path} could not be opened (${cause?.message ?? (err as Error).message}): restore ` +
+            'it from a copy, or move it aside to start an empty one (what callsheet kept there, the do-not-call ' +
+            'list, call counts, campaigns and uploads, is then not read)',
+        );
+      }
+      if (Date.now() >= deadline)
+        throw new Error(
+          `the DynamoDB store in ${path} is in use by another process (another callsheet command on this data ` +
+            'directory); try again when it has ended',
+        );
+    } finally {
+      await db.close().catch(() => undefined);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
 
@@ -141,19 +157,25 @@ export async function startDynamo(
   if (options.path) await checkStore(options.path);
   const served = await (options.thread ? serveOnThread : serveHere)(options.path, options.port ?? 0);
   const endpoint = `http://127.0.0.1:${served.port}`;
-  const tables = await createTables(endpoint, prefix).catch(async (err: Error) => {
+  // A listening server (or its thread) would keep a failed command running: closed on any failure below.
+  try {
+    const tables = await createTables(endpoint, prefix);
+    // A list or call counts kept from before the shards get them now; on new tables this only marks them indexed.
+    const db = documentClient({
+      region: LOCAL_REGION,
+      endpoints: { dynamodb: endpoint },
+      credentials: LOCAL_CREDENTIALS,
+    });
+    try {
+      await new SuppressionList(db, tables.suppression).ensureIndexed();
+      // The limits play no part in folding reservations.
+      await new FrequencyCapStore(db, tables.outcomes, DEFAULT_CAP_LIMITS).ensureIndexed();
+    } finally {
+      db.destroy();
+    }
+    return { endpoint, tables, close: served.close };
+  } catch (err) {
     await served.close();
     throw served.failure() ?? err;
-  });
-  // A list or call counts kept from before the shards get them now; on new tables this only marks them indexed.
-  const db = documentClient({
-    region: LOCAL_REGION,
-    endpoints: { dynamodb: endpoint },
-    credentials: LOCAL_CREDENTIALS,
-  });
-  await new SuppressionList(db, tables.suppression).ensureIndexed();
-  // The limits play no part in folding reservations.
-  await new FrequencyCapStore(db, tables.outcomes, DEFAULT_CAP_LIMITS).ensureIndexed();
-  db.destroy();
-  return { endpoint, tables, close: served.close };
+  }
 }

@@ -161,20 +161,34 @@ const lambdaInvoke =
  */
 export async function startLocalStack(options: LocalStackOptions): Promise<LocalStack> {
   checkStackSettings(options.settings ?? {}, options.voiceApi);
+  const s3 = await startS3([options.bucket ?? 'callsheet-uploads'], options.s3Directory, options.ports?.s3);
+  // What has started, closed again if a later step fails: a listening stand-in would keep a failed command running.
+  const started: (() => Promise<unknown> | undefined)[] = [() => s3.close()];
+  try {
+    return await startOn(options, s3, started);
+  } catch (err) {
+    for (const close of started.reverse()) await Promise.resolve(close()).catch(() => undefined);
+    throw err;
+  }
+}
+
+/** Everything after S3, each stand-in added to `started` as it listens. */
+async function startOn(
+  options: LocalStackOptions,
+  s3: LocalS3,
+  started: (() => Promise<unknown> | undefined)[],
+): Promise<LocalStack> {
   const bucket = options.bucket ?? 'callsheet-uploads';
   const clock = options.clock ?? null;
   const now = clock ? () => new Date(clock.now()) : () => new Date();
-  const s3 = await startS3([bucket], options.s3Directory, options.ports?.s3);
-  const dynamo = await startDynamo({ path: options.dynamoPath, port: options.ports?.dynamodb, thread: true }).catch(
-    async (err: Error) => {
-      await s3.close(); // a listening S3 stand-in would keep the failed command running
-      throw err;
-    },
-  );
+  const dynamo = await startDynamo({ path: options.dynamoPath, port: options.ports?.dynamodb, thread: true });
+  started.push(() => dynamo.close());
   const sfn = new LocalStepFunctions(LOCAL_REGION, now, { checkDocuments: options.checkDocuments });
   const sfnEndpoint = await sfn.listen(options.ports?.sfn);
+  started.push(() => sfn.close());
   const events = new LocalEventBus(now, LOCAL_REGION);
   const eventsEndpoint = await events.listen(options.ports?.events);
+  started.push(() => events.close());
   const log = options.log ?? silentLog;
   const scheduler = clock ? (options.scheduler ?? new SimScheduler(clock)) : null;
   // Waits inside handlers (the API budget, back-off) on the simulated clock, as sleeps of whoever waits.
@@ -312,12 +326,14 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     );
     if (records.length > 0) intakeQueue.send(JSON.stringify({ Records: records }));
   });
+  started.push(async () => stopSweeper());
   const webhooks = await startWebhookReceiver(env, {
     ...apiOptions,
     scheduler,
     ...(options.realTimeRedeliveryMs !== undefined ? { realTimeRedeliveryMs: options.realTimeRedeliveryMs } : {}),
     port: options.ports?.webhooks,
   });
+  started.push(() => webhooks.close());
   const contacts = await startLocalContacts({
     env,
     tables: dynamo.tables,
