@@ -7,6 +7,7 @@ import { type Bucket, EventType } from 'aws-cdk-lib/aws-s3';
 import { SqsDestination } from 'aws-cdk-lib/aws-s3-notifications';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { CONTACTS_TIMEOUT_SECONDS, visibilitySeconds } from '#commons/queue-settings.ts';
 import { TABLES } from '#commons/tables.ts';
 import { CONTACT_UPSERTED } from '#contacts/contact-event.ts';
 import { CONTACT_SHEETS } from '#contacts/sheet-intake.ts';
@@ -24,7 +25,7 @@ export interface ContactsProps {
   settings: Record<string, string>;
 }
 
-const SYNC_TIMEOUT = Duration.minutes(3);
+const SYNC_TIMEOUT = Duration.seconds(CONTACTS_TIMEOUT_SECONDS);
 
 /**
  * Contact sync: one queue fed by the bus's `Contact Upserted` events and by contact sheets dropped under contacts/,
@@ -48,7 +49,7 @@ export class Contacts extends Construct {
       encryption: QueueEncryption.SQS_MANAGED,
       enforceSSL: true,
       // Six times the function's timeout, as Lambda's SQS guidance asks; a push's claim is the timeout.
-      visibilityTimeout: Duration.seconds(SYNC_TIMEOUT.toSeconds() * 6),
+      visibilityTimeout: Duration.seconds(visibilitySeconds(CONTACTS_TIMEOUT_SECONDS)),
       // Event ids are remembered 15 days: a message can never outlive its event's memory.
       retentionPeriod: Duration.days(14),
       // The function dead-letters with the reason on delivery CONTACTS_MAX_RECEIVES; this is the safety net.

@@ -6,6 +6,7 @@ import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { StateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
+import { INTAKE_TIMEOUT_SECONDS } from '#commons/queue-settings.ts';
 import { TABLES } from '#commons/tables.ts';
 import { PHONE_ZONE_TABLE } from './bundling.ts';
 import { CallsheetFunction } from './callsheet-function.ts';
@@ -64,7 +65,7 @@ export class Intake extends Construct {
       folder: 'intake',
       readsSheets: true,
       description: 'callsheet: validate an uploaded sheet, report on every row, start one lifecycle per part',
-      timeout: Duration.minutes(5),
+      timeout: Duration.seconds(INTAKE_TIMEOUT_SECONDS),
       memorySize: 2048,
       reservedConcurrency: props.concurrency,
       environment: { PHONE_ZONE_DATA: '/var/task/timezones.bson' },

@@ -1,11 +1,12 @@
 import { Duration } from 'aws-cdk-lib';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
+import { QUEUE_MAX_RECEIVES, visibilitySeconds } from '#commons/queue-settings.ts';
 
 export interface QueueWithDeadLettersProps {
   /** The timeout of the function that consumes the queue; messages stay invisible six times as long. */
   consumerTimeout: Duration;
-  /** Deliveries before a message goes to the dead letters. */
+  /** Deliveries before a message goes to the dead letters (QUEUE_MAX_RECEIVES unless set). */
   maxReceiveCount?: number;
 }
 
@@ -27,8 +28,8 @@ export function queueWithDeadLetters(
   const queue = new Queue(scope, `${id}Queue`, {
     encryption: QueueEncryption.SQS_MANAGED,
     enforceSSL: true,
-    visibilityTimeout: Duration.seconds(props.consumerTimeout.toSeconds() * 6),
-    deadLetterQueue: { queue: deadLetters, maxReceiveCount: props.maxReceiveCount ?? 5 },
+    visibilityTimeout: Duration.seconds(visibilitySeconds(props.consumerTimeout.toSeconds())),
+    deadLetterQueue: { queue: deadLetters, maxReceiveCount: props.maxReceiveCount ?? QUEUE_MAX_RECEIVES },
   });
   return { queue, deadLetters };
 }

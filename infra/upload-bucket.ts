@@ -10,6 +10,7 @@ import {
 import { SqsDestination } from 'aws-cdk-lib/aws-s3-notifications';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { INTAKE_TIMEOUT_SECONDS } from '#commons/queue-settings.ts';
 import { queueWithDeadLetters } from './queues.ts';
 
 /**
@@ -77,9 +78,8 @@ export class UploadBucket extends Construct {
       removalPolicy: RemovalPolicy.RETAIN,
       lifecycleRules: retentionRules(props),
     });
-    // The intake function's timeout is 5 minutes (infra/intake.ts).
     ({ queue: this.queue, deadLetters: this.deadLetters } = queueWithDeadLetters(this, 'Intake', {
-      consumerTimeout: Duration.minutes(5),
+      consumerTimeout: Duration.seconds(INTAKE_TIMEOUT_SECONDS),
     }));
     this.bucket.addEventNotification(EventType.OBJECT_CREATED, new SqsDestination(this.queue), {
       prefix: 'incoming/',

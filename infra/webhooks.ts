@@ -2,10 +2,12 @@ import { CfnOutput, Duration } from 'aws-cdk-lib';
 import type { TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { FunctionUrlAuthType } from 'aws-cdk-lib/aws-lambda';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
-import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
+import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { OUTCOMES_TIMEOUT_SECONDS } from '#commons/queue-settings.ts';
 import { TABLES } from '#commons/tables.ts';
 import { CallsheetFunction } from './callsheet-function.ts';
+import { queueWithDeadLetters } from './queues.ts';
 import type { VoiceApiCredentials } from './voice-api-credentials.ts';
 
 export interface WebhooksProps {
@@ -17,7 +19,7 @@ export interface WebhooksProps {
   settings: Record<string, string>;
 }
 
-const PROCESSOR_TIMEOUT = Duration.seconds(60);
+const PROCESSOR_TIMEOUT = Duration.seconds(OUTCOMES_TIMEOUT_SECONDS);
 
 /**
  * Call outcomes: the webhook receiver behind a public Function URL (the vendor's signature is its only
@@ -32,18 +34,9 @@ export class Webhooks extends Construct {
 
   constructor(scope: Construct, id: string, props: WebhooksProps) {
     super(scope, id);
-    this.deadLetters = new Queue(this, 'OutcomeDeadLetters', {
-      encryption: QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
-      retentionPeriod: Duration.days(14),
-    });
-    this.queue = new Queue(this, 'OutcomeQueue', {
-      encryption: QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
-      // Six times the processor's timeout, as Lambda's SQS guidance asks.
-      visibilityTimeout: Duration.seconds(PROCESSOR_TIMEOUT.toSeconds() * 6),
-      deadLetterQueue: { queue: this.deadLetters, maxReceiveCount: 5 },
-    });
+    ({ queue: this.queue, deadLetters: this.deadLetters } = queueWithDeadLetters(this, 'Outcome', {
+      consumerTimeout: PROCESSOR_TIMEOUT,
+    }));
 
     this.receiver = new CallsheetFunction(this, 'Receiver', {
       folder: 'webhooks',

@@ -1,10 +1,10 @@
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { dynaliteLevel } from '#local/stack/dynamo.ts';
 import { runCli, runInProcess } from './helpers/cli.ts';
 
 let dataDir: string;
@@ -120,10 +120,7 @@ describe('what a newcomer meets first', () => {
     const dir = join(dataDir, 'held');
     await runInProcess(['suppress', 'add', '+14155550123'], { CALLSHEET_DATA_DIR: dir });
     // As another command holds it: LevelDB's lock on the store, taken with the library dynalite uses.
-    const fromDynalite = createRequire(createRequire(import.meta.url).resolve('dynalite'));
-    const { Level } = fromDynalite('level') as {
-      Level: new (p: string) => { open(): Promise<void>; close(): Promise<void> };
-    };
+    const Level = dynaliteLevel();
     const holder = new Level(join(dir, 'dynamodb'));
     await holder.open();
     try {

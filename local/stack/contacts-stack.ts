@@ -1,4 +1,5 @@
 import { type Log, silentLog } from '#commons/log.ts';
+import { CONTACTS_TIMEOUT_SECONDS, visibilitySeconds } from '#commons/queue-settings.ts';
 import { TABLES } from '#commons/tables.ts';
 import type { Clock } from '#commons/voice-api/rate-limiter.ts';
 import { buildContactSync } from '#contacts/build-sync.ts';
@@ -78,11 +79,11 @@ export async function startLocalContacts(options: LocalContactsOptions): Promise
     [TABLES.apiBudget.env]: options.tables.apiBudget,
   };
   const config = readContactsConfig(env, { queues: 'local' });
-  // The queue as infra/contacts.ts makes it: batches of 500, a visibility timeout of six times the function's
-  // three minutes, and the queue's own redrive two deliveries after the function's.
+  // The queue as infra/contacts.ts makes it: batches of 500, the visibility timeout of the function's queue, and
+  // the queue's own redrive two deliveries after the function's.
   const queue = new LocalBatchQueue('callsheet-contacts', {
     batchSize: 500,
-    visibilityMs: 18 * 60_000,
+    visibilityMs: visibilitySeconds(CONTACTS_TIMEOUT_SECONDS) * 1000,
     maxReceives: config.maxReceives + 2,
     now,
   });

@@ -83,15 +83,18 @@ async function serveOnThread(path: string | undefined, port: number): Promise<Se
 /** How long a store another command holds (`status --watch` opens it for each redraw) is waited for. */
 const LOCKED_WAIT_MS = 3_000;
 
+/** The LevelDB store class dynalite keeps its data in, from dynalite's own dependencies. */
+export function dynaliteLevel(): new (path: string) => { open(): Promise<void>; close(): Promise<void> } {
+  const fromDynalite = createRequire(createRequire(import.meta.url).resolve('dynalite'));
+  return (fromDynalite('level') as { Level: ReturnType<typeof dynaliteLevel> }).Level;
+}
+
 /**
  * Opens the LevelDB store once before dynalite does. dynalite opens it lazily and, when it cannot, throws from inside
  * a request: a stack trace on this thread, a dead worker on its own, and no word of which files or why.
  */
 async function checkStore(path: string): Promise<void> {
-  const fromDynalite = createRequire(createRequire(import.meta.url).resolve('dynalite'));
-  const { Level } = fromDynalite('level') as {
-    Level: new (p: string) => { open(): Promise<void>; close(): Promise<void> };
-  };
+  const Level = dynaliteLevel();
   const deadline = Date.now() + LOCKED_WAIT_MS;
   for (;;) {
     const db = new Level(path);

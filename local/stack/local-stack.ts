@@ -7,6 +7,7 @@ import { ObjectStore } from '#commons/aws/object-store.ts';
 import { ConfigError, EnvReader } from '#commons/config.ts';
 import { type Log, silentLog } from '#commons/log.ts';
 import { readOutcomesConfig } from '#commons/outcomes/config.ts';
+import { INTAKE_TIMEOUT_SECONDS } from '#commons/queue-settings.ts';
 import { TABLES } from '#commons/tables.ts';
 import { INCOMING } from '#commons/upload-ref.ts';
 import type { RequestBudget } from '#commons/voice-api/rate-limiter.ts';
@@ -311,13 +312,12 @@ async function startOn(
     await buildIntakeService(readIntakeConfig(env), now, { budgetClock: waitClock }),
     log,
   );
-  // As infra/upload-bucket.ts makes it: six times intake's five minutes, five receives. Time stands still while
-  // intake works on an upload: one dropped during a run starts its parts at the instant it came, not at whatever
-  // wake-up the clock jumped to meanwhile.
+  // As infra/upload-bucket.ts makes it. Time stands still while intake works on an upload: one dropped during a run
+  // starts its parts at the instant it came, not at whatever wake-up the clock jumped to meanwhile.
   const intakeQueue = new LocalQueue(
     'callsheet-intake',
     invocationsAsActors(scheduler, 'intake', intake),
-    redelivery(scheduler, { visibilityMs: 30 * 60_000, maxReceives: 5 }, options.realTimeRedeliveryMs),
+    redelivery(scheduler, INTAKE_TIMEOUT_SECONDS, options.realTimeRedeliveryMs),
   );
   // The bucket notification in AWS is filtered to incoming/; reports, parts and moved originals raise nothing.
   s3.onEvent((event) => {

@@ -1,4 +1,5 @@
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import { QUEUE_MAX_RECEIVES, visibilitySeconds } from '#commons/queue-settings.ts';
 import { localContext } from './lambda-context.ts';
 import type { SimScheduler } from './sim-scheduler.ts';
 
@@ -6,9 +7,9 @@ export type SqsHandler = (event: SQSEvent, context: Context) => Promise<SQSBatch
 
 export interface QueueOptions {
   /** SQS's visibility timeout: how long after a receive a message that failed is delivered again. */
-  retryDelayMs?: number;
+  retryDelayMs: number;
   /** After this many receives a failing message goes to the dead letters. */
-  maxReceives?: number;
+  maxReceives: number;
   /** The clock the visibility timeout counts on: real time by default, the stack's where it has one. */
   now?: () => number;
   /** Runs `redeliver` once `ms` have passed on that clock. */
@@ -21,20 +22,21 @@ const realTime = (ms: number, redeliver: () => void) => {
 };
 
 /**
- * A queue's redelivery as deployed: a failed message waits out the queue's visibility timeout and is
- * dead-lettered after `maxReceives`, as infra sets them; on the stack's scheduler the wait is on the simulated
- * clock (time does not pass that instant before it is delivered again), in real time it is real minutes (or
- * `realTimeMs`, for a test that provokes a failure).
+ * The redelivery of the queue in front of a function that times out after `consumerTimeoutSeconds`, as deployed
+ * (commons/queue-settings.ts): a failed message waits out the visibility timeout and is dead-lettered after the
+ * last receive. On the stack's scheduler the wait is on the simulated clock (time does not pass that instant before
+ * it is delivered again); in real time it is real minutes, or `realTimeMs` for a test that provokes a failure.
  */
 export function redelivery(
   scheduler: SimScheduler | null,
-  deployed: { visibilityMs: number; maxReceives: number },
-  realTimeMs = deployed.visibilityMs,
+  consumerTimeoutSeconds: number,
+  realTimeMs?: number,
 ): QueueOptions {
-  if (!scheduler) return { retryDelayMs: realTimeMs, maxReceives: deployed.maxReceives };
+  const visibilityMs = visibilitySeconds(consumerTimeoutSeconds) * 1000;
+  if (!scheduler) return { retryDelayMs: realTimeMs ?? visibilityMs, maxReceives: QUEUE_MAX_RECEIVES };
   return {
-    retryDelayMs: deployed.visibilityMs,
-    maxReceives: deployed.maxReceives,
+    retryDelayMs: visibilityMs,
+    maxReceives: QUEUE_MAX_RECEIVES,
     now: () => scheduler.now(),
     after: (ms, redeliver) => void scheduler.at(scheduler.now() + ms, async () => redeliver()),
   };
@@ -60,7 +62,7 @@ export class LocalQueue {
   constructor(
     private readonly name: string,
     private readonly handler: SqsHandler,
-    private readonly options: QueueOptions = {},
+    private readonly options: QueueOptions,
   ) {}
 
   send(body: string): void {
@@ -98,7 +100,7 @@ export class LocalQueue {
 
   /** How many receives a message gets before it goes to the dead letters. */
   get maxReceives(): number {
-    return this.options.maxReceives ?? 3;
+    return this.options.maxReceives;
   }
 
   /** Whether a failed message waits to be delivered again. */
@@ -141,7 +143,7 @@ export class LocalQueue {
           const wait: Waiting = { dropped: false };
           this.waiting.add(wait);
           // The visibility timeout runs from the receive, as in SQS, not from the end of the failed invocation.
-          const ms = Math.max(0, receivedAt + (this.options.retryDelayMs ?? 50) - now());
+          const ms = Math.max(0, receivedAt + this.options.retryDelayMs - now());
           (this.options.after ?? realTime)(ms, () => {
             if (wait.dropped) return;
             this.waiting.delete(wait);

@@ -6,6 +6,7 @@ import type { Log } from '#commons/log.ts';
 import { buildOutcomeService } from '#commons/outcomes/build-service.ts';
 import { readOutcomesConfig } from '#commons/outcomes/config.ts';
 import type { OutcomeService } from '#commons/outcomes/outcome-service.ts';
+import { OUTCOMES_TIMEOUT_SECONDS } from '#commons/queue-settings.ts';
 import type { VoiceApiOptions } from '#commons/voice-api/http.ts';
 import type { Clock } from '#commons/voice-api/rate-limiter.ts';
 import { makeOutcomesHandler } from '#outcomes/handler.ts';
@@ -16,14 +17,6 @@ import { localContext } from './lambda-context.ts';
 import type { SimScheduler } from './sim-scheduler.ts';
 import { invocationsAsActors } from './stack-clock.ts';
 import { LocalQueue, redelivery } from './upload-queue.ts';
-
-/**
- * The outcomes queue's visibility timeout as infra/webhooks.ts sets it (six times the processor's 60 s): a message
- * the processor could not handle (the account's API budget spent for the minute, a DynamoDB error) is delivered
- * again that much later, five receives in all, so a burst of events waits out the budget rather than being
- * dead-lettered within a second.
- */
-const OUTCOMES_VISIBILITY_MS = 6 * 60_000;
 
 export interface LocalWebhooks {
   /** Where the emulator (or anything on this machine) POSTs call events: `POST /_emulator/config {webhookUrl}`. */
@@ -89,7 +82,10 @@ export async function startWebhookReceiver(
   const queue = new LocalQueue(
     'callsheet-outcomes',
     invocationsAsActors(scheduler, 'outcomes', processor),
-    redelivery(scheduler, { visibilityMs: OUTCOMES_VISIBILITY_MS, maxReceives: 5 }, options.realTimeRedeliveryMs),
+    // As infra/webhooks.ts makes it: an event the processor could not handle (the API budget spent for the
+    // minute, a DynamoDB error) comes back minutes later, so a burst waits out the budget instead of being
+    // dead-lettered within a second.
+    redelivery(scheduler, OUTCOMES_TIMEOUT_SECONDS, options.realTimeRedeliveryMs),
   );
   const receiver = buildWebhookReceiver(
     readWebhookConfig(env, { queue: 'local' }),

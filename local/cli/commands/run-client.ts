@@ -113,10 +113,12 @@ export async function runOnStack(
     while (!interrupted && Date.now() < copyDeadline && copies.some((c) => !existsSync(c))) await pause(250);
     if (interrupted) return stopped(say);
     const missing = copies.filter((c) => !existsSync(c));
-    if (missing.length > 0)
+    if (missing.length > 0) {
+      const ids = [...reports.values()].map((r) => r.campaignId).filter(Boolean);
       console.error(
-        `callsheet local has not yet copied ${missing.join(', ')}; the reports are in the bucket (callsheet report <campaign id>)`,
+        `callsheet local has not yet copied ${missing.join(', ')}; the reports are in the bucket (${ids.map((id) => `callsheet report ${id}`).join('; ')})`,
       );
+    }
     const parts = intake.parts.map((p) => {
       const r = reports.get(p.index) as PartReport;
       const files = partReportFiles(prefix, p.index);
