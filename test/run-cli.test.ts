@@ -4,6 +4,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { readRunningStack } from '#local/stack/running-stack.ts';
 import { BIN, runCli, runInProcess } from './helpers/cli.ts';
 import { xlsx } from './helpers/sheets.ts';
 
@@ -289,6 +290,14 @@ describe('callsheet run, interrupted', () => {
         const listed = JSON.parse((await runInProcess(['campaign', 'list', '--json'], own)).stdout || '[]');
         id = listed[0]?.campaignId ?? '';
       }
+      // Once it dials: before 10:00 on the run's clock the campaign is still `scheduled`, which the API cannot pause
+      // (409), and the pause would be left to the workflow.
+      const api = (await readRunningStack(own.CALLSHEET_DATA_DIR))?.voiceApi?.url;
+      const status = async () =>
+        (
+          (await (await fetch(`${api}/_emulator/state`)).json()) as { campaigns: { id: string; status: string }[] }
+        ).campaigns.find((c) => c.id === id)?.status;
+      while (child.exitCode === null && (await status()) !== 'active') await new Promise((r) => setTimeout(r, 20));
       expect((await runInProcess(['campaign', 'pause', id], own)).stdout).toContain('paused on the Voice API now');
       await Promise.race([said('paused by an operator: simulated time stands still'), closed]);
       expect(child.exitCode, `${stdout}\n${stderr}`).toBe(null);
