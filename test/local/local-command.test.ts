@@ -5,10 +5,11 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { documentClient, readAwsSettings } from '#commons/aws/clients.ts';
+import { documentClient, readAwsSettings, s3Client } from '#commons/aws/clients.ts';
 import { EnvReader } from '#commons/config.ts';
 import { VoiceApiClient } from '#commons/voice-api/index.ts';
 import { CampaignStore } from '#lifecycle/campaign-store.ts';
@@ -27,7 +28,10 @@ const run = promisify(execFile);
 const CHROMIUM = '/usr/bin/chromium';
 // Noon in New York, 09:00 in San Francisco: the 415 numbers' legal window (08:00-21:00) is open from the start.
 const NOW = '2026-12-07T12:00:00-05:00';
-const NUMBERS = Array.from({ length: 12 }, (_, i) => `+1415555${String(201 + i).padStart(4, '0')}`);
+// One line for forty numbers: about eighty simulated minutes of calls, eight real seconds at the stack's 600×, so the
+// operator's pause lands while the campaign dials however busy the machine is. Once it holds, the test gives the
+// emulator a line per number and the rest of the campaign takes a few simulated minutes.
+const NUMBERS = Array.from({ length: 40 }, (_, i) => `+1415555${String(201 + i).padStart(4, '0')}`);
 
 let dataDir: string;
 let stack: ChildProcess;
@@ -40,6 +44,7 @@ let emulatorUrl = '';
 const userEnv = () => ({ ...process.env, ...exported, VOICE_API_URL: '', VOICE_API_KEY: '' });
 const aws = async (...args: string[]) => (await run('aws', args, { env: userEnv(), timeout: 120_000 })).stdout;
 const callsheet = (...args: string[]) => runInProcess(args, userEnv());
+const settings = () => readAwsSettings(new EnvReader(userEnv()));
 
 async function campaignJson(id?: string): Promise<Record<string, unknown>[]> {
   const out = await callsheet('campaign', 'list', '--json');
@@ -55,7 +60,7 @@ async function campaignJson(id?: string): Promise<Record<string, unknown>[]> {
  */
 let tables: ReturnType<typeof documentClient> | undefined;
 async function campaignRecords(id?: string): Promise<Record<string, unknown>[]> {
-  tables ??= documentClient(readAwsSettings(new EnvReader(userEnv())));
+  tables ??= documentClient(settings());
   const items = (await tables.send(new ScanCommand({ TableName: 'callsheet-campaigns' }))).Items ?? [];
   return items.filter((r) => r.campaignId !== undefined && (id === undefined || r.campaignId === id));
 }
@@ -90,8 +95,8 @@ beforeAll(async () => {
   await runCli(['--help']); // brings the compiled CLI up to date before the long-running spawn
   stack = spawn(
     process.execPath,
-    [BIN, 'local', '--port-base', '0', '--speed', '120', '--now', NOW, '--concurrency', '2'],
-    // Looks at most two simulated minutes apart (a second here), not the default 15 (7.5 s): the waits below
+    [BIN, 'local', '--port-base', '0', '--speed', '600', '--now', NOW, '--concurrency', '1'],
+    // Looks at most two simulated minutes apart (a fifth of a second here), not the default 15: the waits below
     // are for what the workflow does at its next look.
     {
       env: { ...process.env, CALLSHEET_DATA_DIR: dataDir, POLL_MAX_SECONDS: '120' },
@@ -166,7 +171,7 @@ describe('callsheet local', () => {
       campaigns: { id: string; status: string }[];
     };
     expect(emulatorState.campaigns.find((c) => c.id === id)?.status).toBe('paused');
-    // Stamped on the stack's simulated clock (from NOW, at 120×), like the rest of the campaign's timeline.
+    // Stamped on the stack's simulated clock (from NOW, at 600×), like the rest of the campaign's timeline.
     const asked = (await campaignJson(id))[0]?.control as { wanted: string; at: string };
     expect(asked.wanted).toBe('pause');
     expect(Date.parse(asked.at)).toBeGreaterThanOrEqual(Date.parse(NOW));
@@ -201,8 +206,9 @@ describe('callsheet local', () => {
     });
     watch.kill('SIGINT');
     expect((await watchExit)[0]).toBe(0);
-    expect(frames).toMatch(/\[[#.]{20}\] \d+\/12/);
+    expect(frames).toMatch(/\[[#.]{20}\] \d+\/40/);
 
+    await new EmulatorAdmin(emulatorUrl).configure({ concurrency: NUMBERS.length });
     expect((await callsheet('campaign', 'resume', id)).stdout).toContain(`resume requested for campaign ${id}`);
     await until('the manual resume', timeline, manual('resume'));
     await until(
@@ -215,17 +221,19 @@ describe('callsheet local', () => {
     expect(manual('resume')(ended?.timeline as Timeline)).toBe(true);
 
     // The AWS CLI reads what the stack wrote: reports, tables, executions.
-    const prefix = `s3://${bucket}/reports/${uploadId}/`;
-    const listing = await until(
-      'the HTML page',
-      () => aws('s3', 'ls', prefix),
-      (l) => l.includes('part-1.html'),
-    );
-    expect(listing).toContain('part-1.json');
+    const s3 = s3Client(settings());
+    const reportKeys = async () =>
+      (
+        (await s3.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: `reports/${uploadId}/` }))).Contents ?? []
+      ).map((o) => o.Key);
+    await until('the HTML page', reportKeys, (keys) => keys.includes(`reports/${uploadId}/part-1.html`));
+    s3.destroy();
+    const copied = join(dataDir, 'copied');
+    await aws('s3', 'cp', '--recursive', `s3://${bucket}/reports/${uploadId}/`, copied);
     // The stack's log lines are in the data directory; the terminal shows only warnings and errors.
     expect(await readFile(join(dataDir, 'local.log'), 'utf8')).toMatch(/"level":"INFO"/);
     expect(stderr).not.toMatch(/"level":"INFO"/);
-    const report = JSON.parse(await aws('s3', 'cp', `${prefix}part-1.json`, '-'));
+    const report = JSON.parse(await readFile(join(copied, 'part-1.json'), 'utf8'));
     expect(report).toMatchObject({ campaignId: id, status: 'completed' });
     expect(report.pauses).toContainEqual(expect.objectContaining({ reason: 'manual' }));
     const scan = JSON.parse(await aws('dynamodb', 'scan', '--table-name', 'callsheet-campaigns'));
@@ -242,10 +250,10 @@ describe('callsheet local', () => {
 
     // callsheet report copies the files to a real folder and prints their paths.
     const out = await callsheet('report', id);
-    expect(out.stdout).toContain(`campaign ${id}: completed; 12 contacts`);
+    expect(out.stdout).toContain(`campaign ${id}: completed; 40 contacts`);
     const page = out.stdout.split('\n').find((l) => l.endsWith('part-1.html')) as string;
     expect(existsSync(page)).toBe(true);
-    expect(await readFile(page, 'utf8')).toBe(await aws('s3', 'cp', `${prefix}part-1.html`, '-'));
+    expect(await readFile(page, 'utf8')).toBe(await readFile(join(copied, 'part-1.html'), 'utf8'));
 
     const browser = await chromium.launch({
       executablePath: CHROMIUM,
@@ -268,7 +276,7 @@ describe('callsheet local', () => {
       const timeline = await tab.locator('#timeline tbody tr').allTextContents();
       expect(timeline.some((t) => t.includes('paused: by an operator'))).toBe(true);
       expect(timeline.some((t) => t.includes('resumed'))).toBe(true);
-      expect(await tab.locator('#outcomes tbody tr').count()).toBe(12);
+      expect(await tab.locator('#outcomes tbody tr').count()).toBe(NUMBERS.length);
       expect(await tab.textContent('#rejected')).toContain('nope');
       // The chart: the calls-finished line and the operator's pause as a shaded stretch, both drawn.
       const box = await tab.locator('#chart rect.paused.manual').first().boundingBox();
@@ -276,7 +284,7 @@ describe('callsheet local', () => {
       expect(await tab.locator('#chart path.finished').getAttribute('d')).toMatch(/V/);
       // Drawn from the stats sampled while the campaign ran.
       expect(await tab.textContent('.legend')).toMatch(
-        /calls finished \(12 of 12; \d+ samples of the campaign's stats\)/,
+        /calls finished \(40 of 40; \d+ samples of the campaign's stats\)/,
       );
       expect(await tab.locator('#chart path.completed').count()).toBe(1);
       // The calling window (08:00-21:00 in San Francisco) was open for the whole campaign: one strip.
@@ -295,7 +303,7 @@ describe('callsheet local', () => {
     const agentId = exported.CALLSHEET_AGENT_ID as string;
     const [record] = await campaignRecords(campaignId);
     const partKey = record?.partKey as string;
-    tables ??= documentClient(readAwsSettings(new EnvReader(userEnv())));
+    tables ??= documentClient(settings());
     const store = new CampaignStore(tables, 'callsheet-campaigns');
     await store.hold(agentId, partKey, new Date());
     if ((await api.agents.get(agentId)).is_active) await api.agents.toggle(agentId);
@@ -356,7 +364,15 @@ describe('callsheet local', () => {
     // status reads the uploads table that UPLOADS_TABLE names, beside the campaigns: a refused upload, with why.
     const nothing = join(dataDir, 'nothing.csv');
     await writeFile(nothing, ['Phone Number', 'not a number'].join('\n'));
-    await aws('s3', 'cp', nothing, `s3://${exported.CALLSHEET_BUCKET}/incoming/${exported.CALLSHEET_AGENT_ID}/`);
+    const s3 = s3Client(settings());
+    await s3.send(
+      new PutObjectCommand({
+        Bucket: exported.CALLSHEET_BUCKET,
+        Key: `incoming/${exported.CALLSHEET_AGENT_ID}/nothing.csv`,
+        Body: await readFile(nothing),
+      }),
+    );
+    s3.destroy();
     const statusJson = async (env: NodeJS.ProcessEnv) => {
       const out = await runInProcess(['status', '--json'], env);
       expect(out.stderr).toBe('');
