@@ -9,6 +9,7 @@ import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import type { StateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
 import { stepWorstCaseSeconds } from '#lifecycle/config.ts';
+import { GUARD_RETRY_ATTEMPTS } from '#lifecycle/safety-net/config.ts';
 import { guardEventPattern } from '#lifecycle/safety-net/event-pattern.ts';
 import { CallsheetFunction } from './callsheet-function.ts';
 import { LIFECYCLE_NAME } from './campaign-lifecycle.ts';
@@ -98,7 +99,7 @@ export class CampaignGuard extends Construct {
     // Invocations that throw are tried twice more, then recorded with their event.
     this.guard.fn.configureAsyncInvoke({
       onFailure: new SqsDestination(this.failures),
-      retryAttempts: 2,
+      retryAttempts: GUARD_RETRY_ATTEMPTS,
       maxEventAge: Duration.hours(2),
     });
     // Step Functions sends execution status changes to the default bus.

@@ -1,3 +1,4 @@
+import { setTimeout as delay } from 'node:timers/promises';
 import type { S3Client } from '@aws-sdk/client-s3';
 import type { Context } from 'aws-lambda';
 import { apiBudget, readBudgetConfig } from '#commons/api-budget/config.ts';
@@ -19,12 +20,13 @@ import { buildLifecycleSteps } from '#lifecycle/build-steps.ts';
 import { readLifecycleConfig } from '#lifecycle/config.ts';
 import { makeLifecycleHandler } from '#lifecycle/handler.ts';
 import { buildCampaignGuard } from '#lifecycle/safety-net/build-guard.ts';
-import { readGuardConfig } from '#lifecycle/safety-net/config.ts';
+import { GUARD_RETRY_ATTEMPTS, readGuardConfig } from '#lifecycle/safety-net/config.ts';
 import { EXECUTION_STATUS_CHANGE, matchesGuardPattern } from '#lifecycle/safety-net/event-pattern.ts';
 import { makeGuardHandler, makeSweeperHandler } from '#lifecycle/safety-net/handler.ts';
 import type { HoldAnswer } from '#local/emulator/server.ts';
 import { DEFAULT_EXECUTION_TIMEOUT_SECONDS } from '#state-machines/lifecycle-document.ts';
 import { readWebhookConfig } from '#webhooks/config.ts';
+import { invokeAsync } from './async-invoke.ts';
 import { type LocalContacts, startLocalContacts } from './contacts-stack.ts';
 import { type LocalDynamo, startDynamo } from './dynamo.ts';
 import { CALLSHEET_BUS, LocalEventBus } from './event-bus.ts';
@@ -62,6 +64,8 @@ export interface LocalStackOptions {
    * Lambda.Unknown) and of a wedged workflow. Not for normal runs.
    */
   wrapLifecycle?: (invoke: LambdaInvoke) => LambdaInvoke;
+  /** Wraps the guard function likewise: rehearsals of a guard invocation that fails. Not for normal runs. */
+  wrapGuard?: (invoke: LambdaInvoke) => LambdaInvoke;
   /** How simulated time moves (with `clock`): by default it jumps to the next wake-up (SimScheduler). */
   scheduler?: SimScheduler;
   /**
@@ -254,12 +258,20 @@ async function startOn(
 
   // The guard and the sweeper, as in AWS: an EventBridge rule on execution status, and a schedule.
   const guard = await buildCampaignGuard(readGuardConfig(env), apiOptions);
-  const onEnded = makeGuardHandler(guard, log);
+  const guardHandler = makeGuardHandler(guard, log) as unknown as LambdaInvoke;
+  const onEnded = options.wrapGuard?.(guardHandler) ?? guardHandler;
   const sweep = makeSweeperHandler(guard, log);
   const context = localContext('callsheet-guard');
   // Each ended execution's guard runs at once and on its own, as EventBridge invokes the function for each event. Run
   // one after another, a guard waiting its turn held the simulated clock still while the one before it slept on it.
   const guarding = new Set<Promise<unknown>>();
+  // A retry's wait, on the stack's clock (the guard's actor sleeps) or in real time; closing the stack ends it.
+  const closing = new AbortController();
+  const closed = new Promise<void>((resolve) => closing.signal.addEventListener('abort', () => resolve()));
+  const guardSleep = async (ms: number) => {
+    await Promise.race([waitClock ? waitClock.sleep(ms) : delay(ms, undefined, { ref: false }), closed]);
+    if (closing.signal.aborted) throw new Error('the stack closed before the retry');
+  };
   const guardsIdle = async () => {
     while (guarding.size > 0) await Promise.all(guarding);
   };
@@ -280,8 +292,30 @@ async function startOn(
     // Time stands still while the guard works, as it reacts within seconds in AWS.
     const id = `guard:${execution.executionArn}`;
     scheduler?.join(id);
-    const work: Promise<unknown> = asActor(id, () => onEnded(event, context))
-      .catch((err: Error) => log.error('guard failed', { error: err.message }))
+    const about = { execution: execution.executionArn };
+    // As Lambda runs the rule's asynchronous invocation: one that throws is tried twice more, a minute and then two
+    // minutes later (infra/campaign-guard.ts); after the last, AWS puts the event in the GuardFailures queue.
+    const attempts = () =>
+      invokeAsync(
+        () => onEnded(event, context),
+        GUARD_RETRY_ATTEMPTS,
+        guardSleep,
+        (err, attempt, waitMs) =>
+          log.warn('guard failed; Lambda runs it again', {
+            ...about,
+            attempt,
+            retryInSeconds: waitMs / 1000,
+            error: (err as Error).message,
+          }),
+      );
+    const work: Promise<unknown> = asActor(id, attempts)
+      .catch((err: Error) =>
+        log.error('guard failed on every attempt; in AWS its event goes to the GuardFailures queue', {
+          ...about,
+          attempts: GUARD_RETRY_ATTEMPTS + 1,
+          error: err.message,
+        }),
+      )
       .finally(() => {
         guarding.delete(work);
         scheduler?.leave(id);
@@ -376,7 +410,9 @@ async function startOn(
       client.destroy();
       budgetDb.destroy();
       await sfn.close();
-      // Stopped executions reach the guard, which secures their campaigns: let it finish before its tables go.
+      // Stopped executions reach the guard, which secures their campaigns: let it finish before its tables go (a
+      // retry still waiting gives up).
+      closing.abort();
       await guardsIdle();
       await Promise.all([s3.close(), dynamo.close(), events.close()]);
     },

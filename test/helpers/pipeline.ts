@@ -19,7 +19,9 @@ export interface PipelineFixture {
  */
 export function usePipeline(
   settings: Record<string, string> = {},
-  options: Pick<LocalStackOptions, 'wrapLifecycle' | 'heldAnswers'> & { emulator?: Partial<StartOptions> } = {},
+  options: Pick<LocalStackOptions, 'wrapLifecycle' | 'wrapGuard' | 'heldAnswers'> & {
+    emulator?: Partial<StartOptions>;
+  } = {},
 ): PipelineFixture {
   const { emulator, ...stackOptions } = options;
   const fixture = {} as PipelineFixture;

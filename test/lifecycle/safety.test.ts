@@ -59,13 +59,28 @@ const wrap =
     return out;
   };
 
+/** Rehearsal of a guard that fails: its next `throws` invocations throw, as Lambda failing to run it would. */
+const guardFault = { throws: 0, at: [] as number[] };
+const wrapGuard =
+  (invoke: LambdaInvoke): LambdaInvoke =>
+  async (event, context) => {
+    guardFault.at.push(lambda.now());
+    if (guardFault.throws > 0) {
+      guardFault.throws--;
+      const err = new Error('Lambda was unable to run the function (rehearsal)');
+      err.name = 'Lambda.ServiceException';
+      throw err;
+    }
+    return invoke(event, context);
+  };
+
 // Three lines: each scenario uploads `numbers(n)`, as long to dial as n numbers on the emulator's default ten.
 const { settings: lines, numbers } = fewerLines(3);
 // Great Britain without callsheet's conservative default: the London rehearsals test the upload's own windows
 // (nights, DST gaps) as they are, with no legal hours of the country's to cut them.
 const p = usePipeline(
   { LEGAL_HOURS: '{"GB": "off"}' },
-  { wrapLifecycle: wrap, heldAnswers: true, emulator: { settings: lines } },
+  { wrapLifecycle: wrap, wrapGuard, heldAnswers: true, emulator: { settings: lines } },
 );
 lambda.now = () => p.f.emu.core.clock.now();
 
@@ -460,6 +475,57 @@ describe('no call outside the window, whatever fails', () => {
     expect(r.campaign?.status).toBe('paused');
     expect(r.calls.filter((c) => Date.parse(c.started_at ?? '') > Date.parse(stopAt))).toEqual([]);
     expect(r.violations).toEqual([]);
+  }, 90_000);
+
+  it('the guard fails twice: Lambda runs it again a minute and then two minutes later, and it pauses the campaign', async () => {
+    const w = nextWeek();
+    const stopAt = la(day(w), '10:20:00');
+    guardFault.throws = 2;
+    guardFault.at = [];
+    const r = await rehearse({
+      name: 'guard-retried',
+      at: la(day(w), '10:00:00'),
+      count: numbers(1000),
+      during: stopping(stopAt),
+    });
+    expect(guardFault.throws).toBe(0);
+    // Three attempts: at the stop, a minute on, and two minutes after that (Lambda's asynchronous retries).
+    expect(guardFault.at.map((t) => Math.round((t - Date.parse(stopAt)) / 1000))).toEqual([0, 60, 180]);
+    expect(r.executions[0]?.status).toBe('ABORTED');
+    const record = await campaignStore().get(partKeyOfExecution(r.executions[0]?.name ?? ''));
+    expect(record?.secured).toMatchObject({ by: 'guard', outcome: 'paused' });
+    expect(r.campaign?.status).toBe('paused');
+    // The window stayed open: calls went on until the third attempt paused the campaign, none after it.
+    const secured = Date.parse(stopAt) + 180_000;
+    expect(r.calls.filter((c) => Date.parse(c.started_at ?? '') > secured)).toEqual([]);
+    expect(r.violations).toEqual([]);
+  }, 90_000);
+
+  it('the guard fails on every attempt: the sweeper pauses the campaign', async () => {
+    const w = nextWeek();
+    const stopAt = la(day(w), '10:20:00');
+    guardFault.throws = 3;
+    guardFault.at = [];
+    const r = await rehearse({
+      name: 'guard-down',
+      at: la(day(w), '10:00:00'),
+      count: numbers(1000),
+      during: stopping(stopAt),
+    });
+    guardFault.throws = 0;
+    expect(guardFault.at).toHaveLength(3);
+    const partKey = partKeyOfExecution(r.executions[0]?.name ?? '');
+    expect((await campaignStore().get(partKey))?.secured).toBeUndefined();
+    // The workflow is gone: a round of the sweeper (every five minutes) secures what the guard could not.
+    await p.stack.scheduler?.at(Date.parse(stopAt) + 10 * 60_000, async () => {});
+    const record = await campaignStore().get(partKey);
+    expect(record?.secured).toMatchObject({ by: 'sweeper', outcome: 'paused' });
+    const secured = Date.parse(record?.secured?.at ?? '');
+    expect(secured).toBeLessThanOrEqual(Date.parse(stopAt) + 180_000 + 5 * 60_000);
+    expect(r.campaign?.status).toBe('paused');
+    const calls = placedCalls(p, r.agent.id);
+    expect(calls.filter((c) => Date.parse(c.started_at ?? '') > secured)).toEqual([]);
+    expect(await auditCalls(calls, RULE)).toEqual([]);
   }, 90_000);
 
   it('two executions stopped at once while pause answers are slow: the guard secures both', async () => {

@@ -22,3 +22,9 @@ export function readGuardConfig(source: Env): GuardConfig {
   env.done();
   return { lifecycle, guard };
 }
+
+/**
+ * How many times more Lambda runs a guard invocation that threw (its asynchronous invocation config, as infra sets
+ * it; the embedded stack retries alike), before the event goes to the guard's failure queue.
+ */
+export const GUARD_RETRY_ATTEMPTS = 2;

@@ -1,0 +1,28 @@
+/**
+ * Lambda's waits before the retries of an asynchronous invocation that threw: one minute before the second attempt,
+ * two before the third ("How Lambda handles errors and retries with asynchronous invocation", AWS Lambda guide).
+ */
+export const ASYNC_RETRY_WAITS_MS = [60_000, 120_000] as const;
+
+/**
+ * Runs `invoke` as Lambda runs an asynchronous invocation (an EventBridge target): one that throws is run again up
+ * to `retries` times, after the waits above, each a `sleep` on the stack's clock. `retrying` hears each failure
+ * that will be tried again; the last failure is thrown.
+ */
+export async function invokeAsync<T>(
+  invoke: () => Promise<T>,
+  retries: number,
+  sleep: (ms: number) => Promise<void>,
+  retrying: (err: unknown, attempt: number, waitMs: number) => void,
+): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await invoke();
+    } catch (err) {
+      if (attempt > retries) throw err;
+      const waitMs = ASYNC_RETRY_WAITS_MS[Math.min(attempt, ASYNC_RETRY_WAITS_MS.length) - 1] as number;
+      retrying(err, attempt, waitMs);
+      await sleep(waitMs);
+    }
+  }
+}
