@@ -1,6 +1,6 @@
 import { API_PREFIX } from '#commons/voice-api/http.ts';
 import type { LoggedRequest } from '#local/emulator/traffic.ts';
-import { type AuditedCall, auditCalls } from '#test/helpers/call-audit.ts';
+import { type AuditedCall, type AuditedSpan, auditCalls, auditSpans } from '#test/helpers/call-audit.ts';
 
 /**
  * What the emulator's own records say about a close: read from its raw request log and call records, never from
@@ -114,16 +114,23 @@ export interface CallFigures {
   unlawful: number;
   inMargin: number;
   afterClose: number;
+  /** Stretches in which a campaign could have dialled a number outside the window or in the margin (auditSpans). */
+  couldDial: number;
   examples: string[];
 }
 
-/** The emulator's placed calls, audited against the window with the closing margin (test/helpers/call-audit.ts). */
+/**
+ * The emulator's placed calls, and the stretches in which its campaigns could dial, audited against the window with
+ * the closing margin (test/helpers/call-audit.ts).
+ */
 export async function auditClose(
   calls: AuditedCall[],
   rule: { hours: string; closingMarginMinutes: number },
   close: number,
+  spans: readonly AuditedSpan[] = [],
 ): Promise<CallFigures> {
   const violations = await auditCalls(calls, rule);
+  const ready = await auditSpans(spans, rule);
   const unlawful = new Set(violations.map((v) => v.call));
   const placed = calls.filter((c) => c.started_at !== null);
   return {
@@ -131,6 +138,7 @@ export async function auditClose(
     unlawful: unlawful.size,
     inMargin: violations.filter((v) => v.reason === 'closing_margin').length,
     afterClose: placed.filter((c) => Date.parse(c.started_at as string) >= close && unlawful.has(c)).length,
-    examples: violations.slice(0, 3).map((v) => v.message),
+    couldDial: ready.length,
+    examples: [...violations.slice(0, 3).map((v) => v.message), ...ready.slice(0, 3).map((v) => v.message)],
   };
 }

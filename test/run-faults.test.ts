@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { UsageError } from '#local/cli/command.ts';
 import { loadFaultPlan, type PlacedCall, placedCalls } from '#local/cli/fault-plan-file.ts';
 import { main } from '#local/cli/main.ts';
-import { auditCalls } from './helpers/call-audit.ts';
+import { type AuditedSpan, auditCalls, auditSpans } from './helpers/call-audit.ts';
 import { runInProcess } from './helpers/cli.ts';
 
 let dir: string;
@@ -115,6 +115,7 @@ describe('callsheet run --faults --json', () => {
     const result = JSON.parse(out.stdout) as {
       faulted_requests: { method: string; path: string; status: number; fault_id: number; at: string }[];
       calls: PlacedCall[];
+      dialable: AuditedSpan[];
       callEventsDeadLettered: number;
       parts: { file: string }[];
     };
@@ -145,6 +146,10 @@ describe('callsheet run --faults --json', () => {
     }
     // … and the raw records are enough to check the invariant independently.
     expect(await auditCalls(result.calls, { hours: 'Mon-Fri 10:00-11:00' })).toEqual([]);
+    // So are the stretches in which each campaign could have dialled: every number of the sheet was ready in one.
+    expect(new Set(result.dialable.flatMap((s) => s.phones)).size).toBeGreaterThan(0);
+    for (const s of result.dialable) expect(Object.keys(s).sort()).toEqual(['campaign_id', 'from', 'phones', 'to']);
+    expect(await auditSpans(result.dialable, { hours: 'Mon-Fri 10:00-11:00' })).toEqual([]);
   });
 });
 

@@ -48,6 +48,11 @@ export class EmulatorAdmin {
     return this.call('DELETE', '/faults');
   }
 
+  /** When each campaign could dial: active, its agent active, numbers ready for a line (`GET /_emulator/dialable`). */
+  async dialable(): Promise<DialableSpanView[]> {
+    return (await this.call<{ spans: DialableSpanView[] }>('GET', '/dialable')).spans;
+  }
+
   /** The simulated clock: where it is and how fast it runs. */
   clock(): Promise<{ now: string; speed: number }> {
     return this.call('GET', '/clock');
@@ -68,4 +73,14 @@ export class EmulatorAdmin {
   reset(): Promise<unknown> {
     return this.call('POST', '/reset');
   }
+}
+
+/** A stretch in which a campaign could dial, as the admin API shows it (an open one ends at the emulator's now). */
+export interface DialableSpanView {
+  campaign_id: string;
+  agent_id: string;
+  from: string;
+  to: string;
+  open: boolean;
+  phones: string[];
 }

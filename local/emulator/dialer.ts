@@ -12,6 +12,19 @@ export interface CallObserver {
   transcriptLine(call: CallRecord, line: { speaker: string; text: string; timestamp: string }, isFinal: boolean): void;
 }
 
+/**
+ * A stretch of time in which a campaign could dial: active, its agent active, numbers ready for a line. Every number
+ * ready in it (`phones`) could have been dialled at any instant of it had a line been free, so an auditor checks the
+ * stretch, not only the calls the lines happened to carry. `to` is null while the stretch lasts.
+ */
+export interface DialableSpan {
+  campaign_id: string;
+  agent_id: string;
+  from: number;
+  to: number | null;
+  phones: Set<string>;
+}
+
 const RING_SECONDS = [4, 25] as const;
 const TALK_SECONDS = [20, 240] as const;
 
@@ -20,6 +33,9 @@ const TALK_SECONDS = [20, 240] as const;
  * calls and campaigns. Each dialled call rings, is answered or not, talks, and ends, on the simulated clock.
  */
 export class Dialer {
+  /** Every stretch in which a campaign could dial, in the order they began (DialableSpan). */
+  readonly spans: DialableSpan[] = [];
+  private readonly openSpans = new Map<string, DialableSpan>();
   private readonly busy = new Set<string>();
   private campaignTurn = 0;
   private pumping = false;
@@ -63,6 +79,39 @@ export class Dialer {
     } finally {
       this.pumping = false;
     }
+    this.observe();
+  }
+
+  /**
+   * Opens and closes the dialable stretches (DialableSpan) for what changed: called after every pump and wherever a
+   * campaign or agent stops dialling without one (a pause, an agent switched off).
+   */
+  observe(): void {
+    const now = this.clock.now();
+    for (const campaign of this.account.campaigns.values()) {
+      const dialable =
+        campaign.status === 'active' && campaign.ready.length > 0 && !this.agentInactive(campaign.agent_id);
+      const open = this.openSpans.get(campaign.id);
+      if (dialable && !open) {
+        const span: DialableSpan = {
+          campaign_id: campaign.id,
+          agent_id: campaign.agent_id,
+          from: now,
+          to: null,
+          phones: new Set(campaign.ready.map((i) => (campaign.contacts[i] as CampaignContact).phone_number)),
+        };
+        this.spans.push(span);
+        this.openSpans.set(campaign.id, span);
+      } else if (!dialable && open) this.closeSpan(campaign.id, now);
+    }
+    // A deleted campaign dials no more.
+    for (const id of this.openSpans.keys()) if (!this.account.campaigns.has(id)) this.closeSpan(id, now);
+  }
+
+  private closeSpan(campaignId: string, now: number): void {
+    const open = this.openSpans.get(campaignId);
+    if (open) open.to = now;
+    this.openSpans.delete(campaignId);
   }
 
   private fillLines(): void {
@@ -249,6 +298,8 @@ export class Dialer {
       this.clock.after(this.account.settings.retryDelaySeconds * 1000, () => {
         if (this.account.campaigns.get(campaign.id) !== campaign || contact.status !== 'pending') return;
         campaign.ready.push(index);
+        // Ready again within a stretch that is still open: it could be dialled from now on too.
+        this.openSpans.get(campaign.id)?.phones.add(contact.phone_number);
         this.pump();
       });
     } else contact.status = 'failed';

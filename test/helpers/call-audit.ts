@@ -285,3 +285,105 @@ export async function auditCalls(
   }
   return violations;
 }
+
+/** A stretch in which a campaign could dial (the emulator's DialableSpan, its instants as ISO 8601). */
+export interface AuditedSpan {
+  campaign_id: string;
+  from: string;
+  to: string;
+  /** Every number ready for a line at some instant of the stretch. */
+  phones: readonly string[];
+}
+
+export interface SpanViolation {
+  span: AuditedSpan;
+  /** One of the numbers (those sharing its zones and rule broke it at the same instant). */
+  phone_number: string;
+  numbers: number;
+  at: string;
+  zone: string | null;
+  local: string | null;
+  reason: CallViolation['reason'];
+  message: string;
+}
+
+const READY_MESSAGES: Record<CallViolation['reason'], string> = {
+  outside_hours: 'could be dialled outside the allowed hours',
+  holiday: 'could be dialled on a holiday',
+  closing_margin: 'could be dialled within the closing margin before a close',
+  no_zone: 'has no candidate time zone, so no instant can be shown legal',
+  bad_record: 'the stretch has no readable start or end',
+};
+
+/**
+ * Every stretch in which a campaign could have dialled a number outside its allowed hours: a number ready for a line
+ * while its window was shut (or in the closing margin) is a call only busy lines kept from starting, whatever the
+ * number of lines. Each stretch is checked at its first instant, its last, and every whole minute between: legality
+ * changes only on whole minutes (checkStart). The first instant each group of numbers (same zones, same rule)
+ * breaks the rule in a zone is reported.
+ */
+export async function auditSpans(
+  spans: readonly AuditedSpan[],
+  rule: RuleFor,
+  extraZones: ExtraZones = {},
+): Promise<SpanViolation[]> {
+  checkExtraZones(extraZones);
+  const violations: SpanViolation[] = [];
+  const zonesCache = new Map<string, string[]>();
+  for (const span of spans) {
+    const from = Date.parse(span.from);
+    const to = Date.parse(span.to);
+    const add = (reason: CallViolation['reason'], phone: string, numbers: number, at: number, zone: string | null) => {
+      const iso = Number.isNaN(at) ? span.from : new Date(at).toISOString();
+      const local = zone ? wallTime(at, zone).text : null;
+      violations.push({
+        span,
+        phone_number: phone,
+        numbers,
+        at: iso,
+        zone,
+        local,
+        reason,
+        message: `campaign ${span.campaign_id}: ${phone}${numbers > 1 ? ` and ${numbers - 1} more` : ''} at ${iso}${zone ? ` (${local} in ${zone})` : ''}: ${READY_MESSAGES[reason]}`,
+      });
+    };
+    if (Number.isNaN(from) || Number.isNaN(to) || to < from) {
+      add('bad_record', span.phones[0] ?? '', span.phones.length, Number.NaN, null);
+      continue;
+    }
+    const instants = [from];
+    for (let t = Math.floor(from / 60_000) * 60_000 + 60_000; t < to; t += 60_000) instants.push(t);
+    if (to - 1 > from) instants.push(to - 1);
+    const groups = new Map<string, { phones: string[]; zones: string[]; rule: CallRule }>();
+    for (const phone of span.phones) {
+      let zones = zonesCache.get(phone);
+      if (!zones) {
+        zones = await candidateZones(phone, extraZones);
+        zonesCache.set(phone, zones);
+      }
+      const r = typeof rule === 'function' ? rule(phone, zones) : rule;
+      const key = `${zones.join('|')}\n${JSON.stringify(r)}`;
+      const group = groups.get(key);
+      if (group) group.phones.push(phone);
+      else groups.set(key, { phones: [phone], zones, rule: r });
+    }
+    for (const { phones, zones, rule: r } of groups.values()) {
+      const first = phones[0] as string;
+      if (zones.length === 0) {
+        add('no_zone', first, phones.length, from, null);
+        continue;
+      }
+      const ranges = parseHours(r.hours);
+      for (const zone of zones) {
+        for (const at of instants) {
+          const reason = checkStart(at, zone, r, ranges);
+          if (reason) {
+            add(reason, first, phones.length, at, zone);
+            break;
+          }
+        }
+      }
+    }
+  }
+  return violations;
+}

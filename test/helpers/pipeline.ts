@@ -6,6 +6,7 @@ import type { PartReport } from '#lifecycle/part-report.ts';
 import type { StartOptions } from '#local/emulator/server.ts';
 import { type LocalStack, type LocalStackOptions, startLocalStack } from '#local/stack/local-stack.ts';
 import type { LocalExecution } from '#local/stack/step-functions.ts';
+import type { AuditedSpan } from './call-audit.ts';
 import { type EmulatorFixture, TEST_KEY, useEmulator } from './emulator.ts';
 
 export interface PipelineFixture {
@@ -124,6 +125,22 @@ export function placedCalls(p: PipelineFixture, agentId: string) {
       started_at: iso(c.started_at),
       ended_at: iso(c.ended_at),
       status: c.status,
+    }));
+}
+
+/**
+ * The stretches in which the agent's campaigns could dial, from the emulator's records (DialableSpan): one still
+ * open ends at the emulator's now.
+ */
+export function dialableSpans(p: PipelineFixture, agentId: string): AuditedSpan[] {
+  const iso = (t: number) => new Date(t).toISOString();
+  return p.f.emu.core.dialer.spans
+    .filter((s) => s.agent_id === agentId)
+    .map((s) => ({
+      campaign_id: s.campaign_id,
+      from: iso(s.from),
+      to: iso(s.to ?? p.f.emu.core.clock.now()),
+      phones: [...s.phones],
     }));
 }
 

@@ -10,8 +10,8 @@ import type { FaultInput } from '#local/emulator/fault-plan.ts';
 import type { LambdaInvoke } from '#local/stack/lifecycle-machine.ts';
 import { LOCAL_CREDENTIALS } from '#local/stack/local-aws.ts';
 import type { LocalExecution } from '#local/stack/step-functions.ts';
-import { auditCalls, type CallRule } from '../helpers/call-audit.ts';
-import { fewerLines, placedCalls, readJson, uploadOnly, usePipeline } from '../helpers/pipeline.ts';
+import { auditCalls, auditSpans, type CallRule } from '../helpers/call-audit.ts';
+import { dialableSpans, fewerLines, placedCalls, readJson, uploadOnly, usePipeline } from '../helpers/pipeline.ts';
 import { contactSheet, phones, xlsx } from '../helpers/sheets.ts';
 
 /**
@@ -132,7 +132,11 @@ async function rehearse(s: Scenario) {
   const plan = JSON.parse(executions[0]?.input ?? '{}').plan;
   const report = plan ? await readJson<PartReport>(p, `${plan.reportPrefix}part-1.json`).catch(() => null) : null;
   const calls = placedCalls(p, agent.id);
-  const violations = await auditCalls(calls, s.rule ?? RULE);
+  // What the calls did, and what the campaigns could have done had a line been free at every instant.
+  const violations = [
+    ...(await auditCalls(calls, s.rule ?? RULE)),
+    ...(await auditSpans(dialableSpans(p, agent.id), s.rule ?? RULE)).map((v) => v.message),
+  ];
   const faulted = (await p.f.admin.requests<{ fault: boolean; method: string; path: string }[]>()).filter(
     (r) => r.fault,
   );

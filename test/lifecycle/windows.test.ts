@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { PartReport } from '#lifecycle/part-report.ts';
-import { auditCalls } from '../helpers/call-audit.ts';
-import { fewerLines, placedCalls, readJson, uploadAndRun, usePipeline } from '../helpers/pipeline.ts';
+import { auditCalls, auditSpans, type CallRule } from '../helpers/call-audit.ts';
+import { dialableSpans, fewerLines, placedCalls, readJson, uploadAndRun, usePipeline } from '../helpers/pipeline.ts';
 import { contactSheet, phones, xlsx } from '../helpers/sheets.ts';
 
 // Three lines: each run uploads `numbers(n)`, as long to dial as n numbers on the emulator's default ten.
@@ -20,7 +20,13 @@ async function run(name: string, count: number, prefix: string, metadata: Record
   expect([execution?.status, execution?.cause]).toEqual(['SUCCEEDED', null]);
   const plan = JSON.parse(execution?.input ?? '{}').plan;
   const report = await readJson<PartReport>(p, `${plan.reportPrefix}part-1.json`);
-  return { report, calls: placedCalls(p, agent.id) };
+  const calls = placedCalls(p, agent.id);
+  /** The calls and, beside them, the stretches in which the campaign could have dialled had a line been free. */
+  const audit = async (rule: CallRule) => [
+    ...(await auditCalls(calls, rule)),
+    ...(await auditSpans(dialableSpans(p, agent.id), rule)).map((v) => v.message),
+  ];
+  return { report, calls, audit };
 }
 
 describe('calling windows', () => {
@@ -28,7 +34,7 @@ describe('calling windows', () => {
     // Friday 2026-03-06, 06:00 in Los Angeles; US clocks go forward on Sunday 2026-03-08.
     await p.f.admin.setClock('2026-03-06T14:00:00Z');
     const spec = 'Mon-Fri 09:00-09:20';
-    const { report, calls } = await run('Short hours', numbers(200), '+1415572', { 'calling-window': spec });
+    const { report, calls, audit } = await run('Short hours', numbers(200), '+1415572', { 'calling-window': spec });
     expect(report.status).toBe('completed');
     expect(report.window).toMatchObject({ timeZone: 'America/Los_Angeles', source: 'upload', clipped: false });
     expect(report.pauses.length).toBeGreaterThan(0);
@@ -38,7 +44,7 @@ describe('calling windows', () => {
     expect(report.pauses[0]?.at.slice(0, 16)).toBe('2026-03-06T17:13');
     expect(report.resumes[0]?.at.slice(0, 16)).toBe('2026-03-09T16:00');
     expect(calls.length).toBeGreaterThanOrEqual(numbers(200));
-    expect(await auditCalls(calls, { hours: spec, closingMarginMinutes: 5 })).toEqual([]);
+    expect(await audit({ hours: spec, closingMarginMinutes: 5 })).toEqual([]);
   });
 
   it('handles a window that crosses midnight and closes a holiday at its own midnight', async () => {
@@ -46,14 +52,14 @@ describe('calling windows', () => {
     // entry, so the upload's own window applies as it is.
     await p.f.admin.setClock('2026-03-17T10:00:00Z');
     const spec = 'daily 22:00-00:30';
-    const { report, calls } = await run('Night owls', numbers(1000), '+44794601', {
+    const { report, calls, audit } = await run('Night owls', numbers(1000), '+44794601', {
       'calling-window': spec,
       holidays: '2026-03-18',
     });
     expect(report.status).toBe('completed');
     expect(report.window!.timeZone).toBe('Europe/London');
     const rule = { hours: 'Mon-Sun 22:00-00:30', holidays: ['2026-03-18'], closingMarginMinutes: 5 };
-    expect(await auditCalls(calls, rule)).toEqual([]);
+    expect(await audit(rule)).toEqual([]);
     // Tuesday's stretch stops 7 minutes before midnight (margin and lead), where the holiday begins…
     expect(report.pauses.map((x) => x.at.slice(0, 16))).toContain('2026-03-17T23:53');
     // …and Wednesday's stretch, though it starts on the holiday, resumes for its half hour past midnight.

@@ -62,6 +62,16 @@ describe("the rehearsal's close figures, from the emulator's records", () => {
       { hours: 'Mon-Fri 10:00-12:00', closingMarginMinutes: 5 },
       CLOSE,
     );
-    expect(figures).toMatchObject({ placed: 3, unlawful: 2, inMargin: 1, afterClose: 1 });
+    expect(figures).toMatchObject({ placed: 3, unlawful: 2, inMargin: 1, afterClose: 1, couldDial: 0 });
+  });
+
+  it('finds stretches in which a campaign could dial into the margin, though no call started there', async () => {
+    const span = (from: string, to: string) => ({ campaign_id: 'cmp_a', from, to, phones: ['+12125550100'] });
+    const figures = await auditClose([], { hours: 'Mon-Fri 10:00-12:00', closingMarginMinutes: 5 }, CLOSE, [
+      span('2026-12-07T15:00:00Z', '2026-12-07T16:55:00Z'),
+      span('2026-12-07T15:00:00Z', '2026-12-07T16:56:00Z'),
+    ]);
+    expect(figures).toMatchObject({ placed: 0, unlawful: 0, couldDial: 1 });
+    expect(figures.examples).toEqual([expect.stringContaining('could be dialled within the closing margin')]);
   });
 });

@@ -3,7 +3,9 @@ import parsePhoneNumberFromString from 'libphonenumber-js/max';
 import { describe, expect, it } from 'vitest';
 import {
   type AuditedCall,
+  type AuditedSpan,
   auditCalls,
+  auditSpans,
   type CallRule,
   candidateZones,
   checkStart,
@@ -261,5 +263,76 @@ describe('parseHours', () => {
       [[0, 2], 540, 600],
       [[0, 2], 660, 720],
     ]);
+  });
+});
+
+describe('auditSpans', () => {
+  const span = (from: string, to: string, phones: string[] = [NEW_YORK]): AuditedSpan => ({
+    campaign_id: 'cmp_1',
+    from,
+    to,
+    phones,
+  });
+  /** [case, stretch, expected [zone, reason, at] per violation]. New York is UTC-5 in December. */
+  const STRETCHES: [string, AuditedSpan, [string | null, string, string][]][] = [
+    ['the open window, paused at the margin', span('2026-12-07T14:00:00Z', '2026-12-07T21:55:00Z'), []],
+    // A pause a minute late: no call need have started in that minute, but one could have.
+    [
+      'paused a minute into the margin',
+      span('2026-12-07T14:00:00Z', '2026-12-07T21:56:00Z'),
+      [['America/New_York', 'closing_margin', '2026-12-07T21:55:00.000Z']],
+    ],
+    [
+      'paused a second into the margin',
+      span('2026-12-07T20:00:00Z', '2026-12-07T21:55:01Z'),
+      [['America/New_York', 'closing_margin', '2026-12-07T21:55:00.000Z']],
+    ],
+    [
+      'resumed a minute before the opening',
+      span('2026-12-07T13:59:00Z', '2026-12-07T15:00:00Z'),
+      [['America/New_York', 'outside_hours', '2026-12-07T13:59:00.000Z']],
+    ],
+    [
+      'an instant at night (resumed and paused at once)',
+      span('2026-12-08T03:00:00Z', '2026-12-08T03:00:00Z'),
+      [['America/New_York', 'outside_hours', '2026-12-08T03:00:00.000Z']],
+    ],
+    [
+      'Christmas Day',
+      span('2026-12-25T15:00:00Z', '2026-12-25T16:00:00Z'),
+      [['America/New_York', 'holiday', '2026-12-25T15:00:00.000Z']],
+    ],
+    // Alaska's numbers ring in Anchorage and on Adak (an hour behind): Adak opens last.
+    [
+      'Alaska, open in Anchorage only',
+      span('2026-12-07T18:00:00Z', '2026-12-07T20:00:00Z', [ALASKA]),
+      [['America/Adak', 'outside_hours', '2026-12-07T18:00:00.000Z']],
+    ],
+    ['Alaska, open in both', span('2026-12-07T19:00:00Z', '2026-12-07T20:00:00Z', [ALASKA]), []],
+    [
+      'a number with no zone',
+      span('2026-12-07T15:00:00Z', '2026-12-07T16:00:00Z', ['+999']),
+      [[null, 'no_zone', '2026-12-07T15:00:00.000Z']],
+    ],
+    [
+      'an end before its start',
+      span('2026-12-07T16:00:00Z', '2026-12-07T15:00:00Z'),
+      [[null, 'bad_record', '2026-12-07T16:00:00Z']],
+    ],
+  ];
+  it.each(STRETCHES)('%s', async (_, stretch, expected) => {
+    const found = await auditSpans([stretch], OFFICE);
+    expect(found.map((v) => [v.zone, v.reason, v.at])).toEqual(expected);
+    for (const v of found) expect(v.message).toContain('campaign cmp_1');
+  });
+
+  it('reports a group of numbers once, naming how many more share the breach', async () => {
+    const found = await auditSpans(
+      [span('2026-12-07T13:00:00Z', '2026-12-07T15:00:00Z', [NEW_YORK, '+12125551235', '+12125551236'])],
+      OFFICE,
+    );
+    expect(found).toHaveLength(1);
+    expect(found[0]?.numbers).toBe(3);
+    expect(found[0]?.message).toContain(`${NEW_YORK} and 2 more at 2026-12-07T13:00:00.000Z`);
   });
 });

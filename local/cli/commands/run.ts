@@ -479,6 +479,8 @@ async function rehearsalRecords(admin: EmulatorAdmin) {
   const log = await admin.requests<(FaultedRequest & { fault: boolean })[]>();
   return {
     calls: placedCalls(state.calls),
+    // When each campaign could have dialled had a line been free: an auditor checks these beside the calls.
+    dialable: (await admin.dialable()).map(({ campaign_id, from, to, phones }) => ({ campaign_id, from, to, phones })),
     faulted_requests: log
       .filter((r) => r.fault)
       .map(({ at, method, path, status, fault_id, dropped }) => ({

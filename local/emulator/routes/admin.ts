@@ -60,6 +60,21 @@ export function adminRoutes(router: Router, core: EmulatorCore, traffic: Traffic
     };
   });
 
+  // When each campaign could dial (the dialer's DialableSpan): what an auditor checks beside the calls.
+  router.on('GET', '/_emulator/dialable', () => ({
+    status: 200,
+    body: {
+      spans: core.dialer.spans.map((s) => ({
+        campaign_id: s.campaign_id,
+        agent_id: s.agent_id,
+        from: new Date(s.from).toISOString(),
+        to: new Date(s.to ?? core.clock.now()).toISOString(),
+        open: s.to === null,
+        phones: [...s.phones],
+      })),
+    },
+  }));
+
   router.on('GET', '/_emulator/contacts/:phone', (ctx) => {
     const contact = core.account.contacts.get(ctx.params.phone as string);
     if (!contact) throw notFound('Contact');

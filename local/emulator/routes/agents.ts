@@ -147,7 +147,9 @@ export function agentRoutes(router: Router, core: EmulatorCore): void {
     const agent = find(ctx);
     agent.is_active = !agent.is_active;
     agent.updated_at = core.clock.now();
-    if (agent.is_active) core.dialer.pump(); // its waiting calls and campaigns may dial again
+    // Its waiting calls and campaigns may dial again, or stop.
+    if (agent.is_active) core.dialer.pump();
+    else core.dialer.observe();
     return {
       status: 200,
       body: {

@@ -135,6 +135,7 @@ export function campaignRoutes(router: Router, core: EmulatorCore): void {
     campaign.status = 'paused';
     campaign.paused_at = core.clock.now();
     campaign.updated_at = campaign.paused_at;
+    core.dialer.observe();
     return {
       status: 200,
       body: { id: campaign.id, status: campaign.status, message: 'campaign paused; calls in progress finish normally' },
