@@ -138,7 +138,7 @@ export async function auditClose(
     unlawful: unlawful.size,
     inMargin: violations.filter((v) => v.reason === 'closing_margin').length,
     afterClose: placed.filter((c) => Date.parse(c.started_at as string) >= close && unlawful.has(c)).length,
-    couldDial: ready.length,
+    couldDial: new Set(ready.map((v) => v.span)).size,
     examples: [...violations.slice(0, 3).map((v) => v.message), ...ready.slice(0, 3).map((v) => v.message)],
   };
 }

@@ -36,6 +36,8 @@ export class Dialer {
   /** Every stretch in which a campaign could dial, in the order they began (DialableSpan). */
   readonly spans: DialableSpan[] = [];
   private readonly openSpans = new Map<string, DialableSpan>();
+  /** The numbers each campaign dialled since the last `observe`: they were ready at that instant. */
+  private readonly dialledNow = new Map<string, string[]>();
   private readonly busy = new Set<string>();
   private campaignTurn = 0;
   private pumping = false;
@@ -91,19 +93,25 @@ export class Dialer {
     for (const campaign of this.account.campaigns.values()) {
       const dialable =
         campaign.status === 'active' && campaign.ready.length > 0 && !this.agentInactive(campaign.agent_id);
-      const open = this.openSpans.get(campaign.id);
-      if (dialable && !open) {
-        const span: DialableSpan = {
+      const dialled = this.dialledNow.get(campaign.id) ?? [];
+      let open = this.openSpans.get(campaign.id);
+      // Numbers dialled the moment they became ready (a free line took them) were dialable at that instant too: a
+      // stretch is opened for them, closed at once if nothing is left ready.
+      if (!open && (dialable || dialled.length > 0)) {
+        open = {
           campaign_id: campaign.id,
           agent_id: campaign.agent_id,
           from: now,
           to: null,
           phones: new Set(campaign.ready.map((i) => (campaign.contacts[i] as CampaignContact).phone_number)),
         };
-        this.spans.push(span);
-        this.openSpans.set(campaign.id, span);
-      } else if (!dialable && open) this.closeSpan(campaign.id, now);
+        this.spans.push(open);
+        this.openSpans.set(campaign.id, open);
+      }
+      if (open) for (const phone of dialled) open.phones.add(phone);
+      if (open && !dialable) this.closeSpan(campaign.id, now);
     }
+    this.dialledNow.clear();
     // A deleted campaign dials no more.
     for (const id of this.openSpans.keys()) if (!this.account.campaigns.has(id)) this.closeSpan(id, now);
   }
@@ -165,6 +173,9 @@ export class Dialer {
     const now = this.clock.now();
     contact.attempts++;
     contact.status = 'in_progress';
+    const dialled = this.dialledNow.get(campaign.id);
+    if (dialled) dialled.push(contact.phone_number);
+    else this.dialledNow.set(campaign.id, [contact.phone_number]);
     const call: CallRecord = {
       ...this.newCall(campaign.agent_id, contact.phone_number, contact.name, contact.custom_instruction, now),
       campaign_id: campaign.id,

@@ -1,3 +1,6 @@
+import { setTimeout as delay } from 'node:timers/promises';
+import type { SimScheduler } from './sim-scheduler.ts';
+
 /**
  * Lambda's waits before the retries of an asynchronous invocation that threw: one minute before the second attempt,
  * two before the third ("How Lambda handles errors and retries with asynchronous invocation", AWS Lambda guide).
@@ -25,4 +28,24 @@ export async function invokeAsync<T>(
       await sleep(waitMs);
     }
   }
+}
+
+/**
+ * A retry's wait for actor `id`: a sleep on the simulated clock as a Wait state's is (so a timer firing meanwhile
+ * cannot make the clock jump over the others' wake-ups), or in real time without a scheduler. `closing` cuts it
+ * short: the retry then runs at once (a closing stack still lets its guard secure the campaign).
+ */
+export function retryWait(
+  scheduler: SimScheduler | null,
+  id: string,
+  closing: AbortSignal,
+): (ms: number) => Promise<void> {
+  const closed = new Promise<void>((resolve) =>
+    closing.aborted ? resolve() : closing.addEventListener('abort', () => resolve(), { once: true }),
+  );
+  return async (ms) => {
+    if (scheduler) scheduler.sleep(id, scheduler.now() + ms);
+    await Promise.race([scheduler ? scheduler.gate(id) : delay(ms, undefined, { ref: false }), closed]);
+    if (closing.aborted) scheduler?.wake(id);
+  };
 }

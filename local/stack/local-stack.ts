@@ -1,4 +1,3 @@
-import { setTimeout as delay } from 'node:timers/promises';
 import type { S3Client } from '@aws-sdk/client-s3';
 import type { Context } from 'aws-lambda';
 import { apiBudget, readBudgetConfig } from '#commons/api-budget/config.ts';
@@ -26,7 +25,7 @@ import { makeGuardHandler, makeSweeperHandler } from '#lifecycle/safety-net/hand
 import type { HoldAnswer } from '#local/emulator/server.ts';
 import { DEFAULT_EXECUTION_TIMEOUT_SECONDS } from '#state-machines/lifecycle-document.ts';
 import { readWebhookConfig } from '#webhooks/config.ts';
-import { invokeAsync } from './async-invoke.ts';
+import { invokeAsync, retryWait } from './async-invoke.ts';
 import { type LocalContacts, startLocalContacts } from './contacts-stack.ts';
 import { type LocalDynamo, startDynamo } from './dynamo.ts';
 import { CALLSHEET_BUS, LocalEventBus } from './event-bus.ts';
@@ -265,13 +264,8 @@ async function startOn(
   // Each ended execution's guard runs at once and on its own, as EventBridge invokes the function for each event. Run
   // one after another, a guard waiting its turn held the simulated clock still while the one before it slept on it.
   const guarding = new Set<Promise<unknown>>();
-  // A retry's wait, on the stack's clock (the guard's actor sleeps) or in real time; closing the stack ends it.
+  // Closing the stack cuts a guard retry's wait short (retryWait): the campaign is secured before the tables go.
   const closing = new AbortController();
-  const closed = new Promise<void>((resolve) => closing.signal.addEventListener('abort', () => resolve()));
-  const guardSleep = async (ms: number) => {
-    await Promise.race([waitClock ? waitClock.sleep(ms) : delay(ms, undefined, { ref: false }), closed]);
-    if (closing.signal.aborted) throw new Error('the stack closed before the retry');
-  };
   const guardsIdle = async () => {
     while (guarding.size > 0) await Promise.all(guarding);
   };
@@ -299,7 +293,7 @@ async function startOn(
       invokeAsync(
         () => onEnded(event, context),
         GUARD_RETRY_ATTEMPTS,
-        guardSleep,
+        retryWait(scheduler, id, closing.signal),
         (err, attempt, waitMs) =>
           log.warn('guard failed; Lambda runs it again', {
             ...about,
@@ -411,7 +405,7 @@ async function startOn(
       budgetDb.destroy();
       await sfn.close();
       // Stopped executions reach the guard, which secures their campaigns: let it finish before its tables go (a
-      // retry still waiting gives up).
+      // retry still waiting runs at once).
       closing.abort();
       await guardsIdle();
       await Promise.all([s3.close(), dynamo.close(), events.close()]);

@@ -232,6 +232,19 @@ export function checkStart(
   return null;
 }
 
+/** candidateZones, each number looked up once. */
+function zoneLookup(extraZones: ExtraZones): (phone: string) => Promise<string[]> {
+  const cache = new Map<string, string[]>();
+  return async (phone) => {
+    let zones = cache.get(phone);
+    if (!zones) {
+      zones = await candidateZones(phone, extraZones);
+      cache.set(phone, zones);
+    }
+    return zones;
+  };
+}
+
 const MESSAGES: Record<CallViolation['reason'], string> = {
   outside_hours: 'started outside the allowed hours',
   holiday: 'started on a holiday',
@@ -251,7 +264,7 @@ export async function auditCalls(
 ): Promise<CallViolation[]> {
   checkExtraZones(extraZones);
   const violations: CallViolation[] = [];
-  const zonesCache = new Map<string, string[]>();
+  const zonesOf = zoneLookup(extraZones);
   for (const call of calls) {
     if (call.started_at === null) continue;
     const instant = Date.parse(call.started_at);
@@ -267,11 +280,7 @@ export async function auditCalls(
       add('bad_record', null, null);
       continue;
     }
-    let zones = zonesCache.get(call.phone_number);
-    if (!zones) {
-      zones = await candidateZones(call.phone_number, extraZones);
-      zonesCache.set(call.phone_number, zones);
-    }
+    const zones = await zonesOf(call.phone_number);
     if (zones.length === 0) {
       add('no_zone', null, null);
       continue;
@@ -329,7 +338,7 @@ export async function auditSpans(
 ): Promise<SpanViolation[]> {
   checkExtraZones(extraZones);
   const violations: SpanViolation[] = [];
-  const zonesCache = new Map<string, string[]>();
+  const zonesOf = zoneLookup(extraZones);
   for (const span of spans) {
     const from = Date.parse(span.from);
     const to = Date.parse(span.to);
@@ -356,11 +365,7 @@ export async function auditSpans(
     if (to - 1 > from) instants.push(to - 1);
     const groups = new Map<string, { phones: string[]; zones: string[]; rule: CallRule }>();
     for (const phone of span.phones) {
-      let zones = zonesCache.get(phone);
-      if (!zones) {
-        zones = await candidateZones(phone, extraZones);
-        zonesCache.set(phone, zones);
-      }
+      const zones = await zonesOf(phone);
       const r = typeof rule === 'function' ? rule(phone, zones) : rule;
       const key = `${zones.join('|')}\n${JSON.stringify(r)}`;
       const group = groups.get(key);

@@ -190,6 +190,13 @@ const stopping = (at: string, which: 'first' | 'all' = 'first'): Scenario['durin
       p.stack.sfn.stop(e.executionArn, 'Operator', 'stopped from the console');
   },
 });
+/** From 10:00 on a week of its own, the first execution stopped by hand at 10:20, mid-window. */
+async function stoppedMidWindow(name: string) {
+  const w = nextWeek();
+  const stopAt = la(day(w), '10:20:00');
+  const r = await rehearse({ name, at: la(day(w), '10:00:00'), count: numbers(1000), during: stopping(stopAt) });
+  return { ...r, stopAt };
+}
 /**
  * Ten minutes a day from Monday 08:00: the lifecycle resumes at Tuesday's 09:00 opening, and that resume is held
  * ten minutes before it takes effect (the client gave up after 10 s), so it lands at the 09:10 close.
@@ -467,14 +474,7 @@ describe('no call outside the window, whatever fails', () => {
   }, 90_000);
 
   it('the execution is stopped by hand mid-window: the guard pauses the campaign', async () => {
-    const w = nextWeek();
-    const stopAt = la(day(w), '10:20:00');
-    const r = await rehearse({
-      name: 'stopped',
-      at: la(day(w), '10:00:00'),
-      count: numbers(1000),
-      during: stopping(stopAt),
-    });
+    const { stopAt, ...r } = await stoppedMidWindow('stopped');
     expect(r.executions[0]?.status).toBe('ABORTED');
     expect(r.campaign?.status).toBe('paused');
     expect(r.calls.filter((c) => Date.parse(c.started_at ?? '') > Date.parse(stopAt))).toEqual([]);
@@ -482,16 +482,9 @@ describe('no call outside the window, whatever fails', () => {
   }, 90_000);
 
   it('the guard fails twice: Lambda runs it again a minute and then two minutes later, and it pauses the campaign', async () => {
-    const w = nextWeek();
-    const stopAt = la(day(w), '10:20:00');
     guardFault.throws = 2;
     guardFault.at = [];
-    const r = await rehearse({
-      name: 'guard-retried',
-      at: la(day(w), '10:00:00'),
-      count: numbers(1000),
-      during: stopping(stopAt),
-    });
+    const { stopAt, ...r } = await stoppedMidWindow('guard-retried');
     expect(guardFault.throws).toBe(0);
     // Three attempts: at the stop, a minute on, and two minutes after that (Lambda's asynchronous retries).
     expect(guardFault.at.map((t) => Math.round((t - Date.parse(stopAt)) / 1000))).toEqual([0, 60, 180]);
@@ -506,16 +499,9 @@ describe('no call outside the window, whatever fails', () => {
   }, 90_000);
 
   it('the guard fails on every attempt: the sweeper pauses the campaign', async () => {
-    const w = nextWeek();
-    const stopAt = la(day(w), '10:20:00');
     guardFault.throws = 3;
     guardFault.at = [];
-    const r = await rehearse({
-      name: 'guard-down',
-      at: la(day(w), '10:00:00'),
-      count: numbers(1000),
-      during: stopping(stopAt),
-    });
+    const { stopAt, ...r } = await stoppedMidWindow('guard-down');
     guardFault.throws = 0;
     expect(guardFault.at).toHaveLength(3);
     const partKey = partKeyOfExecution(r.executions[0]?.name ?? '');
@@ -530,6 +516,7 @@ describe('no call outside the window, whatever fails', () => {
     const calls = placedCalls(p, r.agent.id);
     expect(calls.filter((c) => Date.parse(c.started_at ?? '') > secured)).toEqual([]);
     expect(await auditCalls(calls, RULE)).toEqual([]);
+    expect(await auditSpans(dialableSpans(p, r.agent.id), RULE)).toEqual([]);
   }, 90_000);
 
   it('two executions stopped at once while pause answers are slow: the guard secures both', async () => {

@@ -140,6 +140,8 @@ export function agentRoutes(router: Router, core: EmulatorCore): void {
 
   router.on('DELETE', '/agents/:agentId', (ctx) => {
     core.account.agents.delete(find(ctx).id);
+    // A deleted agent is not an inactive one (its campaigns are no longer held back): they may dial again.
+    core.dialer.pump();
     return { status: 204 };
   });
 
