@@ -51,8 +51,8 @@ describe('the guard when the stack closes', () => {
         scheduler.join('operator');
         stack.sfn.stop(execution.executionArn, 'Operator', 'stopped from the console');
       });
-      while (attempts.length < 1) await new Promise((r) => setImmediate(r));
-      await new Promise((r) => setTimeout(r, 50));
+      // The first attempt fails and its retry goes to sleep within a few turns of the event loop (no real time).
+      for (let turn = 0; turn < 50 || attempts.length < 1; turn++) await new Promise((r) => setImmediate(r));
       expect(attempts).toEqual([stopAt]);
       const campaign = [...f.emu.core.account.campaigns.values()].find((c) => c.agent_id === agent.id);
       expect(campaign?.status).toBe('active');
