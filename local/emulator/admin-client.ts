@@ -1,3 +1,4 @@
+import type { DialableSpanView } from './dialer.ts';
 import type { FaultInput } from './fault-plan.ts';
 import type { ArmedFaultView } from './traffic.ts';
 
@@ -73,14 +74,4 @@ export class EmulatorAdmin {
   reset(): Promise<unknown> {
     return this.call('POST', '/reset');
   }
-}
-
-/** A stretch in which a campaign could dial, as the admin API shows it (an open one ends at the emulator's now). */
-export interface DialableSpanView {
-  campaign_id: string;
-  agent_id: string;
-  from: string;
-  to: string;
-  open: boolean;
-  phones: string[];
 }

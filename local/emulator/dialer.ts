@@ -25,6 +25,25 @@ export interface DialableSpan {
   phones: Set<string>;
 }
 
+/** A stretch as the admin API shows it (`GET /_emulator/dialable`): instants in ISO 8601, an open one ending now. */
+export interface DialableSpanView {
+  campaign_id: string;
+  agent_id: string;
+  from: string;
+  to: string;
+  open: boolean;
+  phones: string[];
+}
+
+export const dialableSpanView = (s: DialableSpan, now: number): DialableSpanView => ({
+  campaign_id: s.campaign_id,
+  agent_id: s.agent_id,
+  from: new Date(s.from).toISOString(),
+  to: new Date(s.to ?? now).toISOString(),
+  open: s.to === null,
+  phones: [...s.phones],
+});
+
 const RING_SECONDS = [4, 25] as const;
 const TALK_SECONDS = [20, 240] as const;
 

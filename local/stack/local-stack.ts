@@ -257,7 +257,7 @@ async function startOn(
 
   // The guard and the sweeper, as in AWS: an EventBridge rule on execution status, and a schedule.
   const guard = await buildCampaignGuard(readGuardConfig(env), apiOptions);
-  const guardHandler = makeGuardHandler(guard, log) as unknown as LambdaInvoke;
+  const guardHandler = lambdaInvoke(makeGuardHandler(guard, log));
   const onEnded = options.wrapGuard?.(guardHandler) ?? guardHandler;
   const sweep = makeSweeperHandler(guard, log);
   const context = localContext('callsheet-guard');

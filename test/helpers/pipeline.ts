@@ -3,6 +3,7 @@ import { afterAll, beforeAll } from 'vitest';
 import { jsonLog } from '#commons/log.ts';
 import { partReportKey } from '#commons/report-keys.ts';
 import type { PartReport } from '#lifecycle/part-report.ts';
+import { dialableSpanView } from '#local/emulator/dialer.ts';
 import type { StartOptions } from '#local/emulator/server.ts';
 import { type LocalStack, type LocalStackOptions, startLocalStack } from '#local/stack/local-stack.ts';
 import type { LocalExecution } from '#local/stack/step-functions.ts';
@@ -133,15 +134,9 @@ export function placedCalls(p: PipelineFixture, agentId: string) {
  * open ends at the emulator's now.
  */
 export function dialableSpans(p: PipelineFixture, agentId: string): AuditedSpan[] {
-  const iso = (t: number) => new Date(t).toISOString();
   return p.f.emu.core.dialer.spans
     .filter((s) => s.agent_id === agentId)
-    .map((s) => ({
-      campaign_id: s.campaign_id,
-      from: iso(s.from),
-      to: iso(s.to ?? p.f.emu.core.clock.now()),
-      phones: [...s.phones],
-    }));
+    .map((s) => dialableSpanView(s, p.f.emu.core.clock.now()));
 }
 
 /** Intake alone: a lifecycle document for the local Step Functions that only records the parts it is given. */

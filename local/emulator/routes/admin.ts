@@ -1,4 +1,5 @@
 import type { EmulatorCore } from '../core.ts';
+import { dialableSpanView } from '../dialer.ts';
 import { describeFaultProblems, type FaultSpec, parseFaultPlan } from '../fault-plan.ts';
 import { Fields } from '../fields.ts';
 import { HttpError, notFound, type Reply, type RequestContext, type Router } from '../http-kit.ts';
@@ -64,14 +65,7 @@ export function adminRoutes(router: Router, core: EmulatorCore, traffic: Traffic
   router.on('GET', '/_emulator/dialable', () => ({
     status: 200,
     body: {
-      spans: core.dialer.spans.map((s) => ({
-        campaign_id: s.campaign_id,
-        agent_id: s.agent_id,
-        from: new Date(s.from).toISOString(),
-        to: new Date(s.to ?? core.clock.now()).toISOString(),
-        open: s.to === null,
-        phones: [...s.phones],
-      })),
+      spans: core.dialer.spans.map((s) => dialableSpanView(s, core.clock.now())),
     },
   }));
 

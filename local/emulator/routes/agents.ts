@@ -149,9 +149,8 @@ export function agentRoutes(router: Router, core: EmulatorCore): void {
     const agent = find(ctx);
     agent.is_active = !agent.is_active;
     agent.updated_at = core.clock.now();
-    // Its waiting calls and campaigns may dial again, or stop.
-    if (agent.is_active) core.dialer.pump();
-    else core.dialer.observe();
+    // Its waiting calls and campaigns may dial again, or stop (a pump ends by observing what may dial).
+    core.dialer.pump();
     return {
       status: 200,
       body: {
