@@ -2,14 +2,16 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
 import { VoiceApiClient } from '#commons/voice-api/index.ts';
 import { hoursFor } from '#local/cli/hours-for.ts';
-import { BIN, runCli } from './helpers/cli.ts';
+import { BIN, runInProcess } from './helpers/cli.ts';
 
 const children: ChildProcess[] = [];
 afterEach(() => {
   for (const c of children.splice(0)) c.kill('SIGTERM');
 });
 
-const run = runCli;
+// Help, `hours` and the demo: their output and exit status are the point, so they run in this process; the emulator,
+// which runs until stopped, is spawned (`startCli`). test/cli-bundle.test.ts runs the compiled CLI itself.
+const run = runInProcess;
 
 /** Starts `callsheet emulator` and resolves with its URL once it says it is listening. */
 function startCli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ url: string; stderr: () => string }> {

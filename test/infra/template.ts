@@ -5,12 +5,14 @@ import { buildApp } from '#infra/build-app.ts';
 export type Resource = { Type: string; Properties: Record<string, unknown>; DeletionPolicy?: string };
 
 /**
- * Synthesizes the stack (cdk-nag included) with the bundling skipped: these tests read the template, not the
- * zips (bench/bundles.ts measures those; test/infra.test.ts synthesizes with bundling).
+ * Synthesizes the stack (cdk-nag included) with the bundling and CDK's built-in CloudFormation validation skipped:
+ * these tests read the template, not the zips (bench/bundles.ts measures those), and test/infra.test.ts synthesizes
+ * as `cdk synth` does, with both. The validation's WebAssembly engine costs seconds of CPU to start in each worker.
  */
 export function synth(context: Record<string, unknown> = {}): Template {
   const { app, stack } = buildApp({
     outdir: `${process.env.TMPDIR ?? '/tmp'}/callsheet-cdk-stack-${process.pid}-${Math.random().toString(36).slice(2)}`,
+    builtinCloudFormationValidation: false,
     context: {
       'aws:cdk:bundling-stacks': [],
       'callsheet:VOICE_API_URL': 'https://voice.example.test',
