@@ -127,7 +127,7 @@ export async function auditClose(
   calls: AuditedCall[],
   rule: { hours: string; closingMarginMinutes: number },
   close: number,
-  spans: readonly AuditedSpan[] = [],
+  spans: readonly AuditedSpan[],
 ): Promise<CallFigures> {
   const violations = await auditCalls(calls, rule);
   const ready = await auditSpans(spans, rule);

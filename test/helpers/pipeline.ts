@@ -7,7 +7,7 @@ import { dialableSpanView } from '#local/emulator/dialer.ts';
 import type { StartOptions } from '#local/emulator/server.ts';
 import { type LocalStack, type LocalStackOptions, startLocalStack } from '#local/stack/local-stack.ts';
 import type { LocalExecution } from '#local/stack/step-functions.ts';
-import type { AuditedSpan } from './call-audit.ts';
+import { type AuditedSpan, auditCalls, auditSpans, type ExtraZones, type RuleFor } from './call-audit.ts';
 import { type EmulatorFixture, TEST_KEY, useEmulator } from './emulator.ts';
 
 export interface PipelineFixture {
@@ -133,10 +133,26 @@ export function placedCalls(p: PipelineFixture, agentId: string) {
  * The stretches in which the agent's campaigns could dial, from the emulator's records (DialableSpan): one still
  * open ends at the emulator's now.
  */
-export function dialableSpans(p: PipelineFixture, agentId: string): AuditedSpan[] {
+function dialableSpans(p: PipelineFixture, agentId: string): AuditedSpan[] {
   return p.f.emu.core.dialer.spans
     .filter((s) => s.agent_id === agentId)
     .map((s) => dialableSpanView(s, p.f.emu.core.clock.now()));
+}
+
+/**
+ * The independent audit of an agent's campaigns from the emulator's own records, as messages: every call placed
+ * (auditCalls), and every stretch in which one could have been placed had a line been free (auditSpans).
+ */
+export async function auditRecords(
+  p: PipelineFixture,
+  agentId: string,
+  rule: RuleFor,
+  extraZones: ExtraZones = {},
+): Promise<string[]> {
+  return [
+    ...(await auditCalls(placedCalls(p, agentId), rule, extraZones)).map((v) => v.message),
+    ...(await auditSpans(dialableSpans(p, agentId), rule, extraZones)).map((v) => v.message),
+  ];
 }
 
 /** Intake alone: a lifecycle document for the local Step Functions that only records the parts it is given. */

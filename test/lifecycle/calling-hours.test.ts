@@ -3,15 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { type AppliedRule, appliedRule, DEFAULT_LEGAL_HOURS } from '#commons/legal-hours.ts';
 import type { PartReport } from '#lifecycle/part-report.ts';
 import type { FaultInput } from '#local/emulator/fault-plan.ts';
-import {
-  type AuditedCall,
-  auditCalls,
-  auditSpans,
-  type CallRule,
-  candidateZones,
-  type ExtraZones,
-} from '../helpers/call-audit.ts';
-import { dialableSpans, fewerLines, placedCalls, readJson, uploadOnly, usePipeline } from '../helpers/pipeline.ts';
+import { type AuditedCall, auditCalls, type CallRule, candidateZones, type ExtraZones } from '../helpers/call-audit.ts';
+import { auditRecords, fewerLines, placedCalls, readJson, uploadOnly, usePipeline } from '../helpers/pipeline.ts';
 import { contactSheet, phones, xlsx } from '../helpers/sheets.ts';
 
 /**
@@ -50,8 +43,9 @@ async function run(name: string, numbers: string[], metadata: Record<string, str
   const calls = placedCalls(p, agent.id).filter((c) => c.started_at !== null);
   expect(new Set(calls.map((c) => c.phone_number)).size).toBe(numbers.length);
   const requests = await p.f.admin.requests<{ fault: boolean; method: string; path: string }[]>();
-  // When the campaign could have dialled, had a line been free: audited beside the calls.
-  return { report, calls, spans: dialableSpans(p, agent.id), faulted: requests.filter((r) => r.fault) };
+  // The calls, and when the campaign could have dialled had a line been free, from the emulator's records.
+  const audit = (rule: CallRule, extraZones?: ExtraZones) => auditRecords(p, agent.id, rule, extraZones);
+  return { report, calls, audit, faulted: requests.filter((r) => r.fault) };
 }
 
 const HOUR = 3_600_000;
@@ -83,11 +77,10 @@ describe('area codes split by a time-zone boundary', () => {
     await p.f.admin.setClock('2026-03-03T16:30:00Z');
     const numbers = validPhones(lines.numbers(150), '+1208343');
     expect(await candidateZones(numbers[0] as string)).toEqual(['America/Denver']);
-    const { report, calls, spans } = await run('idaho', numbers, { 'calling-window': MORNING });
+    const { report, calls, audit } = await run('idaho', numbers, { 'calling-window': MORNING });
 
     expect(report.status).toBe('completed');
-    expect(await auditCalls(calls, MORNING_RULE, IDAHO)).toEqual([]);
-    expect(await auditSpans(spans, MORNING_RULE, IDAHO)).toEqual([]);
+    expect(await audit(MORNING_RULE, IDAHO)).toEqual([]);
     // Both clocks are named (Boise keeps Denver's clock: either name stands for Mountain time).
     expect(report.window?.zones).toHaveLength(2);
     expect(report.window?.zones).toContain('America/Los_Angeles');
@@ -115,11 +108,10 @@ describe('area codes split by a time-zone boundary', () => {
     await p.f.admin.setClock('2026-03-16T17:30:00Z');
     const numbers = validPhones(lines.numbers(150), '+1907263');
     expect(await candidateZones(numbers[0] as string)).toEqual(['America/Adak', 'America/Anchorage']);
-    const { report, calls, spans } = await run('alaska', numbers, { 'calling-window': MORNING });
+    const { report, calls, audit } = await run('alaska', numbers, { 'calling-window': MORNING });
 
     expect(report.status).toBe('completed');
-    expect(await auditCalls(calls, MORNING_RULE)).toEqual([]);
-    expect(await auditSpans(spans, MORNING_RULE)).toEqual([]);
+    expect(await audit(MORNING_RULE)).toEqual([]);
     expect(report.window?.zones).toHaveLength(2);
     expect(report.window?.zones).toContain('America/Adak');
     expect(report.window?.zones.find((z) => z !== 'America/Adak')).toMatch(/^America\/(Anchorage|Juneau|Sitka|Nome)$/);
@@ -141,11 +133,10 @@ describe('a state rule', () => {
   it('Florida 305 without an upload window: US and US-FL rules, no call from 20:00 local', async () => {
     // Mon 2026-03-23, 19:30 EDT (UTC-4). The federal rule allows 08:00-21:00, Florida's 08:00-20:00.
     await p.f.admin.setClock('2026-03-23T23:30:00Z');
-    const { report, calls, spans } = await run('florida', validPhones(lines.numbers(150), '+1305372'), {});
+    const { report, calls, audit } = await run('florida', validPhones(lines.numbers(150), '+1305372'), {});
 
     expect(report.status).toBe('completed');
-    expect(await auditCalls(calls, { hours: 'daily 08:00-20:00', closingMarginMinutes: 5 })).toEqual([]);
-    expect(await auditSpans(spans, { hours: 'daily 08:00-20:00', closingMarginMinutes: 5 })).toEqual([]);
+    expect(await audit({ hours: 'daily 08:00-20:00', closingMarginMinutes: 5 })).toEqual([]);
     expect(report.window).toMatchObject({ zones: ['America/New_York'], source: 'legal hours', regions: ['US-FL'] });
     // Each rule as the built-in table has it, with its source.
     expect(report.window?.rules).toEqual([builtIn('US'), builtIn('US-FL')]);
@@ -170,14 +161,13 @@ describe('public holidays', () => {
     // on Monday.
     await p.f.admin.setClock('2026-04-01T21:30:00Z');
     const window = 'Mon-Fri 09:00-09:30';
-    const { report, calls, spans } = await run('sydney-easter', validPhones(lines.numbers(150), '+6129123'), {
+    const { report, calls, audit } = await run('sydney-easter', validPhones(lines.numbers(150), '+6129123'), {
       'calling-window': window,
     });
 
     expect(report.status).toBe('completed');
     const rule: CallRule = { hours: window, holidays: ['2026-04-03', '2026-04-06'], closingMarginMinutes: 5 };
-    expect(await auditCalls(calls, rule)).toEqual([]);
-    expect(await auditSpans(spans, rule)).toEqual([]);
+    expect(await audit(rule)).toEqual([]);
     expect(report.window).toMatchObject({ zones: ['Australia/Sydney'], holidayScopes: ['AU'] });
     // Thursday's stretch ran out, and the next was Tuesday's, not Friday's or Monday's.
     expect(report.pauses[0]?.at.slice(0, 16)).toBe('2026-04-01T22:23');
@@ -204,8 +194,7 @@ describe("faults at a split area code's close", () => {
       faults,
     );
     expect(r.report.status).toBe('completed');
-    expect(await auditCalls(r.calls, MORNING_RULE, IDAHO)).toEqual([]);
-    expect(await auditSpans(r.spans, MORNING_RULE, IDAHO)).toEqual([]);
+    expect(await r.audit(MORNING_RULE, IDAHO)).toEqual([]);
     expect(earliest(r.calls).slice(0, 16)).toBe(`${date}T17:00`);
     expect(r.faulted.some((f) => f.method === 'PATCH' && f.path.endsWith('/pause'))).toBe(true);
     return r;

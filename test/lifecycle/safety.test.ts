@@ -10,8 +10,8 @@ import type { FaultInput } from '#local/emulator/fault-plan.ts';
 import type { LambdaInvoke } from '#local/stack/lifecycle-machine.ts';
 import { LOCAL_CREDENTIALS } from '#local/stack/local-aws.ts';
 import type { LocalExecution } from '#local/stack/step-functions.ts';
-import { auditCalls, auditSpans, type CallRule } from '../helpers/call-audit.ts';
-import { dialableSpans, fewerLines, placedCalls, readJson, uploadOnly, usePipeline } from '../helpers/pipeline.ts';
+import { auditCalls, type CallRule } from '../helpers/call-audit.ts';
+import { auditRecords, fewerLines, placedCalls, readJson, uploadOnly, usePipeline } from '../helpers/pipeline.ts';
 import { contactSheet, phones, xlsx } from '../helpers/sheets.ts';
 
 /**
@@ -133,10 +133,7 @@ async function rehearse(s: Scenario) {
   const report = plan ? await readJson<PartReport>(p, `${plan.reportPrefix}part-1.json`).catch(() => null) : null;
   const calls = placedCalls(p, agent.id);
   // What the calls did, and what the campaigns could have done had a line been free at every instant.
-  const violations = [
-    ...(await auditCalls(calls, s.rule ?? RULE)),
-    ...(await auditSpans(dialableSpans(p, agent.id), s.rule ?? RULE)).map((v) => v.message),
-  ];
+  const violations = await auditRecords(p, agent.id, s.rule ?? RULE);
   const faulted = (await p.f.admin.requests<{ fault: boolean; method: string; path: string }[]>()).filter(
     (r) => r.fault,
   );
@@ -515,8 +512,7 @@ describe('no call outside the window, whatever fails', () => {
     expect(r.campaign?.status).toBe('paused');
     const calls = placedCalls(p, r.agent.id);
     expect(calls.filter((c) => Date.parse(c.started_at ?? '') > secured)).toEqual([]);
-    expect(await auditCalls(calls, RULE)).toEqual([]);
-    expect(await auditSpans(dialableSpans(p, r.agent.id), RULE)).toEqual([]);
+    expect(await auditRecords(p, r.agent.id, RULE)).toEqual([]);
   }, 90_000);
 
   it('two executions stopped at once while pause answers are slow: the guard secures both', async () => {

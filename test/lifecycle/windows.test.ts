@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { PartReport } from '#lifecycle/part-report.ts';
-import { auditCalls, auditSpans, type CallRule } from '../helpers/call-audit.ts';
-import { dialableSpans, fewerLines, placedCalls, readJson, uploadAndRun, usePipeline } from '../helpers/pipeline.ts';
+import type { CallRule } from '../helpers/call-audit.ts';
+import { auditRecords, fewerLines, placedCalls, readJson, uploadAndRun, usePipeline } from '../helpers/pipeline.ts';
 import { contactSheet, phones, xlsx } from '../helpers/sheets.ts';
 
 // Three lines: each run uploads `numbers(n)`, as long to dial as n numbers on the emulator's default ten.
@@ -20,13 +20,7 @@ async function run(name: string, count: number, prefix: string, metadata: Record
   expect([execution?.status, execution?.cause]).toEqual(['SUCCEEDED', null]);
   const plan = JSON.parse(execution?.input ?? '{}').plan;
   const report = await readJson<PartReport>(p, `${plan.reportPrefix}part-1.json`);
-  const calls = placedCalls(p, agent.id);
-  /** The calls and, beside them, the stretches in which the campaign could have dialled had a line been free. */
-  const audit = async (rule: CallRule) => [
-    ...(await auditCalls(calls, rule)),
-    ...(await auditSpans(dialableSpans(p, agent.id), rule)).map((v) => v.message),
-  ];
-  return { report, calls, audit };
+  return { report, calls: placedCalls(p, agent.id), audit: (rule: CallRule) => auditRecords(p, agent.id, rule) };
 }
 
 describe('calling windows', () => {

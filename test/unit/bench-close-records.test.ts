@@ -61,6 +61,7 @@ describe("the rehearsal's close figures, from the emulator's records", () => {
       ],
       { hours: 'Mon-Fri 10:00-12:00', closingMarginMinutes: 5 },
       CLOSE,
+      [],
     );
     expect(figures).toMatchObject({ placed: 3, unlawful: 2, inMargin: 1, afterClose: 1, couldDial: 0 });
   });
