@@ -1,3 +1,4 @@
+import { nextOpening, type PartWindow } from '#commons/window-plan.ts';
 import { type CampaignStore, isEnded, type ManualControl } from './campaign-store.ts';
 
 /**
@@ -38,7 +39,8 @@ export interface BrakeLetGo {
 
 /** What letting go of a brake asks of the Voice API (CampaignSafety): the campaign paused first, then the brake. */
 export interface BrakeLetGoApi {
-  confirmPaused(campaignId: string): Promise<{ ok: boolean; message: string }>;
+  /** `how`: `not_active` when the campaign is gone or over (nothing can resume it), `paused` when it is paused. */
+  confirmPaused(campaignId: string): Promise<{ ok: boolean; message: string; how?: 'paused' | 'not_active' }>;
   releaseBrake(agentId: string, holder: string): Promise<{ ok: boolean; message: string; gone?: boolean }>;
 }
 
@@ -84,6 +86,21 @@ export async function letGoOfBrake(
           'dials nobody. Run this again once the Voice API pauses it (a scheduled campaign cannot be paused: ' +
           'delete it in the vendor dashboard first).',
       );
+    // Paused now, but a resume whose answer was lost may still be carried out, and no workflow would see it dial.
+    const doubt = record.watch?.resumeInDoubt;
+    if (doubt !== undefined && paused.how !== 'not_active' && record.watch) {
+      const ends = doubtEndsAt(record.watch.window, Date.parse(doubt));
+      if (ends === null || now.getTime() < ends)
+        throw new Error(
+          `campaign ${campaignId} is paused, but a resume sent at ${doubt} lost its answer and the Voice API may ` +
+            'still carry it out, which would have it dial with no workflow watching; so the brake stays on. ' +
+            (ends === null
+              ? 'Its window does not open again in the next 14 days: '
+              : `callsheet takes a resume not carried out by the next opening (${new Date(ends).toISOString()}) ` +
+                'never to be: run this again after then, or ') +
+            'cancel or delete the campaign in the vendor dashboard first.',
+        );
+    }
     // Confirmed paused: the sweeper, which tries the pause of a part the brake alone held, has nothing left to do.
     await store.markSecured(partKey, {
       at: now.toISOString(),
@@ -102,4 +119,17 @@ export async function letGoOfBrake(
     agent: left > 0 ? null : done.ok ? 'reactivated' : done.gone ? 'gone' : 'still-inactive',
     message: done.message,
   };
+}
+
+const DOUBT_HORIZON_MS = 14 * 86_400_000;
+
+/**
+ * When a resume sent at `sentMs` whose answer was lost is taken never to be, as the workflow takes it
+ * (docs/architecture.md, "A resume in doubt"): at the opening after the close that follows it. Null when the
+ * window does not open again within 14 days.
+ */
+export function doubtEndsAt(window: PartWindow, sentMs: number): number | null {
+  const stretch = nextOpening(window, sentMs, 0, DOUBT_HORIZON_MS);
+  if (!stretch) return null;
+  return nextOpening(window, stretch.closesAt + 1, 0, DOUBT_HORIZON_MS)?.opensAt ?? null;
 }

@@ -28,6 +28,11 @@ export interface Watch {
   /** The campaign was confirmed not dialling at the last look. */
   quiet: boolean;
   /**
+   * Quiet only until then: a campaign scheduled for a later start dials from that start on its own, so from then
+   * the sweeper checks it as dialling (`quietAt`). Absent or null: quiet until someone acts (paused, braked).
+   */
+  quietUntil?: string | null;
+  /**
    * When a resume was sent whose answer was lost (the carry's `resumeInDoubt`): the campaign may start dialling at
    * any time, so the part is not quiet unless a brake holds, and whoever secures it brakes as well.
    */
@@ -39,6 +44,11 @@ export interface Watch {
   counts?: WatchCounts | null;
   /** Contacts done of all, as records written before `counts` keep it; `progressOf` reads either. */
   progress?: { done: number; total: number } | null;
+}
+
+/** Whether the campaign counts as not dialling at `now`: quiet at its last look, and not past its scheduled start. */
+export function quietAt(watch: Pick<Watch, 'quiet' | 'quietUntil'>, now: number): boolean {
+  return watch.quiet && !(watch.quietUntil && now >= Date.parse(watch.quietUntil));
 }
 
 /** Contacts done (neither pending nor in progress) of all, at the workflow's last answered look. */
@@ -257,11 +267,22 @@ export class CampaignStore implements BrakeRegister {
     now: Date,
     failure?: { code: string; message: string },
     of?: { uploadId: string; part: number },
+    securing?: Secured,
   ): Promise<CampaignRecord> {
     return (await this.set(
       partKey,
-      { '#status': status, '#finished': now.toISOString(), ...(failure ? { '#failure': failure } : {}) },
-      { '#status': 'status', '#finished': 'finishedAt', ...(failure ? { '#failure': 'failure' } : {}) },
+      {
+        '#status': status,
+        '#finished': now.toISOString(),
+        ...(failure ? { '#failure': failure } : {}),
+        ...(securing ? { '#secured': securing } : {}),
+      },
+      {
+        '#status': 'status',
+        '#finished': 'finishedAt',
+        ...(failure ? { '#failure': 'failure' } : {}),
+        ...(securing ? { '#secured': 'secured' } : {}),
+      },
       { keep: of ? { '#upload': ['uploadId', of.uploadId], '#part': ['part', of.part] } : {}, answer: 'ALL_NEW' },
     )) as CampaignRecord;
   }
@@ -299,10 +320,11 @@ export class CampaignStore implements BrakeRegister {
   async markSecured(partKey: string, secured: Secured, quietLook?: Watch): Promise<void> {
     if (quietLook) {
       try {
+        // Confirmed paused or braked: quiet until someone acts, whatever start the campaign was scheduled for.
         await this.set(
           partKey,
-          { '#secured': secured, '#watch.#quiet': true },
-          { '#secured': 'secured', '#watch': 'watch', '#quiet': 'quiet' },
+          { '#secured': secured, '#watch.#quiet': true, '#watch.#until': null },
+          { '#secured': 'secured', '#watch': 'watch', '#quiet': 'quiet', '#until': 'quietUntil' },
           {
             condition: {
               expression: '#watch.#execution = :execution AND #watch.#observedAt = :observedAt',

@@ -206,6 +206,21 @@ export function pauseToBook(state: RunningCarry, now: number, s: DecideSettings)
  */
 export const startGuardAt = (startsAt: number, s: DecideSettings) => startsAt - s.pauseLeadMs;
 
+/**
+ * Whether a look leaves the campaign confirmed not dialling (the sweeper's `quiet`), and until when. Paused with
+ * its pause confirmed, or braked while its create is looked for: quiet until someone acts. Scheduled for a later
+ * start, its agent not braked: quiet only until that start, from which it dials on its own (a scheduled campaign
+ * the workflow counts as paused too: the API has not paused it), however stale the stats that said so. A resume in
+ * doubt may land at any time: never quiet unless the brake holds.
+ */
+export function quietOf(state: RunningCarry | ReconcilingCarry): { quiet: boolean; quietUntil?: string } {
+  if (state.phase === 'reconciling') return { quiet: state.brake !== null };
+  if (state.resumeInDoubt !== undefined && state.brake === null) return { quiet: false };
+  const scheduled = state.stats?.status === 'scheduled';
+  if (scheduled && state.brake === null) return { quiet: true, quietUntil: state.startsAt };
+  return { quiet: scheduled || (state.paused !== null && state.securingSince === null) };
+}
+
 /** How long before each close the campaign must be quiet, as the workflow plans it: the margin and the lead. */
 export const quietFrom = (s: DecideSettings) => s.closingMarginMs + s.pauseLeadMs;
 

@@ -23,6 +23,7 @@ import {
   type Observation,
   pauseToBook,
   quietFrom,
+  quietOf,
   type StatsSeen,
   type StepDecision,
   startGuardAt,
@@ -148,15 +149,17 @@ export class LifecycleSteps {
     const immediate = opening.opensAt <= now.getTime();
     const startsAt = immediate ? now.getTime() : opening.opensAt;
     const key = partKeyOf(plan);
-    // Until its first look the create is the look the sweeper checks: quiet when scheduled for a later opening.
+    // Until its first look the create is the look the sweeper checks: quiet when scheduled for a later opening, but
+    // only until that opening (the campaign dials from then on its own), with the first look the workflow plans.
     const { mayCreate, record } = await this.deps.campaigns.beginCreate(key, plan.uploadId, plan.part.index, now, {
       execution: input.execution,
       agentId: carry.agentId,
       campaignId: null,
       window: carry.window,
       observedAt: iso(now.getTime()),
-      nextLookAt: iso(now.getTime()),
+      nextLookAt: iso(immediate ? now.getTime() : this.firstLookAt(carry, startsAt, now.getTime())),
       quiet: !immediate,
+      ...(immediate ? {} : { quietUntil: iso(startsAt) }),
       counts: null,
     });
     if (isEnded(record)) {
@@ -399,13 +402,7 @@ export class LifecycleSteps {
       window: next.window,
       observedAt: iso(now),
       nextLookAt: next.wakeAt ?? iso(now),
-      // Confirmed not dialling: paused, or scheduled for an opening chosen at create time; and no resume in doubt
-      // unless the brake holds.
-      quiet:
-        next.phase === 'running'
-          ? (next.resumeInDoubt === undefined || next.brake !== null) &&
-            ((next.paused !== null && next.securingSince === null) || next.stats?.status === 'scheduled')
-          : next.brake !== null,
+      ...quietOf(next),
       ...(next.phase === 'running' && next.resumeInDoubt !== undefined ? { resumeInDoubt: next.resumeInDoubt } : {}),
       counts:
         next.phase === 'running' && next.stats
@@ -562,16 +559,22 @@ export class LifecycleSteps {
     return Number.isNaN(start) || start < now ? now : start;
   }
 
-  private afterCreate(carry: ReadyCarry, campaignId: string, startsAt: number, now: number): RunningCarry {
+  /**
+   * A first look soon after dialling starts (at the schedule when there is one), and never after the close. A
+   * scheduled one is looked at the pause lead before its start too, for an operator's pause (decideStep).
+   */
+  private firstLookAt(carry: ReadyCarry, startsAt: number, now: number): number {
     const { settings } = this.deps;
     const window = windowStateAt(carry.window, Math.max(startsAt, now), quietFrom(settings));
-    // A first look soon after dialling starts (at the schedule when there is one), and never after the close. A
-    // scheduled one is looked at the pause lead before its start too, for an operator's pause (decideStep).
     const startGuard = startGuardAt(startsAt, settings);
-    const firstLook = Math.min(
+    return Math.min(
       startGuard > now ? startGuard : Math.max(startsAt, now) + settings.poll.minSeconds * 1000,
       window.open && window.changesAt !== null ? window.changesAt : Number.POSITIVE_INFINITY,
     );
+  }
+
+  private afterCreate(carry: ReadyCarry, campaignId: string, startsAt: number, now: number): RunningCarry {
+    const firstLook = this.firstLookAt(carry, startsAt, now);
     return {
       ...carry,
       phase: 'running',

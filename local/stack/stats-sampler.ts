@@ -47,9 +47,15 @@ export function sampleStats(
         if (!last || STATS.some((f) => last[f] !== s[f])) list.push({ at: part.watch.observedAt, ...s });
         series.set(key, list);
       }
-      // Every part confirmed not dialling (window closed, paused): nothing moves before the next look.
+      // Every part confirmed not dialling (window closed, paused): nothing moves before the next look, or before a
+      // scheduled start, from which a campaign dials on its own.
       if (running.length > 0 && running.every((p) => p.watch?.quiet))
-        return Math.min(...running.map((p) => Date.parse(p.watch?.nextLookAt ?? '') || Number.POSITIVE_INFINITY));
+        return Math.min(
+          ...running.flatMap((p) => [
+            Date.parse(p.watch?.nextLookAt ?? '') || Number.POSITIVE_INFINITY,
+            Date.parse(p.watch?.quietUntil ?? '') || Number.POSITIVE_INFINITY,
+          ]),
+        );
     } catch (err) {
       options.log.warn('stats sample failed', { error: (err as Error).message });
     }

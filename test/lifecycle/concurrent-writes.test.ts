@@ -11,7 +11,7 @@ import { NotFoundError } from '#commons/voice-api/errors.ts';
 import { type PartWindow, partWindow } from '#commons/window-plan.ts';
 import { letGoOfBrake } from '#lifecycle/campaign-control.ts';
 import { CampaignSafety } from '#lifecycle/campaign-safety.ts';
-import { CampaignStore, type Watch } from '#lifecycle/campaign-store.ts';
+import { CampaignStore, quietAt, type Watch } from '#lifecycle/campaign-store.ts';
 import { CARRY_SCHEMA, type ReconcilingCarry, type RunningCarry } from '#lifecycle/lifecycle-state.ts';
 import { type LifecycleDeps, LifecycleSteps } from '#lifecycle/lifecycle-steps.ts';
 import { RootReport } from '#lifecycle/part-end/root-report.ts';
@@ -206,7 +206,7 @@ describe('markSecured’s quiet flag', () => {
     const { partKey, watch } = await runningPart(at('16:50'), at('17:30'));
     await store.markSecured(partKey, secured(at('17:10')), watch);
     const record = await store.get(partKey);
-    expect(record?.watch).toEqual({ ...watch, quiet: true });
+    expect(record?.watch).toEqual({ ...watch, quiet: true, quietUntil: null });
     expect(record?.secured).toEqual(secured(at('17:10')));
   });
 
@@ -895,5 +895,178 @@ describe('the root report’s follow-up rounds', () => {
     const round = started(2, 'upload-unknown-p1-r2a');
     expect(await store.addFollowUpRounds('upload-unknown-p1', [round])).toEqual([round]);
     expect(await store.get('upload-unknown-p1')).toBeNull();
+  });
+});
+
+describe('a part the sweeper must still see', () => {
+  const arnOf = (key: string) => `arn:aws:states:us-east-1:123456789012:execution:callsheet-lifecycle:${key}`;
+  const pausing = {
+    secure: async () => ({ outcome: 'paused' as const, message: 'paused', pauseHeld: true }),
+  } as unknown as CampaignSafety;
+
+  it('a campaign created for a later start is quiet only until it: a workflow wedged before its first look is caught', async () => {
+    const { key, plan } = await partToCreate('scheduled-then-wedged');
+    // 08:00 in New York: the window opens at 09:00, so the campaign is created scheduled for 09:00.
+    const steps = stepsOn({
+      safety: pausing,
+      now: () => at('08:00'),
+      api: { campaigns: { create: async () => ({ id: `cmp_sched_${parts}` }) } },
+    });
+    const carry = await steps.createCampaign({
+      action: 'createCampaign',
+      plan,
+      carry: readyCarry(),
+      execution: arnOf(key),
+    });
+    expect(carry).toMatchObject({ phase: 'running', startsAt: iso(at('09:00')) });
+    // The create is the look the sweeper checks: quiet until the start, with the workflow's first look (the pause
+    // lead before the start) as its next one.
+    expect((await store.get(key))?.watch).toMatchObject({
+      quiet: true,
+      quietUntil: iso(at('09:00')),
+      nextLookAt: iso(at('08:59')),
+    });
+    // The workflow wedges (still running, it never looks). Before the start nothing is due; the sweeper says when
+    // to come back: at the start.
+    let now = at('08:30');
+    const guard = guardOn(pausing, () => now, described('RUNNING'));
+    const before = await guard.sweep();
+    // (Other parts of this file's table may bring it earlier, never later.)
+    expect(before.actions.filter((a) => a.partKey === key)).toEqual([]);
+    expect(before.quietUntil).not.toBeNull();
+    expect(before.quietUntil).toBeLessThanOrEqual(at('09:00'));
+    // From the start the campaign dials on its own: its look, due at 08:59, is overdue at 09:10, and it is secured.
+    now = at('09:10');
+    const overdue = (await guard.sweep()).actions.filter((a) => a.partKey === key);
+    expect(overdue.map((a) => [a.outcome, a.reasons.some((r) => r.includes('has not looked at it since'))])).toEqual([
+      ['paused', true],
+    ]);
+  });
+
+  it('a look after the start whose stats fail does not record the part quiet on the stale "scheduled" stats', async () => {
+    const { partKey, watch } = await runningPart(at('08:58'), at('09:00'));
+    const failing = {
+      campaigns: {
+        stats: async () => {
+          throw Object.assign(new Error('500 internal'), { status: 500 });
+        },
+      },
+    };
+    const steps = stepsOn({ safety: {} as CampaignSafety, now: () => at('09:01'), api: failing, polls: failing });
+    // The last look that was answered (before the start) said scheduled; the campaign dials since 09:00.
+    const input = lookAt(partKey, watch, {
+      startsAt: iso(at('09:00')),
+      paused: null,
+      stats: { status: 'scheduled', total: 5, completed: 0, failed: 0, pending: 5, in_progress: 0 } as never,
+    });
+    await steps.step(input);
+    const seen = (await store.get(partKey))?.watch as Watch;
+    expect(seen).toMatchObject({ quiet: true, quietUntil: iso(at('09:00')) });
+    expect(quietAt(seen, at('09:01'))).toBe(false);
+  });
+
+  it('the guard dying after it ended the part (three times) leaves it for the sweeper, which secures it', async () => {
+    const { partKey, watch } = await runningPart(at('10:00'), at('10:20'));
+    let attempts = 0;
+    // The Voice API hangs: each guard invocation times out inside its securing (a Lambda timeout), after the end.
+    const dying = {
+      secure: async () => {
+        attempts++;
+        throw new Error('Task timed out after 95.00 seconds');
+      },
+    } as unknown as CampaignSafety;
+    const guard = guardOn(dying, () => at('10:05'), described('ABORTED'));
+    for (let i = 0; i < 3; i++)
+      await expect(
+        guard.executionEnded({ executionArn: watch.execution, name: partKey, status: 'ABORTED' }),
+      ).rejects.toThrow(/timed out/);
+    expect(attempts).toBe(3);
+    expect(await store.get(partKey)).toMatchObject({
+      status: 'failed',
+      campaignId: watch.campaignId,
+      secured: { by: 'guard', outcome: 'unconfirmed' },
+    });
+    // The API is back; the campaign is active and nobody has paused it. The sweeper finds it and secures it.
+    const secured: string[] = [];
+    const healthy = {
+      secure: async (t: { holder: string }) => {
+        secured.push(t.holder);
+        return { outcome: 'paused' as const, message: 'paused', pauseHeld: true };
+      },
+    } as unknown as CampaignSafety;
+    const actions = (await guardOn(healthy, () => at('10:30'), described('ABORTED')).sweep()).actions;
+    expect([actions.filter((a) => a.partKey === partKey).length, secured.filter((h) => h === partKey)]).toEqual([
+      1,
+      [partKey],
+    ]);
+    expect((await store.get(partKey))?.secured).toMatchObject({ by: 'sweeper', outcome: 'paused', pauseHeld: true });
+  });
+
+  it('a sweep dying after it ended a part whose workflow is gone leaves it for the next sweep', async () => {
+    const { partKey } = await runningPart(at('10:00'), at('10:20'));
+    const dying = {
+      secure: async (t: { holder: string }) => {
+        if (t.holder === partKey) throw new Error('Task timed out after 300.00 seconds');
+        return { outcome: 'paused' as const, message: 'paused', pauseHeld: true };
+      },
+    } as unknown as CampaignSafety;
+    // The guard's event was lost; the sweeper finds the workflow gone, ends the part and dies securing it.
+    await expect(guardOn(dying, () => at('10:05'), described('ABORTED')).sweep()).rejects.toThrow(/timed out/);
+    expect(await store.get(partKey)).toMatchObject({ status: 'failed', secured: { outcome: 'unconfirmed' } });
+    const actions = (await guardOn(pausing, () => at('10:10'), described('ABORTED')).sweep()).actions;
+    expect(actions.filter((a) => a.partKey === partKey).map((a) => a.outcome)).toEqual(['paused']);
+  });
+
+  it('an ended part marked unconfirmed whose campaign was never created is marked so, and left alone after', async () => {
+    const partKey = `upload-${++parts}-p1`;
+    // Stopped before its create: the guard ends the part and finds nothing to secure.
+    const guard = guardOn(pausing, () => at('10:05'), described('ABORTED'));
+    const action = await guard.executionEnded({ executionArn: arnOf(partKey), name: partKey, status: 'ABORTED' });
+    expect(action.outcome).toBe('none');
+    expect(await store.get(partKey)).toMatchObject({ status: 'failed', secured: { outcome: 'nothing' } });
+    expect((await store.unfinished({ unconfirmed: true })).some((r) => r.partKey === partKey)).toBe(false);
+  });
+  it('campaign release keeps the brake while a resume in doubt may still land, and lets go once it cannot', async () => {
+    const { partKey, watch } = await runningPart(at('10:00'), at('10:20'));
+    // A resume sent at 10:00 lost its answer; the operator cancels at 10:05: the part ends paused and braked.
+    await store.observe(partKey, { ...watch, resumeInDoubt: iso(at('10:00')), quiet: true });
+    await store.hold('agt_1', partKey, new Date(at('10:05')));
+    await store.markSecured(partKey, {
+      at: iso(at('10:05')),
+      by: 'workflow',
+      outcome: 'braked',
+      reason: 'cancel',
+      pauseHeld: true,
+    });
+    await store.finish(partKey, 'cancelled', new Date(at('10:05')));
+    const released: string[] = [];
+    const api = (how: 'paused' | 'not_active') => ({
+      confirmPaused: async () => ({ ok: true, how, message: how }),
+      releaseBrake: async (_agent: string, holder: string) => {
+        released.push(holder);
+        return { ok: true, message: 'agent reactivated' };
+      },
+    });
+    // 10:10 and Monday night: paused now, but the resume may still be carried out until Tuesday's opening.
+    for (const when of [at('10:10'), at('23:00')])
+      await expect(letGoOfBrake(store, watch.campaignId as string, api('paused'), new Date(when))).rejects.toThrow(
+        `callsheet takes a resume not carried out by the next opening (${iso(Date.parse('2026-12-08T09:00:00-05:00'))}) never to be`,
+      );
+    expect([released, await store.isHeldBy('agt_1', partKey)]).toEqual([[], true]);
+    // The campaign gone from the API (deleted in the dashboard): nothing can resume it.
+    const gone = await letGoOfBrake(store, watch.campaignId as string, api('not_active'), new Date(at('10:15')));
+    expect([gone.held, released]).toEqual([true, [partKey]]);
+    // Another part, the same doubt: from Tuesday's opening the resume is taken never to be, and the brake goes.
+    const other = await runningPart(at('10:00'), at('10:20'));
+    await store.observe(other.partKey, { ...other.watch, resumeInDoubt: iso(at('10:00')), quiet: true });
+    await store.hold('agt_1', other.partKey, new Date(at('10:05')));
+    await store.finish(other.partKey, 'cancelled', new Date(at('10:05')));
+    const later = await letGoOfBrake(
+      store,
+      other.watch.campaignId as string,
+      api('paused'),
+      new Date(Date.parse('2026-12-08T09:00:00-05:00')),
+    );
+    expect([later.held, released]).toEqual([true, [partKey, other.partKey]]);
   });
 });

@@ -15,6 +15,7 @@ import {
   needsStats,
   type Observation,
   pauseToBook,
+  quietOf,
 } from '#lifecycle/decide-step.ts';
 import { CARRY_SCHEMA, type ReconcilingCarry, type RunningCarry, upgradeCarry } from '#lifecycle/lifecycle-state.ts';
 import { plannedBounds } from '#lifecycle/poll-interval.ts';
@@ -793,6 +794,34 @@ describe('decideReconcile: a create whose answer was lost', () => {
       settings,
     );
     expect(d).toEqual({ kind: 'look_again', wakeAt: at('2026-12-07T16:53') });
+  });
+});
+
+describe('quietOf: whether a look leaves the campaign confirmed not dialling, and until when', () => {
+  const STARTS = '2026-12-07T14:00:00.000Z';
+  const reconcilingCarry = (brake: ReconcilingCarry['brake']): ReconcilingCarry => ({
+    ...(running() as unknown as ReconcilingCarry),
+    phase: 'reconciling',
+    reconcileUntil: '2026-12-07T14:30:00.000Z',
+    brake,
+  });
+  it.each([
+    ['dialling', running({ stats: stats('active') }), { quiet: false }],
+    ['paused for the window', running({ paused: 'window', stats: stats('paused') }), { quiet: true }],
+    ['paused, its pause still being secured', running({ paused: 'window', securingSince: STARTS }), { quiet: false }],
+    ['scheduled: quiet until its start', running({ stats: stats('scheduled') }), { quiet: true, quietUntil: STARTS }],
+    [
+      'counted paused while the API says scheduled: quiet until its start',
+      running({ paused: 'manual', stats: stats('scheduled') }),
+      { quiet: true, quietUntil: STARTS },
+    ],
+    ['scheduled, its agent braked', running({ stats: stats('scheduled'), brake: { since: STARTS } }), { quiet: true }],
+    ['a resume in doubt, no brake', running({ paused: 'window', resumeInDoubt: STARTS }), { quiet: false }],
+    ['a resume in doubt, braked', running(brakedInDoubt), { quiet: true }],
+    ['reconciling, braked', reconcilingCarry({ since: STARTS }), { quiet: true }],
+    ['reconciling, no brake', reconcilingCarry(null), { quiet: false }],
+  ] as const)('%s', (_name, carry, expected) => {
+    expect(quietOf(carry as RunningCarry | ReconcilingCarry)).toEqual(expected);
   });
 });
 

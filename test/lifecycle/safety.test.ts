@@ -388,17 +388,28 @@ describe('no call outside the window, whatever fails', () => {
     expect(record?.secured).toMatchObject({ by: 'guard', outcome: 'braked' });
     expect(record?.secured?.reason).toContain('is in doubt');
     expect(p.f.emu.core.account.agents.get(r.agent.id)?.is_active).toBe(false);
-    // The ended part keeps its brake until an operator lets go (`callsheet campaign release`).
+    // The ended part keeps its brake until an operator lets go (`callsheet campaign release`), and the release
+    // keeps it while the resume may still be carried out: until the next opening, as the workflow takes it.
     const store = campaignStore();
     const safety = operatorSafety(store);
     const id = record?.campaignId as string;
-    expect(await letGoOfBrake(store, id, safety)).toMatchObject({
+    const clock = async (at: string) => {
+      await p.f.admin.setClock(at);
+      return new Date(p.f.emu.core.clock.now());
+    };
+    const evening = await clock(la(day(w, 1), '18:00:00'));
+    await expect(letGoOfBrake(store, id, safety, evening)).rejects.toThrow(
+      /lost its answer and the Voice API may still carry it out.*brake stays on/,
+    );
+    expect(p.f.emu.core.account.agents.get(r.agent.id)?.is_active).toBe(false);
+    const opening = await clock(la(day(w, 2), '09:00:00'));
+    expect(await letGoOfBrake(store, id, safety, opening)).toMatchObject({
       held: true,
       othersHolding: 0,
       agent: 'reactivated',
     });
     expect(p.f.emu.core.account.agents.get(r.agent.id)?.is_active).toBe(true);
-    expect(await letGoOfBrake(store, id, safety)).toMatchObject({ held: false });
+    expect(await letGoOfBrake(store, id, safety, opening)).toMatchObject({ held: false });
   }, 90_000);
 
   it('a part ended held by the brake alone: letting go of it pauses the campaign first, or keeps the brake', async () => {

@@ -7,7 +7,7 @@ import {
 } from '#commons/campaign-plan.ts';
 import { windowStateAt } from '#commons/window-plan.ts';
 import type { CampaignSafety, SecureOutcome } from '../campaign-safety.ts';
-import { type CampaignRecord, type CampaignStore, isEnded } from '../campaign-store.ts';
+import { type CampaignRecord, type CampaignStore, isEnded, quietAt } from '../campaign-store.ts';
 import type { Failure } from '../lifecycle-state.ts';
 import { buildPartReport, type PartReport } from '../part-report.ts';
 
@@ -84,7 +84,8 @@ export class CampaignGuard {
     const plan = await this.planOf(e.executionArn);
     // Without the plan (Step Functions did not answer), the part's key still names its upload and part.
     const of = plan ? { uploadId: plan.uploadId, part: plan.part.index } : (partOfKey(partKey) ?? undefined);
-    const record = before && !end ? before : await this.endBeforeSecuring(partKey, code, `the workflow ${ended}`, of);
+    const record =
+      before && !end ? before : await this.endBeforeSecuring(partKey, code, `the workflow ${ended}`, 'guard', of);
     const action = await this.secure(record, reasons, true, 'guard', e.executionArn);
     const failure: Failure = {
       code,
@@ -102,21 +103,25 @@ export class CampaignGuard {
    * A part whose workflow is gone is ended before its campaign is secured, and secured as the end found it. The
    * workflow's last step may still be running (Lambda runs an invocation to its end after the execution stops): a
    * create, resume or release it sends after this finds the part ended when it reads it back, and secures again
-   * (LifecycleSteps, `holdIfEnded`); what it did before is in the record answered here.
+   * (LifecycleSteps, `holdIfEnded`); what it did before is in the record answered here. The same write marks its
+   * securing unconfirmed: should this invocation die before it records how the securing went (a timeout while the
+   * API hangs), the sweeper still lists the part and secures it, where an ended part would be watched by nobody.
    */
   private async endBeforeSecuring(
     partKey: string,
     code: string,
     what: string,
+    by: 'guard' | 'sweeper',
     of?: { uploadId: string; part: number },
   ): Promise<CampaignRecord> {
-    return await this.deps.campaigns.finish(
-      partKey,
-      'failed',
-      this.deps.now(),
-      { code, message: `${what}; its campaign is being secured` },
-      of,
-    );
+    const message = `${what}; its campaign is being secured`;
+    const now = this.deps.now();
+    return await this.deps.campaigns.finish(partKey, 'failed', now, { code, message }, of, {
+      at: now.toISOString(),
+      by,
+      outcome: 'unconfirmed',
+      reason: message,
+    });
   }
 
   /**
@@ -154,44 +159,38 @@ export class CampaignGuard {
             ? `the part ended (${record.status}) and its securing was not confirmed`
             : `the part ended (${record.status}) held by the brake alone: its pause is tried again`,
         ];
-        const action = await this.secure(record, reasons, true, 'sweeper', watch.execution);
-        // No campaign can exist (its create was refused since): nothing to try again at the next sweep.
-        if (action.outcome === 'none')
-          await this.deps.campaigns.markSecured(record.partKey, {
-            at: this.deps.now().toISOString(),
-            by: 'sweeper',
-            outcome: 'nothing',
-            reason: action.message,
-          });
-        actions.push(action);
+        actions.push(await this.secure(record, reasons, true, 'sweeper', watch.execution));
         continue;
       }
       const window = windowStateAt(watch.window, now, settings.closingMarginMs);
       const nextLook = Date.parse(watch.nextLookAt);
+      // A campaign scheduled for a later start is quiet until then, and dials from then on its own.
+      const quiet = quietAt(watch, now);
       // Nothing new before the look is overdue or the window changes. A quiet part only when its workflow ends,
-      // which is a workflow acting: no instant of its own.
-      if (!watch.quiet)
+      // which is a workflow acting, or when its scheduled start comes.
+      if (!quiet)
         quietUntil = Math.min(
           quietUntil,
           nextLook + settings.overdueGraceMs,
           window.changesAt ?? Number.POSITIVE_INFINITY,
         );
+      else if (watch.quietUntil) quietUntil = Math.min(quietUntil, Date.parse(watch.quietUntil));
       const reasons: string[] = [];
       const closesBeforeNextSweep =
         !window.open || (window.changesAt !== null && window.changesAt - now <= settings.sweepIntervalMs);
       // The workflow looks at the close itself; act only when it will not (its next look is later) or is late.
       const workflowAboutToLook = nextLook <= now && now < nextLook + WORKFLOW_SLACK_MS;
-      if (!window.open && !watch.quiet && !workflowAboutToLook)
+      if (!window.open && !quiet && !workflowAboutToLook)
         reasons.push('the calling window is closed and the campaign was not confirmed paused');
       const running = await this.runningExecution(watch.execution);
       if (!running) reasons.push('its workflow is not running');
       // An overdue look matters while the campaign may be dialling; a quiet one waits for its workflow.
-      if (!watch.quiet && now > nextLook + settings.overdueGraceMs)
+      if (!quiet && now > nextLook + settings.overdueGraceMs)
         reasons.push(`its workflow has not looked at it since ${watch.observedAt} (due ${watch.nextLookAt})`);
       if (reasons.length === 0) continue;
       const current = running
         ? record
-        : await this.endBeforeSecuring(record.partKey, 'workflow_stopped', 'the workflow stopped');
+        : await this.endBeforeSecuring(record.partKey, 'workflow_stopped', 'the workflow stopped', 'sweeper');
       const action = await this.secure(current, reasons, closesBeforeNextSweep || !running, 'sweeper', watch.execution);
       if (!running) {
         const failure = {
@@ -216,8 +215,18 @@ export class CampaignGuard {
   ): Promise<GuardAction> {
     const campaignId = record.campaignId ?? null;
     const mayExist = campaignId !== null || record.create?.state === 'sent' || record.create?.state === 'ambiguous';
-    if (!mayExist)
-      return { partKey: record.partKey, campaignId, reasons, outcome: 'none', message: 'no campaign was created' };
+    if (!mayExist) {
+      const message = 'no campaign was created';
+      // An ended part marked unconfirmed: nothing to try again at the next sweep.
+      if (record.secured?.outcome === 'unconfirmed')
+        await this.deps.campaigns.markSecured(record.partKey, {
+          at: this.deps.now().toISOString(),
+          by,
+          outcome: 'nothing',
+          reason: message,
+        });
+      return { partKey: record.partKey, campaignId, reasons, outcome: 'none', message };
+    }
     const agentId = record.watch?.agentId ?? (await this.agentOf(execution));
     if (!agentId)
       return { partKey: record.partKey, campaignId, reasons, outcome: 'unconfirmed', message: 'agent unknown' };
