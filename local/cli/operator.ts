@@ -6,7 +6,6 @@ import { scanAll } from '#commons/aws/scan-all.ts';
 import { EnvReader } from '#commons/config.ts';
 import { TABLES } from '#commons/tables.ts';
 import { VoiceApiClient } from '#commons/voice-api/index.ts';
-import type { CampaignStats } from '#commons/voice-api/types.ts';
 import type { UploadOutcome, UploadRecord } from '#intake/upload-store.ts';
 import { CampaignSafety } from '#lifecycle/campaign-safety.ts';
 import type { CampaignRecord, CampaignStore } from '#lifecycle/campaign-store.ts';
@@ -197,16 +196,16 @@ async function apiNow(api: { url: string; emulator: boolean }): Promise<number |
   return Date.parse(body?.now ?? '') || null;
 }
 
-/** The Voice API the campaigns run on, for live progress. */
+/**
+ * The Voice API the campaigns run on, for its clock only: progress is what each workflow saw at its last look, so
+ * `status` spends none of the account's plan.
+ */
 export async function openApi(): Promise<{
-  stats(id: string): Promise<CampaignStats | null>;
   /** The API's time (the emulator's may be simulated); null when it did not answer within the operator timeout. */
   now(): Promise<number | null>;
 } | null> {
   const api = await operatorApi();
-  if (!api) return null;
-  const client = clientOf(api);
-  return { stats: (id) => client.campaigns.stats(id).catch(() => null), now: () => apiNow(api) };
+  return api && { now: () => apiNow(api) };
 }
 
 /**
