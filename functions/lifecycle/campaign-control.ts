@@ -87,13 +87,17 @@ export async function letGoOfBrake(
           'delete it in the vendor dashboard first).',
       );
     // Paused now, but a resume whose answer was lost may still be carried out, and no workflow would see it dial.
-    const doubt = record.watch?.resumeInDoubt;
-    if (doubt !== undefined && paused.how !== 'not_active' && record.watch) {
+    const first = record.watch?.resumeInDoubt;
+    if (first !== undefined && paused.how !== 'not_active' && record.watch) {
+      // Dated by the last resume sent: one sent after the first lost one may have lost its answer too.
+      const doubt = [first, record.lastResumeSentAt ?? first].sort().at(-1) as string;
       const ends = doubtEndsAt(record.watch.window, Date.parse(doubt));
       if (ends === null || now.getTime() < ends)
         throw new Error(
-          `campaign ${campaignId} is paused, but a resume sent at ${doubt} lost its answer and the Voice API may ` +
-            'still carry it out, which would have it dial with no workflow watching; so the brake stays on. ' +
+          `campaign ${campaignId} is paused, but a resume whose answer was lost (sent at ${first}` +
+            (doubt !== first ? `, the last resume at ${doubt}` : '') +
+            ') may still be carried out by the Voice API, which would have it dial with no workflow watching; so ' +
+            'the brake stays on. ' +
             (ends === null
               ? 'Its window does not open again in the next 14 days: '
               : `callsheet takes a resume not carried out by the next opening (${new Date(ends).toISOString()}) ` +

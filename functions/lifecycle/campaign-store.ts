@@ -99,6 +99,12 @@ export interface CampaignRecord {
   finishedAt?: string;
   watch?: Watch;
   secured?: Secured;
+  /**
+   * When the workflow last sent a resume, written before it goes out (`noteResumeSent`) and never by a look: a
+   * resume in doubt is dated by the first lost one (`watch.resumeInDoubt`), but a later one may be lost too, and
+   * `campaign release` waits out the latest.
+   */
+  lastResumeSentAt?: string;
   /** On a root part's record: every follow-up round started after it, by the round's part key. */
   followUpRounds?: Record<string, FollowUpStarted>;
 }
@@ -301,8 +307,8 @@ export class CampaignStore implements BrakeRegister {
     try {
       await this.set(
         partKey,
-        { '#watch.#doubt': at, '#watch.#quiet': false },
-        { '#watch': 'watch', '#doubt': 'resumeInDoubt', '#quiet': 'quiet' },
+        { '#watch.#doubt': at, '#watch.#quiet': false, '#lastResume': at },
+        { '#watch': 'watch', '#doubt': 'resumeInDoubt', '#quiet': 'quiet', '#lastResume': 'lastResumeSentAt' },
         { condition: { expression: 'attribute_exists(#watch)', names: {}, values: {} } },
       );
     } catch (err) {

@@ -1025,6 +1025,24 @@ describe('a part the sweeper must still see', () => {
     expect(action.outcome).toBe('none');
     expect(await store.get(partKey)).toMatchObject({ status: 'failed', secured: { outcome: 'nothing' } });
     expect((await store.unfinished({ unconfirmed: true })).some((r) => r.partKey === partKey)).toBe(false);
+    // Had that guard died before it marked so, the next sweep marks it, and lists it no more.
+    const died = `upload-${++parts}-p1`;
+    await store.finish(
+      died,
+      'failed',
+      new Date(at('10:05')),
+      { code: 'workflow_aborted', message: 'stopped' },
+      undefined,
+      {
+        at: iso(at('10:05')),
+        by: 'guard',
+        outcome: 'unconfirmed',
+        reason: 'the workflow aborted; its campaign is being secured',
+      },
+    );
+    const swept = (await guardOn(pausing, () => at('10:10'), described('ABORTED')).sweep()).actions;
+    expect(swept.filter((a) => a.partKey === died).map((a) => a.outcome)).toEqual(['none']);
+    expect(await store.get(died)).toMatchObject({ secured: { by: 'sweeper', outcome: 'nothing' } });
   });
   it('campaign release keeps the brake while a resume in doubt may still land, and lets go once it cannot', async () => {
     const { partKey, watch } = await runningPart(at('10:00'), at('10:20'));
@@ -1068,5 +1086,21 @@ describe('a part the sweeper must still see', () => {
       new Date(Date.parse('2026-12-08T09:00:00-05:00')),
     );
     expect([later.held, released]).toEqual([true, [partKey, other.partKey]]);
+
+    // A third: Monday's lost resume, then at Tuesday's opening another resume sent (noted before it goes out) whose
+    // answer is lost too; the look after it keeps Monday's time, as the carry does. The release waits for Wednesday.
+    const third = await runningPart(at('10:00'), at('10:20'));
+    const tuesday = (local: string) => Date.parse(`2026-12-08T${local}-05:00`);
+    await store.observe(third.partKey, { ...third.watch, resumeInDoubt: iso(at('10:00')), quiet: false });
+    await store.noteResumeSent(third.partKey, iso(tuesday('09:00')));
+    await store.observe(third.partKey, { ...third.watch, resumeInDoubt: iso(at('10:00')), quiet: false });
+    await store.hold('agt_1', third.partKey, new Date(tuesday('09:05')));
+    await store.finish(third.partKey, 'cancelled', new Date(tuesday('09:05')));
+    await expect(
+      letGoOfBrake(store, third.watch.campaignId as string, api('paused'), new Date(tuesday('10:00'))),
+    ).rejects.toThrow(
+      `, the last resume at ${iso(tuesday('09:00'))}) may still be carried out by the Voice API, which would have it dial with no workflow watching; so the brake stays on. callsheet takes a resume not carried out by the next opening (${iso(Date.parse('2026-12-09T09:00:00-05:00'))})`,
+    );
+    expect(await store.isHeldBy('agt_1', third.partKey)).toBe(true);
   });
 });

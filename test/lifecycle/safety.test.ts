@@ -399,7 +399,7 @@ describe('no call outside the window, whatever fails', () => {
     };
     const evening = await clock(la(day(w, 1), '18:00:00'));
     await expect(letGoOfBrake(store, id, safety, evening)).rejects.toThrow(
-      /lost its answer and the Voice API may still carry it out.*brake stays on/,
+      /a resume whose answer was lost .* may still be carried out by the Voice API.*brake stays on/,
     );
     expect(p.f.emu.core.account.agents.get(r.agent.id)?.is_active).toBe(false);
     const opening = await clock(la(day(w, 2), '09:00:00'));

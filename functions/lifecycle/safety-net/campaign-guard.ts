@@ -138,7 +138,11 @@ export class CampaignGuard {
     for (const record of await this.deps.campaigns.unfinished({ unconfirmed: true })) {
       const watch = record.watch;
       if (!watch) {
-        quietUntil = now;
+        // Ended before any look: a create records one, so no campaign can exist. Marked so (secure does), or it
+        // would be listed at every sweep.
+        if (isEnded(record))
+          actions.push(await this.secure(record, ['the part ended before its create'], true, 'sweeper', ''));
+        else quietUntil = now;
         continue;
       }
       if (isEnded(record)) {
