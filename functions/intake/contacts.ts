@@ -50,7 +50,7 @@ export interface Rejection {
 export const REASON_TEXT: Record<RejectReason, string> = {
   missing_phone: 'no phone number in this row',
   invalid_phone:
-    'not a valid phone number: write it with its country code (+1 415 555 2001), or set the default country for numbers without one (the "default country" setting, or --country)',
+    'not a valid phone number: write it with its country code (+1 415 555 2001); a number without one is read in the default country (the "default country" setting, or --country), when one is set',
   duplicate_phone: 'the same number appears on an earlier row, which was kept',
   suppressed: 'this number is on the do-not-call (suppression) list',
   no_time_zone:

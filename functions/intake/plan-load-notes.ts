@@ -2,7 +2,7 @@ import type { BudgetLimits } from '#commons/api-budget/shared-budget.ts';
 import { describeWindow, type WindowRule } from '#commons/calling-window.ts';
 import { DEFAULT_LEGAL_HOURS, type LegalHoursTable } from '#commons/legal-hours.ts';
 import { type PartStretch, type PauseTimings, planLoad } from '#commons/plan-load.ts';
-import { partIntervals, partWindow } from '#commons/window-plan.ts';
+import { nextOpening, partIntervals, partWindow } from '#commons/window-plan.ts';
 import { parseDateTimeIn } from '#commons/zoned-time.ts';
 import type { ValidationOutcome } from './validate-upload.ts';
 
@@ -26,12 +26,16 @@ const onDay = (ms: number) => `${DAYS[new Date(ms).getUTCDay()]} ${new Date(ms).
 const more = (n: number, what: string) =>
   n > 0 ? ` The same holds at ${n} more ${what}${n === 1 ? '' : 's'} in the first ${LOOK_AHEAD_DAYS} days.` : '';
 
-/** Every stretch the upload's parts are called in, from their start for LOOK_AHEAD_DAYS, closes cut by it left out. */
-function stretchesOf(validation: ValidationOutcome, legal: LegalHoursTable | undefined, nowMs: number): PartStretch[] {
+/** When the upload's parts may first be called: its start when one is set and still to come, else now. */
+function startOf(validation: ValidationOutcome, nowMs: number): number {
+  const { start } = validation.settings;
+  const at = start ? parseDateTimeIn(start.dateTime, start.timeZone) : Number.NaN;
+  return Number.isFinite(at) ? Math.max(nowMs, at) : nowMs;
+}
+
+/** Each part with its calling window, as the lifecycle builds it; parts whose window cannot be built are left out. */
+function windowsOf(validation: ValidationOutcome, legal: LegalHoursTable | undefined, nowMs: number) {
   const { settings, parts } = validation;
-  const start = settings.start ? parseDateTimeIn(settings.start.dateTime, settings.start.timeZone) : Number.NaN;
-  const from = Number.isFinite(start) ? Math.max(nowMs, start) : nowMs;
-  const to = from + LOOK_AHEAD_DAYS * DAY;
   const window = { rules: settings.window ?? null, holidays: settings.holidays ?? [] };
   return parts.flatMap((part) => {
     const w = partWindow(
@@ -42,11 +46,44 @@ function stretchesOf(validation: ValidationOutcome, legal: LegalHoursTable | und
       legal ?? DEFAULT_LEGAL_HOURS,
       nowMs,
     );
-    if (!w.ok) return [];
-    return partIntervals(w.window, from, to)
-      .filter((iv) => iv.to < to)
-      .map((iv) => ({ part: part.index, opensAt: iv.from, closesAt: iv.to }));
+    return w.ok ? [{ part, window: w.window }] : [];
   });
+}
+
+/** Every stretch the upload's parts are called in, from their start for LOOK_AHEAD_DAYS, closes cut by it left out. */
+function stretchesOf(validation: ValidationOutcome, legal: LegalHoursTable | undefined, nowMs: number): PartStretch[] {
+  const from = startOf(validation, nowMs);
+  const to = from + LOOK_AHEAD_DAYS * DAY;
+  return windowsOf(validation, legal, nowMs).flatMap(({ part, window }) =>
+    partIntervals(window, from, to)
+      .filter((iv) => iv.to < to)
+      .map((iv) => ({ part: part.index, opensAt: iv.from, closesAt: iv.to })),
+  );
+}
+
+/** How far ahead the lifecycle looks for an opening before it holds a part (HOLD_HORIZON_DAYS' default). */
+const HOLD_HORIZON_DAYS = 14;
+
+/**
+ * A part whose window does not open in the days the lifecycle looks ahead is held, not dialled: most often numbers
+ * whose prefix may ring in zones whose hours never overlap (a non-geographic +1 number spans Guam to Newfoundland).
+ * Said up front, per part, so the uploader can give those rows a Time Zone cell or call them another way.
+ */
+function neverOpensNotes(validation: ValidationOutcome, legal: LegalHoursTable | undefined, nowMs: number): string[] {
+  const from = startOf(validation, nowMs);
+  return windowsOf(validation, legal, nowMs)
+    .filter(({ window }) => nextOpening(window, from, 0, HOLD_HORIZON_DAYS * DAY) === null)
+    .map(({ part, window }) => {
+      const n = part.contacts.length;
+      const zones =
+        window.zones.length > 1
+          ? `: its numbers may ring in ${window.zones.length} time zones (${window.zones.join(', ')}) and are called only when every one of them is open, which never happens`
+          : '';
+      return (
+        `part ${part.index} (${n} contact${n === 1 ? '' : 's'}) will be held, not dialled: its calling window does not open in the ${HOLD_HORIZON_DAYS} days from its start${zones}. ` +
+        'Give those rows a Time Zone or State/Region cell naming where they are, or call them in another upload with a window that fits.'
+      );
+    });
 }
 
 /**
@@ -115,7 +152,8 @@ function overnightNote(rules: readonly WindowRule[] | undefined): string[] {
 
 /**
  * What intake says up front of an upload it launches, and `callsheet validate` of a sheet it would: a start that
- * has passed, a window that runs past midnight, and a close the API plan cannot pause every part before.
+ * has passed, a window that runs past midnight, a part whose window never opens, and a close the API plan cannot
+ * pause every part before.
  */
 export function upFrontNotes(
   validation: ValidationOutcome,
@@ -126,6 +164,7 @@ export function upFrontNotes(
   return [
     ...pastStartNote(validation.settings.start, nowMs),
     ...overnightNote(validation.settings.window),
+    ...neverOpensNotes(validation, legal, nowMs),
     ...planLoadNotes(validation, legal, plan, nowMs),
   ];
 }

@@ -220,7 +220,10 @@ export async function validateUpload(
         ? null
         : {
             code: 'no_valid_rows',
-            message: 'No row has a phone number that can be called; see the rejected rows for why.',
+            message:
+              scanned.rowCount === 0
+                ? 'The sheet has no rows under its header row: there is nobody to call.'
+                : 'No row has a phone number that can be called; see the rejected rows for why.',
           },
     format: scanned.format,
     rows: { total: scanned.rowCount, valid: placed.length, rejected: rejected.length },

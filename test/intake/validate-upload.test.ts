@@ -114,6 +114,19 @@ describe('intake: row rules', () => {
     expect(out.report.ok).toBe(true);
   });
 
+  it('says a sheet with a header and no rows has nobody to call, and one whose rows all fail to see them', async () => {
+    const empty = await validateUpload(Buffer.from('Phone Number\n'), 'empty.csv', us);
+    expect([empty.report.rows, empty.report.error?.message]).toEqual([
+      { total: 0, valid: 0, rejected: 0 },
+      'The sheet has no rows under its header row: there is nobody to call.',
+    ]);
+    const bad = await validateUpload(Buffer.from('Phone Number\nabc\n'), 'bad.csv', us);
+    expect([bad.report.rows, bad.report.error?.message]).toEqual([
+      { total: 1, valid: 0, rejected: 1 },
+      'No row has a phone number that can be called; see the rejected rows for why.',
+    ]);
+  });
+
   it('calls a number written with an extension at its main number, and says which rows lose one', async () => {
     const rows: Row[] = [
       ['Phone Number', 'Name'],

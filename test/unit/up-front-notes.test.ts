@@ -39,4 +39,25 @@ describe('what intake and validate say up front of an upload', () => {
   ])('%s', (_, settings, expected) => {
     expect(notesFor(settings as UploadSettings)).toEqual(expected);
   });
+
+  it('names a part whose window never opens: numbers that may ring in New York and on Guam, three hours a day', () => {
+    const part = (index: number, zones: string[]) => ({
+      index,
+      zones,
+      timeZone: zones[0],
+      country: 'US',
+      regions: [],
+      contacts: [{ row: index + 1, phone: '+19005550100' }],
+    });
+    // 09:00-12:00 is 14:00-17:00Z in New York and 23:00-02:00Z on Guam: never both. New York and Chicago overlap.
+    const parts = [part(1, ['America/New_York', 'Pacific/Guam']), part(2, ['America/New_York', 'America/Chicago'])];
+    const settings = { window: parseWindowRules('Mon-Fri 09:00-12:00') };
+    const notes = upFrontNotes({ settings, parts } as unknown as ValidationOutcome, undefined, PLAN, NOW);
+    expect(notes).toEqual([
+      'part 1 (1 contact) will be held, not dialled: its calling window does not open in the 14 days from its start: ' +
+        'its numbers may ring in 2 time zones (America/New_York, Pacific/Guam) and are called only ' +
+        'when every one of them is open, which never happens. Give those rows a Time Zone or State/Region cell naming ' +
+        'where they are, or call them in another upload with a window that fits.',
+    ]);
+  });
 });

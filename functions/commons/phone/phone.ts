@@ -99,7 +99,7 @@ export function costlyNumberType(e164: string, country: string | null): CostlyTy
 
 /** Why a costly number's row was rejected, for the person reading the report. */
 export const COSTLY_TEXT =
-  'a premium-rate, shared-cost or other costly number (or one that reaches no person); add the setting "allow costly numbers: yes" to call it';
+  'a premium-rate, shared-cost or other costly number (or one that reaches no person); add the setting "allow costly numbers: yes" to call it (`callsheet validate --allow-costly` checks the sheet as if it were set)';
 
 /**
  * Normalizes one `Phone Number` cell to E.164 with the full (`max`) metadata. Numbers without a country code are
