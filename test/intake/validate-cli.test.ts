@@ -143,17 +143,28 @@ describe('callsheet validate', () => {
     const dir = await mkdtemp(join(tmpdir(), 'callsheet-validate-'));
     const file = join(dir, 'leads.xlsx');
     await writeFile(file, await xlsx([['Phone Number'], ['+1 415 555 2671'], ['+1 900 555 1234']]));
+    // A usage mistake (exit 2, as `run` answers the same flags), said before the sheet is read.
     const bad = await validate([file, '--start', '2026-02-30T09:00', '--time-zone', 'America/New_York']);
-    expect(bad.code).toBe(1);
+    expect([bad.code, bad.stdout]).toEqual([2, '']);
     expect(bad.stderr).toContain(
-      'option --start: "2026-02-30T09:00" is not a real date and time: February 2026 has 28 days',
+      '--start 2026-02-30T09:00: "2026-02-30T09:00" is not a real date and time: February 2026 has 28 days',
     );
     expect(bad.stderr).not.toContain('S3 metadata');
     // The start is a local time: without a zone the answer names the flag to add, not a sheet's setting row.
     const zoneless = await validate([file, '--start', '2026-12-08T09:00']);
-    expect(zoneless.stderr).toContain(
-      'option --start: a start date-time is a local time, so it needs a time zone too: option --time-zone, e.g. America/New_York',
-    );
+    expect([zoneless.code, zoneless.stderr]).toEqual([
+      2,
+      expect.stringContaining(
+        '--start is a local time, so it needs --time-zone too, e.g. --time-zone America/New_York',
+      ),
+    ]);
+    const mars = await validate([file, '--start', '2026-12-08T09:00', '--time-zone', 'Mars/Olympus']);
+    expect([mars.code, mars.stderr]).toEqual([
+      2,
+      expect.stringContaining('--time-zone Mars/Olympus is not an IANA time zone'),
+    ]);
+    const far = await validate([file, '--start', '2031-12-08T09:00', '--time-zone', 'America/New_York']);
+    expect([far.code, far.stderr]).toEqual([2, expect.stringContaining('--start 2031-12-08T09:00: ')]);
     // A start that has passed is no error, but it is said, as intake says it.
     const past = await validate([file, '--start', '2025-01-06T09:00', '--time-zone', 'America/New_York']);
     expect(past.code).toBe(0);

@@ -8,12 +8,10 @@ import { DEFAULT_LEGAL_HOURS } from '#commons/legal-hours.ts';
 import { silentLog } from '#commons/log.ts';
 import { isCountryCode } from '#commons/phone/phone.ts';
 import { partReportFiles, reportKeys, reportPrefix } from '#commons/report-keys.ts';
-import { isValidTimeZone } from '#commons/voice-api/contract.ts';
 import { VoiceApiClient } from '#commons/voice-api/index.ts';
 import { partWindow, windowStateAt } from '#commons/window-plan.ts';
-import { parseDateTimeIn } from '#commons/zoned-time.ts';
 import type { IntakeReport } from '#intake/report.ts';
-import { DEFAULT_START_HORIZON_DAYS, startProblem, startTooFar } from '#intake/settings.ts';
+import { DEFAULT_START_HORIZON_DAYS } from '#intake/settings.ts';
 import { type CampaignRecord, CampaignStore, progressOf } from '#lifecycle/campaign-store.ts';
 import { EmulatorAdmin } from '#local/emulator/admin-client.ts';
 import type { FaultInput } from '#local/emulator/fault-plan.ts';
@@ -49,7 +47,7 @@ import {
   uploadSheet,
 } from '../run-summary.ts';
 import { shellSettings } from '../shell-settings.ts';
-import { parseInstant, parseNow } from '../time-option.ts';
+import { checkStartOptions, parseInstant, parseNow } from '../time-option.ts';
 import { runOnStack } from './run-client.ts';
 
 /** The scheduler's actor that holds time while the run sets up its uploads. */
@@ -61,22 +59,13 @@ function checkOptions(values: Record<string, string | boolean | undefined>) {
     throw new UsageError(`--country ${values.country} is not a country code`);
   const start = values.start as string | undefined;
   const zone = values['time-zone'] as string | undefined;
-  if ((start === undefined) !== (zone === undefined)) throw new UsageError('--start and --time-zone go together');
-  if (zone !== undefined && !isValidTimeZone(zone))
-    throw new UsageError(`--time-zone ${zone} is not an IANA time zone`);
   const retries = values.retries === undefined ? undefined : numberOption(values.retries, 'retries', 0);
   if (retries !== undefined && (!Number.isInteger(retries) || retries < 0 || retries > 3))
     throw new UsageError('--retries must be 0, 1, 2 or 3');
   const window = windowOption(values.window as string | undefined);
   const now = parseNow(values.now as string | undefined);
   // The same checks intake makes, blamed on the flag rather than on the S3 metadata run passes them as.
-  const startWrong = start === undefined ? null : startProblem(start);
-  if (startWrong) throw new UsageError(`--start ${start}: ${startWrong}`);
-  const far =
-    start && zone
-      ? startTooFar(parseDateTimeIn(start, zone), { now: now ?? Date.now(), days: DEFAULT_START_HORIZON_DAYS })
-      : null;
-  if (far) throw new UsageError(`--start ${start}: ${far}`);
+  checkStartOptions(start, zone, { now: now ?? Date.now(), days: DEFAULT_START_HORIZON_DAYS });
   const followUp = values['follow-up'] as string | undefined;
   if (followUp !== undefined) {
     const policy = parseFollowUpPolicy(followUp);

@@ -15,6 +15,7 @@ import { writeUploadFiles } from '#intake/writers.ts';
 import { DEFAULT_DATA_DIR, isNewDataDir, localDataDir } from '#local/stack/data-dir.ts';
 import { runningStackFile } from '#local/stack/running-stack.ts';
 import { type Command, cannotRead, outFolder, UsageError } from '../command.ts';
+import { checkStartOptions } from '../time-option.ts';
 import { counted } from '../words.ts';
 
 /** START_HORIZON_DAYS as the deployment sets it for intake, when set here too. */
@@ -81,6 +82,8 @@ export const validateCommand: Command = {
     const country = (values.country as string | undefined)?.toUpperCase();
     if (country !== undefined && !isCountryCode(country))
       throw new UsageError(`--country ${values.country} is not an ISO 3166 country code the phone metadata knows`);
+    const startHorizon = { now: Date.now(), days: startHorizonDays() };
+    checkStartOptions(values.start as string | undefined, values['time-zone'] as string | undefined, startHorizon);
     // Read as intake reads S3: the size first, a CSV as it streams, so no file is held whole unless it must be.
     let source: ByteSource;
     try {
@@ -108,7 +111,7 @@ export const validateCommand: Command = {
       ...(listed ? { suppressed: suppressedNumbers } : {}),
       metadata: flags,
       metadataSource: (key) => `option ${flagOf[key] ?? key}`,
-      startHorizon: { now: Date.now(), days: startHorizonDays() },
+      startHorizon,
     });
     // What intake would say up front of the plan the parts share (nothing when it carries them).
     const report = {
