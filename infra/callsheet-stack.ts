@@ -179,7 +179,8 @@ export class CallsheetStack extends Stack {
       value: this.data.tables.uploads.tableName,
     });
     new CfnOutput(this, 'VoiceApiSecretName', {
-      description: 'The secret to fill and rotate: {"apiKey": …, "webhookSecret": …} (README, Operations)',
+      description:
+        'The secret to fill and rotate: {"apiKey": …, "webhookSecret": …} (README, Deploy; docs/operations.md)',
       value: this.credentials.secret.secretName,
     });
   }

@@ -12,7 +12,7 @@ export interface QueueWithDeadLettersProps {
 
 /**
  * A work queue and its dead-letter queue the way callsheet makes them: SQS-managed encryption, TLS only, dead
- * letters kept 14 days (the longest SQS allows) for a replay (README, Operations), and a visibility timeout six
+ * letters kept 14 days (the longest SQS allows) for a replay (docs/operations.md), and a visibility timeout six
  * times the consumer's, as Lambda's SQS guidance asks. `<id>Queue` and `<id>DeadLetters` are the construct ids.
  */
 export function queueWithDeadLetters(

@@ -25,7 +25,7 @@ export { FUNCTION_ENTRIES, type FunctionFolder, SETTINGS, type SettingName, type
  * file named by `-c callsheet:config=path`), each overridable with `-c callsheet:NAME=value`. Checked at synth:
  * an unknown name, a bad value or a missing required one stops synthesis with every problem named. Function
  * settings go, as environment variables of the same name, to exactly the functions that read them (`readBy`,
- * by function name); stack settings shape the stack itself. README "Configuration" lists them all.
+ * by function name); stack settings shape the stack itself. docs/configuration.md lists them all.
  */
 
 /** Lambda keeps this many of the account's concurrent executions for functions without a reservation. */
@@ -70,7 +70,7 @@ export class Settings {
     const values: Partial<Record<SettingName, Value>> = {};
     for (const [name, value] of Object.entries(raw)) {
       if (!(name in SETTINGS)) {
-        problems.push(`${name}: not a callsheet setting (see README, Configuration)`);
+        problems.push(`${name}: not a callsheet setting (see docs/configuration.md)`);
         continue;
       }
       const checked = check(SETTINGS[name as SettingName], value);
@@ -80,7 +80,7 @@ export class Settings {
     for (const [name, spec] of Object.entries(SETTINGS) as [SettingName, SettingSpec][])
       if (spec.required && values[name] === undefined)
         problems.push(
-          `${name} is required: set it in ${CONFIG_FILE} or with -c ${CONTEXT_PREFIX}${name}=… (README, Configuration)`,
+          `${name} is required: set it in ${CONFIG_FILE} or with -c ${CONTEXT_PREFIX}${name}=… (docs/configuration.md)`,
         );
     const settings = new Settings(values);
     if (problems.length === 0) problems.push(...settings.functionProblems());

@@ -25,7 +25,7 @@ export interface UploadBucketProps {
   reportRetentionDays: number;
 }
 
-/** Where each prefix's objects go (README, Operations: "Retention"). incoming/ holds only unprocessed uploads. */
+/** Where each prefix's objects go (docs/operations.md, "Retention"). incoming/ holds only unprocessed uploads. */
 function retentionRules(props: UploadBucketProps): LifecycleRule[] {
   return [
     // Intake deletes an original's version from incoming/ after copying it: only that old version and its delete

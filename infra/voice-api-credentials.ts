@@ -5,7 +5,7 @@ import { Construct } from 'constructs';
 
 /**
  * The Voice Agent API key and webhook signing secret: one Secrets Manager secret `{"apiKey", "webhookSecret"}`
- * that the operator creates once, by name, before the first deploy, and rotates in place (README, Operations).
+ * that the operator creates once, by name, before the first deploy, and rotates in place (docs/operations.md).
  * The stack only refers to it: the template holds no value, no generated string and no resource for it, so no
  * deploy, redeploy or stack deletion can overwrite or remove the key. Functions get the secret's name and read
  * access; they read the value at run time (functions/commons/voice-api-access.ts).

@@ -12,7 +12,7 @@ export interface CapLimits {
   perWeek: number;
 }
 
-/** Defaults (README, "Call outcomes"): one campaign with up to two retries a day, seven calls a week. */
+/** Defaults (docs/architecture.md, "Call outcomes"): one campaign with up to two retries a day, seven calls a week. */
 export const DEFAULT_CAP_LIMITS: CapLimits = { perDay: 3, perWeek: 7 };
 
 const DAY_MS = 24 * 3600_000;

@@ -5,7 +5,7 @@ import { activeObservability, countApiStatus, type Observability } from './obser
 
 /**
  * The Voice API key at run time. In AWS it lives in a Secrets Manager secret (JSON `{"apiKey": …}`) that the
- * operator fills and rotates (README, Operations); callsheet reads it, keeps it for `VOICE_API_KEY_TTL_SECONDS`,
+ * operator fills and rotates (docs/operations.md); callsheet reads it, keeps it for `VOICE_API_KEY_TTL_SECONDS`,
  * and re-reads it at once when the API answers 401 (at most once per request), so a rotation costs one failed
  * request, not a failed campaign. Locally the key comes from VOICE_API_KEY. The value is never logged.
  */
@@ -57,7 +57,9 @@ export function secretReader(secretArn: string, aws: AwsSettings): () => Promise
       // reported below without echoing the secret text
     }
     if (typeof parsed.apiKey !== 'string' || parsed.apiKey === '')
-      throw new ConfigError([`secret ${secretArn} has no "apiKey" string (README, Operations: "Rotate a secret")`]);
+      throw new ConfigError([
+        `secret ${secretArn} has no "apiKey" string (docs/operations.md, "Rotate the Voice API key")`,
+      ]);
     return {
       apiKey: parsed.apiKey,
       webhookSecret: typeof parsed.webhookSecret === 'string' ? parsed.webhookSecret : null,

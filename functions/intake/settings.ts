@@ -20,7 +20,7 @@ export interface UploadSettings {
   repeatUpload?: boolean;
   /** Call premium-rate, shared-cost and other costly numbers too (they are rejected unless this is yes). */
   allowCostlyNumbers?: boolean;
-  /** Follow-up rounds by outcome, e.g. `no_answer,busy after 2h; failed after 1d; rounds 3` (README "Call outcomes"). */
+  /** Follow-up rounds by outcome, e.g. `no_answer,busy after 2h; failed after 1d; rounds 3` (docs/architecture.md, "Call outcomes"). */
   followUp?: FollowUpPolicy;
 }
 

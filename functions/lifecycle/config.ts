@@ -48,7 +48,7 @@ export function stepWorstCaseSeconds(apiTimeoutSeconds: number): number {
   return 10 * 2 * (apiTimeoutSeconds + 1) + 30;
 }
 
-/** Every setting of the lifecycle and the guard, with its default; README "Configuration" documents each. */
+/** Every setting of the lifecycle and the guard, with its default; docs/configuration.md documents each. */
 export function readLifecycleConfig(source: Env): LifecycleConfig {
   const env = new EnvReader(source);
   const config: LifecycleConfig = {
