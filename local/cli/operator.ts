@@ -233,3 +233,18 @@ export function bar(done: number, total: number, width = 20): string {
   const filled = total > 0 ? Math.round((done / total) * width) : 0;
   return `[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${done}/${total}`;
 }
+
+/**
+ * A part's status as an operator sees it: an ended part's own; a running one paused (and why), or asked to change
+ * and not yet acted on (`status`, `campaign list` and `campaign show` say the same).
+ */
+export function statusWords(r: CampaignRecord): string {
+  if (r.status !== 'running' && r.status !== 'creating') return r.status;
+  const last = r.timeline?.filter((t) => t.event === 'pause' || t.event === 'resume').at(-1);
+  const paused = last?.event === 'pause';
+  const asked = r.control?.wanted;
+  // The operator's wish stays recorded after it is acted on: say it only while the part is not in that state.
+  if (asked && ((asked === 'pause') !== paused || asked === 'cancel'))
+    return `${paused ? `paused (${last?.reason})` : r.status}, ${asked} asked`;
+  return paused ? `paused (${last?.reason})` : r.status;
+}

@@ -45,4 +45,24 @@ describe('campaign show', () => {
   ])('%s', (_what, w, line) => {
     expect(showPart(record(w))).toContain(line);
   });
+
+  it('heads a running part paused by its operator as status does, and says when its timeline is empty', () => {
+    const paused = {
+      ...record(watch({})),
+      control: { wanted: 'pause', at: '2026-12-07T15:10:00.000Z' },
+      timeline: [{ at: '2026-12-07T15:10:01.000Z', event: 'pause', reason: 'manual' }],
+    } as CampaignRecord;
+    expect(showPart(paused)).toEqual(
+      expect.arrayContaining([
+        'campaign cmp_1: paused (manual)',
+        'timeline:',
+        '  2026-12-07T15:10:01.000Z  pause (manual)',
+      ]),
+    );
+    const asked = { ...paused, timeline: [] } as CampaignRecord;
+    expect(showPart(asked)).toEqual(
+      expect.arrayContaining(['campaign cmp_1: running, pause asked', 'timeline: no pause, resume or brake yet']),
+    );
+    expect(showPart(asked)).not.toContain('timeline:');
+  });
 });

@@ -2,7 +2,7 @@ import { CampaignControl, letGoOfBrake } from '#lifecycle/campaign-control.ts';
 import type { CampaignSafety } from '#lifecycle/campaign-safety.ts';
 import { type CampaignRecord, CampaignStore, type ManualControl } from '#lifecycle/campaign-store.ts';
 import { type Command, UsageError } from '../command.ts';
-import { findPart, operatorSession, partRecords } from '../operator.ts';
+import { findPart, operatorSession, partRecords, statusWords } from '../operator.ts';
 import { openTable } from '../table-access.ts';
 import { OUTCOMES_HELP, OUTCOMES_OPTIONS, runOutcomes } from './outcomes.ts';
 
@@ -13,7 +13,7 @@ export function partLine(r: CampaignRecord): string {
   const last = r.timeline?.at(-1);
   return [
     (r.campaignId ?? '-').padEnd(22),
-    r.status.padEnd(9),
+    statusWords(r).padEnd(9),
     r.partKey,
     r.control ? `asked: ${r.control.wanted} at ${r.control.at}` : '',
     last ? `last: ${last.event} (${last.reason}) at ${last.at}` : '',
@@ -31,15 +31,16 @@ export function showPart(r: CampaignRecord): string[] {
   const unplanned = w?.quiet && Date.parse(w.nextLookAt) <= Date.parse(w.observedAt);
   const look = unplanned ? `not dialling at its last look (${w.observedAt})` : `next look ${w?.nextLookAt}`;
   return [
-    `campaign ${r.campaignId ?? '(not created)'}: ${r.status}`,
+    `campaign ${r.campaignId ?? '(not created)'}: ${statusWords(r)}`,
     `part ${r.part} of upload ${r.uploadId} (${r.partKey})`,
     `started ${r.startedAt ?? '-'}${r.finishedAt ? `, finished ${r.finishedAt}` : ''}`,
     ...(r.watch ? [`window: ${r.watch.window.description}; ${look}`] : []),
     ...(r.control ? [`operator asked: ${r.control.wanted} at ${r.control.at}`] : []),
     ...(r.failure ? [`failure: ${r.failure.message}`] : []),
     ...(r.secured ? [`secured by ${r.secured.by}: ${r.secured.outcome} (${r.secured.reason})`] : []),
-    'timeline:',
-    ...(r.timeline ?? []).map((t) => `  ${t.at}  ${t.event} (${t.reason})`),
+    ...(r.timeline?.length
+      ? ['timeline:', ...r.timeline.map((t) => `  ${t.at}  ${t.event} (${t.reason})`)]
+      : ['timeline: no pause, resume or brake yet']),
   ];
 }
 

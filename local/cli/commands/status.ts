@@ -1,7 +1,15 @@
 import { windowStateAt } from '#commons/window-plan.ts';
 import { type CampaignRecord, progressOf } from '#lifecycle/campaign-store.ts';
 import { type Command, numberOption, UsageError } from '../command.ts';
-import { bar, OPERATOR_API_WAIT, openApi, partRecords, type UnlaunchedUpload, unlaunchedUploads } from '../operator.ts';
+import {
+  bar,
+  OPERATOR_API_WAIT,
+  openApi,
+  partRecords,
+  statusWords,
+  type UnlaunchedUpload,
+  unlaunchedUploads,
+} from '../operator.ts';
 import { openTable } from '../table-access.ts';
 
 interface PartStatus {
@@ -17,18 +25,6 @@ interface PartStatus {
   lastEvent: string | null;
   /** Why an ended part failed or was held (its workflow timed out, its window never opened…), when it says. */
   failure: string | null;
-}
-
-/** A running part as an operator sees it: paused (and why), or asked to change and not yet acted on. */
-function liveStatus(r: CampaignRecord, live: boolean): string {
-  if (!live) return r.status;
-  const last = r.timeline?.filter((t) => t.event === 'pause' || t.event === 'resume').at(-1);
-  const paused = last?.event === 'pause';
-  const asked = r.control?.wanted;
-  // The operator's wish stays recorded after it is acted on: say it only while the part is not in that state.
-  if (asked && ((asked === 'pause') !== paused || asked === 'cancel'))
-    return `${paused ? `paused (${last?.reason})` : r.status}, ${asked} asked`;
-  return paused ? `paused (${last?.reason})` : r.status;
 }
 
 const iso = (ms: number) => `${new Date(ms).toISOString().slice(0, 16)}Z`;
@@ -87,7 +83,7 @@ function partStatus(r: CampaignRecord, now: number): PartStatus {
     part: r.part,
     partKey: r.partKey,
     campaignId: r.campaignId ?? null,
-    status: liveStatus(r, live),
+    status: statusWords(r),
     progress: progress ? { ...progress, at: r.watch?.observedAt ?? null } : null,
     live,
     window:
