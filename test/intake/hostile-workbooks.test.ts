@@ -284,6 +284,10 @@ describe('CSV', () => {
     expect((await refusal(Buffer.from('Telefon\tName\n+14155550101\tAda\n'), 'list.txt')).message).toMatch(
       /^This file looks tab-separated/,
     );
+    // A comma file (or any text renamed .csv) is no worksheet either: it is said the same way.
+    expect((await refusal(Buffer.from('Telefon,Name\n+14155550101,Ada\n'), 'list.csv')).message).toMatch(
+      /^This file looks comma-separated and was read that way, but none of its first 20 rows has a "Phone Number" column/,
+    );
     const utf16 = Buffer.concat([
       Buffer.from([0xff, 0xfe]),
       Buffer.from('Phone Number\tName\r\n+14155550101\tAda\r\n', 'utf16le'),

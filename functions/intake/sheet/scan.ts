@@ -91,10 +91,10 @@ function noPhoneColumn(workbook: OpenedWorkbook, hiddenWithHeader: string | null
       'no_phone_column',
       `The only sheet with a "Phone Number" column, "${hiddenWithHeader}", is hidden; callsheet reads contacts only from sheets you can see. Unhide it (or move the contacts to a visible sheet) and upload again.`,
     );
-  if (workbook.format === 'csv' && workbook.separator && workbook.separator !== ',')
+  if (workbook.format === 'csv')
     return new FileProblem(
       'no_phone_column',
-      `This file looks ${SEPARATOR_NAME[workbook.separator]}-separated and was read that way, but none of its first ${HEADER_SEARCH_ROWS} rows has a "Phone Number" column. ${expected}`,
+      `This file looks ${SEPARATOR_NAME[workbook.separator ?? ',']}-separated and was read that way, but none of its first ${HEADER_SEARCH_ROWS} rows has a "Phone Number" column. ${expected}`,
     );
   return new FileProblem(
     'no_phone_column',
