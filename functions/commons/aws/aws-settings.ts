@@ -34,10 +34,18 @@ export function unlogged<C extends { middlewareStack: { remove(name: string): bo
   return client;
 }
 
+/**
+ * The SDK's HTTP handler writes to the console when all 50 of its sockets to one endpoint are busy and more requests
+ * wait. In AWS that is worth a log line; against the local stand-ins (many simulated Lambdas at once on one
+ * endpoint) it is expected, and would land in the middle of a user's `callsheet run` output.
+ */
+const quiet = () => undefined;
+const LOCAL_HANDLER = { logger: { trace: quiet, debug: quiet, info: quiet, warn: quiet, error: quiet } };
+
 export function base(s: AwsSettings, endpoint: string | undefined) {
   return {
     region: s.region,
-    ...(endpoint ? { endpoint } : {}),
+    ...(endpoint ? { endpoint, requestHandler: LOCAL_HANDLER } : {}),
     ...(s.credentials ? { credentials: s.credentials } : {}),
   };
 }
