@@ -60,6 +60,9 @@ describe('callsheet contacts', () => {
     const again = await runInProcess(['contacts', 'push', lines, '--country', 'US', '--json'], env());
     expect(JSON.parse(again.stdout)).toMatchObject({ duplicates: 2, created: 0, notPushed: [] });
     expect(await apiRequests()).toBe(before);
+    // Said in words that hold whatever API it is: callsheet knows what it pushed, not what the API now holds.
+    const words = await runInProcess(['contacts', 'push', lines, '--country', 'US'], env());
+    expect(words.stdout).toMatch(/; 2 not pushed again: unchanged since callsheet last pushed them\.\n/);
 
     const sheet = join(dataDir, 'more.xlsx');
     await writeFile(

@@ -264,7 +264,7 @@ export const contactsCommand: Command = {
         const c = summary.contacts;
         if (c.pushed + c.upToDate > 0)
           console.log(
-            `${counted(c.pushed, 'contact')} pushed to ${target.name}${c.upToDate > 0 ? `; ${c.upToDate} already up to date there` : ''}.`,
+            `${counted(c.pushed, 'contact')} pushed to ${target.name}${c.upToDate > 0 ? `; ${c.upToDate} not pushed again: unchanged since callsheet last pushed them${target.url === null ? ' (to an earlier embedded emulator)' : ''}` : ''}.`,
           );
         if (c.notPushed > 0)
           console.log(`${counted(c.notPushed, 'contact')} not pushed (stored; they wait for the next push):`);
