@@ -156,8 +156,16 @@ export function legalWindowOf(rules: readonly HoursRule[]): WindowRule[] | null 
 export const holidayScopesOf = (rules: readonly HoursRule[]): string[] =>
   rules.filter((r) => r.noHolidays).map((r) => r.scope);
 
-/** Why rows of a country without legal hours are refused, in words the uploader can act on. */
-export const noLegalHoursMessage = (country: string | null): string =>
-  country
-    ? `set a calling window for ${country} numbers: callsheet has no default legal hours for ${country} (Settings sheet "calling window" or x-amz-meta-calling-window, e.g. "Mon-Fri 09:00-20:00")`
-    : 'set a calling window: callsheet cannot tell which country these numbers belong to, so it has no legal hours for them';
+/**
+ * Why rows of a country without legal hours are refused, in words the uploader can act on; `table` is the one in
+ * force, so hours the LEGAL_HOURS setting switched off are said to be that, not missing.
+ */
+export const noLegalHoursMessage = (country: string | null, table: LegalHoursTable = DEFAULT_LEGAL_HOURS): string => {
+  if (!country)
+    return 'set a calling window: callsheet cannot tell which country these numbers belong to, so it has no legal hours for them';
+  const why =
+    DEFAULT_LEGAL_HOURS[country] && !table[country]
+      ? `the LEGAL_HOURS setting switches off callsheet's default hours for ${country}`
+      : `callsheet has no default legal hours for ${country}`;
+  return `set a calling window for ${country} numbers: ${why} (Settings sheet "calling window" or x-amz-meta-calling-window, e.g. "Mon-Fri 09:00-20:00")`;
+};

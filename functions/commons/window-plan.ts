@@ -112,7 +112,8 @@ export function partWindow(
   const applying = rulesThatApply(legalTable, country, regions) ?? [];
   const legal = legalWindowOf(applying);
   const upload = plan.window.rules;
-  if (!upload && !legal) return { ok: false, code: 'no_legal_hours', message: noLegalHoursMessage(country) };
+  if (!upload && !legal)
+    return { ok: false, code: 'no_legal_hours', message: noLegalHoursMessage(country, legalTable) };
 
   const rules = upload && legal ? intersectRules(upload, legal) : ((upload ?? legal) as WindowRule[]);
   const clipped = upload !== null && legal !== null && !sameHours(rules, upload);

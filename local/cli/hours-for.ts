@@ -12,6 +12,8 @@ import { zonesForNumber } from '#intake/time-zones.ts';
 /** When a number may be called on one local date, and every rule that says so. */
 export interface HoursAnswer {
   phone: string;
+  /** The number's country (ISO 3166-1), when its prefix says. */
+  country: string | null;
   /** Every zone the number may ring in; a call may start only when the window is open in all of them. */
   zones: string[];
   /** The states or provinces whose rules apply (`US-FL`); empty outside the US and Canada. */
@@ -142,10 +144,13 @@ function answerFor(
     window: { rules: upload, holidays: [] },
   } as unknown as CampaignPlan;
   const result = partWindow(plan, table, from);
-  if (!result.ok) return { error: result.message };
+  // Here the window is this command's own flag, not an upload's setting.
+  if (!result.ok)
+    return { error: result.code === 'no_legal_hours' ? `${result.message}; here: --window SPEC` : result.message };
   const w = result.window;
   const split = npa ? SPLIT_AREA_CODES[npa] : undefined;
   return {
+    country,
     zones,
     regions,
     allowed: partIntervals(w, from, to).map((i) => ({ from: isoInZone(i.from, zone), to: isoInZone(i.to, zone) })),

@@ -132,6 +132,20 @@ describe('hoursFor: when a number may be called on a date, and why', () => {
     expect('error' in a ? a.error : local(a)).toEqual(['10:00-12:00']);
   });
 
+  it('says hours the LEGAL_HOURS setting switched off are that, and names the country when a window stands in', () => {
+    const table = parseLegalHours('{"DE": "off"}');
+    const off = hoursFor('+4930123456', { on: '2026-11-30', table });
+    expect('error' in off && off.error).toBe(
+      `+4930123456: set a calling window for DE numbers: the LEGAL_HOURS setting switches off callsheet's default hours for DE (Settings sheet "calling window" or x-amz-meta-calling-window, e.g. "Mon-Fri 09:00-20:00"); here: --window SPEC`,
+    );
+    const windowed = hoursFor('+4930123456', { on: '2026-11-30', table, window: 'Mon-Fri 10:00-12:00' });
+    expect('error' in windowed ? windowed.error : [windowed.country, windowed.rules, local(windowed)]).toEqual([
+      'DE',
+      [],
+      ['10:00-12:00'],
+    ]);
+  });
+
   it.each([
     ['not-a-number', '2026-12-07', null, /not a valid phone number/],
     ['+13055550143', '2026-02-30', null, /not a date/],

@@ -75,7 +75,12 @@ describe('part window: upload hours ∩ legal hours, in every candidate zone', (
   });
 
   it.each([
-    ['GB', null, 'no_legal_hours', 'set a calling window for GB numbers: callsheet has no default legal hours for GB'],
+    [
+      'GB',
+      null,
+      'no_legal_hours',
+      "set a calling window for GB numbers: the LEGAL_HOURS setting switches off callsheet's default hours for GB",
+    ],
     [null, null, 'no_legal_hours', 'set a calling window'],
     ['US', 'Mon-Fri 22:00-07:00', 'window_outside_legal_hours', 'has no hour within the legal hours for US'],
   ])('refuses a part of country %s with window %s: %s', (country, spec, code, message) => {

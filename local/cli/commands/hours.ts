@@ -41,7 +41,7 @@ function json(answers: { on: string; found: Found }[], window: string | null): s
 function describe(a: Answer, on: string, window: string | null): string[] {
   if ('error' in a) return [`${a.phone}  not callable: ${a.error}`, ''];
   const zone = a.zones[0] as string;
-  const where = [a.rules[0]?.scope, ...a.regions].filter(Boolean).join(', ');
+  const where = [a.country, ...a.regions].filter(Boolean).join(', ');
   const lines = [`${a.phone}  ${where}; ${a.zones.length > 1 ? 'zones' : 'zone'} ${a.zones.join(', ')}; on ${on}`];
   if (a.allowed.length === 0) lines.push('  no call may start on this date');
   for (const w of a.allowed)
@@ -78,7 +78,7 @@ export const hoursCommand: Command = {
     'options:',
     "  --on DATE       the local date to answer for (default: today in each number's own zone)",
     '  --window SPEC   an upload calling window to intersect, e.g. "Mon-Fri 09:00-17:00"',
-    '  --json          print a JSON array: phone, zones, regions, allowed [{from, to}], rules [{scope, hours,',
+    '  --json          print a JSON array: phone, country, zones, regions, allowed [{from, to}], rules [{scope, hours,',
     '                  source}], holidays; window too, with --window',
     '',
     "The hours are the strictest of every rule that may apply: the country's, the state's or province's (from the",
