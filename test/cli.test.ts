@@ -124,5 +124,13 @@ describe('callsheet CLI', () => {
     expect(summary.webhooks.verified).toBeGreaterThan(40);
     expect(summary.webhooks.rejected).toBe(0);
     expect(summary.tts.bytes).toBeGreaterThan(44);
+    // A sheet the API's campaigns cannot take is refused before the tour starts, as a usage mistake.
+    const csv = await run(['demo', '--sheet', 'examples/contacts.csv']);
+    expect([csv.code, csv.stdout]).toEqual([2, '']);
+    expect(csv.stderr).toContain(
+      "--sheet examples/contacts.csv: the Voice API takes a campaign's contacts as .xlsx or .xls only",
+    );
+    const missing = await run(['demo', '--sheet', 'no-such.xlsx']);
+    expect([missing.code, missing.stdout]).toEqual([2, '']);
   });
 });

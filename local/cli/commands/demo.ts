@@ -7,7 +7,7 @@ import { TtsApi, VoiceApiClient } from '#commons/voice-api/index.ts';
 import { parseWebhook, WebhookVerificationError } from '#commons/voice-api/webhooks.ts';
 import { EmulatorAdmin } from '#local/emulator/admin-client.ts';
 import { startEmulator } from '#local/emulator/server.ts';
-import type { Command } from '../command.ts';
+import { type Command, cannotRead, UsageError } from '../command.ts';
 import { counted } from '../words.ts';
 
 const DEFAULT_SHEET = new URL('../../../examples/contacts.xlsx', import.meta.url);
@@ -59,7 +59,15 @@ export const demoCommand: Command = {
       if (!json) console.log(line);
     };
     const sheetPath = (values.sheet as string | undefined) ?? DEFAULT_SHEET.pathname;
-    const sheet = await readFile(sheetPath);
+    // The API's campaigns take only workbooks: said before the tour starts, not by the API half-way through it.
+    if (!/\.xlsx?$/i.test(sheetPath))
+      throw new UsageError(`--sheet ${sheetPath}: the Voice API takes a campaign's contacts as .xlsx or .xls only`);
+    let sheet: Buffer;
+    try {
+      sheet = await readFile(sheetPath);
+    } catch (err) {
+      throw cannotRead(sheetPath, err);
+    }
     const apiKey = `demo_${randomBytes(12).toString('hex')}`;
     const secret = randomBytes(16).toString('hex');
     const emu = await startEmulator({ apiKey, speed: 0, seed: (values.seed as string | undefined) ?? 'demo' });
