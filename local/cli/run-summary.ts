@@ -193,7 +193,7 @@ export function summaryLines(s: ReturnType<typeof runSummary>): string[] {
     ...(s.called === null
       ? []
       : [
-          `calls: ${s.attempted} attempted, ${s.called} dialled, ${s.answered} answered${failed ? `, not answered or failed: ${failed}` : ''}; credits left ${s.creditsLeft} INR`,
+          `calls: ${s.attempted} attempted, ${s.called} dialled, ${s.answered} answered${failed ? `, not answered or failed: ${failed}` : ''}; credits left ${s.creditsLeft} INR${(s.creditsLeft ?? 0) < 0 ? ' (overdrawn: calls under way when the credits ran out are charged when they end)' : ''}`,
         ]),
   ];
 }

@@ -1,6 +1,13 @@
 import { describe, expect, test } from 'vitest';
 import { contactsOutcome } from '#local/cli/run-contacts.ts';
-import { deadEventsLine, isoDuration, readableDuration, runOutcome, runSummary } from '#local/cli/run-summary.ts';
+import {
+  deadEventsLine,
+  isoDuration,
+  readableDuration,
+  runOutcome,
+  runSummary,
+  summaryLines,
+} from '#local/cli/run-summary.ts';
 import { counted } from '#local/cli/words.ts';
 
 describe('durations in the run summary', () => {
@@ -112,5 +119,26 @@ describe('call events the outcomes queue dead-lettered', () => {
     const line = deadEventsLine(n, deliveries);
     expect(line.startsWith(start)).toBe(true);
     expect(line).toContain('the part reports take those calls from the calls list');
+  });
+});
+
+describe('the calls line of the run summary', () => {
+  const summary = (creditsLeft: number) =>
+    ({
+      rows: 3,
+      accepted: 3,
+      rejected: 0,
+      suppressed: 0,
+      attempted: 3,
+      called: 3,
+      answered: 2,
+      failedByReason: { insufficient_credits: 1 },
+      creditsLeft,
+    }) as unknown as ReturnType<typeof runSummary>;
+  test.each([
+    [12.5, 'credits left 12.5 INR'],
+    [-3.25, 'credits left -3.25 INR (overdrawn: calls under way when the credits ran out are charged when they end)'],
+  ])('with %s INR left says %s', (left, words) => {
+    expect(summaryLines(summary(left))[1]).toMatch(new RegExp(`; ${words.replace(/[()]/g, '\\$&')}$`));
   });
 });
