@@ -1,5 +1,5 @@
 import { nextOpening, type PartWindow } from '#commons/window-plan.ts';
-import { type CampaignStore, isEnded, type ManualControl } from './campaign-store.ts';
+import { type CampaignRecord, type CampaignStore, isEnded, type ManualControl } from './campaign-store.ts';
 
 /**
  * What an operator asks of a running campaign. The wish is recorded; the workflow acts on it at its next step,
@@ -69,6 +69,9 @@ export async function letGoOfBrake(
   if (!(await store.isHeldBy(agentId, partKey)))
     return { agentId, held: false, othersHolding: await store.holders(agentId), agent: null, message: 'no brake held' };
   if (!api) {
+    // Nothing here can show the campaign gone: a resume in doubt is waited out.
+    const doubt = doubtLeft(record, now);
+    if (doubt) throw new Error(`campaign ${campaignIdOrPart}: ${doubt}`);
     const left = await store.release(agentId, partKey);
     return { agentId, held: true, othersHolding: left, agent: null, message: 'let go in the register' };
   }
@@ -87,24 +90,8 @@ export async function letGoOfBrake(
           'delete it in the vendor dashboard first).',
       );
     // Paused now, but a resume whose answer was lost may still be carried out, and no workflow would see it dial.
-    const first = record.watch?.resumeInDoubt;
-    if (first !== undefined && paused.how !== 'not_active' && record.watch) {
-      // Dated by the last resume sent: one sent after the first lost one may have lost its answer too.
-      const doubt = [first, record.lastResumeSentAt ?? first].sort().at(-1) as string;
-      const ends = doubtEndsAt(record.watch.window, Date.parse(doubt));
-      if (ends === null || now.getTime() < ends)
-        throw new Error(
-          `campaign ${campaignId} is paused, but a resume whose answer was lost (sent at ${first}` +
-            (doubt !== first ? `, the last resume at ${doubt}` : '') +
-            ') may still be carried out by the Voice API, which would have it dial with no workflow watching; so ' +
-            'the brake stays on. ' +
-            (ends === null
-              ? 'Its window does not open again in the next 14 days: '
-              : `callsheet takes a resume not carried out by the next opening (${new Date(ends).toISOString()}) ` +
-                'never to be: run this again after then, or ') +
-            'cancel or delete the campaign in the vendor dashboard first.',
-        );
-    }
+    const doubt = paused.how === 'not_active' ? null : doubtLeft(record, now);
+    if (doubt) throw new Error(`campaign ${campaignId} is paused, but ${doubt}`);
     // Confirmed paused: the sweeper, which tries the pause of a part the brake alone held, has nothing left to do.
     await store.markSecured(partKey, {
       at: now.toISOString(),
@@ -136,4 +123,28 @@ export function doubtEndsAt(window: PartWindow, sentMs: number): number | null {
   const stretch = nextOpening(window, sentMs, 0, DOUBT_HORIZON_MS);
   if (!stretch) return null;
   return nextOpening(window, stretch.closesAt + 1, 0, DOUBT_HORIZON_MS)?.opensAt ?? null;
+}
+
+/**
+ * Why a brake must stay while a resume whose answer was lost may still be carried out (it would have the campaign
+ * dial with no workflow watching), dated by the last resume sent; null when there is no such resume or its doubt
+ * has ended (`doubtEndsAt`).
+ */
+function doubtLeft(record: CampaignRecord, now: Date): string | null {
+  const first = record.watch?.resumeInDoubt;
+  if (first === undefined || !record.watch) return null;
+  // One sent after the first lost one may have lost its answer too.
+  const last = [first, record.lastResumeSentAt ?? first].sort().at(-1) as string;
+  const ends = doubtEndsAt(record.watch.window, Date.parse(last));
+  if (ends !== null && now.getTime() >= ends) return null;
+  return (
+    `a resume whose answer was lost (sent at ${first}${last !== first ? `, the last resume at ${last}` : ''}) may ` +
+    'still be carried out by the Voice API, which would have it dial with no workflow watching; so the brake stays ' +
+    'on. ' +
+    (ends === null
+      ? 'Its window does not open again in the next 14 days: '
+      : `callsheet takes a resume not carried out by the next opening (${new Date(ends).toISOString()}) never to ` +
+        'be: run this again after then, or ') +
+    'cancel or delete the campaign in the vendor dashboard, then run this again with the Voice API reachable.'
+  );
 }

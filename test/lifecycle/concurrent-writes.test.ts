@@ -1102,5 +1102,12 @@ describe('a part the sweeper must still see', () => {
       `, the last resume at ${iso(tuesday('09:00'))}) may still be carried out by the Voice API, which would have it dial with no workflow watching; so the brake stays on. callsheet takes a resume not carried out by the next opening (${iso(Date.parse('2026-12-09T09:00:00-05:00'))})`,
     );
     expect(await store.isHeldBy('agt_1', third.partKey)).toBe(true);
+    // With no API to reach, nothing can show the campaign gone: the register keeps the brake until then too.
+    await expect(letGoOfBrake(store, third.partKey, null, new Date(tuesday('10:00')))).rejects.toThrow(
+      'then run this again with the Voice API reachable',
+    );
+    expect(await store.isHeldBy('agt_1', third.partKey)).toBe(true);
+    const wednesday = new Date(Date.parse('2026-12-09T09:00:00-05:00'));
+    expect(await letGoOfBrake(store, third.partKey, null, wednesday)).toMatchObject({ held: true, agent: null });
   });
 });
