@@ -40,7 +40,8 @@ export function grantUploadAccess(fn: IFunction, bucket: IBucket): void {
   fn.addToRolePolicy(
     new PolicyStatement({
       actions: ['s3:GetObject', 's3:GetObjectVersion'],
-      resources: objects('incoming/', 'processed/', 'rejected/'),
+      // parts/: the launch record an earlier attempt wrote (functions/intake/launch-record.ts).
+      resources: objects('incoming/', 'processed/', 'rejected/', 'parts/'),
     }),
   );
   fn.addToRolePolicy(
@@ -91,7 +92,7 @@ export class Intake extends Construct {
     );
     acknowledge(
       fn,
-      'Object-level grants on five prefixes of its own bucket: read incoming/ (any upload version), read and write processed/ and rejected/ (the moved originals), write reports/ and parts/; delete only under incoming/.',
+      'Object-level grants on five prefixes of its own bucket: read incoming/ (any upload version), read and write processed/ and rejected/ (the moved originals) and parts/ (part files and the launch record a retry reads), write reports/; delete only under incoming/.',
       [...PREFIXES.map((p) => `IAM5[Resource::<Uploads81B643AD.Arn>/${p}*]`)],
     );
   }

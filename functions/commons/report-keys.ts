@@ -33,3 +33,8 @@ export const reportKeys = (id: string) => ({
 
 /** Where a part's file (exactly the API columns) is written: not to be confused with a part's lasting key. */
 export const partFileKey = (id: string, index: number) => `parts/${id}/part-${index}.xlsx`;
+/**
+ * The parts an upload's intake fixed, written before it starts the first (functions/intake/launch-record.ts): a retry
+ * starts exactly these, never parts worked out again from a do-not-call list or caps that changed meanwhile.
+ */
+export const launchKey = (id: string) => `parts/${id}/launch.json`;

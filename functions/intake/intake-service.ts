@@ -11,6 +11,7 @@ import type { Agent } from '#commons/voice-api/types.ts';
 import { capUpload } from './caps.ts';
 import type { IntakeDefaults } from './config.ts';
 import type { Contact } from './contacts.ts';
+import { readLaunch, writeLaunch } from './launch-record.ts';
 import { type ApiPlan, upFrontNotes } from './plan-load-notes.ts';
 import { planParts } from './plan-parts.ts';
 import { type IntakeReport, originalDestination, XLSX_TYPE } from './report.ts';
@@ -123,11 +124,15 @@ export class IntakeService {
         ? rejected('too_large', fileTooLarge(ref.size, DEFAULT_LIMITS).message)
         : await this.checked(id, ref, found);
     const stays = ref.size > MAX_COPY_BYTES;
-    const destination = stays
-      ? ref.key
-      : originalDestination(ref.key, id, decision.status === 'launched' ? 'processed' : 'rejected');
+    // An earlier attempt fixed its parts and may have started some: exactly those are started, whatever this read says.
+    const earlier = await readLaunch(objects, ref.bucket, id);
+    const status = earlier ? 'launched' : decision.status;
+    const destination =
+      earlier?.destination ??
+      (stays ? ref.key : originalDestination(ref.key, id, status === 'launched' ? 'processed' : 'rejected'));
     const parts =
-      decision.status === 'launched' && decision.validation && decision.agent
+      earlier?.parts ??
+      (decision.status === 'launched' && decision.validation && decision.agent
         ? planParts(
             id,
             ref,
@@ -137,20 +142,24 @@ export class IntakeService {
             this.deps.defaults.legalHours,
             this.deps.now().getTime(),
           )
-        : [];
+        : []);
 
     const v = decision.validation;
-    const annotated = v?.scanned ? keys.annotated : null;
-    if (v) {
-      const keyOf = new Map(parts.map((p) => [p.plan.part.index, p.plan.part.key]));
-      await writeUploadFiles(
-        v,
-        v.parts.filter((part) => keyOf.has(part.index)),
-        (part, xlsx) => objects.put(ref.bucket, keyOf.get(part.index) as string, xlsx, XLSX_TYPE),
-        annotated ? (xlsx) => objects.put(ref.bucket, annotated, xlsx, XLSX_TYPE) : null,
-      );
+    if (!earlier) {
+      const annotated = v?.scanned ? keys.annotated : null;
+      if (v) {
+        const keyOf = new Map(parts.map((p) => [p.plan.part.index, p.plan.part.key]));
+        await writeUploadFiles(
+          v,
+          v.parts.filter((part) => keyOf.has(part.index)),
+          (part, xlsx) => objects.put(ref.bucket, keyOf.get(part.index) as string, xlsx, XLSX_TYPE),
+          annotated ? (xlsx) => objects.put(ref.bucket, annotated, xlsx, XLSX_TYPE) : null,
+        );
+      }
+      await this.writeReport(id, ref, decision, parts, destination, annotated);
+      // Before the first start: from here on a retry starts these parts and rewrites none of their files.
+      if (parts.length > 0) await writeLaunch(objects, ref.bucket, id, { parts, destination });
     }
-    await this.writeReport(id, ref, decision, parts, destination, annotated);
     for (const p of parts) await this.deps.starter.start(p.executionName, p.plan);
     // Events with ids from the upload and the number: a redelivery of this upload changes no contact twice.
     if (this.deps.contacts && parts.length > 0)
@@ -158,7 +167,7 @@ export class IntakeService {
     if (!found.moved && !stays) await this.moveOriginal(ref, destination);
 
     return {
-      status: decision.status,
+      status,
       reportKey: keys.json,
       movedTo: destination,
       parts: parts.map((p) => ({
@@ -167,7 +176,7 @@ export class IntakeService {
         rows: p.plan.part.rows,
         timeZone: p.plan.part.timeZone,
       })),
-      error: decision.error,
+      error: earlier ? null : decision.error,
     };
   }
 
