@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { followUpKey } from '#commons/campaign-plan.ts';
 import { parseFollowUpPolicy } from '#commons/follow-up-policy.ts';
 import type { ContactOutcome } from '#commons/outcomes/call-outcome.ts';
 import { planFollowUp } from '#lifecycle/part-end/follow-up.ts';
@@ -68,6 +69,20 @@ describe('follow-up rounds', () => {
       { phone: '+1005', reason: 'suppressed' },
       { phone: '+1007', reason: 'opted-out' },
     ]);
+  });
+
+  it('names each group by its rule, so a retried part end keeps every round on its own list', () => {
+    const keyOf = (suppressed: string[]) =>
+      planFollowUp(contacts, policy, 1, ended, new Set(suppressed))?.groups.map((g) => [
+        followUpKey('u-p1', 2, g.ruleIndex),
+        g.contacts.map((c) => c.phone),
+      ]);
+    expect(keyOf([])).toEqual([
+      ['u-p1-r2a', ['+1001', '+1002', '+1005']],
+      ['u-p1-r2b', ['+1003']],
+    ]);
+    // The first rule's contacts opted out before the retry: the failed group is still round 2b, never 2a.
+    expect(keyOf(['+1001', '+1002', '+1005'])).toEqual([['u-p1-r2b', ['+1003']]]);
   });
 
   it('stops after the rounds the policy allows, or when nobody is left', () => {

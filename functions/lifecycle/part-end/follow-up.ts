@@ -15,6 +15,12 @@ export function followUpOutcome(c: ContactOutcome): FollowUpOutcome | null {
 
 export interface FollowUpGroup {
   rule: FollowUpRule;
+  /**
+   * The rule's place in the policy, which names the round's part (`followUpKey`): the same on a retried part end
+   * even when a group before it has emptied meanwhile (its contacts opted out), so a round already started is never
+   * given another group's list.
+   */
+  ruleIndex: number;
   /** The earliest start of this group's campaign. */
   notBefore: Date;
   contacts: { phone: string; name: string | null }[];
@@ -44,7 +50,7 @@ export function planFollowUp(
   const skipped: FollowUpPlan['skipped'] = [];
   const taken = new Set<string>();
   const groups: FollowUpGroup[] = [];
-  for (const rule of policy.rules) {
+  for (const [ruleIndex, rule] of policy.rules.entries()) {
     const chosen: FollowUpGroup['contacts'] = [];
     for (const c of contacts) {
       const outcome = followUpOutcome(c);
@@ -55,7 +61,12 @@ export function planFollowUp(
       else chosen.push({ phone: c.phone, name: c.contactName });
     }
     if (chosen.length > 0)
-      groups.push({ rule, notBefore: new Date(endedAt.getTime() + rule.afterMinutes * 60_000), contacts: chosen });
+      groups.push({
+        rule,
+        ruleIndex,
+        notBefore: new Date(endedAt.getTime() + rule.afterMinutes * 60_000),
+        contacts: chosen,
+      });
   }
   return groups.length > 0 || skipped.length > 0 ? { round: round + 1, groups, skipped } : null;
 }

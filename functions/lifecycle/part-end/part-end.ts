@@ -98,8 +98,8 @@ export class PartEndOutcomes implements OutcomeReporter {
     }
     out.skipped.push(...next.skipped);
     const sheet = next.groups.length > 0 ? await this.sheetRows(plan) : new Map<string, PartRow>();
-    for (const [i, group] of next.groups.entries()) {
-      const started = await this.startRound(end, next.round, i, group, sheet, out.skipped);
+    for (const group of next.groups) {
+      const started = await this.startRound(end, next.round, group, sheet, out.skipped);
       if (started) out.started.push(started);
     }
     if (out.started.length === 0) out.none = 'every contact to call again was suppressed or over its cap';
@@ -110,13 +110,13 @@ export class PartEndOutcomes implements OutcomeReporter {
   private async startRound(
     end: PartEnd,
     round: number,
-    index: number,
     group: FollowUpGroup,
     sheet: Map<string, PartRow>,
     skipped: NonNullable<PartOutcomes['followUp']>['skipped'],
   ): Promise<FollowUpStarted | null> {
     const { plan } = end;
     const follow = plan.followUp as NonNullable<CampaignPlan['followUp']>;
+    const index = group.ruleIndex;
     const key = followUpKey(end.partKey, round, index);
     const label = labelOfPartKey(plan.uploadId, key);
     // The round counts against every number's cap like any campaign: 1 + retries calls each, under its own key.
