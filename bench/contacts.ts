@@ -6,6 +6,7 @@ import { promisify } from 'node:util';
 import { build } from 'esbuild';
 import { DEFAULT_LIMITS, SharedApiBudget } from '#commons/api-budget/shared-budget.ts';
 import { documentClient } from '#commons/aws/clients.ts';
+import { SuppressionList } from '#commons/suppression-list.ts';
 import { VoiceApiClient } from '#commons/voice-api/index.ts';
 import type { Clock } from '#commons/voice-api/rate-limiter.ts';
 import { MAX_LINE_BYTES } from '#contacts/contact-lines.ts';
@@ -136,6 +137,7 @@ async function syncBench(): Promise<BenchResult[]> {
       deadLetters: { put: async () => undefined },
       now,
       maxReceives: 5,
+      suppression: new SuppressionList(baseDb, baseDynamo.tables.suppression),
     });
     let t = performance.now();
     await baseSync.handle(sample);
@@ -148,6 +150,7 @@ async function syncBench(): Promise<BenchResult[]> {
       store,
       pusher: new ContactPusher({ store, api: pushing.contacts, now }),
       deadLetters: { put: async () => undefined },
+      suppression: new SuppressionList(db, dynamo.tables.suppression),
       now,
       maxReceives: 5,
     });

@@ -78,6 +78,7 @@ export class CallsheetStack extends Stack {
     this.contacts = new Contacts(this, 'Contacts', {
       bucket: this.uploads.bucket,
       contactsTable: this.data.tables.contacts,
+      suppressionTable: this.data.tables.suppression,
       apiBudgetTable: this.data.tables.apiBudget,
       events: this.lifecycle.events,
       credentials: this.credentials,

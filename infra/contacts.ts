@@ -18,6 +18,8 @@ import type { VoiceApiCredentials } from './voice-api-credentials.ts';
 export interface ContactsProps {
   bucket: Bucket;
   contactsTable: TableV2;
+  /** The do-not-call list an opt-out change (a do_not_call tag, an opt-out lead status) puts its number on. */
+  suppressionTable: TableV2;
   apiBudgetTable: TableV2;
   /** callsheet's bus: `Contact Upserted` events published there are synced. */
   events: IEventBus;
@@ -82,6 +84,15 @@ export class Contacts extends Construct {
     );
     fn.addEnvironment(TABLES.apiBudget.env, props.apiBudgetTable.tableName);
     props.apiBudgetTable.grant(fn, 'dynamodb:GetItem', 'dynamodb:UpdateItem');
+    fn.addEnvironment(TABLES.suppression.env, props.suppressionTable.tableName);
+    // An opt-out writes the number's item, then reads and conditionally rewrites its shard (suppression-list.ts).
+    props.suppressionTable.grant(
+      fn,
+      'dynamodb:BatchWriteItem',
+      'dynamodb:PutItem',
+      'dynamodb:BatchGetItem',
+      'dynamodb:GetItem',
+    );
     props.credentials.bindTo(fn);
     props.bucket.grantRead(fn, `${CONTACT_SHEETS}*`);
     props.bucket.grantPut(fn, 'reports/contacts/*');

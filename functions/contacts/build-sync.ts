@@ -2,6 +2,7 @@ import { apiBudget } from '#commons/api-budget/config.ts';
 import { documentClient, s3Client, sqsClient } from '#commons/aws/clients.ts';
 import { ObjectStore } from '#commons/aws/object-store.ts';
 import { type EventSink, SqsEventSink } from '#commons/contact-events.ts';
+import { SuppressionList } from '#commons/suppression-list.ts';
 import { VoiceApiClient } from '#commons/voice-api/client.ts';
 import type { VoiceApiOptions } from '#commons/voice-api/http.ts';
 import { resolveVoiceApiAccess } from '#commons/voice-api-access.ts';
@@ -60,6 +61,7 @@ export async function buildContactSync(config: ContactsConfig, options: BuildSyn
       now,
       defaultCountry: config.defaultCountry,
       maxReceives: config.maxReceives,
+      suppression: new SuppressionList(db, config.suppressionTable),
     }),
   };
 }

@@ -11,6 +11,8 @@ export interface ContactsConfig {
   /** SQS endpoint override (local tools only). */
   sqsEndpoint?: string;
   contactsTable: string;
+  /** The do-not-call list an opt-out change puts its number on. */
+  suppressionTable: string;
   budget: BudgetConfig;
   voiceApi: VoiceApiSource;
   apiTimeoutMs: number;
@@ -36,6 +38,7 @@ export function readContactsConfig(source: Env, options: { queues?: 'local' } = 
     aws: readAwsSettings(env),
     sqsEndpoint: env.optional('AWS_ENDPOINT_URL_SQS'),
     contactsTable: env.required(TABLES.contacts.env),
+    suppressionTable: env.required(TABLES.suppression.env),
     budget: readBudgetConfig(env),
     voiceApi: readVoiceApiSource(env),
     apiTimeoutMs: (env.checked('VOICE_API_TIMEOUT_SECONDS', whole(1)) ?? 30) * 1000,

@@ -1,4 +1,6 @@
 import type { CountryCode } from 'libphonenumber-js/max';
+import { optOutOfContact } from '#commons/opt-out.ts';
+import type { SuppressionList } from '#commons/suppression-list.ts';
 import { type UploadRef, uploadsInS3Event } from '#commons/upload-ref.ts';
 import { type ContactChange, type ContactField, checkContactMessage } from './contact-event.ts';
 import type { PushOutcome } from './contact-pusher.ts';
@@ -64,6 +66,11 @@ export interface SyncDeps {
   maxReceives: number;
   /** Contacts changed at once (events of one contact are always applied in their order). */
   concurrency?: number;
+  /**
+   * The do-not-call list: a change that opts its contact out (a `do_not_call` tag, an opt-out lead status) lists
+   * the number before the change is stored or pushed.
+   */
+  suppression: Pick<SuppressionList, 'add'>;
 }
 
 const describe = (err: unknown) => (err instanceof Error ? `${err.name}: ${err.message}` : String(err));
@@ -112,11 +119,33 @@ export class ContactSync {
       byPhone.set(check.change.phone, list);
     }
 
-    const applied = await this.store(byPhone, later, {
-      refused: reject,
-      failed: (message, reason) =>
-        results.set(message.messageId, { messageId: message.messageId, status: 'retry', reason }),
-    });
+    // Opt-outs first: listed before anything of theirs is stored or pushed, so no upload can call them meanwhile.
+    // One that cannot be listed now is neither stored nor pushed; its message comes back.
+    for (const [phone, group] of [...byPhone]) {
+      const optOut = group.map(({ change }) => optOutOfContact(optOutView(change))).find((r) => r !== null);
+      if (!optOut) continue;
+      try {
+        await this.deps.suppression.add([phone], `opted out: ${optOut}`, 'contact-event', now);
+      } catch (err) {
+        for (const { message } of group)
+          results.set(message.messageId, {
+            messageId: message.messageId,
+            status: 'retry',
+            reason: `not listed as do-not-call: ${describe(err)}`,
+          });
+        byPhone.delete(phone);
+      }
+    }
+    const failedToList = new Set([...results.values()].filter((r) => r.status === 'retry').map((r) => r.messageId));
+    const applied = await this.store(
+      byPhone,
+      later.filter((e) => !failedToList.has(e.message.messageId)),
+      {
+        refused: reject,
+        failed: (message, reason) =>
+          results.set(message.messageId, { messageId: message.messageId, status: 'retry', reason }),
+      },
+    );
 
     // Every stored event's contact is pushed, duplicates too: a redelivery after a failed push must push.
     const phones = [...byPhone.entries()]
@@ -247,3 +276,6 @@ function s3Uploads(body: string): UploadRef[] | null {
     return null;
   }
 }
+
+/** What an opt-out is judged by: the change's tags and its lead status. */
+const optOutView = (change: ContactChange) => ({ tags: change.tags, lead_status: change.fields.lead_status ?? null });

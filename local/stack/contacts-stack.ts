@@ -46,7 +46,7 @@ export interface LocalContacts {
 export interface LocalContactsOptions {
   /** The stack's environment (endpoints, VOICE_API_URL and key, settings). */
   env: Record<string, string>;
-  tables: { contacts: string; apiBudget: string };
+  tables: { contacts: string; apiBudget: string; suppression: string };
   /** Contact sheets dropped under contacts/ in this bucket reach the queue, as the bucket notification does. */
   s3?: LocalS3;
   /** `Contact Upserted` events on callsheet's bus reach the queue, as the EventBridge rule does. */
@@ -77,6 +77,7 @@ export async function startLocalContacts(options: LocalContactsOptions): Promise
     ...options.env,
     [TABLES.contacts.env]: options.tables.contacts,
     [TABLES.apiBudget.env]: options.tables.apiBudget,
+    [TABLES.suppression.env]: options.tables.suppression,
   };
   const config = readContactsConfig(env, { queues: 'local' });
   // The queue as infra/contacts.ts makes it: batches of 500, the visibility timeout of the function's queue, and

@@ -1,6 +1,7 @@
 import { BatchWriteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it, vi } from 'vitest';
 import { documentClient } from '#commons/aws/clients.ts';
+import { SuppressionList } from '#commons/suppression-list.ts';
 import { CONTACT_FIELDS, type ContactChange } from '#contacts/contact-event.ts';
 import type { ContactState } from '#contacts/contact-state.ts';
 import { ContactStore, changeDigest } from '#contacts/contact-store.ts';
@@ -390,5 +391,57 @@ describe('push to the API in bulk', () => {
     expect((await theirs(A))?.contact_name).toBe('Maybe');
     const state = (await rig.store.read(A)) as ContactState;
     expect(state.pushed.noteCount).toBe(1);
+  });
+});
+
+describe('opt-outs in contact changes', () => {
+  const list = () =>
+    new SuppressionList(
+      documentClient({
+        region: LOCAL_REGION,
+        endpoints: { dynamodb: rig.dynamo.endpoint },
+        credentials: LOCAL_CREDENTIALS,
+      }),
+      rig.dynamo.tables.suppression,
+    );
+
+  it('list the number as do-not-call, by a do_not_call tag or an opt-out lead status', async () => {
+    rig.send({ event_id: 'dnc-1', phone_number: '+14155550181', tags: ['do_not_call'] });
+    rig.send({ event_id: 'dnc-2', phone_number: '+14155550182', lead_status: 'Opted Out' });
+    rig.send({ event_id: 'dnc-3', phone_number: '+14155550183', tags: ['vip'], lead_status: 'Warm Lead' });
+    await rig.settle();
+    // Stored and pushed as any change is, and the two opted-out numbers listed with the reason.
+    expect(((await rig.store.read('+14155550181')) as ContactState).tags).toEqual(['do_not_call']);
+    expect((await emulatorContact(f, '+14155550182'))?.lead_status).toBe('opted_out');
+    const suppression = list();
+    expect([...(await suppression.matching(['+14155550181', '+14155550182', '+14155550183']))].sort()).toEqual([
+      '+14155550181',
+      '+14155550182',
+    ]);
+    const listed = (await suppression.list()).filter((e) => e.phone === '+14155550181' || e.phone === '+14155550182');
+    expect(listed.map((e) => [e.phone, e.reason, e.source]).sort()).toEqual([
+      ['+14155550181', 'opted out: tag do_not_call', 'contact-event'],
+      ['+14155550182', 'opted out: lead status opted_out', 'contact-event'],
+    ]);
+  });
+
+  it('store and push nothing of an opt-out that cannot be listed yet: the message comes back', async () => {
+    // The list's table refusing a write: nothing else here makes it fail.
+    const failing = vi
+      .spyOn(SuppressionList.prototype, 'add')
+      .mockRejectedValueOnce(Object.assign(new Error('throttled'), { name: 'ProvisionedThroughputExceededException' }));
+    const message = {
+      messageId: 'dnc-retry',
+      body: JSON.stringify({ event_id: 'dnc-4', phone_number: '+14155550184', tags: ['DNC'] }),
+      receiveCount: 1,
+    };
+    expect(await rig.sync.handle([message])).toMatchObject([
+      { status: 'retry', reason: 'not listed as do-not-call: ProvisionedThroughputExceededException: throttled' },
+    ]);
+    expect(await rig.store.read('+14155550184')).toBeNull();
+    expect(await emulatorContact(f, '+14155550184')).toBeNull();
+    failing.mockRestore();
+    expect(await rig.sync.handle([{ ...message, receiveCount: 2 }])).toMatchObject([{ status: 'done' }]);
+    expect([...(await list().matching(['+14155550184']))]).toEqual(['+14155550184']);
   });
 });

@@ -44,6 +44,7 @@ export const contactTablesEnv = (dynamo: LocalDynamo): Record<string, string> =>
   AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint,
   CONTACTS_TABLE: dynamo.tables.contacts,
   API_BUDGET_TABLE: dynamo.tables.apiBudget,
+  SUPPRESSION_TABLE: dynamo.tables.suppression,
 });
 
 export function useSyncRig(

@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import type { CountryCode } from 'libphonenumber-js/max';
 import { isCountryCode, normalizePhone } from '#commons/phone/phone.ts';
+import { SuppressionList } from '#commons/suppression-list.ts';
 import { TABLES } from '#commons/tables.ts';
 import { checkContactEvent } from '#contacts/contact-event.ts';
 import { readContactLines } from '#contacts/contact-lines.ts';
@@ -24,6 +25,8 @@ const ACTIONS = ['push', 'show', 'list'] as const;
 interface ContactTables extends OpenTable {
   /** The API budget table beside it (the same database). */
   budget: string;
+  /** The do-not-call list beside it, where an opt-out change lists its number. */
+  suppression: string;
 }
 
 /**
@@ -33,7 +36,8 @@ interface ContactTables extends OpenTable {
 async function openContactTables(): Promise<ContactTables> {
   const opened = await openTable('contacts');
   const budget = process.env[TABLES.apiBudget.env] || opened.table.replace(/contacts$/, 'apiBudget');
-  return { ...opened, budget };
+  const suppression = process.env[TABLES.suppression.env] || opened.table.replace(/contacts$/, 'suppression');
+  return { ...opened, budget, suppression };
 }
 
 const isSheet = (bytes: Buffer, name: string) =>
@@ -79,6 +83,7 @@ const CHUNK = 500;
  */
 async function pushEvents(
   store: ContactStore,
+  suppression: SuppressionList,
   target: PushTarget,
   events: unknown[],
   country: CountryCode | undefined,
@@ -92,6 +97,7 @@ async function pushEvents(
     now,
     defaultCountry: country,
     maxReceives: Number.POSITIVE_INFINITY,
+    suppression,
   });
   const pusher = target.api ? new ContactPusher({ store, api: target.api, now }) : null;
   const applied: MessageResult[] = [];
@@ -230,7 +236,13 @@ export const contactsCommand: Command = {
       });
       let result: Awaited<ReturnType<typeof pushEvents>>;
       try {
-        result = await pushEvents(store, target, events, country as CountryCode | undefined);
+        result = await pushEvents(
+          store,
+          new SuppressionList(tables.db, tables.suppression),
+          target,
+          events,
+          country as CountryCode | undefined,
+        );
       } finally {
         await target.close();
       }
