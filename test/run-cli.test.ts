@@ -358,6 +358,26 @@ describe('callsheet run, interrupted', () => {
     expect(lines, `${stdout}\n${stderr}`).toHaveLength(2);
     for (const line of lines) expect(line).toMatch(/^part \d+: (interrupted|completed),/);
     expect(lines.some((l) => l.includes(': interrupted,'))).toBe(true);
+    // The safety net acted on each stopped part and recorded what came of it (README, Ctrl-C): paused; braked where
+    // the pause could not be confirmed (a campaign still waiting for its start cannot be paused); nothing where no
+    // campaign was made; unconfirmed where the slow API answered neither before the stack stopped.
+    const listed = JSON.parse(
+      (
+        await runInProcess(['campaign', 'list', '--json'], {
+          CALLSHEET_DATA_DIR: join(dataDir, 'interrupted'),
+          VOICE_API_URL: '',
+          VOICE_API_KEY: '',
+        })
+      ).stdout,
+    ) as { partKey: string; status: string; secured?: { by: string; outcome: string } }[];
+    const stopped = listed.filter((r) => r.status === 'failed');
+    expect(stopped.length).toBeGreaterThan(0);
+    for (const r of stopped)
+      expect([r.partKey, r.secured?.by, r.secured?.outcome]).toEqual([
+        r.partKey,
+        expect.stringMatching(/^(guard|sweeper)$/),
+        expect.stringMatching(/^(paused|braked|nothing|unconfirmed)$/),
+      ]);
   }, 120_000);
 
   it('goes on to its end when its reader stops early (`| head -1`), without a stack trace', async () => {

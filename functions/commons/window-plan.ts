@@ -57,6 +57,11 @@ const DAY_MS = 86_400_000;
 
 /** How far `windowStateAt` looks for a change; beyond it, "nothing changes" (null). */
 export const STATE_HORIZON_MS = 35 * DAY_MS;
+/**
+ * How far ahead the lifecycle looks for a window's opening before it holds a part, not dialled (HOLD_HORIZON_DAYS'
+ * default); intake says up front of a part whose window does not open that far ahead.
+ */
+export const DEFAULT_HOLD_HORIZON_DAYS = 14;
 
 /** How far past its horizon `nextOpening` looks for the close of an opening found within it. */
 const CLOSE_LOOKAHEAD_MS = 8 * DAY_MS;

@@ -119,27 +119,38 @@ export class ContactSync {
       byPhone.set(check.change.phone, list);
     }
 
-    // Opt-outs first: listed before anything of theirs is stored or pushed, so no upload can call them meanwhile.
-    // One that cannot be listed now is neither stored nor pushed; its message comes back.
-    for (const [phone, group] of [...byPhone]) {
-      const optOut = group.map(({ change }) => optOutOfContact(optOutView(change))).find((r) => r !== null);
-      if (!optOut) continue;
+    // Opt-outs first: listed before anything of theirs is stored or pushed, so no upload can call them meanwhile;
+    // one request for all the numbers of a reason. One that cannot be listed now is neither stored nor pushed, and
+    // its messages come back.
+    const byReason = new Map<string, string[]>();
+    for (const [phone, group] of byPhone) {
+      const reason = group.map(({ change }) => optOutOfContact(optOutView(change))).find((r) => r !== null);
+      if (!reason) continue;
+      const same = byReason.get(reason);
+      if (same) same.push(phone);
+      else byReason.set(reason, [phone]);
+    }
+    const unlisted = new Set<QueuedEvent>();
+    for (const [reason, phones] of byReason) {
       try {
-        await this.deps.suppression.add([phone], `opted out: ${optOut}`, 'contact-event', now);
+        await this.deps.suppression.add(phones, `opted out: ${reason}`, 'contact-event', now);
       } catch (err) {
-        for (const { message } of group)
-          results.set(message.messageId, {
-            messageId: message.messageId,
-            status: 'retry',
-            reason: `not listed as do-not-call: ${describe(err)}`,
-          });
-        byPhone.delete(phone);
+        for (const phone of phones) {
+          for (const { message } of byPhone.get(phone) ?? []) {
+            unlisted.add(message);
+            results.set(message.messageId, {
+              messageId: message.messageId,
+              status: 'retry',
+              reason: `not listed as do-not-call: ${describe(err)}`,
+            });
+          }
+          byPhone.delete(phone);
+        }
       }
     }
-    const failedToList = new Set([...results.values()].filter((r) => r.status === 'retry').map((r) => r.messageId));
     const applied = await this.store(
       byPhone,
-      later.filter((e) => !failedToList.has(e.message.messageId)),
+      later.filter((e) => !unlisted.has(e.message)),
       {
         refused: reject,
         failed: (message, reason) =>

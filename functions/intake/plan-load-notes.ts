@@ -2,7 +2,13 @@ import type { BudgetLimits } from '#commons/api-budget/shared-budget.ts';
 import { describeWindow, type WindowRule } from '#commons/calling-window.ts';
 import { DEFAULT_LEGAL_HOURS, type LegalHoursTable } from '#commons/legal-hours.ts';
 import { type PartStretch, type PauseTimings, planLoad } from '#commons/plan-load.ts';
-import { nextOpening, partIntervals, partWindow } from '#commons/window-plan.ts';
+import {
+  DEFAULT_HOLD_HORIZON_DAYS,
+  nextOpening,
+  type PartWindow,
+  partIntervals,
+  partWindow,
+} from '#commons/window-plan.ts';
 import { parseDateTimeIn } from '#commons/zoned-time.ts';
 import type { ValidationOutcome } from './validate-upload.ts';
 
@@ -33,8 +39,10 @@ function startOf(validation: ValidationOutcome, nowMs: number): number {
   return Number.isFinite(at) ? Math.max(nowMs, at) : nowMs;
 }
 
+type PartWindows = { part: ValidationOutcome['parts'][number]; window: PartWindow }[];
+
 /** Each part with its calling window, as the lifecycle builds it; parts whose window cannot be built are left out. */
-function windowsOf(validation: ValidationOutcome, legal: LegalHoursTable | undefined, nowMs: number) {
+function windowsOf(validation: ValidationOutcome, legal: LegalHoursTable | undefined, nowMs: number): PartWindows {
   const { settings, parts } = validation;
   const window = { rules: settings.window ?? null, holidays: settings.holidays ?? [] };
   return parts.flatMap((part) => {
@@ -50,29 +58,24 @@ function windowsOf(validation: ValidationOutcome, legal: LegalHoursTable | undef
   });
 }
 
-/** Every stretch the upload's parts are called in, from their start for LOOK_AHEAD_DAYS, closes cut by it left out. */
-function stretchesOf(validation: ValidationOutcome, legal: LegalHoursTable | undefined, nowMs: number): PartStretch[] {
-  const from = startOf(validation, nowMs);
+/** Every stretch the upload's parts are called in, from `from` for LOOK_AHEAD_DAYS, closes cut by it left out. */
+function stretchesOf(windows: PartWindows, from: number): PartStretch[] {
   const to = from + LOOK_AHEAD_DAYS * DAY;
-  return windowsOf(validation, legal, nowMs).flatMap(({ part, window }) =>
+  return windows.flatMap(({ part, window }) =>
     partIntervals(window, from, to)
       .filter((iv) => iv.to < to)
       .map((iv) => ({ part: part.index, opensAt: iv.from, closesAt: iv.to })),
   );
 }
 
-/** How far ahead the lifecycle looks for an opening before it holds a part (HOLD_HORIZON_DAYS' default). */
-const HOLD_HORIZON_DAYS = 14;
-
 /**
  * A part whose window does not open in the days the lifecycle looks ahead is held, not dialled: most often numbers
  * whose prefix may ring in zones whose hours never overlap (a non-geographic +1 number spans Guam to Newfoundland).
  * Said up front, per part, so the uploader can give those rows a Time Zone cell or call them another way.
  */
-function neverOpensNotes(validation: ValidationOutcome, legal: LegalHoursTable | undefined, nowMs: number): string[] {
-  const from = startOf(validation, nowMs);
-  return windowsOf(validation, legal, nowMs)
-    .filter(({ window }) => nextOpening(window, from, 0, HOLD_HORIZON_DAYS * DAY) === null)
+function neverOpensNotes(windows: PartWindows, from: number): string[] {
+  return windows
+    .filter(({ window }) => nextOpening(window, from, 0, DEFAULT_HOLD_HORIZON_DAYS * DAY) === null)
     .map(({ part, window }) => {
       const n = part.contacts.length;
       const zones =
@@ -80,7 +83,7 @@ function neverOpensNotes(validation: ValidationOutcome, legal: LegalHoursTable |
           ? `: its numbers may ring in ${window.zones.length} time zones (${window.zones.join(', ')}) and are called only when every one of them is open, which never happens`
           : '';
       return (
-        `part ${part.index} (${n} contact${n === 1 ? '' : 's'}) will be held, not dialled: its calling window does not open in the ${HOLD_HORIZON_DAYS} days from its start${zones}. ` +
+        `part ${part.index} (${n} contact${n === 1 ? '' : 's'}) will be held, not dialled: its calling window does not open in the ${DEFAULT_HOLD_HORIZON_DAYS} days from its start${zones}. ` +
         'Give those rows a Time Zone or State/Region cell naming where they are, or call them in another upload with a window that fits.'
       );
     });
@@ -91,20 +94,16 @@ function neverOpensNotes(validation: ValidationOutcome, legal: LegalHoursTable |
  * plan-load.ts): the first crowded close and the first busy hour, in words the uploader can act on. Not a
  * rejection: braked parts stop safely, only for everyone on the agent at once. Empty when the plan carries the work.
  */
-export function planLoadNotes(
+function planLoadNotes(
   validation: ValidationOutcome,
-  legal: LegalHoursTable | undefined,
+  windows: PartWindows,
+  from: number,
   plan: ApiPlan,
   nowMs: number,
 ): string[] {
   if (validation.parts.length === 0) return [];
   const { limits, timings } = plan;
-  const load = planLoad(
-    stretchesOf(validation, legal, nowMs),
-    { at: nowMs, parts: validation.parts.length },
-    limits,
-    timings,
-  );
+  const load = planLoad(stretchesOf(windows, from), { at: nowMs, parts: validation.parts.length }, limits, timings);
   const notes: string[] = [];
   const close = load.crowded[0];
   if (close)
@@ -161,10 +160,13 @@ export function upFrontNotes(
   plan: ApiPlan,
   nowMs: number,
 ): string[] {
+  // Each part's window built once, for both the notes that read it.
+  const windows = windowsOf(validation, legal, nowMs);
+  const from = startOf(validation, nowMs);
   return [
     ...pastStartNote(validation.settings.start, nowMs),
     ...overnightNote(validation.settings.window),
-    ...neverOpensNotes(validation, legal, nowMs),
-    ...planLoadNotes(validation, legal, plan, nowMs),
+    ...neverOpensNotes(windows, from),
+    ...planLoadNotes(validation, windows, from, plan, nowMs),
   ];
 }

@@ -221,8 +221,9 @@ export class CampaignGuard {
     const mayExist = campaignId !== null || record.create?.state === 'sent' || record.create?.state === 'ambiguous';
     if (!mayExist) {
       const message = 'no campaign was created';
-      // An ended part marked unconfirmed: nothing to try again at the next sweep.
-      if (record.secured?.outcome === 'unconfirmed')
+      // An ended part (marked unconfirmed when it was ended, or held by the brake alone): nothing to try again at
+      // the next sweep.
+      if (isEnded(record) && record.secured?.outcome !== 'nothing')
         await this.deps.campaigns.markSecured(record.partKey, {
           at: this.deps.now().toISOString(),
           by,
