@@ -48,8 +48,12 @@ async function intake(path: string) {
   const s3 = {
     async send(command: object) {
       if (command instanceof HeadObjectCommand) return { ETag: '"bench"', VersionId: 'v1', ContentLength: size };
-      if (command instanceof GetObjectCommand)
+      if (command instanceof GetObjectCommand) {
+        // Only the upload is there: an earlier attempt's launch record (parts/…/launch.json) is not.
+        if (!command.input.Key?.startsWith('incoming/'))
+          throw Object.assign(new Error('NoSuchKey'), { name: 'NoSuchKey', $metadata: { httpStatusCode: 404 } });
         return { ETag: '"bench"', VersionId: 'v1', Body: createReadStream(path) };
+      }
       if (command instanceof PutObjectCommand) {
         const body = command.input.Body as Buffer | string;
         bytesPut += Buffer.byteLength(body);
