@@ -102,8 +102,13 @@ export class ContactStore {
     let current = first;
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
       if (attempt > 0) current = await this.read(change.phone);
-      // Claimed before by a delivery that crashed after writing, or that is racing this one and won.
-      if (current?.recentEvents.includes(change.eventId)) {
+      // Claimed before by a delivery that crashed after writing, or that is racing this one and won. Past the
+      // recent event ids, a note the change wrote still names its event (a note is the one thing applied twice
+      // that would show twice); a change without one is the same when applied again.
+      if (
+        current?.recentEvents.includes(change.eventId) ||
+        (claim.kind === 'unfinished' && change.note && current && (await this.hasNoteOf(current, change.eventId)))
+      ) {
         await mark();
         return { status: 'duplicate', superseded: [] };
       }
@@ -231,6 +236,11 @@ export class ContactStore {
     return [...found.values()]
       .sort((a, b) => a.seq - b.seq)
       .map(({ seq, text, eventId, at }) => ({ seq, text, eventId, at }));
+  }
+
+  /** Whether one of the contact's notes was written by `eventId` (read only after a delivery that died). */
+  private async hasNoteOf(state: ContactState, eventId: string): Promise<boolean> {
+    return (await this.notes(state)).some((n) => n.eventId === eventId);
   }
 
   /** Every contact, or those changed at or after `since` (ISO time). */

@@ -2,11 +2,13 @@ import { BatchWriteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it, vi } from 'vitest';
 import { documentClient } from '#commons/aws/clients.ts';
 import { SuppressionList } from '#commons/suppression-list.ts';
+import { VoiceApiClient } from '#commons/voice-api/index.ts';
 import { CONTACT_FIELDS, type ContactChange } from '#contacts/contact-event.ts';
+import { ContactPusher } from '#contacts/contact-pusher.ts';
 import type { ContactState } from '#contacts/contact-state.ts';
 import { ContactStore, changeDigest } from '#contacts/contact-store.ts';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '#local/stack/local-aws.ts';
-import { useEmulator } from '../helpers/emulator.ts';
+import { TEST_KEY, useEmulator } from '../helpers/emulator.ts';
 import { emulatorContact, requestsTo, useSyncRig } from './harness.ts';
 
 // Real stand-ins on a loaded 2-core machine: generous limits; no test measures time.
@@ -207,6 +209,26 @@ describe('the order of changes (schema v2) and event ids', () => {
     expect(rig.queue.deadLetters).toEqual([]);
   });
 
+  it('a delivery that died after writing its note, redelivered after 20 more notes, appends no note twice', async () => {
+    const now = new Date(rig.clock.now());
+    const change = (eventId: string, note: string): ContactChange => ({
+      eventId,
+      phone: A,
+      fields: {},
+      tags: [],
+      note,
+    });
+    // Applied, its id left claimed and not marked: as when the Lambda dies between the contact write and the mark.
+    expect((await rig.store.apply(change('died', 'first note'), now, { marks: [] })).status).toBe('created');
+    // More events than the contact's recent event ids keep, so the redelivery cannot tell it from them.
+    for (let i = 0; i < 22; i++) await rig.store.apply(change(`later${i}`, `later ${i}`), now);
+    expect((await rig.store.read(A))?.recentEvents).not.toContain('died');
+    expect(await rig.store.apply(change('died', 'first note'), now)).toEqual({ status: 'duplicate', superseded: [] });
+    const notes = await rig.store.notes((await rig.store.read(A)) as ContactState);
+    expect(notes.map((n) => n.text)).toEqual(['first note', ...Array.from({ length: 22 }, (_, i) => `later ${i}`)]);
+    expect(await rig.store.appliedEvents([change('died', 'first note')])).toEqual(new Set([expect.anything()]));
+  });
+
   it('a change planned on a batch-read state that went stale is planned again on a fresh read', async () => {
     rig.send({ event_id: 'st1', phone_number: A, name: 'First' });
     await rig.settle();
@@ -277,6 +299,33 @@ describe('push to the API in bulk', () => {
     await rig.settle();
     expect(await requestsTo(f, '/contacts/bulk')).toHaveLength(3);
     expect(await theirs('+14155551249')).toEqual(await ours('+14155551249'));
+  });
+
+  it('an answer of 200 it cannot read counts its notes as sent: the next push sends no note twice', async () => {
+    const now = () => new Date(rig.clock.now());
+    await rig.store.apply({ eventId: 'u1', phone: A, fields: { contact_name: 'Ana' }, tags: [], note: 'once' }, now());
+    // The API carries the body out and answers 200, and the answer arrives cut short: the only way to provoke it.
+    const cut: typeof fetch = async (input, init) => {
+      const res = await fetch(input, init);
+      if (!String(input).endsWith('/contacts/bulk')) return res;
+      const text = await res.text();
+      return new Response(text.slice(0, 10), { status: res.status, headers: res.headers });
+    };
+    const pusher = (fetchImpl: typeof fetch) =>
+      new ContactPusher({
+        store: rig.store,
+        now,
+        api: new VoiceApiClient({ baseUrl: f.emu.url, apiKey: TEST_KEY, fetch: fetchImpl, maxRetries: 0 }).contacts,
+      });
+    expect((await pusher(cut).push([A])).get(A)).toMatchObject({
+      status: 'retry',
+      reason: /could not be read .*not valid JSON.*carried out/,
+    });
+    expect(await theirs(A)).toMatchObject({ contact_name: 'Ana', notes: ['once'] });
+    // Another change later: its note is sent, the first one is not sent again.
+    await rig.store.apply({ eventId: 'u2', phone: A, fields: {}, tags: [], note: 'twice' }, now());
+    expect((await pusher(fetch).push([A])).get(A)).toMatchObject({ status: 'pushed' });
+    expect((await theirs(A))?.notes).toEqual(['once', 'twice']);
   });
 
   it('sends only what changed since the last push', async () => {

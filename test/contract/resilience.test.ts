@@ -132,6 +132,30 @@ describe('retries and faults', () => {
     expect(await requestsTo('/campaigns', 'POST')).toHaveLength(1);
   });
 
+  it('an answer of 2xx cut short: a create is in doubt and not repeated, a read is asked again', async () => {
+    const agent = await f.api.agents.create({ name: 'Cut' });
+    // The emulator answers in full; the answer reaches the client cut short once: the only way to provoke it.
+    let cuts = 2;
+    const cut: typeof fetch = async (input, init) => {
+      const res = await fetch(input, init);
+      if (cuts === 0 || !res.ok) return res;
+      cuts--;
+      return new Response((await res.text()).slice(0, 5), { status: res.status, headers: res.headers });
+    };
+    const api = f.client({ fetch: cut, clock: recordingClock() });
+    const err = await api.campaigns
+      .create({ file: await xlsx(contactSheet(phones(3))), fileName: 'cut.xlsx', agent_id: agent.id, name: 'Cut' })
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(AmbiguousRequestError);
+    expect((err as Error).message).toMatch(
+      /POST \/campaigns answered 201, but its answer could not be read .*carried out/,
+    );
+    expect((await f.admin.state<{ campaigns: unknown[] }>()).campaigns).toHaveLength(1);
+    expect(await requestsTo('/campaigns', 'POST')).toHaveLength(1);
+    expect((await api.agents.list()).map((a) => a.name)).toEqual(['Cut']);
+    expect(await requestsTo('/agents', 'GET')).toHaveLength(2);
+  });
+
   it('does not repeat a call start after a 500, but does after a 503 (not carried out)', async () => {
     const agent = await f.api.agents.create({ name: 'Careful' });
     const api = f.client({ clock: recordingClock() });

@@ -104,6 +104,9 @@ describe('error bodies', () => {
   it('says which request got a success answer that is not valid JSON', async () => {
     const err = await failure('broken-json');
     expect(err).toMatchObject({ status: 200, method: 'GET', path: '/agents/broken-json', body: 'not { json' });
+    expect((err as Error).message).toBe(
+      'GET /agents/broken-json answered 200, but its answer could not be read (200 answer was not valid JSON)',
+    );
   });
 
   it('keeps fields the contract does not name', async () => {

@@ -187,7 +187,31 @@ export class Transport {
           throw new NetworkError(message, ctx, timedOut(err), { cause: err });
         }
         await this.limiter.observe(res.headers, res.status);
-        payload = await this.readBody(res, res.ok ? req : { ...req, responseType: 'json' });
+        try {
+          payload = await this.readBody(res, res.ok ? req : { ...req, responseType: 'json' });
+        } catch (err) {
+          // An error's status says enough without its body.
+          if (!res.ok) payload = null;
+          else {
+            // Answered 2xx, so carried out, and what came of it is unread: a repeatable request is asked again;
+            // one that must not be repeated (a campaign created, a resume) is in doubt, for its caller to reconcile.
+            const reason = err instanceof VoiceApiError ? err.message : `${(err as Error).message}`;
+            const ctx: ErrorContext = {
+              status: res.status,
+              ...where,
+              requestId: res.headers.get('x-request-id'),
+              body: err instanceof VoiceApiError ? err.body : null,
+            };
+            const message = `${req.method} ${req.path} answered ${res.status}, but its answer could not be read (${reason})`;
+            if (req.repeatability === 'once')
+              throw new AmbiguousRequestError(`${message}; it was carried out`, ctx, sentAt, { cause: err });
+            if (retry < this.opts.maxRetries) {
+              await this.clock.sleep(this.backoffMs(retry));
+              continue;
+            }
+            throw new VoiceApiError(message, ctx);
+          }
+        }
       } finally {
         limit.done();
       }
