@@ -358,7 +358,8 @@ describe('callsheet run, interrupted', () => {
     expect(lines, `${stdout}\n${stderr}`).toHaveLength(2);
     for (const line of lines) expect(line).toMatch(/^part \d+: (interrupted|completed),/);
     expect(lines.some((l) => l.includes(': interrupted,'))).toBe(true);
-    // The safety net acted on each stopped part and recorded what came of it (README, Ctrl-C): paused; braked where
+    // The safety net acted on each stopped part and recorded what came of it (README, Ctrl-C): paused, or not active
+    // (a campaign that had ended already); braked where
     // the pause could not be confirmed (a campaign still waiting for its start cannot be paused); nothing where no
     // campaign was made; unconfirmed where the slow API answered neither before the stack stopped.
     const listed = JSON.parse(
@@ -369,15 +370,28 @@ describe('callsheet run, interrupted', () => {
           VOICE_API_KEY: '',
         })
       ).stdout,
-    ) as { partKey: string; status: string; secured?: { by: string; outcome: string } }[];
+    ) as { partKey: string; part: number; status: string; secured?: { by: string; outcome: string } }[];
     const stopped = listed.filter((r) => r.status === 'failed');
     expect(stopped.length).toBeGreaterThan(0);
     for (const r of stopped)
       expect([r.partKey, r.secured?.by, r.secured?.outcome]).toEqual([
         r.partKey,
         expect.stringMatching(/^(guard|sweeper)$/),
-        expect.stringMatching(/^(paused|braked|nothing|unconfirmed)$/),
+        expect.stringMatching(/^(paused|not_active|braked|nothing|unconfirmed)$/),
       ]);
+    // The run says it under each part, in words: nothing watches a campaign once the run has ended.
+    const said: Record<string, RegExp> = {
+      paused: /the guard left the campaign paused$/m,
+      not_active: /the guard left the campaign not dialling \(the API says it is no longer active\)$/m,
+      braked: /the guard left the campaign braked: its pause was not confirmed, so its agent is switched off$/m,
+      nothing: /before it created a campaign; nobody was called$/m,
+      unconfirmed:
+        /left the campaign unconfirmed: the API answered neither its pause nor the brake\n {2}the local emulator stopped with the run: it dials no one after it$/m,
+    };
+    for (const r of stopped) {
+      const block = stdout.split(/\n(?=part \d+: )/).find((b) => b.startsWith(`part ${r.part}: `));
+      expect(block, stdout).toMatch(said[r.secured?.outcome ?? ''] as RegExp);
+    }
   }, 120_000);
 
   it('goes on to its end when its reader stops early (`| head -1`), without a stack trace', async () => {

@@ -2,6 +2,7 @@ import { basename } from 'node:path';
 import type { ObjectStore } from '#commons/aws/object-store.ts';
 import { uploadId } from '#commons/upload-ref.ts';
 import type { IntakeReport } from '#intake/report.ts';
+import type { Secured } from '#lifecycle/campaign-store.ts';
 import type { PartReport } from '#lifecycle/part-report.ts';
 import { counted } from './words.ts';
 
@@ -68,6 +69,7 @@ export function partEntry(
   files: { json: string; html: string },
   local: (name: string) => string,
   interrupted = false,
+  secured: Secured | null = null,
 ) {
   // A part the user's Ctrl-C (or a signal) stopped did not fail: say so, whatever its report says.
   const ended = r?.status ?? 'failed';
@@ -86,7 +88,35 @@ export function partEntry(
     ...(r ? { file: local(basename(files.json)), page: local(basename(files.html)) } : {}),
     ...(r?.failure ? { failure: r.failure } : {}),
     ...(followUp ? { followUp } : {}),
+    ...(secured ? { secured: { by: secured.by, outcome: secured.outcome, reason: secured.reason } } : {}),
   };
+}
+
+/**
+ * What is left to do about a part the safety net (the guard, or the sweeper) could not leave paused, under the
+ * part's line (which says how it was left). Nothing watches a campaign once `run` has ended: on a real API a pause
+ * it could not confirm is the user's to check, and a brake the user's to release; the local emulator stops with
+ * the run and dials no one after it.
+ */
+export function securedLines(
+  p: { campaignId: string | null; secured?: Pick<Secured, 'outcome'> },
+  realApi: boolean,
+): string[] {
+  const id = p.campaignId ?? '(none)';
+  switch (p.secured?.outcome) {
+    case 'braked':
+      return realApi
+        ? [
+            `  when campaign ${id} shows paused in the vendor's dashboard, switch its agent back on: callsheet campaign release ${id}`,
+          ]
+        : [];
+    case 'unconfirmed':
+      return realApi
+        ? [`  callsheet no longer watches campaign ${id}: check it in the vendor's dashboard and pause it there now`]
+        : ['  the local emulator stopped with the run: it dials no one after it'];
+    default:
+      return [];
+  }
 }
 
 const countBy = <T>(items: readonly T[], key: (item: T) => string) => {

@@ -6,6 +6,7 @@ import {
   readableDuration,
   runOutcome,
   runSummary,
+  securedLines,
   summaryLines,
 } from '#local/cli/run-summary.ts';
 import { counted } from '#local/cli/words.ts';
@@ -22,6 +23,27 @@ describe('durations in the run summary', () => {
   ])('%i s is %s, read as "%s"', (seconds, iso, readable) => {
     expect(isoDuration(seconds)).toBe(iso);
     expect(readableDuration(iso)).toBe(readable);
+  });
+});
+
+describe('what is left to do about a part the safety net could not leave paused', () => {
+  const release =
+    "  when campaign cmp_1 shows paused in the vendor's dashboard, switch its agent back on: callsheet campaign release cmp_1";
+  const check =
+    "  callsheet no longer watches campaign cmp_1: check it in the vendor's dashboard and pause it there now";
+  const local = '  the local emulator stopped with the run: it dials no one after it';
+  test.each([
+    ['paused', true, []],
+    ['not_active', true, []],
+    ['nothing', true, []],
+    ['braked', true, [release]],
+    ['braked', false, []],
+    ['unconfirmed', true, [check]],
+    ['unconfirmed', false, [local]],
+    [undefined, true, []],
+  ])('%s on a real API: %s', (outcome, realApi, lines) => {
+    const secured = outcome ? { outcome } : undefined;
+    expect(securedLines({ campaignId: 'cmp_1', ...(secured ? { secured } : {}) }, realApi)).toEqual(lines);
   });
 });
 

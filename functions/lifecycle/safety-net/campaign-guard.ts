@@ -55,6 +55,14 @@ export interface GuardAction {
   message: string;
 }
 
+/** How the safety net left a campaign, in words for the part's failure (the report, `run`, `campaign show`). */
+export const LEFT_AS: Record<SecureOutcome, string> = {
+  paused: 'paused',
+  not_active: 'not dialling (the API says it is no longer active)',
+  braked: 'braked: its pause was not confirmed, so its agent is switched off',
+  unconfirmed: 'unconfirmed: the API answered neither its pause nor the brake',
+};
+
 /** How long a look that is due may take before the sweeper steps in for the closing window. */
 const WORKFLOW_SLACK_MS = 60_000;
 /** How many sweeps apart the pause of an ended part the brake alone holds is tried again. */
@@ -92,7 +100,7 @@ export class CampaignGuard {
       message:
         action.outcome === 'none'
           ? `the workflow ${ended} before it created a campaign; nobody was called`
-          : `the workflow ${ended}; the guard left the campaign ${action.outcome}`,
+          : `the workflow ${ended}; the guard left the campaign ${LEFT_AS[action.outcome]}`,
     };
     const last = end ? await this.deps.campaigns.finish(partKey, 'failed', this.deps.now(), failure) : record;
     await this.reportEnded(plan, partKey, last, failure);
@@ -199,7 +207,10 @@ export class CampaignGuard {
       if (!running) {
         const failure = {
           code: 'workflow_stopped',
-          message: `the workflow stopped without finishing; the sweeper left the campaign ${action.outcome}`,
+          message:
+            action.outcome === 'none'
+              ? 'the workflow stopped without finishing, before it created a campaign; nobody was called'
+              : `the workflow stopped without finishing; the sweeper left the campaign ${LEFT_AS[action.outcome]}`,
         };
         const last = await this.deps.campaigns.finish(record.partKey, 'failed', this.deps.now(), failure);
         await this.reportEnded(await this.planOf(watch.execution), record.partKey, last, failure);

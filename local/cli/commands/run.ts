@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { documentClient } from '#commons/aws/clients.ts';
-import { type CampaignPlan, partKeyOfExecution } from '#commons/campaign-plan.ts';
+import { type CampaignPlan, partKey, partKeyOfExecution } from '#commons/campaign-plan.ts';
 import { parseFollowUpPolicy } from '#commons/follow-up-policy.ts';
 import { DEFAULT_LEGAL_HOURS } from '#commons/legal-hours.ts';
 import { silentLog } from '#commons/log.ts';
@@ -43,6 +43,7 @@ import {
   runOutcome,
   runSummary,
   runUploadKey,
+  securedLines,
   summaryLines,
   uploadSheet,
 } from '../run-summary.ts';
@@ -390,8 +391,9 @@ export const runCommand: Command = {
         for (const p of intake?.parts ?? []) {
           const files = partReportFiles(reportPrefix(id), p.index);
           const r = await readJson<PartReport>(stack.objects, stack.bucket, files.json);
+          const record = await store.get(partKey(id, p.index));
           parts.push({
-            ...partEntry(p.index, r, stack.bucket, files, local, interrupted),
+            ...partEntry(p.index, r, stack.bucket, files, local, interrupted, record?.secured ?? null),
             stateTransitions: r?.stateTransitions ?? 0,
             simulatedDuration: isoDuration(r?.durationSeconds ?? 0),
           });
@@ -418,6 +420,7 @@ export const runCommand: Command = {
         else {
           for (const p of parts) {
             say(partLine(p, `${readableDuration(p.simulatedDuration)}${emulator ? ' of simulated time' : ''}`));
+            for (const line of securedLines(p, Boolean(realApi))) say(line);
             for (const line of followUpLines(p)) say(line);
             if ('page' in p) say(`  report: ${p.page}`);
           }
