@@ -5,14 +5,15 @@ import { SqsQueue } from 'aws-cdk-lib/aws-events-targets';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { type Bucket, EventType } from 'aws-cdk-lib/aws-s3';
 import { SqsDestination } from 'aws-cdk-lib/aws-s3-notifications';
-import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
+import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { CONTACTS_TIMEOUT_SECONDS, visibilitySeconds } from '#commons/queue-settings.ts';
+import { CONTACTS_TIMEOUT_SECONDS } from '#commons/queue-settings.ts';
 import { TABLES } from '#commons/tables.ts';
 import { CONTACT_UPSERTED } from '#contacts/contact-event.ts';
 import { CONTACT_SHEETS } from '#contacts/sheet-intake.ts';
 import { CallsheetFunction } from './callsheet-function.ts';
 import { acknowledge } from './nag.ts';
+import { queueWithDeadLetters } from './queues.ts';
 import type { VoiceApiCredentials } from './voice-api-credentials.ts';
 
 export interface ContactsProps {
@@ -42,21 +43,16 @@ export class Contacts extends Construct {
   constructor(scope: Construct, id: string, props: ContactsProps) {
     super(scope, id);
     const maxReceives = Number(props.settings.CONTACTS_MAX_RECEIVES ?? 5);
-    this.deadLetters = new Queue(this, 'ContactDeadLetters', {
-      encryption: QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
-      retentionPeriod: Duration.days(14),
-    });
-    this.queue = new Queue(this, 'ContactQueue', {
-      encryption: QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
-      // Six times the function's timeout, as Lambda's SQS guidance asks; a push's claim is the timeout.
-      visibilityTimeout: Duration.seconds(visibilitySeconds(CONTACTS_TIMEOUT_SECONDS)),
+    const queues = queueWithDeadLetters(this, 'Contact', {
+      // A push's claim is the function's timeout.
+      consumerTimeout: SYNC_TIMEOUT,
       // Event ids are remembered 15 days: a message can never outlive its event's memory.
       retentionPeriod: Duration.days(14),
       // The function dead-letters with the reason on delivery CONTACTS_MAX_RECEIVES; this is the safety net.
-      deadLetterQueue: { queue: this.deadLetters, maxReceiveCount: maxReceives + 2 },
+      maxReceiveCount: maxReceives + 2,
     });
+    this.queue = queues.queue;
+    this.deadLetters = queues.deadLetters;
 
     this.function = new CallsheetFunction(this, 'Function', {
       folder: 'contacts',

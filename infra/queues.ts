@@ -8,6 +8,8 @@ export interface QueueWithDeadLettersProps {
   consumerTimeout: Duration;
   /** Deliveries before a message goes to the dead letters (QUEUE_MAX_RECEIVES unless set). */
   maxReceiveCount?: number;
+  /** How long the work queue keeps a message (SQS's 4 days unless set). */
+  retentionPeriod?: Duration;
 }
 
 /**
@@ -29,6 +31,7 @@ export function queueWithDeadLetters(
     encryption: QueueEncryption.SQS_MANAGED,
     enforceSSL: true,
     visibilityTimeout: Duration.seconds(visibilitySeconds(props.consumerTimeout.toSeconds())),
+    ...(props.retentionPeriod ? { retentionPeriod: props.retentionPeriod } : {}),
     deadLetterQueue: { queue: deadLetters, maxReceiveCount: props.maxReceiveCount ?? QUEUE_MAX_RECEIVES },
   });
   return { queue, deadLetters };
