@@ -12,6 +12,7 @@ export interface FaultInput {
   match?: 'exact' | 'prefix';
   status?: number | null;
   drop?: boolean;
+  cut?: boolean;
   delayMs?: number;
   late?: boolean;
   from?: string | null;
@@ -32,6 +33,8 @@ export interface FaultSpec {
   status: number | null;
   /** Do the request, then close the connection without an answer. */
   drop: boolean;
+  /** Do the request, then send its status and headers and close the connection halfway through the body. */
+  cut: boolean;
   /** Real milliseconds to hold the answer (or the injected error). */
   delayMs: number;
   /** Hold the request `delayMs` before carrying it out: it takes effect late, after a client that gave up. */
@@ -62,6 +65,7 @@ export const FAULT_FIELDS = [
   'match',
   'status',
   'drop',
+  'cut',
   'delayMs',
   'late',
   'from',
@@ -172,6 +176,12 @@ export function parseFault(raw: unknown, entry: number): { fault: FaultSpec } | 
     else drop = raw.drop;
   }
 
+  let cut = false;
+  if (raw.cut !== undefined) {
+    if (typeof raw.cut !== 'boolean') fail('cut', 'must be true or false');
+    else cut = raw.cut;
+  }
+
   let delayMs = 0;
   if (raw.delayMs !== undefined) {
     if (!Number.isInteger(raw.delayMs) || (raw.delayMs as number) < 0 || (raw.delayMs as number) > MAX_DELAY_MS)
@@ -189,8 +199,11 @@ export function parseFault(raw: unknown, entry: number): { fault: FaultSpec } | 
 
   if (status !== null && drop)
     fail('drop', 'give status (answer an error, do nothing) or drop (do it, lose the answer), not both');
-  if ((raw.status === undefined || raw.status === null) && raw.drop !== true && !raw.delayMs)
-    fail('status', 'the fault does nothing: give a status, "drop": true, or a delayMs');
+  if (status !== null && cut)
+    fail('cut', 'give status (answer an error, do nothing) or cut (do it, cut the answer short), not both');
+  if (drop && cut) fail('cut', 'give drop (lose the whole answer) or cut (lose the end of it), not both');
+  if ((raw.status === undefined || raw.status === null) && raw.drop !== true && raw.cut !== true && !raw.delayMs)
+    fail('status', 'the fault does nothing: give a status, "drop": true, "cut": true, or a delayMs');
 
   let from: number | null = null;
   if (raw.from !== undefined && raw.from !== null) {
@@ -228,7 +241,7 @@ export function parseFault(raw: unknown, entry: number): { fault: FaultSpec } | 
   }
 
   if (problems.length > 0) return { problems };
-  return { fault: { method, path, match, status, drop, delayMs, late, from, minutes, count, description } };
+  return { fault: { method, path, match, status, drop, cut, delayMs, late, from, minutes, count, description } };
 }
 
 /** Whether a request path (below the API prefix) is one the fault names. */

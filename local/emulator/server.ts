@@ -61,6 +61,22 @@ function send(res: ServerResponse, reply: Reply, extraHeaders: Record<string, st
   res.end(body);
 }
 
+/**
+ * The answer's status and headers, the length of its whole body and the first half of it, then the connection
+ * closes: a client sees the request carried out and cannot read what came of it.
+ */
+function sendCut(res: ServerResponse, reply: Reply, extraHeaders: Record<string, string>): void {
+  const json = reply.bytes === undefined && reply.body !== undefined && reply.status !== 204;
+  const bytes = reply.bytes ?? Buffer.from(json ? JSON.stringify(reply.body) : '');
+  res.writeHead(reply.status, {
+    ...extraHeaders,
+    ...reply.headers,
+    ...(json ? { 'Content-Type': 'application/json' } : {}),
+    'Content-Length': String(bytes.length),
+  });
+  res.write(bytes.subarray(0, Math.floor(bytes.length / 2)), () => res.destroy());
+}
+
 /** The emulator's HTTP front: auth, rate limit, injected faults, request log, error answers. */
 class EmulatorHttp {
   readonly api = new Router();
@@ -161,6 +177,7 @@ class EmulatorHttp {
       fault: fault !== null,
       ...(fault ? { fault_id: fault.id } : {}),
       ...(fault?.spec.drop ? { dropped: true } : {}),
+      ...(fault?.spec.cut ? { cut: true } : {}),
       ...(raw.length > 0 && raw.length <= 4096 && (req.headers['content-type'] ?? '').includes('json')
         ? { body: safeJson(raw) }
         : {}),
@@ -168,6 +185,10 @@ class EmulatorHttp {
     if (res.destroyed) return;
     if (fault?.spec.drop) {
       res.destroy(); // no status line, no bytes: the answer is lost
+      return;
+    }
+    if (fault?.spec.cut) {
+      sendCut(res, reply, extra);
       return;
     }
     send(res, reply, extra);

@@ -26,6 +26,7 @@ export interface LoggedRequest {
   fault_id?: number;
   /** The request was carried out but its answer was lost (the connection was closed). */
   dropped?: boolean;
+  cut?: boolean;
   body?: unknown;
 }
 
@@ -114,7 +115,10 @@ export class Traffic {
 }
 
 /** An armed fault as `GET /_emulator/faults` shows it (times as simulated ISO instants, UTC). */
-export type ArmedFaultView = Pick<FaultSpec, 'method' | 'path' | 'match' | 'status' | 'drop' | 'delayMs' | 'late'> & {
+export type ArmedFaultView = Pick<
+  FaultSpec,
+  'method' | 'path' | 'match' | 'status' | 'drop' | 'cut' | 'delayMs' | 'late'
+> & {
   id: number;
   from: string;
   until: string | null;
@@ -132,6 +136,7 @@ export function armedFaultView(f: ArmedFault): ArmedFaultView {
     match: spec.match,
     status: spec.status,
     drop: spec.drop,
+    cut: spec.cut,
     delayMs: spec.delayMs,
     late: spec.late,
     from: new Date(f.from).toISOString(),

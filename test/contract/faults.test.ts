@@ -121,6 +121,38 @@ describe('fault plans', () => {
     expect(entry).toMatchObject({ status: 200, fault: true, dropped: true, fault_id: expect.any(Number) });
   });
 
+  it('cut: carries the request out, then sends half of its answer and closes the connection', async () => {
+    const id = await activeCampaign();
+    await f.admin.fault([{ method: 'PATCH', path: '/campaigns/*/pause', cut: true, count: 1 }]);
+    const res = await raw(f.emu.url, 'PATCH', `/campaigns/${id}/pause`).catch((e: unknown) => e);
+    // The status line and headers came (the pause was carried out); the body stops halfway.
+    expect(res).toBeInstanceOf(TypeError);
+    expect(await statusOf(id)).toBe('paused');
+    const entry = (await log()).find((r) => r.path.endsWith('/pause'));
+    expect(entry).toMatchObject({ status: 200, fault: true, cut: true, fault_id: expect.any(Number) });
+    // The client's own words: carried out, the answer unread.
+    await f.api.campaigns.resume(id);
+    await f.admin.fault([{ method: 'PATCH', path: '/campaigns/*/resume', cut: true, count: 1 }]);
+    await f.api.campaigns.pause(id);
+    const err = await f.api.campaigns.resume(id).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(AmbiguousRequestError);
+    expect((err as Error).message).toMatch(
+      /^PATCH \/campaigns\/\S+\/resume answered 200, but its answer could not be read/,
+    );
+    expect(await statusOf(id)).toBe('active');
+    const refused = await admin('PUT', '/fault-plan', [
+      { path: '/campaigns/*/pause', cut: true, status: 500 },
+      { path: '/campaigns/*/pause', cut: true, drop: true },
+      { path: '/campaigns/*/pause', cut: 'yes' },
+    ]);
+    expect((refused.body.problems as { entry: number; field: string }[]).map((p) => [p.entry, p.field])).toEqual([
+      [1, 'cut'],
+      [2, 'cut'],
+      [3, 'cut'],
+      [3, 'status'],
+    ]);
+  });
+
   it('delayMs alone lets the request happen and holds the answer past a client timeout', async () => {
     const id = await activeCampaign();
     await f.admin.fault({ method: 'PATCH', path: '/campaigns/*/pause', delayMs: 400, count: 1 });

@@ -443,22 +443,29 @@ describe('no call outside the window, whatever fails', () => {
     expect(await auditCalls(placedCalls(p, r.agent.id), RULE)).toEqual([]);
   }, 90_000);
 
-  it('the create answer is lost: the campaign is found by its calls to the part file numbers, and paused at the close', async () => {
-    const w = nextWeek();
-    const r = await rehearse({
-      name: 'lost-create',
-      at: beforeClose(w),
-      faults: [{ method: 'POST', path: '/campaigns', drop: true, count: 1 }],
-    });
-    expect(r.faulted.filter((f) => f.method === 'POST' && f.path.endsWith('/campaigns'))).toHaveLength(1);
-    // Found, not created again: one campaign dials the list, and the workflow watches that one.
-    const created = [...p.f.emu.core.account.campaigns.values()].filter((c) => c.agent_id === r.agent.id);
-    expect(created).toHaveLength(1);
-    expect(r.report?.campaignId).toBe(created[0]?.id);
-    expect(r.report?.pauses.length).toBeGreaterThan(0);
-    expect(r.violations).toEqual([]);
-    expect(r.report?.status).toBe('completed');
-  }, 90_000);
+  it.each([
+    ['lost', 'lost-create', { drop: true }],
+    ['cut short', 'cut-create', { cut: true }],
+  ])(
+    'the create answer is %s: the campaign is found by its calls to the part file numbers, and paused at the close',
+    async (_, name, fault) => {
+      const w = nextWeek();
+      const r = await rehearse({
+        name,
+        at: beforeClose(w),
+        faults: [{ method: 'POST', path: '/campaigns', ...fault, count: 1 }],
+      });
+      expect(r.faulted.filter((f) => f.method === 'POST' && f.path.endsWith('/campaigns'))).toHaveLength(1);
+      // Found, not created again: one campaign dials the list, and the workflow watches that one.
+      const created = [...p.f.emu.core.account.campaigns.values()].filter((c) => c.agent_id === r.agent.id);
+      expect(created).toHaveLength(1);
+      expect(r.report?.campaignId).toBe(created[0]?.id);
+      expect(r.report?.pauses.length).toBeGreaterThan(0);
+      expect(r.violations).toEqual([]);
+      expect(r.report?.status).toBe('completed');
+    },
+    90_000,
+  );
 
   it('a step throws Lambda.Unknown: the document retries it', async () => {
     const w = nextWeek();

@@ -429,7 +429,9 @@ export const runCommand: Command = {
           if (deadEvents > 0) say(deadEventsLine(deadEvents, stack.webhooks.queue.maxReceives));
           if (records && faults) {
             const hits = records.faulted_requests;
-            say(`faulted requests: ${hits.length} (${hits.filter((h) => h.dropped).length} answers dropped)`);
+            say(
+              `faulted requests: ${hits.length} (${hits.filter((h) => h.dropped).length} answers dropped, ${hits.filter((h) => h.cut).length} cut short)`,
+            );
           }
           say(`all reports: ${join(dataDir, 'reports', id)}`);
         }
@@ -463,6 +465,7 @@ interface FaultedRequest {
   status: number;
   fault_id?: number;
   dropped?: boolean;
+  cut?: boolean;
 }
 
 /** Every call the emulator placed and every request a fault hit, from its admin API. */
@@ -475,13 +478,14 @@ async function rehearsalRecords(admin: EmulatorAdmin) {
     dialable: (await admin.dialable()).map(({ campaign_id, from, to, phones }) => ({ campaign_id, from, to, phones })),
     faulted_requests: log
       .filter((r) => r.fault)
-      .map(({ at, method, path, status, fault_id, dropped }) => ({
+      .map(({ at, method, path, status, fault_id, dropped, cut }) => ({
         at,
         method,
         path,
         status,
         fault_id,
         ...(dropped ? { dropped } : {}),
+        ...(cut ? { cut } : {}),
       })),
   };
 }
