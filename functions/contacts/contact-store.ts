@@ -13,6 +13,8 @@ import { inGroups } from './in-groups.ts';
  */
 export const EVENT_MEMORY_SECONDS = 15 * 24 * 3600;
 const MAX_ATTEMPTS = 25;
+/** Notes read to a request (a batch get's 100 keys). */
+const NOTE_PAGE = 100;
 
 export type ApplyStatus = 'created' | 'updated' | 'unchanged' | 'duplicate';
 
@@ -99,16 +101,21 @@ export class ContactStore {
     ]);
     if (claim.kind === 'conflict') return { status: 'conflict', reason: claim.reason };
     if (claim.kind === 'applied') return { status: 'duplicate', superseded: [] };
+    // Looked for once: a note the claiming delivery wrote does not go away, and one a racing delivery writes later
+    // is in the recent event ids.
+    let found: Promise<boolean> | undefined;
+    const noted = (state: ContactState | null) => {
+      if (claim.kind !== 'unfinished' || !change.note || !state) return false;
+      found ??= this.hasNoteOf(state, change.eventId, claim.at);
+      return found;
+    };
     let current = first;
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
       if (attempt > 0) current = await this.read(change.phone);
       // Claimed before by a delivery that crashed after writing, or that is racing this one and won. Past the
       // recent event ids, a note the change wrote still names its event (a note is the one thing applied twice
       // that would show twice); a change without one is the same when applied again.
-      if (
-        current?.recentEvents.includes(change.eventId) ||
-        (claim.kind === 'unfinished' && change.note && current && (await this.hasNoteOf(current, change.eventId)))
-      ) {
+      if (current?.recentEvents.includes(change.eventId) || (await noted(current))) {
         await mark();
         return { status: 'duplicate', superseded: [] };
       }
@@ -238,9 +245,18 @@ export class ContactStore {
       .map(({ seq, text, eventId, at }) => ({ seq, text, eventId, at }));
   }
 
-  /** Whether one of the contact's notes was written by `eventId` (read only after a delivery that died). */
-  private async hasNoteOf(state: ContactState, eventId: string): Promise<boolean> {
-    return (await this.notes(state)).some((n) => n.eventId === eventId);
+  /**
+   * Whether a note written at or after `since` (the claim of its event id) was written by `eventId`: read only
+   * after a delivery that died, newest first, a page at a time, until the notes are older than the claim. An older
+   * note of the same id is another delivery's, from before the claim expired (a sheet uploaded again weeks later).
+   */
+  private async hasNoteOf(state: ContactState, eventId: string, since: string): Promise<boolean> {
+    for (let to = state.noteCount; to >= 1; to -= NOTE_PAGE) {
+      const page = await this.notes(state, Math.max(1, to - NOTE_PAGE + 1), to);
+      if (page.some((n) => n.eventId === eventId && n.at >= since)) return true;
+      if (page.some((n) => n.at < since)) return false;
+    }
+    return false;
   }
 
   /** Every contact, or those changed at or after `since` (ISO time). */
@@ -337,7 +353,7 @@ export class ContactStore {
     change: ContactChange,
     digest: string,
     now: Date,
-  ): Promise<{ kind: 'new' | 'unfinished' | 'applied' } | { kind: 'conflict'; reason: string }> {
+  ): Promise<{ kind: 'new' | 'applied' } | { kind: 'unfinished'; at: string } | { kind: 'conflict'; reason: string }> {
     for (let attempt = 0; attempt < 3; attempt++) {
       try {
         await this.db.send(
@@ -362,7 +378,7 @@ export class ContactStore {
           kind: 'conflict',
           reason: `event_id ${JSON.stringify(change.eventId)} was already used at ${held.at} for a different change${held.phone === change.phone ? '' : ` (to ${held.phone})`}; an event id names one change: send this one with a new event_id`,
         };
-      return { kind: held.state === 'claimed' ? 'unfinished' : 'applied' };
+      return held.state === 'claimed' ? { kind: 'unfinished', at: held.at } : { kind: 'applied' };
     }
     throw new Error(`event id ${change.eventId} could not be claimed`);
   }

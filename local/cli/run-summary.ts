@@ -96,23 +96,26 @@ export function partEntry(
  * What is left to do about a part the safety net (the guard, or the sweeper) could not leave paused, under the
  * part's line (which says how it was left). Nothing watches a campaign once `run` has ended: on a real API a pause
  * it could not confirm is the user's to check, and a brake the user's to release; the local emulator stops with
- * the run and dials no one after it.
+ * the run and dials no one after it. A part that completed after a sweep secured it is as its workflow left it.
  */
 export function securedLines(
-  p: { campaignId: string | null; secured?: Pick<Secured, 'outcome'> },
+  p: { campaignId: string | null; partKey: string; status: string; secured?: Pick<Secured, 'outcome'> },
   realApi: boolean,
 ): string[] {
-  const id = p.campaignId ?? '(none)';
+  if (p.status === 'completed') return [];
+  const named = p.campaignId
+    ? `campaign ${p.campaignId}`
+    : `the campaign of part ${p.partKey} (its create's answer was lost: find it by its name in the vendor's dashboard)`;
   switch (p.secured?.outcome) {
     case 'braked':
       return realApi
         ? [
-            `  when campaign ${id} shows paused in the vendor's dashboard, switch its agent back on: callsheet campaign release ${id}`,
+            `  its agent stays switched off until you run \`callsheet campaign release ${p.campaignId ?? p.partKey}\`, once ${named} shows paused in the vendor's dashboard`,
           ]
         : [];
     case 'unconfirmed':
       return realApi
-        ? [`  callsheet no longer watches campaign ${id}: check it in the vendor's dashboard and pause it there now`]
+        ? [`  callsheet no longer watches ${named}: check it in the vendor's dashboard and pause it there now`]
         : ['  the local emulator stopped with the run: it dials no one after it'];
     default:
       return [];

@@ -61,17 +61,24 @@ function send(res: ServerResponse, reply: Reply, extraHeaders: Record<string, st
   res.end(body);
 }
 
+/** The bytes an answer's body is sent as (`send`): empty for a 204 or an answer without a body. */
+function bodyBytes(reply: Reply): Buffer {
+  if (reply.bytes) return reply.bytes;
+  if (reply.status === 204 || reply.body === undefined) return Buffer.alloc(0);
+  return Buffer.from(JSON.stringify(reply.body));
+}
+
 /**
  * The answer's status and headers, the length of its whole body and the first half of it, then the connection
- * closes: a client sees the request carried out and cannot read what came of it.
+ * closes: a client sees the request carried out and cannot read what came of it. Only for an answer with a body
+ * (`cuttable`): one without is sent whole.
  */
 function sendCut(res: ServerResponse, reply: Reply, extraHeaders: Record<string, string>): void {
-  const json = reply.bytes === undefined && reply.body !== undefined && reply.status !== 204;
-  const bytes = reply.bytes ?? Buffer.from(json ? JSON.stringify(reply.body) : '');
+  const bytes = bodyBytes(reply);
   res.writeHead(reply.status, {
     ...extraHeaders,
     ...reply.headers,
-    ...(json ? { 'Content-Type': 'application/json' } : {}),
+    ...(reply.bytes ? {} : { 'Content-Type': 'application/json' }),
     'Content-Length': String(bytes.length),
   });
   res.write(bytes.subarray(0, Math.floor(bytes.length / 2)), () => res.destroy());
@@ -167,6 +174,7 @@ class EmulatorHttp {
     // A delay or drop fault lets the request take effect and then holds or loses the answer: the client sees a
     // timeout or a broken connection for something that did happen.
     if (holdMs > 0) await this.hold(holdMs, req.headers);
+    const cut = fault?.spec.cut === true && bodyBytes(reply).length > 0;
     this.traffic.log({
       at: this.core.clock.iso(),
       method,
@@ -177,7 +185,7 @@ class EmulatorHttp {
       fault: fault !== null,
       ...(fault ? { fault_id: fault.id } : {}),
       ...(fault?.spec.drop ? { dropped: true } : {}),
-      ...(fault?.spec.cut ? { cut: true } : {}),
+      ...(cut ? { cut: true } : {}),
       ...(raw.length > 0 && raw.length <= 4096 && (req.headers['content-type'] ?? '').includes('json')
         ? { body: safeJson(raw) }
         : {}),
@@ -187,7 +195,7 @@ class EmulatorHttp {
       res.destroy(); // no status line, no bytes: the answer is lost
       return;
     }
-    if (fault?.spec.cut) {
+    if (cut) {
       sendCut(res, reply, extra);
       return;
     }

@@ -229,6 +229,50 @@ describe('the order of changes (schema v2) and event ids', () => {
     expect(await rig.store.appliedEvents([change('died', 'first note')])).toEqual(new Set([expect.anything()]));
   });
 
+  it('an id used again after its claim expired, redelivered after a crash, is applied: an older note is not its', async () => {
+    const day = 86_400_000;
+    const t0 = rig.clock.now();
+    const sheetRow: ContactChange = {
+      eventId: 'sheet:abc:2',
+      phone: A,
+      fields: { contact_name: 'Ana' },
+      tags: [],
+      note: 'hi',
+    };
+    await rig.store.apply(sheetRow, new Date(t0));
+    // More changes than the contact's recent event ids keep, the last one a new name.
+    for (let i = 0; i <= 20; i++)
+      await rig.store.apply(
+        { eventId: `crm-${i}`, phone: A, fields: { contact_name: i === 20 ? 'Bea' : `N${i}` }, tags: [], note: null },
+        new Date(t0 + day + i),
+      );
+    // The same sheet uploaded 16 days later (the first claim expired): its delivery claimed the id and died.
+    const later = new Date(t0 + 16 * day).toISOString();
+    const db = documentClient({
+      region: LOCAL_REGION,
+      endpoints: { dynamodb: rig.dynamo.endpoint },
+      credentials: LOCAL_CREDENTIALS,
+    });
+    await db.send(
+      new PutCommand({
+        TableName: rig.dynamo.tables.contacts,
+        Item: {
+          pk: 'event#sheet:abc:2',
+          kind: 'event',
+          phone: A,
+          digest: changeDigest(sheetRow),
+          state: 'claimed',
+          at: later,
+        },
+      }),
+    );
+    db.destroy();
+    expect((await rig.store.apply(sheetRow, new Date(later))).status).toBe('updated');
+    const state = (await rig.store.read(A)) as ContactState;
+    expect(state.fields.contact_name).toBe('Ana');
+    expect((await rig.store.notes(state)).map((n) => n.text)).toEqual(['hi', 'hi']);
+  });
+
   it('a change planned on a batch-read state that went stale is planned again on a fresh read', async () => {
     rig.send({ event_id: 'st1', phone_number: A, name: 'First' });
     await rig.settle();

@@ -140,6 +140,13 @@ describe('fault plans', () => {
       /^PATCH \/campaigns\/\S+\/resume answered 200, but its answer could not be read/,
     );
     expect(await statusOf(id)).toBe('active');
+    // An answer without a body has nothing to cut: it is sent whole, and logged as it was.
+    const agent = await f.api.agents.create({ name: 'Gone' });
+    await f.admin.fault([{ method: 'DELETE', path: '/agents/*', cut: true, count: 1 }]);
+    expect((await raw(f.emu.url, 'DELETE', `/agents/${agent.id}`)).status).toBe(204);
+    const deleted = (await log()).find((r) => r.path.endsWith(`/agents/${agent.id}`));
+    expect(deleted).toMatchObject({ status: 204, fault: true });
+    expect(deleted).not.toHaveProperty('cut');
     const refused = await admin('PUT', '/fault-plan', [
       { path: '/campaigns/*/pause', cut: true, status: 500 },
       { path: '/campaigns/*/pause', cut: true, drop: true },

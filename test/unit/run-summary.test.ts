@@ -28,22 +28,29 @@ describe('durations in the run summary', () => {
 
 describe('what is left to do about a part the safety net could not leave paused', () => {
   const release =
-    "  when campaign cmp_1 shows paused in the vendor's dashboard, switch its agent back on: callsheet campaign release cmp_1";
+    "  its agent stays switched off until you run `callsheet campaign release cmp_1`, once campaign cmp_1 shows paused in the vendor's dashboard";
+  const releasePart =
+    "  its agent stays switched off until you run `callsheet campaign release u-p1`, once the campaign of part u-p1 (its create's answer was lost: find it by its name in the vendor's dashboard) shows paused in the vendor's dashboard";
   const check =
     "  callsheet no longer watches campaign cmp_1: check it in the vendor's dashboard and pause it there now";
   const local = '  the local emulator stopped with the run: it dials no one after it';
   test.each([
-    ['paused', true, []],
-    ['not_active', true, []],
-    ['nothing', true, []],
-    ['braked', true, [release]],
-    ['braked', false, []],
-    ['unconfirmed', true, [check]],
-    ['unconfirmed', false, [local]],
-    [undefined, true, []],
-  ])('%s on a real API: %s', (outcome, realApi, lines) => {
+    ['paused', 'interrupted', 'cmp_1', true, []],
+    ['not_active', 'failed', 'cmp_1', true, []],
+    ['nothing', 'interrupted', null, true, []],
+    ['braked', 'interrupted', 'cmp_1', true, [release]],
+    ['braked', 'failed', null, true, [releasePart]],
+    ['braked', 'interrupted', 'cmp_1', false, []],
+    ['unconfirmed', 'interrupted', 'cmp_1', true, [check]],
+    ['unconfirmed', 'failed', 'cmp_1', false, [local]],
+    // Secured by a sweep mid-run, then completed by its workflow: as the workflow left it.
+    ['unconfirmed', 'completed', 'cmp_1', true, []],
+    [undefined, 'interrupted', 'cmp_1', true, []],
+  ])('%s, part %s, campaign %s, on a real API %s', (outcome, status, campaignId, realApi, lines) => {
     const secured = outcome ? { outcome } : undefined;
-    expect(securedLines({ campaignId: 'cmp_1', ...(secured ? { secured } : {}) }, realApi)).toEqual(lines);
+    expect(securedLines({ campaignId, partKey: 'u-p1', status, ...(secured ? { secured } : {}) }, realApi)).toEqual(
+      lines,
+    );
   });
 });
 

@@ -53,15 +53,27 @@ export interface GuardAction {
   reasons: string[];
   outcome: SecureOutcome | 'none';
   message: string;
+  /** The campaign itself is paused (or not active); false when only the brake, or nothing, holds it. */
+  pauseHeld?: boolean;
 }
 
 /** How the safety net left a campaign, in words for the part's failure (the report, `run`, `campaign show`). */
-export const LEFT_AS: Record<SecureOutcome, string> = {
-  paused: 'paused',
-  not_active: 'not dialling (the API says it is no longer active)',
-  braked: 'braked: its pause was not confirmed, so its agent is switched off',
-  unconfirmed: 'unconfirmed: the API answered neither its pause nor the brake',
-};
+export function leftAs(action: Pick<GuardAction, 'outcome' | 'pauseHeld'>): string {
+  switch (action.outcome) {
+    case 'paused':
+      return 'paused';
+    case 'not_active':
+      return 'not dialling (the API says it is no longer active)';
+    case 'braked':
+      return action.pauseHeld
+        ? 'paused, and its agent switched off too: a resume sent earlier may still land'
+        : 'braked: its pause was not confirmed, so its agent is switched off';
+    case 'unconfirmed':
+      return 'unconfirmed: the API answered neither its pause nor the brake';
+    default:
+      return 'alone: no campaign was created';
+  }
+}
 
 /** How long a look that is due may take before the sweeper steps in for the closing window. */
 const WORKFLOW_SLACK_MS = 60_000;
@@ -100,7 +112,7 @@ export class CampaignGuard {
       message:
         action.outcome === 'none'
           ? `the workflow ${ended} before it created a campaign; nobody was called`
-          : `the workflow ${ended}; the guard left the campaign ${LEFT_AS[action.outcome]}`,
+          : `the workflow ${ended}; the guard left the campaign ${leftAs(action)}`,
     };
     const last = end ? await this.deps.campaigns.finish(partKey, 'failed', this.deps.now(), failure) : record;
     await this.reportEnded(plan, partKey, last, failure);
@@ -210,7 +222,7 @@ export class CampaignGuard {
           message:
             action.outcome === 'none'
               ? 'the workflow stopped without finishing, before it created a campaign; nobody was called'
-              : `the workflow stopped without finishing; the sweeper left the campaign ${LEFT_AS[action.outcome]}`,
+              : `the workflow stopped without finishing; the sweeper left the campaign ${leftAs(action)}`,
         };
         const last = await this.deps.campaigns.finish(record.partKey, 'failed', this.deps.now(), failure);
         await this.reportEnded(await this.planOf(watch.execution), record.partKey, last, failure);
@@ -264,7 +276,7 @@ export class CampaignGuard {
       // while this action ran).
       outcome !== 'unconfirmed' ? record.watch : undefined,
     );
-    return { partKey: record.partKey, campaignId, reasons: why, outcome, message };
+    return { partKey: record.partKey, campaignId, reasons: why, outcome, message, pauseHeld };
   }
 
   /**

@@ -420,7 +420,7 @@ export const runCommand: Command = {
         else {
           for (const p of parts) {
             say(partLine(p, `${readableDuration(p.simulatedDuration)}${emulator ? ' of simulated time' : ''}`));
-            for (const line of securedLines(p, Boolean(realApi))) say(line);
+            for (const line of securedLines({ ...p, partKey: partKey(id, p.index) }, Boolean(realApi))) say(line);
             for (const line of followUpLines(p)) say(line);
             if ('page' in p) say(`  report: ${p.page}`);
           }
