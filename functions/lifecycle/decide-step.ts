@@ -118,6 +118,23 @@ const BOOK_AHEAD_MS = 3_600_000;
 /** Statuses in which a campaign dials nobody new on its own (a scheduled one starts at its schedule). */
 const QUIET = new Set(['paused', 'completed', 'cancelled', 'failed']);
 
+const isCount = (v: unknown): v is number => Number.isInteger(v) && (v as number) >= 0;
+
+/**
+ * A stats answer counts only with both of its counts: one without them (a partial answer, nulls) says nothing of
+ * whether the campaign is done, so it is taken as stats not available, never as finished (null plus null is 0,
+ * and a part that finished on it would stop watching a campaign that still dials).
+ */
+export function checkedStats(seen: StatsSeen): StatsSeen {
+  if (seen.kind !== 'ok') return seen;
+  const { pending, in_progress } = seen.stats as { pending?: unknown; in_progress?: unknown };
+  if (isCount(pending) && isCount(in_progress)) return seen;
+  return {
+    kind: 'unavailable',
+    message: `the stats answer carried no pending and in_progress counts: ${JSON.stringify(seen.stats)?.slice(0, 200)}`,
+  };
+}
+
 function isFinished(stats: CampaignStats): boolean {
   const status = String(stats.status ?? '');
   return status === 'completed' || (stats.pending + stats.in_progress === 0 && status !== 'scheduled');

@@ -15,6 +15,7 @@ import type { CampaignSafety, SecureOutcome } from './campaign-safety.ts';
 import { type CampaignRecord, type CampaignStore, isEnded } from './campaign-store.ts';
 import {
   afterStep,
+  checkedStats,
   type DecideSettings,
   decideReconcile,
   decideStep,
@@ -240,7 +241,7 @@ export class LifecycleSteps {
 
   private async stats(campaignId: string, via: VoiceApiClient = this.deps.polls): Promise<StatsSeen> {
     try {
-      return { kind: 'ok', stats: await via.campaigns.stats(campaignId) };
+      return checkedStats({ kind: 'ok', stats: await via.campaigns.stats(campaignId) });
     } catch (err) {
       if (err instanceof NotFoundError) return { kind: 'gone' };
       if (err instanceof BudgetExhaustedError)

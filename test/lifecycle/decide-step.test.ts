@@ -8,6 +8,7 @@ import type { CampaignStats } from '#commons/voice-api/types.ts';
 import { type PartWindow, partWindow } from '#commons/window-plan.ts';
 import {
   afterStep,
+  checkedStats,
   type DecideSettings,
   decideReconcile,
   decideStep,
@@ -323,6 +324,47 @@ describe('decideStep: what a look at a running campaign does', () => {
     it(row.name, () => {
       expect(decideStep(running(row.state), row.seen, row.now, settings)).toEqual(row.expected);
     });
+});
+
+describe('checkedStats: a stats answer without its counts is no answer', () => {
+  const stats = (extra: Record<string, unknown>) =>
+    ({ kind: 'ok', stats: { campaign_id: 'c', status: 'active', ...extra } }) as const;
+  it.each([
+    ['both counts', { pending: 0, in_progress: 0 }, true],
+    ['counts with more', { pending: 3, in_progress: 1, completed: 5 }, true],
+    ['null counts (null + null is 0)', { pending: null, in_progress: null }, false],
+    ['no counts', {}, false],
+    ['one count', { pending: 0 }, false],
+    ['counts as text', { pending: '0', in_progress: '0' }, false],
+    ['a negative count', { pending: -1, in_progress: 1 }, false],
+    ['a fraction', { pending: 0.5, in_progress: 0 }, false],
+  ])('%s: read %s', (_, extra, read) => {
+    const seen = stats(extra) as unknown as Parameters<typeof checkedStats>[0];
+    const checked = checkedStats(seen);
+    if (read) expect(checked).toBe(seen);
+    else
+      expect(checked).toEqual({
+        kind: 'unavailable',
+        message: expect.stringMatching(/^the stats answer carried no pending and in_progress counts: \{/),
+      });
+  });
+
+  it('a campaign whose stats come back without counts is never finished on them: dialling at the close, it is paused', () => {
+    const seen = checkedStats({
+      kind: 'ok',
+      stats: { campaign_id: 'c', status: 'active', pending: null, in_progress: null } as never,
+    });
+    expect(decideStep(running(), { control: null, stats: seen }, at('2026-12-07T11:00'), settings).kind).not.toBe(
+      'finish',
+    );
+    expect(decideStep(running(), { control: null, stats: seen }, at('2026-12-07T16:53'), settings)).toMatchObject({
+      kind: 'secure',
+    });
+  });
+  it('passes gone and unavailable through', () => {
+    expect(checkedStats({ kind: 'gone' })).toEqual({ kind: 'gone' });
+    expect(checkedStats({ kind: 'unavailable', message: 'x' })).toEqual({ kind: 'unavailable', message: 'x' });
+  });
 });
 
 describe('afterStep: when to look again', () => {
