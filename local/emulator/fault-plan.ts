@@ -13,6 +13,7 @@ export interface FaultInput {
   status?: number | null;
   drop?: boolean;
   cut?: boolean;
+  body?: unknown;
   delayMs?: number;
   late?: boolean;
   from?: string | null;
@@ -35,6 +36,8 @@ export interface FaultSpec {
   drop: boolean;
   /** Do the request, then send its status and headers and close the connection halfway through the body. */
   cut: boolean;
+  /** Do the request, then answer its status with this JSON body instead of its own (undefined: its own). */
+  body?: unknown;
   /** Real milliseconds to hold the answer (or the injected error). */
   delayMs: number;
   /** Hold the request `delayMs` before carrying it out: it takes effect late, after a client that gave up. */
@@ -66,6 +69,7 @@ export const FAULT_FIELDS = [
   'status',
   'drop',
   'cut',
+  'body',
   'delayMs',
   'late',
   'from',
@@ -202,8 +206,17 @@ export function parseFault(raw: unknown, entry: number): { fault: FaultSpec } | 
   if (status !== null && cut)
     fail('cut', 'give status (answer an error, do nothing) or cut (do it, cut the answer short), not both');
   if (drop && cut) fail('cut', 'give drop (lose the whole answer) or cut (lose the end of it), not both');
-  if ((raw.status === undefined || raw.status === null) && raw.drop !== true && raw.cut !== true && !raw.delayMs)
-    fail('status', 'the fault does nothing: give a status, "drop": true, "cut": true, or a delayMs');
+  const body = raw.body;
+  if (body !== undefined && (status !== null || drop || cut))
+    fail('body', 'give body (do it, answer this instead) alone, not with status, drop or cut');
+  if (
+    (raw.status === undefined || raw.status === null) &&
+    raw.drop !== true &&
+    raw.cut !== true &&
+    body === undefined &&
+    !raw.delayMs
+  )
+    fail('status', 'the fault does nothing: give a status, "drop": true, "cut": true, a body, or a delayMs');
 
   let from: number | null = null;
   if (raw.from !== undefined && raw.from !== null) {
@@ -241,7 +254,23 @@ export function parseFault(raw: unknown, entry: number): { fault: FaultSpec } | 
   }
 
   if (problems.length > 0) return { problems };
-  return { fault: { method, path, match, status, drop, cut, delayMs, late, from, minutes, count, description } };
+  return {
+    fault: {
+      method,
+      path,
+      match,
+      status,
+      drop,
+      cut,
+      ...(body !== undefined ? { body } : {}),
+      delayMs,
+      late,
+      from,
+      minutes,
+      count,
+      description,
+    },
+  };
 }
 
 /** Whether a request path (below the API prefix) is one the fault names. */

@@ -165,6 +165,9 @@ class EmulatorHttp {
         Object.assign(extra, limit.headers);
         if (limit.exceeded) throw new HttpError(429, `rate limit exceeded: too many requests this ${limit.window}`);
         reply = await this.dispatch(this.api, method, path, url, req, raw);
+        // Carried out, and answered with the plan's body instead (a vendor's partial or odd answer).
+        if (fault?.spec.body !== undefined)
+          reply = { status: reply.status, headers: reply.headers, body: fault.spec.body };
       } else {
         throw new HttpError(404, 'Not Found');
       }
@@ -186,6 +189,7 @@ class EmulatorHttp {
       ...(fault ? { fault_id: fault.id } : {}),
       ...(fault?.spec.drop ? { dropped: true } : {}),
       ...(cut ? { cut: true } : {}),
+      ...(fault?.spec.body !== undefined ? { replaced: true } : {}),
       ...(raw.length > 0 && raw.length <= 4096 && (req.headers['content-type'] ?? '').includes('json')
         ? { body: safeJson(raw) }
         : {}),

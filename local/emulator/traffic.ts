@@ -27,6 +27,8 @@ export interface LoggedRequest {
   /** The request was carried out but its answer was lost (the connection was closed). */
   dropped?: boolean;
   cut?: boolean;
+  /** Answered with a fault plan's body instead of its own. */
+  replaced?: boolean;
   body?: unknown;
 }
 
@@ -117,7 +119,7 @@ export class Traffic {
 /** An armed fault as `GET /_emulator/faults` shows it (times as simulated ISO instants, UTC). */
 export type ArmedFaultView = Pick<
   FaultSpec,
-  'method' | 'path' | 'match' | 'status' | 'drop' | 'cut' | 'delayMs' | 'late'
+  'method' | 'path' | 'match' | 'status' | 'drop' | 'cut' | 'body' | 'delayMs' | 'late'
 > & {
   id: number;
   from: string;
@@ -137,6 +139,7 @@ export function armedFaultView(f: ArmedFault): ArmedFaultView {
     status: spec.status,
     drop: spec.drop,
     cut: spec.cut,
+    ...(spec.body !== undefined ? { body: spec.body } : {}),
     delayMs: spec.delayMs,
     late: spec.late,
     from: new Date(f.from).toISOString(),

@@ -160,6 +160,25 @@ describe('fault plans', () => {
     ]);
   });
 
+  it("body: carries the request out, then answers its status with the plan's body instead", async () => {
+    const id = await activeCampaign();
+    await f.admin.fault([
+      { method: 'GET', path: '/campaigns/*/stats', body: { status: 'active', pending: null }, count: 1 },
+    ]);
+    expect(await f.api.campaigns.stats(id)).toEqual({ status: 'active', pending: null });
+    expect((await f.api.campaigns.stats(id)).campaign_id).toBe(id);
+    const entry = (await log()).find((r) => r.path.endsWith('/stats'));
+    expect(entry).toMatchObject({ status: 200, fault: true, replaced: true });
+    const refused = await admin('PUT', '/fault-plan', [
+      { path: '/campaigns/*/stats', body: {}, status: 500 },
+      { path: '/campaigns/*/stats', body: {}, drop: true },
+    ]);
+    expect((refused.body.problems as { entry: number; field: string }[]).map((p) => [p.entry, p.field])).toEqual([
+      [1, 'body'],
+      [2, 'body'],
+    ]);
+  });
+
   it('delayMs alone lets the request happen and holds the answer past a client timeout', async () => {
     const id = await activeCampaign();
     await f.admin.fault({ method: 'PATCH', path: '/campaigns/*/pause', delayMs: 400, count: 1 });

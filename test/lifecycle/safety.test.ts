@@ -282,6 +282,25 @@ describe('no call outside the window, whatever fails', () => {
     expect(r.calls.length).toBeGreaterThanOrEqual(numbers(400));
   }, 90_000);
 
+  it('stats answer without their counts for two hours across the close: never read as finished', async () => {
+    const w = nextWeek();
+    const partial = {
+      method: 'GET',
+      path: '/campaigns/*/stats',
+      body: { status: 'active', pending: null, in_progress: null },
+    };
+    const r = await rehearse({
+      name: 'stats-no-counts',
+      at: beforeClose(w),
+      faults: [faultAcrossClose(w, partial, '16:30', 120)],
+    });
+    expect(r.faulted.length).toBeGreaterThan(0);
+    expect(r.violations).toEqual([]);
+    expect(r.report?.pauses.length).toBeGreaterThan(0);
+    expect(r.report?.status).toBe('completed');
+    expect(r.calls.length).toBeGreaterThanOrEqual(numbers(400));
+  }, 90_000);
+
   it('pause answers 500 for an hour across the close: the agent is braked, then released at the opening', async () => {
     const w = nextWeek();
     const r = await rehearse({
@@ -446,6 +465,7 @@ describe('no call outside the window, whatever fails', () => {
   it.each([
     ['lost', 'lost-create', { drop: true }],
     ['cut short', 'cut-create', { cut: true }],
+    ['without an id', 'nameless-create', { body: { status: 'scheduled' } }],
   ])(
     'the create answer is %s: the campaign is found by its calls to the part file numbers, and paused at the close',
     async (_, name, fault) => {
