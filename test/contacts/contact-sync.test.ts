@@ -31,6 +31,29 @@ async function ours(phone: string) {
   };
 }
 
+/** An event id claimed and not marked applied, as a delivery that died after claiming it leaves it. */
+async function putClaim(change: ContactChange, at: string): Promise<void> {
+  const db = documentClient({
+    region: LOCAL_REGION,
+    endpoints: { dynamodb: rig.dynamo.endpoint },
+    credentials: LOCAL_CREDENTIALS,
+  });
+  await db.send(
+    new PutCommand({
+      TableName: rig.dynamo.tables.contacts,
+      Item: {
+        pk: `event#${change.eventId}`,
+        kind: 'event',
+        phone: change.phone,
+        digest: changeDigest(change),
+        state: 'claimed',
+        at,
+      },
+    }),
+  );
+  db.destroy();
+}
+
 async function theirs(phone: string): Promise<Record<string, unknown> | null> {
   const c = await emulatorContact(f, phone);
   if (!c) return null;
@@ -189,19 +212,8 @@ describe('the order of changes (schema v2) and event ids', () => {
 
   it('an id claimed by a delivery that died before applying it is applied by the next delivery', async () => {
     const change = { eventId: 'crash', phone: A, fields: { contact_name: 'Late' }, tags: [], note: 'after a crash' };
-    const db = documentClient({
-      region: LOCAL_REGION,
-      endpoints: { dynamodb: rig.dynamo.endpoint },
-      credentials: LOCAL_CREDENTIALS,
-    });
     // As the store's claim leaves it when its Lambda dies between claiming the id and writing the contact.
-    await db.send(
-      new PutCommand({
-        TableName: rig.dynamo.tables.contacts,
-        Item: { pk: 'event#crash', kind: 'event', phone: A, digest: changeDigest(change), state: 'claimed', at: 'x' },
-      }),
-    );
-    db.destroy();
+    await putClaim(change, 'x');
     rig.send({ event_id: 'crash', phone_number: A, name: 'Late', note: 'after a crash' });
     rig.send({ event_id: 'crash', phone_number: A, name: 'Late', note: 'after a crash' });
     await rig.settle();
@@ -248,25 +260,7 @@ describe('the order of changes (schema v2) and event ids', () => {
       );
     // The same sheet uploaded 16 days later (the first claim expired): its delivery claimed the id and died.
     const later = new Date(t0 + 16 * day).toISOString();
-    const db = documentClient({
-      region: LOCAL_REGION,
-      endpoints: { dynamodb: rig.dynamo.endpoint },
-      credentials: LOCAL_CREDENTIALS,
-    });
-    await db.send(
-      new PutCommand({
-        TableName: rig.dynamo.tables.contacts,
-        Item: {
-          pk: 'event#sheet:abc:2',
-          kind: 'event',
-          phone: A,
-          digest: changeDigest(sheetRow),
-          state: 'claimed',
-          at: later,
-        },
-      }),
-    );
-    db.destroy();
+    await putClaim(sheetRow, later);
     expect((await rig.store.apply(sheetRow, new Date(later))).status).toBe('updated');
     const state = (await rig.store.read(A)) as ContactState;
     expect(state.fields.contact_name).toBe('Ana');
