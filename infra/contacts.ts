@@ -12,6 +12,7 @@ import { TABLES } from '#commons/tables.ts';
 import { CONTACT_UPSERTED } from '#contacts/contact-event.ts';
 import { CONTACT_SHEETS } from '#contacts/sheet-intake.ts';
 import { CallsheetFunction } from './callsheet-function.ts';
+import { grantOptOutWrites } from './data-tables.ts';
 import { acknowledge } from './nag.ts';
 import { queueWithDeadLetters } from './queues.ts';
 import type { VoiceApiCredentials } from './voice-api-credentials.ts';
@@ -80,15 +81,7 @@ export class Contacts extends Construct {
     );
     fn.addEnvironment(TABLES.apiBudget.env, props.apiBudgetTable.tableName);
     props.apiBudgetTable.grant(fn, 'dynamodb:GetItem', 'dynamodb:UpdateItem');
-    fn.addEnvironment(TABLES.suppression.env, props.suppressionTable.tableName);
-    // An opt-out writes the number's item, then reads and conditionally rewrites its shard (suppression-list.ts).
-    props.suppressionTable.grant(
-      fn,
-      'dynamodb:BatchWriteItem',
-      'dynamodb:PutItem',
-      'dynamodb:BatchGetItem',
-      'dynamodb:GetItem',
-    );
+    grantOptOutWrites(props.suppressionTable, fn);
     props.credentials.bindTo(fn);
     props.bucket.grantRead(fn, `${CONTACT_SHEETS}*`);
     props.bucket.grantPut(fn, 'reports/contacts/*');

@@ -1,5 +1,6 @@
 import { RemovalPolicy } from 'aws-cdk-lib';
 import { AttributeType, Billing, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
 import { TABLES, type TableName } from '#commons/tables.ts';
 
@@ -26,4 +27,13 @@ export class DataTables extends Construct {
       ]),
     ) as Record<TableName, TableV2>;
   }
+}
+
+/**
+ * What a function that lists opted-out numbers needs of the do-not-call list: its name, and to write the number's
+ * item, then read and conditionally rewrite its shard (suppression-list.ts).
+ */
+export function grantOptOutWrites(suppression: TableV2, fn: LambdaFunction): void {
+  fn.addEnvironment(TABLES.suppression.env, suppression.tableName);
+  suppression.grant(fn, 'dynamodb:BatchWriteItem', 'dynamodb:PutItem', 'dynamodb:BatchGetItem', 'dynamodb:GetItem');
 }

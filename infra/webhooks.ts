@@ -7,6 +7,7 @@ import { Construct } from 'constructs';
 import { OUTCOMES_TIMEOUT_SECONDS } from '#commons/queue-settings.ts';
 import { TABLES } from '#commons/tables.ts';
 import { CallsheetFunction } from './callsheet-function.ts';
+import { grantOptOutWrites } from './data-tables.ts';
 import { queueWithDeadLetters } from './queues.ts';
 import type { VoiceApiCredentials } from './voice-api-credentials.ts';
 
@@ -71,15 +72,7 @@ export class Webhooks extends Construct {
     const processor = this.processor.fn;
     processor.addEnvironment(TABLES.outcomes.env, props.outcomesTable.tableName);
     props.outcomesTable.grant(processor, 'dynamodb:UpdateItem', 'dynamodb:GetItem');
-    processor.addEnvironment(TABLES.suppression.env, props.suppressionTable.tableName);
-    // An opt-out writes the number's item, then reads and conditionally rewrites its shard (suppression-list.ts).
-    props.suppressionTable.grant(
-      processor,
-      'dynamodb:BatchWriteItem',
-      'dynamodb:PutItem',
-      'dynamodb:BatchGetItem',
-      'dynamodb:GetItem',
-    );
+    grantOptOutWrites(props.suppressionTable, processor);
     props.credentials.bindTo(processor);
     processor.addEnvironment(TABLES.apiBudget.env, props.apiBudgetTable.tableName);
     props.apiBudgetTable.grant(processor, 'dynamodb:GetItem', 'dynamodb:UpdateItem');

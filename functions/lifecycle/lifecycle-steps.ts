@@ -178,9 +178,9 @@ export class LifecycleSteps {
 
     const file = await this.deps.objects.get(plan.bucket, plan.part.key);
     if (!file) throw new PermanentError('part_missing', `the part file s3://${plan.bucket}/${plan.part.key} is gone`);
-    let campaign: { id?: unknown } | null;
+    let campaignId: string;
     try {
-      campaign = await this.deps.api.campaigns.create({
+      const campaign = await this.deps.api.campaigns.create({
         file: file.bytes,
         fileName: `part-${plan.part.index}.xlsx`,
         agent_id: plan.agentId,
@@ -188,6 +188,7 @@ export class LifecycleSteps {
         retries: plan.campaign.retries,
         ...(immediate ? {} : { start_date_time: utcWall(startsAt), time_zone: 'UTC' }),
       });
+      campaignId = campaign.id;
     } catch (err) {
       if (err instanceof AmbiguousRequestError) {
         await this.deps.campaigns.markCreate(key, 'ambiguous');
@@ -197,13 +198,7 @@ export class LifecycleSteps {
       throw classify(err, 'creating the campaign');
     }
     // Outside the try: the campaign exists, so no error from here on may mark the create clear (a retry would
-    // create a second one); a create left `sent` is looked for instead. Made but not named (an answer without an
-    // id): found as a create whose answer was lost.
-    if (typeof campaign?.id !== 'string' || campaign.id === '') {
-      await this.deps.campaigns.markCreate(key, 'ambiguous');
-      return this.reconcile(carry, startsAt, now.getTime());
-    }
-    const campaignId = campaign.id;
+    // create a second one); a create left `sent` is looked for instead.
     if (!(await this.deps.campaigns.created(key, campaignId))) await this.holdIfEnded(key, campaignId, carry.agentId);
     return this.afterCreate(carry, campaignId, startsAt, now.getTime());
   }

@@ -40,48 +40,32 @@ export interface RunningEmulator {
 const BODY_LIMIT = 8 * 1024 * 1024;
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
-function send(res: ServerResponse, reply: Reply, extraHeaders: Record<string, string>): void {
-  const headers: Record<string, string> = { ...extraHeaders, ...reply.headers };
-  if (reply.bytes) {
-    res.writeHead(reply.status, { ...headers, 'Content-Length': String(reply.bytes.length) });
-    res.end(reply.bytes);
-    return;
-  }
-  if (reply.status === 204 || reply.body === undefined) {
-    res.writeHead(reply.status, headers);
-    res.end();
-    return;
-  }
-  const body = JSON.stringify(reply.body);
-  res.writeHead(reply.status, {
-    ...headers,
-    'Content-Type': 'application/json',
-    'Content-Length': String(Buffer.byteLength(body)),
-  });
-  res.end(body);
+/** An answer's body as sent, with the type it needs; none for a 204 or an answer without a body. */
+interface Encoded {
+  bytes: Buffer | null;
+  type: Record<string, string>;
 }
 
-/** The bytes an answer's body is sent as (`send`): empty for a 204 or an answer without a body. */
-function bodyBytes(reply: Reply): Buffer {
-  if (reply.bytes) return reply.bytes;
-  if (reply.status === 204 || reply.body === undefined) return Buffer.alloc(0);
-  return Buffer.from(JSON.stringify(reply.body));
+function encoded(reply: Reply): Encoded {
+  if (reply.bytes) return { bytes: reply.bytes, type: {} };
+  if (reply.status === 204 || reply.body === undefined) return { bytes: null, type: {} };
+  return { bytes: Buffer.from(JSON.stringify(reply.body)), type: { 'Content-Type': 'application/json' } };
 }
 
 /**
- * The answer's status and headers, the length of its whole body and the first half of it, then the connection
- * closes: a client sees the request carried out and cannot read what came of it. Only for an answer with a body
- * (`cuttable`): one without is sent whole.
+ * Sends an answer. `cut`: its status, its headers, the length of its whole body and the first half of it, then the
+ * connection closes: a client sees the request carried out and cannot read what came of it.
  */
-function sendCut(res: ServerResponse, reply: Reply, extraHeaders: Record<string, string>): void {
-  const bytes = bodyBytes(reply);
-  res.writeHead(reply.status, {
-    ...extraHeaders,
-    ...reply.headers,
-    ...(reply.bytes ? {} : { 'Content-Type': 'application/json' }),
-    'Content-Length': String(bytes.length),
-  });
-  res.write(bytes.subarray(0, Math.floor(bytes.length / 2)), () => res.destroy());
+function send(res: ServerResponse, status: number, headers: Record<string, string>, body: Encoded, cut = false): void {
+  if (!body.bytes) {
+    res.writeHead(status, headers);
+    res.end();
+    return;
+  }
+  const bytes = body.bytes;
+  res.writeHead(status, { ...headers, ...body.type, 'Content-Length': String(bytes.length) });
+  if (cut) res.write(bytes.subarray(0, Math.floor(bytes.length / 2)), () => res.destroy());
+  else res.end(bytes);
 }
 
 /** The emulator's HTTP front: auth, rate limit, injected faults, request log, error answers. */
@@ -177,7 +161,9 @@ class EmulatorHttp {
     // A delay or drop fault lets the request take effect and then holds or loses the answer: the client sees a
     // timeout or a broken connection for something that did happen.
     if (holdMs > 0) await this.hold(holdMs, req.headers);
-    const cut = fault?.spec.cut === true && bodyBytes(reply).length > 0;
+    const body = encoded(reply);
+    // An answer without a body has nothing to cut: it is sent whole.
+    const cut = fault?.spec.cut === true && (body.bytes?.length ?? 0) > 0;
     this.traffic.log({
       at: this.core.clock.iso(),
       method,
@@ -199,11 +185,7 @@ class EmulatorHttp {
       res.destroy(); // no status line, no bytes: the answer is lost
       return;
     }
-    if (cut) {
-      sendCut(res, reply, extra);
-      return;
-    }
-    send(res, reply, extra);
+    send(res, reply.status, { ...extra, ...reply.headers }, body, cut);
   }
 
   private injected(status: number): HttpError {

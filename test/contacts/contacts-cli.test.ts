@@ -151,6 +151,15 @@ describe('callsheet contacts', () => {
       expect(show.stdout).toContain('waiting to be pushed: yes');
       expect((await runInProcess(['contacts', 'show', 'nonsense'], deployed)).code).toBe(2);
       expect((await runInProcess(['contacts', 'list', '--changed-since', 'yesterday'], deployed)).code).toBe(2);
+      // A deployed table's name says nothing of its neighbours': without SUPPRESSION_TABLE, push says so.
+      const unlisted = await runInProcess(['contacts', 'push', lines], { ...deployed, SUPPRESSION_TABLE: undefined });
+      expect([unlisted.code, unlisted.stderr]).toEqual([
+        2,
+        expect.stringContaining('contacts push on the deployed tables needs SUPPRESSION_TABLE set too'),
+      ]);
+      expect(
+        (await runInProcess(['contacts', 'show', '+14155550163'], { ...deployed, SUPPRESSION_TABLE: undefined })).code,
+      ).toBe(0);
     } finally {
       await dynamo.close();
     }

@@ -134,7 +134,8 @@ describe('retries and faults', () => {
 
   it('an answer of 2xx cut short: a create is in doubt and not repeated, a read is asked again', async () => {
     const agent = await f.api.agents.create({ name: 'Cut' });
-    // The emulator answers in full; the answer reaches the client cut short once: the only way to provoke it.
+    // The emulator answers in full, and the client gets a shorter body that is whole but not JSON (the emulator's
+    // `cut` fault instead closes the connection mid-body: test/contract/faults.test.ts).
     let cuts = 2;
     const cut: typeof fetch = async (input, init) => {
       const res = await fetch(input, init);
@@ -154,6 +155,20 @@ describe('retries and faults', () => {
     expect(await requestsTo('/campaigns', 'POST')).toHaveLength(1);
     expect((await api.agents.list()).map((a) => a.name)).toEqual(['Cut']);
     expect(await requestsTo('/agents', 'GET')).toHaveLength(2);
+  });
+
+  it('a create answered without a campaign id is in doubt: it was carried out, and is not repeated', async () => {
+    const agent = await f.api.agents.create({ name: 'Nameless' });
+    await f.admin.fault({ method: 'POST', path: '/campaigns', body: { status: 'scheduled' }, count: 1 });
+    const err = await f.api.campaigns
+      .create({ file: await xlsx(contactSheet(phones(3))), fileName: 'n.xlsx', agent_id: agent.id, name: 'Nameless' })
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(AmbiguousRequestError);
+    expect((err as Error).message).toBe(
+      'POST /campaigns answered 201, but its answer could not be read (201 answer names no campaign id); it was carried out',
+    );
+    expect((await f.admin.state<{ campaigns: unknown[] }>()).campaigns).toHaveLength(1);
+    expect(await requestsTo('/campaigns', 'POST')).toHaveLength(1);
   });
 
   it('does not repeat a call start after a 500, but does after a 503 (not carried out)', async () => {

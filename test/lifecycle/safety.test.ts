@@ -301,6 +301,23 @@ describe('no call outside the window, whatever fails', () => {
     expect(r.calls.length).toBeGreaterThanOrEqual(numbers(400));
   }, 90_000);
 
+  it('pause and resume answers cut short: carried out, asked again or reconciled, never a call out of hours', async () => {
+    const w = nextWeek();
+    const cut = { cut: true, count: 2 };
+    const r = await rehearse({
+      name: 'cut-pause-resume',
+      at: beforeClose(w),
+      faults: [
+        faultAcrossClose(w, { method: 'PATCH', path: '/campaigns/*/pause', ...cut }),
+        { method: 'PATCH', path: '/campaigns/*/resume', ...cut, from: la(day(w, 1), '08:50:00'), minutes: 60 },
+      ],
+    });
+    expect(r.faulted.some((f) => f.path.endsWith('/pause'))).toBe(true);
+    expect(r.faulted.some((f) => f.path.endsWith('/resume'))).toBe(true);
+    expect(r.violations).toEqual([]);
+    expect(r.report?.status).toBe('completed');
+  }, 90_000);
+
   it('pause answers 500 for an hour across the close: the agent is braked, then released at the opening', async () => {
     const w = nextWeek();
     const r = await rehearse({

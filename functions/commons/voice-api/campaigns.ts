@@ -61,7 +61,17 @@ export class CampaignsApi {
     if (input.start_date_time !== undefined) form.set('start_date_time', input.start_date_time);
     if (input.time_zone !== undefined) form.set('time_zone', input.time_zone);
     if (input.retries !== undefined) form.set('retries', String(input.retries));
-    return this.http.data<Campaign>({ method: 'POST', path: '/campaigns', form, repeatability: 'once' });
+    return this.http.data<Campaign>({
+      method: 'POST',
+      path: '/campaigns',
+      form,
+      repeatability: 'once',
+      // Made, but not named: what was made is found as after a lost answer.
+      expect: (made) =>
+        typeof (made as Campaign | null)?.id === 'string' && (made as Campaign).id !== ''
+          ? null
+          : 'names no campaign id',
+    });
   }
 
   async get(campaignId: string): Promise<Campaign> {

@@ -67,6 +67,11 @@ export interface ApiRequest {
   /** Overrides the client's key (the embed-snippet endpoint also takes a widget key). */
   apiKey?: string;
   timeoutMs?: number;
+  /**
+   * What a 2xx answer must hold to be used: null when it does, else what it lacks. One that lacks it is read as
+   * one that could not be read (a create without the id of what it made is in doubt).
+   */
+  expect?: (data: unknown) => string | null;
 }
 
 export interface ApiResponse<T> {
@@ -189,6 +194,14 @@ export class Transport {
         await this.limiter.observe(res.headers, res.status);
         try {
           payload = await this.readBody(res, res.ok ? req : { ...req, responseType: 'json' });
+          const lacks = res.ok ? (req.expect?.(payload) ?? null) : null;
+          if (lacks)
+            throw new VoiceApiError(`${res.status} answer ${lacks}`, {
+              status: res.status,
+              ...where,
+              requestId: null,
+              body: payload,
+            });
         } catch (err) {
           // An error's status says enough without its body.
           if (!res.ok) payload = null;

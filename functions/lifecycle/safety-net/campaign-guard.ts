@@ -75,6 +75,13 @@ export function leftAs(action: Pick<GuardAction, 'outcome' | 'pauseHeld'>): stri
   }
 }
 
+/** A part's failure once the safety net acted on it: how its workflow ended, and how the campaign was left. */
+function securedFailure(ended: string, by: 'guard' | 'sweeper', action: GuardAction): string {
+  return action.outcome === 'none'
+    ? `the workflow ${ended} before it created a campaign; nobody was called`
+    : `the workflow ${ended}; the ${by} left the campaign ${leftAs(action)}`;
+}
+
 /** How long a look that is due may take before the sweeper steps in for the closing window. */
 const WORKFLOW_SLACK_MS = 60_000;
 /** How many sweeps apart the pause of an ended part the brake alone holds is tried again. */
@@ -109,10 +116,7 @@ export class CampaignGuard {
     const action = await this.secure(record, reasons, true, 'guard', e.executionArn);
     const failure: Failure = {
       code,
-      message:
-        action.outcome === 'none'
-          ? `the workflow ${ended} before it created a campaign; nobody was called`
-          : `the workflow ${ended}; the guard left the campaign ${leftAs(action)}`,
+      message: securedFailure(ended, 'guard', action),
     };
     const last = end ? await this.deps.campaigns.finish(partKey, 'failed', this.deps.now(), failure) : record;
     await this.reportEnded(plan, partKey, last, failure);
@@ -219,10 +223,7 @@ export class CampaignGuard {
       if (!running) {
         const failure = {
           code: 'workflow_stopped',
-          message:
-            action.outcome === 'none'
-              ? 'the workflow stopped without finishing, before it created a campaign; nobody was called'
-              : `the workflow stopped without finishing; the sweeper left the campaign ${leftAs(action)}`,
+          message: securedFailure('stopped without finishing', 'sweeper', action),
         };
         const last = await this.deps.campaigns.finish(record.partKey, 'failed', this.deps.now(), failure);
         await this.reportEnded(await this.planOf(watch.execution), record.partKey, last, failure);

@@ -22,22 +22,20 @@ import { counted } from '../words.ts';
 
 const ACTIONS = ['push', 'show', 'list'] as const;
 
-interface ContactTables extends OpenTable {
-  /** The API budget table beside it (the same database). */
-  budget: string;
-  /** The do-not-call list beside it, where an opt-out change lists its number. */
-  suppression: string;
-}
-
 /**
- * The contacts table as every operator command opens it (deployed, a running local stack, or the data dir), and
- * the budget table beside it: API_BUDGET_TABLE when deployed, else the same local database's, named alike.
+ * The tables beside the contacts table that a push writes: the API budget and the do-not-call list (where an opt-out
+ * change lists its number). Deployed, each comes from its variable; locally, from the same database.
  */
-async function openContactTables(): Promise<ContactTables> {
-  const opened = await openTable('contacts');
-  const budget = process.env[TABLES.apiBudget.env] || opened.table.replace(/contacts$/, 'apiBudget');
-  const suppression = process.env[TABLES.suppression.env] || opened.table.replace(/contacts$/, 'suppression');
-  return { ...opened, budget, suppression };
+function pushTables(opened: OpenTable): { budget: string; suppression: string } {
+  const named = (name: 'apiBudget' | 'suppression') => {
+    const table = opened.sibling(name);
+    if (!table)
+      throw new UsageError(
+        `contacts push on the deployed tables needs ${TABLES[name].env} set too, beside CONTACTS_TABLE`,
+      );
+    return table;
+  };
+  return { budget: named('apiBudget'), suppression: named('suppression') };
 }
 
 const isSheet = (bytes: Buffer, name: string) =>
@@ -170,7 +168,8 @@ export const contactsCommand: Command = {
     '  --changed-since TIME  list: only contacts changed at or after this ISO 8601 time',
     '  --json                print JSON',
     '',
-    'Works on the deployed tables when CONTACTS_TABLE is set (with API_BUDGET_TABLE and the usual AWS credentials),',
+    'Works on the deployed tables when CONTACTS_TABLE is set (push needs API_BUDGET_TABLE and SUPPRESSION_TABLE too,',
+    'and the usual AWS credentials),',
     'otherwise on the local stack in $CALLSHEET_DATA_DIR (default .callsheet/): the running `callsheet local` (or',
     'run) there, or the directory itself. push stores each event once, then sends the changes within the account-wide',
     "API budget: to VOICE_API_URL with VOICE_API_KEY (or VOICE_API_SECRET_ARN), to the running stack's emulator, or",
@@ -201,7 +200,7 @@ export const contactsCommand: Command = {
     }
     const input = action === 'push' ? await readEvents(args[0] as string, country as CountryCode | undefined) : null;
 
-    const tables = await openContactTables();
+    const tables = await openTable('contacts');
     const store = new ContactStore(tables.db, tables.table);
     try {
       if (action === 'show') {
@@ -230,7 +229,8 @@ export const contactsCommand: Command = {
       }
       const { events, rejected } = input as { events: unknown[]; rejected: string[] };
       const deployed = Boolean(process.env[TABLES.contacts.env]);
-      const target = await openPushTarget(tables.db, tables.budget, {
+      const beside = pushTables(tables);
+      const target = await openPushTarget(tables.db, beside.budget, {
         deployed,
         running: !deployed && tables.live ? await readRunningStack(localDataDir()) : null,
       });
@@ -238,7 +238,7 @@ export const contactsCommand: Command = {
       try {
         result = await pushEvents(
           store,
-          new SuppressionList(tables.db, tables.suppression),
+          new SuppressionList(tables.db, beside.suppression),
           target,
           events,
           country as CountryCode | undefined,

@@ -388,12 +388,15 @@ export const runCommand: Command = {
         // Real files under the data directory: the bucket's addresses live only as long as this process.
         const local = (name: string) => join(dataDir, 'reports', id, name);
         const parts = [];
+        // What the safety net did to each part, in one read.
+        const secured = await store.getMany((intake?.parts ?? []).map((p) => partKey(id, p.index)));
         for (const p of intake?.parts ?? []) {
           const files = partReportFiles(reportPrefix(id), p.index);
           const r = await readJson<PartReport>(stack.objects, stack.bucket, files.json);
-          const record = await store.get(partKey(id, p.index));
+          const key = partKey(id, p.index);
           parts.push({
-            ...partEntry(p.index, r, stack.bucket, files, local, interrupted, record?.secured ?? null),
+            partKey: key,
+            ...partEntry(p.index, r, stack.bucket, files, local, interrupted, secured.get(key)?.secured ?? null),
             stateTransitions: r?.stateTransitions ?? 0,
             simulatedDuration: isoDuration(r?.durationSeconds ?? 0),
           });
@@ -420,7 +423,7 @@ export const runCommand: Command = {
         else {
           for (const p of parts) {
             say(partLine(p, `${readableDuration(p.simulatedDuration)}${emulator ? ' of simulated time' : ''}`));
-            for (const line of securedLines({ ...p, partKey: partKey(id, p.index) }, Boolean(realApi))) say(line);
+            for (const line of securedLines(p, Boolean(realApi))) say(line);
             for (const line of followUpLines(p)) say(line);
             if ('page' in p) say(`  report: ${p.page}`);
           }
@@ -430,7 +433,7 @@ export const runCommand: Command = {
           if (records && faults) {
             const hits = records.faulted_requests;
             say(
-              `faulted requests: ${hits.length} (${hits.filter((h) => h.dropped).length} answers dropped, ${hits.filter((h) => h.cut).length} cut short)`,
+              `faulted requests: ${hits.length} (${hits.filter((h) => h.dropped).length} answers dropped, ${hits.filter((h) => h.cut).length} cut short, ${hits.filter((h) => h.replaced).length} replaced)`,
             );
           }
           say(`all reports: ${join(dataDir, 'reports', id)}`);
@@ -466,6 +469,7 @@ interface FaultedRequest {
   fault_id?: number;
   dropped?: boolean;
   cut?: boolean;
+  replaced?: boolean;
 }
 
 /** Every call the emulator placed and every request a fault hit, from its admin API. */
@@ -478,7 +482,7 @@ async function rehearsalRecords(admin: EmulatorAdmin) {
     dialable: (await admin.dialable()).map(({ campaign_id, from, to, phones }) => ({ campaign_id, from, to, phones })),
     faulted_requests: log
       .filter((r) => r.fault)
-      .map(({ at, method, path, status, fault_id, dropped, cut }) => ({
+      .map(({ at, method, path, status, fault_id, dropped, cut, replaced }) => ({
         at,
         method,
         path,
@@ -486,6 +490,7 @@ async function rehearsalRecords(admin: EmulatorAdmin) {
         fault_id,
         ...(dropped ? { dropped } : {}),
         ...(cut ? { cut } : {}),
+        ...(replaced ? { replaced } : {}),
       })),
   };
 }
