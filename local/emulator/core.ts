@@ -60,7 +60,7 @@ export class EmulatorCore {
   readonly clock: SimClock;
   readonly webhooks: WebhookSender;
   readonly live: LiveChannel;
-  ids: IdMaker;
+  readonly ids: IdMaker;
   account: Account;
   dialer: Dialer;
   baseUrl = 'http://127.0.0.1';
@@ -98,10 +98,13 @@ export class EmulatorCore {
     return new Dialer(this.account, this.clock, this.ids, this.seed, () => this.baseUrl, observer);
   }
 
-  /** Back to a new account with the start-up settings; the clock keeps its time but forgets its events. */
+  /**
+   * Back to a new account with the start-up settings; the clock keeps its time but forgets its events. Ids go on
+   * from where they were, as a vendor's never repeat: a record kept outside (callsheet's brake register, its parts)
+   * must not take the new account's first agent for the old one's.
+   */
   reset(): void {
     this.clock.cancelAll();
-    this.ids = new IdMaker(this.seed);
     this.account = freshAccount(this.startSettings, this.ids, this.clock.now());
     this.dialer = this.newDialer();
     this.webhooks.deliveries.length = 0;

@@ -23,6 +23,19 @@ describe('agents', () => {
     expect((await f.api.agents.list()).map((a) => a.id)).toEqual([agent.id]);
   });
 
+  it('never hands out an id twice, not even after the account is reset', async () => {
+    // callsheet keeps records by agent and campaign id (its brake register): a new account's first agent must not
+    // be mistaken for the old account's.
+    const before = await f.api.agents.create({ name: 'Before' });
+    const [numberBefore] = await f.api.phoneNumbers.list();
+    await f.admin.reset();
+    const after = await f.api.agents.create({ name: 'After' });
+    const [numberAfter] = await f.api.phoneNumbers.list();
+    expect(after.id).not.toBe(before.id);
+    expect(numberAfter?.id).not.toBe(numberBefore?.id);
+    expect((await f.api.agents.list()).map((a) => a.id)).toEqual([after.id]);
+  });
+
   it('maps request names to response names and checks references', async () => {
     const [number] = await f.api.phoneNumbers.list();
     const kb = await f.api.knowledge.create({ name: 'FAQ', content: 'Opening hours 9-5.' });

@@ -369,8 +369,11 @@ export const runCommand: Command = {
         }
         // Stopped workflows reach the guard, which secures their campaigns and writes their reports.
         if (interrupted) await stack.guardIdle();
+        // A request the emulator held before carrying it out (a late fault) goes on after its asker gave up: what it
+        // did, and its line in the request log, count once it is done.
+        await emulator?.traffic.settled();
         // The contact file's sync runs to its end (on the simulated clock), unless the run was stopped.
-        else {
+        if (!interrupted) {
           await contactsDrop;
           await stack.contacts.settle();
           // Call events the processor failed come back after the queue's visibility timeout: counted once every
