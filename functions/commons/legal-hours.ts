@@ -156,16 +156,24 @@ export function legalWindowOf(rules: readonly HoursRule[]): WindowRule[] | null 
 export const holidayScopesOf = (rules: readonly HoursRule[]): string[] =>
   rules.filter((r) => r.noHolidays).map((r) => r.scope);
 
+/** Where an upload sets its calling window. */
+const UPLOAD_WINDOW = 'Settings sheet "calling window" or x-amz-meta-calling-window';
+
 /**
  * Why rows of a country without legal hours are refused, in words the uploader can act on; `table` is the one in
- * force, so hours the LEGAL_HOURS setting switched off are said to be that, not missing.
+ * force, so hours the LEGAL_HOURS setting switched off are said to be that, not missing. `setWith` names where the
+ * asker sets a window (an upload's settings, or a command's flag).
  */
-export const noLegalHoursMessage = (country: string | null, table: LegalHoursTable = DEFAULT_LEGAL_HOURS): string => {
+export const noLegalHoursMessage = (
+  country: string | null,
+  table: LegalHoursTable = DEFAULT_LEGAL_HOURS,
+  setWith = UPLOAD_WINDOW,
+): string => {
   if (!country)
     return 'set a calling window: callsheet cannot tell which country these numbers belong to, so it has no legal hours for them';
   const why =
     DEFAULT_LEGAL_HOURS[country] && !table[country]
       ? `the LEGAL_HOURS setting switches off callsheet's default hours for ${country}`
       : `callsheet has no default legal hours for ${country}`;
-  return `set a calling window for ${country} numbers: ${why} (Settings sheet "calling window" or x-amz-meta-calling-window, e.g. "Mon-Fri 09:00-20:00")`;
+  return `set a calling window for ${country} numbers: ${why} (${setWith}, e.g. "Mon-Fri 09:00-20:00")`;
 };

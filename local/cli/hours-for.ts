@@ -3,7 +3,12 @@ import { regionsOfNumber } from '#commons/calling-hours/regions.ts';
 import { SPLIT_AREA_CODES } from '#commons/calling-hours/split-area-codes.ts';
 import { parseWindowRules, type WindowRule, WindowSpecError } from '#commons/calling-window.ts';
 import type { CampaignPlan } from '#commons/campaign-plan.ts';
-import { type AppliedRule, DEFAULT_LEGAL_HOURS, type LegalHoursTable } from '#commons/legal-hours.ts';
+import {
+  type AppliedRule,
+  DEFAULT_LEGAL_HOURS,
+  type LegalHoursTable,
+  noLegalHoursMessage,
+} from '#commons/legal-hours.ts';
 import { normalizePhone } from '#commons/phone/phone.ts';
 import { partIntervals, partWindow } from '#commons/window-plan.ts';
 import { instantOfWallTime, zoneOffsetMs } from '#commons/zoned-time.ts';
@@ -146,7 +151,9 @@ function answerFor(
   const result = partWindow(plan, table, from);
   // Here the window is this command's own flag, not an upload's setting.
   if (!result.ok)
-    return { error: result.code === 'no_legal_hours' ? `${result.message}; here: --window SPEC` : result.message };
+    return {
+      error: result.code === 'no_legal_hours' ? noLegalHoursMessage(country, table, '--window') : result.message,
+    };
   const w = result.window;
   const split = npa ? SPLIT_AREA_CODES[npa] : undefined;
   return {

@@ -1,7 +1,7 @@
 import { documentClient } from '#commons/aws/clients.ts';
 import { labelOfPartKey } from '#commons/campaign-plan.ts';
 import type { Log } from '#commons/log.ts';
-import { CampaignStore } from '#lifecycle/campaign-store.ts';
+import { CampaignStore, quietAt } from '#lifecycle/campaign-store.ts';
 import type { StatsSample } from './html-report.ts';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from './local-aws.ts';
 import type { LocalStack } from './local-stack.ts';
@@ -49,7 +49,8 @@ export function sampleStats(
       }
       // Every part confirmed not dialling (window closed, paused): nothing moves before the next look, or before a
       // scheduled start, from which a campaign dials on its own.
-      if (running.length > 0 && running.every((p) => p.watch?.quiet))
+      const now = stack.scheduler?.now() ?? Date.now();
+      if (running.length > 0 && running.every((p) => p.watch && quietAt(p.watch, now)))
         return Math.min(
           ...running.flatMap((p) => [
             Date.parse(p.watch?.nextLookAt ?? '') || Number.POSITIVE_INFINITY,

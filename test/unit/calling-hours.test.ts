@@ -136,7 +136,7 @@ describe('hoursFor: when a number may be called on a date, and why', () => {
     const table = parseLegalHours('{"DE": "off"}');
     const off = hoursFor('+4930123456', { on: '2026-11-30', table });
     expect('error' in off && off.error).toBe(
-      `+4930123456: set a calling window for DE numbers: the LEGAL_HOURS setting switches off callsheet's default hours for DE (Settings sheet "calling window" or x-amz-meta-calling-window, e.g. "Mon-Fri 09:00-20:00"); here: --window SPEC`,
+      `+4930123456: set a calling window for DE numbers: the LEGAL_HOURS setting switches off callsheet's default hours for DE (--window, e.g. "Mon-Fri 09:00-20:00")`,
     );
     const windowed = hoursFor('+4930123456', { on: '2026-11-30', table, window: 'Mon-Fri 10:00-12:00' });
     expect('error' in windowed ? windowed.error : [windowed.country, windowed.rules, local(windowed)]).toEqual([

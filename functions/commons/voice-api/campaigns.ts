@@ -1,5 +1,5 @@
 import { parseDateTimeIn } from '../zoned-time.ts';
-import { isValidTimeZone, LIMITS } from './contract.ts';
+import { isCampaignFileName, isValidTimeZone, LIMITS } from './contract.ts';
 import type { Transport } from './http.ts';
 import { pathId, RequestChecks } from './request-checks.ts';
 import type { ActionResult, Campaign, CampaignInput, CampaignStats, CampaignUpdate } from './types.ts';
@@ -49,7 +49,7 @@ export class CampaignsApi {
     const checks = new RequestChecks()
       .check(Boolean(input.agent_id), ['body', 'agent_id'], 'agent_id is required', 'missing')
       .check(Boolean(input.name), ['body', 'name'], 'name is required', 'missing')
-      .check(/\.(xlsx|xls)$/i.test(input.fileName ?? ''), ['body', 'file'], 'the contact file must be .xlsx or .xls');
+      .check(isCampaignFileName(input.fileName ?? ''), ['body', 'file'], 'the contact file must be .xlsx or .xls');
     checkSchedule(checks, input, 'body');
     checks.done();
 

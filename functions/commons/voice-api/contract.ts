@@ -15,6 +15,9 @@ export const LIMITS = {
   campaignFileBytes: 5 * 1024 * 1024,
 } as const;
 
+/** A campaign's contact file: the API takes .xlsx or .xls spreadsheets only (its file name says which). */
+export const isCampaignFileName = (name: string): boolean => /\.(xlsx|xls)$/i.test(name);
+
 export const CALL_STATUSES = ['queued', 'initiated', 'in_progress', 'completed', 'failed', 'cancelled'] as const;
 export type CallStatus = (typeof CALL_STATUSES)[number];
 export const CANCELLABLE_CALL_STATUSES: readonly CallStatus[] = ['queued', 'in_progress'];

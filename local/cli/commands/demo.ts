@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { basename } from 'node:path';
-import { TtsApi, VoiceApiClient } from '#commons/voice-api/index.ts';
+import { isCampaignFileName, TtsApi, VoiceApiClient } from '#commons/voice-api/index.ts';
 import { parseWebhook, WebhookVerificationError } from '#commons/voice-api/webhooks.ts';
 import { EmulatorAdmin } from '#local/emulator/admin-client.ts';
 import { startEmulator } from '#local/emulator/server.ts';
@@ -60,7 +60,7 @@ export const demoCommand: Command = {
     };
     const sheetPath = (values.sheet as string | undefined) ?? DEFAULT_SHEET.pathname;
     // The API's campaigns take only workbooks: said before the tour starts, not by the API half-way through it.
-    if (!/\.xlsx?$/i.test(sheetPath))
+    if (!isCampaignFileName(sheetPath))
       throw new UsageError(`--sheet ${sheetPath}: the Voice API takes a campaign's contacts as .xlsx or .xls only`);
     let sheet: Buffer;
     try {
