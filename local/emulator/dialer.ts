@@ -58,6 +58,11 @@ export class Dialer {
   /** The numbers each campaign dialled since the last `observe`: they were ready at that instant. */
   private readonly dialledNow = new Map<string, string[]>();
   private readonly busy = new Set<string>();
+  /**
+   * Each call's place among this account's calls: its outcome is drawn from that, not from its id, so a reset
+   * account plays out the same way whatever ids were handed out before it (ids never repeat).
+   */
+  private readonly ordinals = new Map<string, number>();
   private campaignTurn = 0;
   private pumping = false;
   private pumpAgain = false;
@@ -210,8 +215,10 @@ export class Dialer {
   }
 
   newCall(agentId: string, phone: string, name: string | null, instructions: string | null, now: number): CallRecord {
+    const id = this.ids.next('call');
+    this.ordinals.set(id, this.ordinals.size + 1);
     return {
-      id: this.ids.next('call'),
+      id,
       status: 'queued',
       agent_id: agentId,
       campaign_id: null,
@@ -239,7 +246,7 @@ export class Dialer {
   }
 
   private dial(call: CallRecord): void {
-    const r = streamFor(this.seed, call.id);
+    const r = streamFor(this.seed, `call#${this.ordinals.get(call.id) ?? call.id}`);
     this.busy.add(call.id);
     call.status = 'initiated';
     call.started_at = this.clock.now();

@@ -19,9 +19,15 @@ import { type ArmedFault, Traffic } from './traffic.ts';
 /**
  * Holds an answer `ms` milliseconds (a delay fault), given the request's headers: real time by default; under
  * `callsheet run` the embedded stack's simulated clock, as the sleep of the workflow that asked (LocalStack.holdAnswer).
- * `late`: the request itself is held before it is carried out, on its own, so it goes on after the workflow gave up.
+ * `late`: the request itself is held before it is carried out, on its own, so it goes on after the workflow gave up;
+ * `finished` settles once it has been carried out, answered and logged.
  */
-export type HoldAnswer = (ms: number, headers: IncomingMessage['headers'], late?: boolean) => Promise<void>;
+export type HoldAnswer = (
+  ms: number,
+  headers: IncomingMessage['headers'],
+  late?: boolean,
+  finished?: Promise<void>,
+) => Promise<void>;
 
 export interface StartOptions extends EmulatorOptions {
   port?: number;
@@ -110,14 +116,19 @@ class EmulatorHttp {
   async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const api = (req.url ?? '/').startsWith(API_PREFIX);
     if (api) this.traffic.started();
+    let finish = () => {};
+    const finished = new Promise<void>((resolve) => {
+      finish = resolve;
+    });
     try {
-      await this.answer(req, res);
+      await this.answer(req, res, finished);
     } finally {
+      finish();
       if (api) this.traffic.finished();
     }
   }
 
-  private async answer(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  private async answer(req: IncomingMessage, res: ServerResponse, finished: Promise<void>): Promise<void> {
     const started = Date.now();
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
     const method = (req.method ?? 'GET').toUpperCase();
@@ -141,7 +152,7 @@ class EmulatorHttp {
         holdMs = fault?.spec.delayMs ?? 0;
         if (fault?.spec.late) {
           // Held before it is carried out: it takes effect after a client that gave up on it.
-          await this.hold(holdMs, req.headers, true);
+          await this.hold(holdMs, req.headers, true, finished);
           holdMs = 0;
         }
         this.authenticate(req, path);

@@ -104,6 +104,23 @@ export class SimScheduler {
   }
 
   /**
+   * Work of its own that starts at `at` (a request the emulator holds before carrying it out): an actor that sleeps
+   * until then, and that time waits for until `done` settles.
+   */
+  async workAt(at: number, done: Promise<void>): Promise<void> {
+    const id = `work:${++this.waitSeq}`;
+    this.join(id);
+    this.sleep(id, at);
+    try {
+      await this.gate(id);
+    } catch (err) {
+      this.leave(id);
+      throw err;
+    }
+    void done.finally(() => this.leave(id));
+  }
+
+  /**
    * A wait inside work (an API budget's wait, a retry's back-off): the actor doing it (`actor`, from
    * stack-clock.ts) sleeps as in a Wait state and works on at `at`, so time moves only once everyone else waits
    * too. One actor's waits take turns. Outside any actor (intake's budget wait while `run` sets up) the wait is an

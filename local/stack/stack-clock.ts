@@ -1,7 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { IncomingMessage } from 'node:http';
 import { type RequestTiming, realTiming } from '#commons/voice-api/http.ts';
 import type { Clock } from '#commons/voice-api/rate-limiter.ts';
+import type { HoldAnswer } from '#local/emulator/server.ts';
 import type { SettableClock, SimScheduler } from './sim-scheduler.ts';
 
 /** Which of the scheduler's actors (an execution, the guard, the contact queue) the current work belongs to. */
@@ -84,7 +84,7 @@ export const ACTOR_HEADER = 'x-callsheet-actor';
  */
 export function simulatedRequests(scheduler: SimScheduler): {
   timing: RequestTiming;
-  holdAnswer: (ms: number, headers: IncomingMessage['headers'], late?: boolean) => Promise<void>;
+  holdAnswer: HoldAnswer;
 } {
   return {
     timing: {
@@ -102,13 +102,14 @@ export function simulatedRequests(scheduler: SimScheduler): {
       // A rate limit's reset (Retry-After) comes in the emulator's time: the actor sleeps until it.
       wait: (ms) => sleepAs(scheduler, actors.getStore(), ms),
     },
-    holdAnswer: (ms, headers, late) => {
+    holdAnswer: (ms, headers, late, finished) => {
       const actor = headers[ACTOR_HEADER];
       if (late && typeof actor === 'string' && scheduler.has(actor)) {
-        // A request held before it is carried out is work of its own: it goes on when its asker gives up. The
-        // asker sleeps meanwhile, as for any held answer, so its time limit can end the wait.
+        // A request held before it is carried out is work of its own: it goes on when its asker gives up, and time
+        // stands still until it is done. The asker sleeps meanwhile, as for any held answer, so its time limit can
+        // end the wait.
         void sleepAs(scheduler, actor, ms).catch(() => undefined);
-        return scheduler.waitUntil(scheduler.now() + ms);
+        return scheduler.workAt(scheduler.now() + ms, finished ?? Promise.resolve());
       }
       return sleepAs(scheduler, actor, ms);
     },

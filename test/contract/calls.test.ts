@@ -31,7 +31,8 @@ describe('calls', () => {
     expect(done.status).toBe('completed');
     expect(seen.has('in_progress')).toBe(true);
     expect(done.duration).toBeGreaterThanOrEqual(20);
-    expect(done.cost).toBeCloseTo(((done.duration ?? 0) / 60) * 4.5, 2);
+    // Billed per second at 4.5 INR a minute, to the paisa.
+    expect(done.cost).toBe(Math.round(((done.duration ?? 0) / 60) * 4.5 * 100) / 100);
     expect(done.transcript?.[0]).toMatchObject({ speaker: 'agent', text: expect.stringContaining('Good morning.') });
     expect(done.recording_url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\//);
     const recording = await fetch(done.recording_url as string);

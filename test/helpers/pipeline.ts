@@ -28,9 +28,9 @@ export function usePipeline(
   const { emulator, ...stackOptions } = options;
   const fixture = {} as PipelineFixture;
   // With heldAnswers, a delay fault holds its answer on the stack's clock, as under `callsheet run`.
-  const hold: StartOptions['hold'] = (ms, headers, late) =>
+  const hold: StartOptions['hold'] = (ms, headers, late, finished) =>
     fixture.stack
-      ? fixture.stack.holdAnswer(ms, headers, late)
+      ? fixture.stack.holdAnswer(ms, headers, late, finished)
       : new Promise<void>((resolve) => setTimeout(resolve, ms));
   fixture.f = useEmulator({ ...emulator, ...(options.heldAnswers ? { hold } : {}) });
   beforeAll(async () => {
@@ -50,8 +50,9 @@ export function usePipeline(
 }
 
 /**
- * Uploads a sheet as a user would, waits until intake has handled it and every execution has ended, and answers
- * the executions this upload started (continuations included).
+ * Uploads a sheet as a user would, waits until intake has handled it, every execution has ended and been guarded,
+ * and the emulator has no request in flight, and answers the executions this upload started (continuations
+ * included).
  */
 export async function uploadAndRun(
   p: PipelineFixture,
@@ -61,6 +62,9 @@ export async function uploadAndRun(
 ): Promise<LocalExecution[]> {
   const started = await uploadOnly(p, key, body, metadata);
   await p.stack.sfn.settled();
+  // What follows an execution's end: the guard of one that failed, a request the emulator held past its asker.
+  await p.stack.guardIdle();
+  await p.f.emu.traffic.settled();
   return started();
 }
 

@@ -5,6 +5,7 @@ import { EmulatorAdmin } from '#local/emulator/admin-client.ts';
 import { startEmulator } from '#local/emulator/server.ts';
 import { SimScheduler } from '#local/stack/sim-scheduler.ts';
 import { actorClock, asActor, simulatedRequests, stackClock } from '#local/stack/stack-clock.ts';
+import { contactSheet, phones, xlsx } from '../helpers/sheets.ts';
 
 const T0 = Date.parse('2026-12-07T18:00:00Z');
 
@@ -107,7 +108,7 @@ describe('slow answers on simulated time (simulatedRequests)', () => {
       speed: 0,
       startTime: T0,
       settings: { rateLimitPerMinute },
-      hold: (ms, headers) => (hold as NonNullable<typeof hold>)(ms, headers),
+      hold: (ms, headers, late, finished) => (hold as NonNullable<typeof hold>)(ms, headers, late, finished),
     });
     const s = new SimScheduler(emu.core.clock);
     const requests = simulatedRequests(s);
@@ -169,6 +170,38 @@ describe('slow answers on simulated time (simulatedRequests)', () => {
       await tick();
       expect(s.now()).toBe(T0 + 10_000);
       s.leave('step');
+    } finally {
+      await emu.close();
+    }
+  });
+
+  it('a request held before it is carried out is work of its own: time waits until it is done', async () => {
+    const { emu, s, api, admin } = await heldEmulator();
+    try {
+      const agent = await api.agents.create({ name: 'Late' });
+      // Carried out a minute after it came, long after its asker (10 s limit) gave up; a create reads its sheet on
+      // the way, so it is not done at once.
+      await admin.fault({ method: 'POST', path: '/campaigns', delayMs: 60_000, late: true, count: 1 });
+      s.join('step');
+      s.join('other');
+      s.sleep('other', T0 + 60_001);
+      const other = s.gate('other').then(() => {
+        const created = [...emu.core.account.campaigns.values()].map((c) => c.name);
+        const logged = emu.traffic.requests.filter((r) => r.path.endsWith('/campaigns')).map((r) => r.at);
+        s.leave('other');
+        return { created, logged };
+      });
+      const file = await xlsx(contactSheet(phones(3)));
+      const step = asActor('step', async () => {
+        const err = await api.campaigns
+          .create({ file, fileName: 'late.xlsx', agent_id: agent.id, name: 'Late' })
+          .catch((e: unknown) => e);
+        s.leave('step');
+        return err;
+      });
+      expect(await step).toBeInstanceOf(Error);
+      // A millisecond after it was carried out, the campaign exists and the request is in the log.
+      expect(await other).toEqual({ created: ['Late'], logged: [new Date(T0 + 60_000).toISOString()] });
     } finally {
       await emu.close();
     }

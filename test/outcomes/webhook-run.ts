@@ -10,8 +10,7 @@ export const stackDb = (p: PipelineFixture) => dynaliteClient(p.stack.dynamo.end
 
 /**
  * Runs one upload through the whole pipeline with the emulator's webhooks pointed at the stack's receiver, waits
- * until every delivery is handled, and answers the campaign's id and the emulator's calls of it. (One run per
- * test file: the emulator's reset starts call ids over, which a real account never does.)
+ * until every delivery is handled, and answers the campaign's id and the emulator's calls of it.
  */
 export async function runWithWebhooks(
   p: PipelineFixture,

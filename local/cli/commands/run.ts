@@ -225,8 +225,10 @@ export const runCommand: Command = {
             startTime: opts.now ?? Date.now(),
             // The plan's limits (the contract's first tier), which the stack's one API budget keeps to.
             settings: credits === undefined ? {} : { credits },
-            hold: (ms, headers, late) =>
-              holdAnswer ? holdAnswer(ms, headers, late) : new Promise<void>((resolve) => setTimeout(resolve, ms)),
+            hold: (ms, headers, late, finished) =>
+              holdAnswer
+                ? holdAnswer(ms, headers, late, finished)
+                : new Promise<void>((resolve) => setTimeout(resolve, ms)),
           });
       const apiUrl = realApi ? (process.env.VOICE_API_URL as string) : (emulator?.url as string);
       // The handlers' warnings and errors (an intake that failed, a call event not recorded), for `see run.log`.
@@ -367,8 +369,9 @@ export const runCommand: Command = {
         } finally {
           hold?.stop();
         }
-        // Stopped workflows reach the guard, which secures their campaigns and writes their reports.
-        if (interrupted) await stack.guardIdle();
+        // Workflows that ended stopped, failed or timed out reach the guard, which secures their campaigns and
+        // writes their reports: the summary waits for it.
+        await stack.guardIdle();
         // A request the emulator held before carrying it out (a late fault) goes on after its asker gave up: what it
         // did, and its line in the request log, count once it is done.
         await emulator?.traffic.settled();
