@@ -24,7 +24,7 @@ export interface EmulatorFixture {
 
 /**
  * One emulator per test file on a free 127.0.0.1 port, with a frozen clock (tests move it) and no rate limit
- * unless a test sets one. The account is reset after each test.
+ * unless a test sets one. The account is reset after each test, once no request is in flight.
  */
 export function useEmulator(options: Partial<StartOptions> = {}): EmulatorFixture {
   const fixture = {} as EmulatorFixture;
@@ -51,6 +51,8 @@ export function useEmulator(options: Partial<StartOptions> = {}): EmulatorFixtur
     fixture.admin = new EmulatorAdmin(emu.url);
   });
   afterEach(async () => {
+    // A held answer still on its way would land in the next test's account and request log.
+    await fixture.emu.traffic.settled();
     await fixture.admin.reset();
   });
   afterAll(async () => {
