@@ -65,6 +65,8 @@ export interface LocalStackOptions {
   wrapLifecycle?: (invoke: LambdaInvoke) => LambdaInvoke;
   /** Wraps the guard function likewise: rehearsals of a guard invocation that fails. Not for normal runs. */
   wrapGuard?: (invoke: LambdaInvoke) => LambdaInvoke;
+  /** Wraps the sweeper function likewise: rehearsals of a slow sweep. Not for normal runs. */
+  wrapSweep?: (invoke: LambdaInvoke) => LambdaInvoke;
   /** How simulated time moves (with `clock`): by default it jumps to the next wake-up (SimScheduler). */
   scheduler?: SimScheduler;
   /**
@@ -100,7 +102,10 @@ export interface LocalStack {
    * reserve; `maxWaitMs: 0` skips a request rather than wait.
    */
   budget(share: BudgetShare, options?: { maxWaitMs?: number }): RequestBudget;
-  /** Resolves when the guard has handled every execution that ended so far. */
+  /**
+   * Resolves when the safety net is at rest: the guard has handled every execution that ended so far, and no sweep
+   * is under way (a sweep may still secure what a guard left unconfirmed).
+   */
   guardIdle(): Promise<void>;
   /** The webhook receiver on 127.0.0.1 and the outcomes queue behind it (point the emulator's webhookUrl here). */
   webhooks: LocalWebhooks;
@@ -259,15 +264,23 @@ async function startOn(
   const guard = await buildCampaignGuard(readGuardConfig(env), apiOptions);
   const guardHandler = lambdaInvoke(makeGuardHandler(guard, log));
   const onEnded = options.wrapGuard?.(guardHandler) ?? guardHandler;
-  const sweep = makeSweeperHandler(guard, log);
+  const sweepHandler = makeSweeperHandler(guard, log);
+  const sweep = (options.wrapSweep?.(sweepHandler) ?? sweepHandler) as typeof sweepHandler;
   const context = localContext('callsheet-guard');
   // Each ended execution's guard runs at once and on its own, as EventBridge invokes the function for each event. Run
   // one after another, a guard waiting its turn held the simulated clock still while the one before it slept on it.
   const guarding = new Set<Promise<unknown>>();
   // Closing the stack cuts a guard retry's wait short (retryWait): the campaign is secured before the tables go.
   const closing = new AbortController();
+  // The sweep under way, if any: it may secure a part while the run reads what its guard left.
+  let sweeping: Promise<unknown> = Promise.resolve();
   const guardsIdle = async () => {
-    while (guarding.size > 0) await Promise.all(guarding);
+    for (;;) {
+      if (guarding.size > 0) await Promise.all(guarding);
+      const round = sweeping;
+      await round;
+      if (guarding.size === 0 && round === sweeping) return;
+    }
   };
   sfn.onStatusChange((execution) => {
     // A workflow that ends (stopped, timed out, failed) changes what a sweep finds, as a look does.
@@ -321,7 +334,7 @@ async function startOn(
   // new part, a look): AWS runs them all; skipping only saves the embedded stack's time.
   const runSweep = () => {
     workflowActed = false;
-    return sweep({} as never, context).then(
+    const round = sweep({} as never, context).then(
       // No instant at all: nothing to find until a workflow acts (starts, looks, ends).
       (out) => out.quietUntil ?? Number.POSITIVE_INFINITY,
       (err: Error) => {
@@ -329,6 +342,8 @@ async function startOn(
         return null;
       },
     );
+    sweeping = round;
+    return round;
   };
   let stopSweeper = scheduler ? scheduler.every(sweepEveryMs, runSweep, () => !workflowActed) : () => {};
   if (!scheduler) {
