@@ -92,7 +92,9 @@ export class SimScheduler {
 
   /**
    * Runs `action` at simulated time `at`, as one more actor: time does not pass `at` before it has run. Used
-   * to script what an operator does during a run (pause at 10:00, resume at 14:00).
+   * to script what an operator does during a run (pause at 10:00, resume at 14:00). The action is chained straight
+   * onto the wake-up: run a few turns later (through another async helper), the stops in the fault rehearsals came
+   * after the workflows woken at the same instant had acted, and six of them failed.
    */
   at(at: number, action: () => Promise<void>): Promise<void> {
     const id = `timer:${at}:${Math.random()}`;

@@ -50,9 +50,8 @@ export function usePipeline(
 }
 
 /**
- * Uploads a sheet as a user would, waits until intake has handled it, every execution has ended and been guarded,
- * and the emulator has no request in flight, and answers the executions this upload started (continuations
- * included).
+ * Uploads a sheet as a user would, waits until intake has handled it and the run has settled (`settledRun`), and
+ * answers the executions this upload started (continuations included).
  */
 export async function uploadAndRun(
   p: PipelineFixture,
@@ -61,11 +60,18 @@ export async function uploadAndRun(
   metadata: Record<string, string> = {},
 ): Promise<LocalExecution[]> {
   const started = await uploadOnly(p, key, body, metadata);
+  await settledRun(p);
+  return started();
+}
+
+/**
+ * Waits until every execution has ended, the safety net is at rest (the guard of one that failed, a sweep under
+ * way), and the emulator has no request in flight (one it held past its asker).
+ */
+export async function settledRun(p: PipelineFixture): Promise<void> {
   await p.stack.sfn.settled();
-  // What follows an execution's end: the guard of one that failed, a request the emulator held past its asker.
   await p.stack.guardIdle();
   await p.f.emu.traffic.settled();
-  return started();
 }
 
 /** Uploads and waits for intake only, so a test can script operator actions before the run plays out. */

@@ -4,7 +4,15 @@ import { type AppliedRule, appliedRule, DEFAULT_LEGAL_HOURS } from '#commons/leg
 import type { PartReport } from '#lifecycle/part-report.ts';
 import type { FaultInput } from '#local/emulator/fault-plan.ts';
 import { type AuditedCall, auditCalls, type CallRule, candidateZones, type ExtraZones } from '../helpers/call-audit.ts';
-import { auditRecords, fewerLines, placedCalls, readJson, uploadOnly, usePipeline } from '../helpers/pipeline.ts';
+import {
+  auditRecords,
+  fewerLines,
+  placedCalls,
+  readJson,
+  settledRun,
+  uploadOnly,
+  usePipeline,
+} from '../helpers/pipeline.ts';
 import { contactSheet, phones, xlsx } from '../helpers/sheets.ts';
 
 /**
@@ -32,8 +40,7 @@ async function run(name: string, numbers: string[], metadata: Record<string, str
   await p.f.admin.faultPlan(faults);
   const agent = await p.f.api.agents.create({ name });
   const started = await uploadOnly(p, `incoming/${agent.id}/${name}.xlsx`, await xlsx(contactSheet(numbers)), metadata);
-  await p.stack.sfn.settled();
-  await p.stack.guardIdle();
+  await settledRun(p);
   await p.f.admin.faultPlan([]);
   const [execution, ...more] = started();
   expect(more).toEqual([]);

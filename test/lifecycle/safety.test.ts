@@ -11,7 +11,15 @@ import type { LambdaInvoke } from '#local/stack/lifecycle-machine.ts';
 import { LOCAL_CREDENTIALS } from '#local/stack/local-aws.ts';
 import type { LocalExecution } from '#local/stack/step-functions.ts';
 import { auditCalls, type CallRule } from '../helpers/call-audit.ts';
-import { auditRecords, fewerLines, placedCalls, readJson, uploadOnly, usePipeline } from '../helpers/pipeline.ts';
+import {
+  auditRecords,
+  fewerLines,
+  placedCalls,
+  readJson,
+  settledRun,
+  uploadOnly,
+  usePipeline,
+} from '../helpers/pipeline.ts';
 import { contactSheet, phones, xlsx } from '../helpers/sheets.ts';
 
 /**
@@ -124,11 +132,8 @@ async function rehearse(s: Scenario) {
   const during = s.during
     ? scheduler.at(Date.parse(s.during.at), () => s.during?.action(started) ?? Promise.resolve())
     : null;
-  await p.stack.sfn.settled();
   await during;
-  await p.stack.guardIdle();
-  // A request held before it is carried out goes on after its asker gave up: it is logged once it has been.
-  await p.f.emu.traffic.settled();
+  await settledRun(p);
   await p.f.admin.faultPlan([]);
   const executions = started();
   const plan = JSON.parse(executions[0]?.input ?? '{}').plan;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { LambdaInvoke } from '#local/stack/lifecycle-machine.ts';
-import { auditRecords, fewerLines, placedCalls, uploadOnly, usePipeline } from '../helpers/pipeline.ts';
+import { auditRecords, fewerLines, placedCalls, settledRun, uploadOnly, usePipeline } from '../helpers/pipeline.ts';
 import { contactSheet, phones, xlsx } from '../helpers/sheets.ts';
 
 /**
@@ -36,8 +36,7 @@ describe('a workflow wedged after a scheduled create', () => {
         'calling-window': WINDOW,
       },
     );
-    await p.stack.sfn.settled();
-    await p.stack.guardIdle();
+    await settledRun(p);
     // It did dial (the start came while the workflow slept), and the sweeper paused it at its overdue look.
     expect(placedCalls(p, agent.id).length).toBeGreaterThan(0);
     expect(await auditRecords(p, agent.id, { hours: WINDOW, closingMarginMinutes: 5 })).toEqual([]);

@@ -192,38 +192,39 @@ export class Transport {
           throw new NetworkError(message, ctx, timedOut(err), { cause: err });
         }
         await this.limiter.observe(res.headers, res.status);
+        // A 2xx answer left unread: a body that could not be read, or one without what the request expects.
+        let unread: { reason: string; body: unknown; cause?: unknown } | null = null;
         try {
           payload = await this.readBody(res, res.ok ? req : { ...req, responseType: 'json' });
           const lacks = res.ok ? (req.expect?.(payload) ?? null) : null;
-          if (lacks)
-            throw new VoiceApiError(`${res.status} answer ${lacks}`, {
-              status: res.status,
-              ...where,
-              requestId: null,
-              body: payload,
-            });
+          if (lacks) unread = { reason: `${res.status} answer ${lacks}`, body: payload };
         } catch (err) {
-          // An error's status says enough without its body.
-          if (!res.ok) payload = null;
-          else {
-            // Answered 2xx, so carried out, and what came of it is unread: a repeatable request is asked again;
-            // one that must not be repeated (a campaign created, a resume) is in doubt, for its caller to reconcile.
-            const reason = err instanceof VoiceApiError ? err.message : `${(err as Error).message}`;
-            const ctx: ErrorContext = {
-              status: res.status,
-              ...where,
-              requestId: res.headers.get('x-request-id'),
+          // An error's status says enough without its body; a 2xx body that is not JSON is kept to be shown.
+          payload = null;
+          if (res.ok)
+            unread = {
+              reason: (err as Error).message,
               body: err instanceof VoiceApiError ? err.body : null,
+              cause: err,
             };
-            const message = `${req.method} ${req.path} answered ${res.status}, but its answer could not be read (${reason})`;
-            if (req.repeatability === 'once')
-              throw new AmbiguousRequestError(`${message}; it was carried out`, ctx, sentAt, { cause: err });
-            if (retry < this.opts.maxRetries) {
-              await this.clock.sleep(this.backoffMs(retry));
-              continue;
-            }
-            throw new VoiceApiError(message, ctx);
+        }
+        if (unread) {
+          // Answered 2xx, so carried out, and what came of it is unread: a repeatable request is asked again; one
+          // that must not be repeated (a campaign created, a resume) is in doubt, for its caller to reconcile.
+          const ctx: ErrorContext = {
+            status: res.status,
+            ...where,
+            requestId: res.headers.get('x-request-id'),
+            body: unread.body,
+          };
+          const message = `${req.method} ${req.path} answered ${res.status}, but its answer could not be read (${unread.reason})`;
+          if (req.repeatability === 'once')
+            throw new AmbiguousRequestError(`${message}; it was carried out`, ctx, sentAt, { cause: unread.cause });
+          if (retry < this.opts.maxRetries) {
+            await this.clock.sleep(this.backoffMs(retry));
+            continue;
           }
+          throw new VoiceApiError(message, ctx);
         }
       } finally {
         limit.done();
