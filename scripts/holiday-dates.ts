@@ -36,8 +36,9 @@ function electionDay(year: number): string {
 
 /**
  * Legal holidays a state's law closes beyond date-holidays' public ones. Pennsylvania's Telemarketer Registration
- * Act (73 P.S. § 2245.2) bans calls on the legal holidays of 44 P.S. § 11, which add Good Friday and Election Day;
- * Election Day is taken every year, not only in election years (the stricter reading).
+ * Act (73 P.S. § 2245(a)(10), added by Act 73 of 2019) bans calls on the legal holidays of 44 P.S. § 11, which add
+ * Good Friday and Election Day (date-holidays has Flag Day already); Election Day is taken every year, not only in
+ * election years (the stricter reading).
  */
 const EXTRA_HOLIDAYS: Record<string, (year: number, cal: Holidays) => Record<string, string>> = {
   'US-PA': (year, cal) => {

@@ -10,10 +10,12 @@ import type { HoursRule, RuleSource } from './types.ts';
 
 /**
  * The default where no law sets hours: weekdays 09:00-20:00, Saturdays 10:00-17:00, never on Sundays or public
- * holidays. Each part is the strictest of the laws found: 09:00 is the latest start any of them sets (AU, CA, ES, IN,
- * PT, NO), 20:00 the earliest weekday end (AU, ZA; Italy's telemarketing code); Saturday sits inside AU 09:00-17:00,
- * CA 10:00-18:00 and Italy's code 10:00-19:00; Sundays and public holidays are closed as in AU, ES, FR, NO, CO and
- * ZA. Stricter than the UK DMA code and Ireland's creditor and banking rules. `LEGAL_HOURS` replaces or removes it.
+ * holidays. It follows the general telemarketing laws found in Europe, the Americas and Oceania: 09:00 is the latest
+ * start most of them set (AU, ES, IN, PT, NO), 20:00 the earliest weekday end of those (AU, ZA; Italy's telemarketing
+ * code); Saturday sits inside AU 09:00-17:00 and Italy's code 10:00-19:00; Sundays and public holidays are closed as
+ * in AU, ES, FR, NO, CO and ZA. Laws that end earlier or close Saturdays (AE, BR, CO, VN, ZA, CA's stricter reading)
+ * have rows of their own, which replace it. Stricter than the UK DMA code and Ireland's creditor and banking rules.
+ * `LEGAL_HOURS` replaces or removes it.
  */
 export const CONSERVATIVE_DEFAULT = {
   hours: 'Mon-Fri 09:00-20:00; Sat 10:00-17:00',
@@ -33,7 +35,6 @@ const DEFAULT_NOTE =
   "no calling-hours law found: callsheet's conservative default applies (LEGAL_HOURS can replace it)";
 const FRIDAY_NOTE =
   "no calling-hours law found: callsheet's conservative default for a Friday-Saturday weekend applies (LEGAL_HOURS can replace it)";
-const UNCONFIRMED = 'the section number is from secondary sources, not yet checked against the official text';
 
 function law(scope: string, hours: string, noHolidays: boolean, source: RuleSource, note?: string): HoursRule {
   return {
@@ -81,14 +82,15 @@ const RULES: HoursRule[] = [
   }),
   law(
     'CA',
-    'Mon-Fri 09:00-21:30; Sat,Sun 10:00-18:00',
+    'Mon-Fri 09:30-20:00; Sat 10:30-17:00; Sun 12:00-17:00',
     false,
     {
-      law: 'CRTC Unsolicited Telecommunications Rules, Part III (Telemarketing Rules)',
-      section: 'rule 31 (weekdays 09:00-21:30, weekends 10:00-18:00)',
-      url: 'https://www.lnnte-dncl.gc.ca/ind/ntr-nrt-eng',
+      law: 'CRTC Unsolicited Telecommunications Rules, Part III (Telemarketing Rules) and Part IV (Automatic Dialing-Announcing Device Rules), as modified by Telecom Regulatory Policy CRTC 2009-200',
+      section:
+        'Part III calling hours (weekdays 09:00-21:30, weekends 10:00-18:00); Part IV calling hours for ADAD calls',
+      url: 'https://crtc.gc.ca/eng/archive/2009/2009-200.htm',
     },
-    `the hours are the CRTC's own summary; ${UNCONFIRMED}`,
+    "an AI voice agent is taken to be an automatic dialing-announcing device (the stricter reading), whose solicitation calls also need express consent (Part IV); CRTC 2009-200 modified the ADAD calling hours and its text was not read, so the ADAD hours last found (weekdays 09:30-20:00, Saturdays 10:30-17:00, Sundays 12:00-17:00, from a pre-2008 summary) are kept as the stricter reading; the telemarketing hours are the CRTC's own summary; the rule numbers were not checked against the official text",
   ),
   byDefault(
     'MX',
@@ -105,10 +107,9 @@ const RULES: HoursRule[] = [
     true,
     {
       law: 'Lei estadual RJ 4.896/2006 as amended by Lei 7.853/2018 (upheld by the STF, ADI 5962); Lei estadual CE 16.836/2019',
-      section:
-        'the hours added by Lei 7.853/2018 (offers by phone on working days 08:00-18:00, never on weekends or holidays)',
+      section: 'RJ art. 1º-A (offers by phone Monday to Friday 08:00-18:00, never on Saturdays, Sundays or holidays)',
     },
-    'the article that holds the hours was not confirmed; no federal law sets hours; state laws differ (ES Lei 10.626/2017 weekdays 08:00-19:00; SP Lei 15.426/2014 collection calls weekdays 08:00-20:00, Saturdays 08:00-14:00), and a number does not prove which state its holder is in, so the strictest found applies to all of Brazil; other states may be stricter; state and municipal holidays are not in the national calendar',
+    'the hours are art. 1º-A of Lei 4.896/2006, inserted by Lei 7.853/2018, for people not on the telephone privacy list; no federal law sets hours; state laws differ (ES Lei 10.626/2017 weekdays 08:00-19:00; SP Lei 15.426/2014 collection calls weekdays 08:00-20:00, Saturdays 08:00-14:00), and a number does not prove which state its holder is in, so the strictest found applies to all of Brazil; other states may be stricter; state and municipal holidays are not in the national calendar',
   ),
   byDefault('AR', {
     law: 'Ley 26.951 (Registro Nacional "No Llame")',
@@ -149,7 +150,7 @@ const RULES: HoursRule[] = [
       section: 'reg. 21 (Telephone Preference Service and opt-outs)',
       url: 'https://www.legislation.gov.uk/uksi/2003/2426/regulation/21',
     },
-    "the DMA Code only asks members to avoid antisocial times; Ofcom's persistent-misuse policy sets no hours",
+    "the DMA Code only asks members to avoid antisocial times; Ofcom's persistent-misuse policy sets no hours; automated calls that play a recorded message need prior consent (reg. 19), which callsheet does not check",
   ),
   byDefault(
     'IE',
@@ -173,7 +174,7 @@ const RULES: HoursRule[] = [
       section: 'art. D. 223-9 (weekdays 10:00-13:00 and 14:00-20:00; never Saturdays, Sundays or public holidays)',
       url: 'https://www.legifrance.gouv.fr/jorf/id/JORFTEXT000046421823',
     },
-    'at most four attempts per consumer in 30 days, none for 60 days after a refusal: callsheet does not count these',
+    "at most four attempts per consumer in 30 days, none for 60 days after a refusal: callsheet does not count these; since 11 August 2026 canvassing calls need the consumer's prior consent (art. L. 223-1 as amended by loi n° 2025-594, art. 13), which callsheet does not check",
   ),
   law(
     'ES',
@@ -184,7 +185,7 @@ const RULES: HoursRule[] = [
       section: 'art. 96.2 (never before 09:00 or after 21:00, nor on holidays or weekends)',
       url: 'https://www.boe.es/buscar/act.php?id=BOE-A-2007-20555',
     },
-    'regional and local holidays also count, and the national calendar does not hold them; since 2023 unsolicited commercial calls also need consent (Ley 11/2022, art. 66.1.b)',
+    'regional and local holidays also count, and the national calendar does not hold them; since 2023 unsolicited commercial calls also need consent (Ley 11/2022, art. 66.1.b), and automated calls without a person prior express consent (art. 96.3), which callsheet does not check',
   ),
   byDefault(
     'IT',
@@ -199,24 +200,21 @@ const RULES: HoursRule[] = [
     law: 'Telecommunicatiewet',
     section: 'art. 11.7 (telemarketing calls need consent since 1 July 2021)',
   }),
-  byDefault(
-    'BE',
-    {
-      law: 'Code de droit économique / Wetboek van economisch recht',
-      section: 'art. VI.110 ("Ne m\'appelez plus" / "Bel-me-niet-meer" list)',
-    },
-    UNCONFIRMED,
-  ),
+  byDefault('BE', {
+    law: 'Code de droit économique / Wetboek van economisch recht',
+    section:
+      'art. VI.110 § 2, as replaced by the law of 19 February 2024, and arts. VI.111-VI.115 (no calls to numbers on the "Ne m\'appelez plus" / "Bel-me-niet-meer" list)',
+  }),
   law(
     'PT',
-    'Mon-Fri 09:00-20:00; Sat 10:00-17:00',
+    'Mon-Fri 09:00-20:00',
     true,
     {
       law: 'Decreto-Lei n.º 134/2009 (centros telefónicos de relacionamento), as amended',
       section:
         'art. 7.º, n.º 1 (calls must respect the rest periods in use and never start before 09:00 or after 22:00)',
     },
-    "the law's outer limits are 09:00-22:00; what the rest periods in use are is not defined, so callsheet's conservative default is read into them (the stricter reading); automated calls need consent (Lei 41/2004, art. 13.º-A)",
+    "the law's outer limits are 09:00-22:00; the rest periods in use are not defined: a commentary reads them as Saturdays, Sundays and holidays, so those are closed, and the weekdays end at callsheet's default 20:00 (the stricter reading); automated calls need consent (Lei 41/2004, art. 13.º-A)",
   ),
   byDefault('PL', {
     law: 'Prawo komunikacji elektronicznej (2024)',
@@ -258,14 +256,11 @@ const RULES: HoursRule[] = [
     law: 'Law 3471/2006',
     section: 'art. 11 (unsolicited communications; opt-out register)',
   }),
-  byDefault(
-    'CZ',
-    {
-      law: 'Zákon č. 127/2005 Sb., o elektronických komunikacích',
-      section: '§ 96 (telemarketing calls need consent since 2022)',
-    },
-    UNCONFIRMED,
-  ),
+  byDefault('CZ', {
+    law: 'Zákon č. 127/2005 Sb., o elektronických komunikacích',
+    section:
+      '§ 96 odst. 1 (telemarketing calls need consent: opt-in by zákon č. 374/2021 Sb., for calls from 1 July 2022)',
+  }),
   byDefault('RO', {
     law: 'Legea nr. 506/2004',
     section: 'art. 12 (unsolicited communications)',
@@ -306,10 +301,11 @@ const RULES: HoursRule[] = [
     byDefault(
       'KW',
       {
-        law: 'CITRA Data Privacy Protection Regulation',
-        section: 'direct marketing provisions (no calling hours)',
+        law: 'CITRA Data Privacy Protection Regulation (Resolution 26/2024)',
+        section:
+          'binds CITRA licensees only since Decision 244/2023; no direct-marketing or calling-hours provision found',
       },
-      UNCONFIRMED,
+      'read in secondary sources only',
       FRIDAY_REST_DEFAULT,
     ),
   ),
@@ -390,10 +386,16 @@ const RULES: HoursRule[] = [
     },
     'the Consumer Affairs Agency counts calls late at night or early in the morning as an annoying manner; the default avoids them',
   ),
-  law('KR', 'daily 08:00-21:00', false, {
-    law: '정보통신망 이용촉진 및 정보보호 등에 관한 법률 (Network Act)',
-    section: 'art. 50(3) (advertising between 21:00 and 08:00 needs separate prior consent)',
-  }),
+  law(
+    'KR',
+    'daily 08:00-21:00',
+    false,
+    {
+      law: '정보통신망 이용촉진 및 정보보호 등에 관한 법률 (Network Act)',
+      section: 'art. 50(3) (advertising between 21:00 and 08:00 needs separate prior consent)',
+    },
+    'telephone advertising needs prior consent at any hour, save to existing customers (art. 50(2)), which callsheet does not check',
+  ),
   byDefault('CN', {
     law: '中华人民共和国广告法 (Advertising Law)',
     section: 'art. 43 (no advertising by electronic means without consent)',
@@ -430,10 +432,10 @@ const RULES: HoursRule[] = [
     {
       law: 'Consumer Protection Act 68 of 2008 and its Regulations (GN R293 of 1 April 2011)',
       section:
-        's. 12 and the regulation on prohibited times for contacting consumers (never Sundays or public holidays)',
+        '"Prohibited time for contacting consumers", made under s. 12(2) (never Sundays or public holidays; Saturdays 09:00-13:00; other days not 20:00-08:00)',
       url: 'https://www.acts.co.za/consumer-protection-act-2008/r293_prohibited_time_for_contacting_consumers',
     },
-    'the regulation is numbered 4 by secondary sources, not yet checked against the Gazette',
+    'the text numbers its paragraphs as items; where it sits in GN R293 (not regulation 4, which is on blocking direct marketing) was not confirmed',
   ),
   byDefault('NG', {
     law: 'Nigeria Data Protection Act 2023',

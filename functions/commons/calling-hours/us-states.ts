@@ -10,16 +10,22 @@ import type { HoursRule, RuleSource } from './types.ts';
 function law(scope: string, hours: string, noHolidays: boolean, source: RuleSource, note?: string): HoursRule {
   return { scope: `US-${scope}`, hours, noHolidays, basis: 'law', source, ...(note ? { note } : {}) };
 }
-function none(scope: string, act: string): HoursRule {
+function none(scope: string, act: string, more?: string): HoursRule {
+  const note = 'no state calling-hours law found; the federal rule applies';
   return {
     scope: `US-${scope}`,
     hours: null,
     noHolidays: false,
     basis: 'none',
     source: { law: act, section: 'no calling-hours provision' },
-    note: 'no state calling-hours law found; the federal rule applies',
+    note: more ? `${note}; ${more}` : note,
   };
 }
+/** A state law whose hours are the federal ones: it adds nothing to them, but it is the state's rule and says so. */
+const federalHours = (scope: string, source: RuleSource, note?: string) =>
+  law(scope, 'daily 08:00-21:00', false, source, note);
+/** Callsheet's hours only: rules on consent, live introductions or permits are the operator's to keep. */
+const NOT_CONSENT = 'callsheet keeps the hours only, not this consent rule';
 const UNCONFIRMED = 'section as summarized by compliance references, not yet checked against the statute text';
 
 const STATES: HoursRule[] = [
@@ -27,12 +33,20 @@ const STATES: HoursRule[] = [
     'AL',
     'Mon-Sat 08:00-20:00',
     true,
-    { law: 'Alabama Public Service Commission telephone solicitation rules, Ala. Admin. Code', section: 'ch. 770-X-6' },
-    `no calls on Sundays or state holidays (Ala. Code § 1-3-8 moves a weekend holiday); ${UNCONFIRMED}`,
+    {
+      law: 'Alabama Public Service Commission telephone rules, Ala. Admin. Code',
+      section:
+        'r. 770-X-5-.17(1)(b) (automated solicitation calls: none on Sundays or holidays, none before 08:00 or after 20:00)',
+    },
+    'the rule does not define holidays: the public holidays of the calendar are closed (Ala. Code § 1-3-8 moves a weekend holiday)',
   ),
   none('AK', 'Alaska Stat. § 45.50.475 (telephone solicitations)'),
   law('AZ', 'daily 08:00-21:00', false, { law: 'Arizona Revised Statutes', section: '§ 44-1278(B)' }),
-  none('AR', 'Ark. Code §§ 4-99-401 to 4-99-408 (Arkansas Do-Not-Call)'),
+  none(
+    'AR',
+    'Ark. Code §§ 4-99-401 to 4-99-408 (Arkansas Do-Not-Call)',
+    `Ark. Code § 5-63-204 makes sales calls that combine automated dialing with recorded messages a crime, save narrow exceptions; ${NOT_CONSENT}`,
+  ),
   law(
     'CA',
     'daily 09:00-21:00',
@@ -53,14 +67,32 @@ const STATES: HoursRule[] = [
     'one summary gives 09:00-21:00; the stricter 20:00 is taken',
   ),
   none('DE', 'Del. Code tit. 6, §§ 2501A-2507A (telemarketing)'),
-  none('DC', 'D.C. Code §§ 22-3226.01 to 22-3226.15 (telephone solicitation fraud)'),
+  federalHours(
+    'DC',
+    {
+      law: 'D.C. Code (telephone solicitation fraud)',
+      section: '§ 22-3226.08(3) (no calls to a residence before 08:00 or after 21:00)',
+    },
+    `D.C. Code § 34-1701 bans automated dialing with a prerecorded or synthesized voice message for sales; ${NOT_CONSENT}`,
+  ),
   law('FL', 'daily 08:00-20:00', false, {
     law: 'Florida Telephone Solicitation Act, Fla. Stat.',
     section: '§ 501.059(8)(a)',
     url: 'http://www.leg.state.fl.us/statutes/index.cfm?App_mode=Display_Statute&URL=0500-0599/0501/Sections/0501.059.html',
   }),
-  none('GA', 'O.C.G.A. § 46-5-27 (telephone solicitation)'),
-  none('HI', 'Haw. Rev. Stat. ch. 481P (telemarketing fraud prevention)'),
+  none(
+    'GA',
+    'O.C.G.A. § 46-5-27 (telephone solicitation)',
+    `O.C.G.A. § 46-5-23 holds automatic dialing-announcing devices to 08:00-21:00, as compliance references give it, and the Public Service Commission's Rule 515-12-1-.32 requires a permit to use one; ${NOT_CONSENT}`,
+  ),
+  federalHours(
+    'HI',
+    {
+      law: 'Haw. Rev. Stat. ch. 481P (telemarketing fraud prevention)',
+      section: '§ 481P-3(8) (08:00-21:00 at a residence)',
+    },
+    'the subsection as compliance references give it',
+  ),
   none('ID', 'Idaho Code §§ 48-1001 to 48-1010 (Telephone Solicitation Act)'),
   law(
     'IL',
@@ -71,22 +103,43 @@ const STATES: HoursRule[] = [
   ),
   law(
     'IN',
-    'daily 09:00-21:00',
+    'daily 09:00-20:00',
     false,
-    { law: 'Regulation of Automatic Dialing Machines, Ind. Code', section: 'ch. 24-5-14 (calling hours)' },
-    'the chapter as read (§ 24-5-14-5) sets consent rules and no hours; the 09:00-21:00 that compliance summaries give is kept as the stricter reading until the official text is checked',
+    {
+      law: 'Regulation of Automatic Dialing Machines, Ind. Code ch. 24-5-14',
+      section: '§ 24-5-14-8 (autodialed calls 09:00-20:00, as compliance tables cite it)',
+    },
+    '§ 24-5-14-5 sets consent rules and no hours; summaries differ on the end (20:00 in two compliance tables, 21:00 in others) and § 24-5-14-8 was not read: the stricter 20:00 is taken',
   ),
   none('IA', 'Iowa Code § 714D (telephone solicitation)'),
   none('KS', 'Kan. Stat. § 50-670 (telemarketing; no hours confirmed)'),
-  law('KY', 'daily 10:00-21:00', false, { law: 'Kentucky Revised Statutes', section: '§ 367.46955' }, UNCONFIRMED),
+  law(
+    'KY',
+    'daily 10:00-21:00',
+    false,
+    { law: 'Kentucky Revised Statutes', section: '§ 367.46955(16) (calls to a residence only 10:00-21:00)' },
+    `the text read stops before subsection (16): ${UNCONFIRMED}`,
+  ),
   law(
     'LA',
     'Mon-Sat 08:00-20:00',
     true,
-    { law: 'Louisiana Telephone Solicitation Relief Act, La. R.S. 45:844.11 et seq.', section: '§ 45:844.17' },
-    `no calls on Sundays or the legal holidays the Public Service Commission names (the calendar's public holidays are closed: the stricter reading); ${UNCONFIRMED}`,
+    {
+      law: 'Louisiana Public Service Commission Do Not Call Program, General Order R-29617 (under La. R.S. 45:844.11 ff.)',
+      section: '§ V(A) (none before 08:00 or after 20:00, none on Sundays or legal holidays)',
+    },
+    "no calls on the legal holidays the Commission names (the calendar's public holidays are closed: the stricter reading); the order's text was not read, only compliance references quoting it; La. R.S. 45:844.31 bans all telephone solicitation during a declared state of emergency, which callsheet cannot know: pause campaigns to Louisiana numbers then",
   ),
-  none('ME', 'Me. Rev. Stat. tit. 10, § 1499-B (telephone solicitation)'),
+  law(
+    'ME',
+    'Mon-Fri 09:00-17:00',
+    false,
+    {
+      law: 'Me. Rev. Stat. tit. 10',
+      section: '§ 1498(3) (solicitation calls by an automated telephone calling device only on weekdays, 09:00-17:00)',
+    },
+    'an AI voice agent is taken to be an automated calling device (the stricter reading); the subsection was read as a 2003 bill reproduces it; at most one such call a number in 8 hours, which callsheet does not count',
+  ),
   law('MD', 'daily 08:00-20:00', false, {
     law: 'Stop the Spam Calls Act of 2023, Md. Code, Com. Law',
     section: '§ 14-4503',
@@ -96,8 +149,11 @@ const STATES: HoursRule[] = [
     'MI',
     'daily 09:00-21:00',
     false,
-    { law: 'Home Solicitation Sales Act, Mich. Comp. Laws', section: '§ 445.111b' },
-    UNCONFIRMED,
+    {
+      law: 'Michigan Penal Code, Mich. Comp. Laws',
+      section: '§ 750.540e(1)(f) (unsolicited commercial calls received 21:00-09:00)',
+    },
+    `§ 445.111b, cited before, sets no hours; a Telephone Solicitation Act (SB 351 of 2025) passed the Senate and was not found enacted; ${UNCONFIRMED}`,
   ),
   law('MN', 'daily 09:00-21:00', false, { law: 'Minnesota Statutes', section: '§ 325E.27' }),
   law(
@@ -107,8 +163,18 @@ const STATES: HoursRule[] = [
     { law: 'Mississippi Code', section: '§ 77-3-725(1)' },
     'no calls on Sundays; holidays are closed too, as one summary lists them (the stricter reading)',
   ),
-  none('MO', 'Mo. Rev. Stat. §§ 407.1095-407.1110 (no-call list)'),
-  none('MT', 'Mont. Code §§ 30-14-1401 to 30-14-1414 (telemarketing)'),
+  federalHours('MO', {
+    law: 'Mo. Rev. Stat.',
+    section: '§ 407.1076(5) (telemarketing to a residence only 08:00-21:00)',
+  }),
+  federalHours(
+    'MT',
+    {
+      law: 'Mont. Code (telemarketing)',
+      section: '§ 30-14-1412(1)(d) (telemarketing to a residence only 08:00-21:00)',
+    },
+    `Mont. Code § 45-8-216 bars automated sales calls that play recorded messages unless a live operator first gets permission; ${NOT_CONSENT}`,
+  ),
   law(
     'NE',
     'Mon-Sat 08:00-21:00; Sun 13:00-21:00',
@@ -116,13 +182,51 @@ const STATES: HoursRule[] = [
     { law: 'Nebraska Public Service Commission rules, Neb. Admin. Code tit. 291, ch. 11', section: '§ 3' },
     'recorded-message calls only 13:00-21:00 on Sundays and legal holidays; holidays are closed whole (the stricter reading)',
   ),
-  law('NV', 'daily 09:00-20:00', false, { law: 'Nevada Revised Statutes', section: '§ 228.590' }, UNCONFIRMED),
+  law(
+    'NV',
+    'daily 09:00-20:00',
+    false,
+    {
+      law: 'Nevada Revised Statutes',
+      section: '§ 597.814(2)(a) (automatic dialing-announcing calls received 21:00-09:00 forbidden)',
+    },
+    'compliance summaries give a 20:00 end under § 228.590, whose text was not found: the stricter 20:00 is kept; § 597.814(1) wants a live introduction before a recorded message',
+  ),
   none('NH', 'N.H. Rev. Stat. § 359-E (telephone sales)'),
-  none('NJ', 'N.J. Stat. §§ 56:8-119 to 56:8-135 (no telemarketing call list)'),
-  law('NM', 'daily 09:00-21:00', false, { law: 'New Mexico Statutes', section: '§ 57-12-22' }, UNCONFIRMED),
+  federalHours('NJ', {
+    law: 'N.J. Stat. (no telemarketing call list)',
+    section: '§ 56:8-128(d) (no unsolicited telemarketing sales call 21:00-08:00)',
+  }),
+  law(
+    'NM',
+    'daily 09:00-21:00',
+    false,
+    {
+      law: 'New Mexico Statutes',
+      section: '§ 57-12-22(B)(5) (no solicitation received before 09:00 or after 21:00)',
+      url: 'https://law.justia.com/codes/new-mexico/2006/nmrc/jd_57-12-22-13117.html',
+    },
+    `§ 57-12-22(A) allows prerecorded solicitation only with an established business relationship and consent; ${NOT_CONSENT}`,
+  ),
   law('NY', 'daily 08:00-21:00', false, { law: 'New York General Business Law', section: '§ 399-z(5)' }),
-  law('NC', 'daily 08:00-21:00', false, { law: 'North Carolina General Statutes', section: '§ 75-104' }, UNCONFIRMED),
-  none('ND', 'N.D. Cent. Code ch. 51-28 (telephone solicitations)'),
+  law(
+    'NC',
+    'daily 08:00-21:00',
+    false,
+    {
+      law: 'North Carolina General Statutes',
+      section: '§ 75-102(f) (no telephone solicitation before 08:00 or after 21:00)',
+    },
+    `§ 75-104, cited before, restricts automatic dialing and recorded messages; ${UNCONFIRMED}`,
+  ),
+  federalHours(
+    'ND',
+    {
+      law: 'N.D. Cent. Code ch. 51-28 (telephone solicitations)',
+      section: '§ 51-28-05 (time of day limit: 08:00-21:00)',
+    },
+    `§ 51-28-02 wants consent or a live operator first for a prerecorded or synthesized voice message; ${NOT_CONSENT}`,
+  ),
   none('OH', 'Ohio Rev. Code §§ 4719.01-4719.99 (telephone solicitors)'),
   law('OK', 'daily 08:00-20:00', false, {
     law: 'Oklahoma Telephone Solicitation Act of 2022, Okla. Stat. tit. 15',
@@ -133,20 +237,21 @@ const STATES: HoursRule[] = [
     'daily 08:00-20:00',
     false,
     {
-      law: 'Oregon Laws 2025, House Bill 3865 (amending Or. Rev. Stat. §§ 646.561-646.578)',
-      section: 'calling hours, in force 2026-01-01',
+      law: 'Oregon Laws 2025, House Bill 3865 (signed 24 July 2025, amending Or. Rev. Stat. §§ 646.561-646.578)',
+      section: '§ 646.563(1)(b) as amended (no solicitation outside 08:00-20:00), in force 2026-01-01',
     },
-    `narrowed from 08:00-21:00; ${UNCONFIRMED}`,
+    `narrowed from 08:00-21:00; at most three solicitations a person in 24 hours, which callsheet does not count; the enrolled text was not read, only reports of it; ${UNCONFIRMED}`,
   ),
   law(
     'PA',
-    'daily 08:00-21:00',
+    'Mon-Sat 09:00-19:00',
     true,
     {
-      law: 'Telemarketer Registration Act, 73 P.S.',
-      section: '§ 2245(a) (hours), § 2245.2 (legal holidays, Act 2019-84)',
+      law: 'Telemarketer Registration Act, 73 P.S., as amended by Act 73 of 2019 and Senate Bill 992 of 2025-26',
+      section:
+        '§ 2245(a)(1) (hours: none before 08:00 or after 21:00), § 2245(a)(10) (legal holidays); SB 992 (no calls on Sundays or 19:00-09:00)',
     },
-    `no calls on the legal holidays of 44 P.S. § 11, which add Good Friday and Election Day to the calendar's public holidays; ${UNCONFIRMED}`,
+    "SB 992 is reported enacted as Act 47 of 2026, in force from about 18 October 2026, but its enrolled text was not found: its Mon-Sat 09:00-19:00 is taken over the Act's 08:00-21:00 (the stricter reading); no calls on the legal holidays of 44 P.S. § 11, which add Good Friday, Flag Day and Election Day to the calendar's public holidays",
   ),
   law('RI', 'Mon-Fri 09:00-18:00; Sat 10:00-17:00', true, {
     law: 'Rhode Island General Laws',
@@ -154,10 +259,14 @@ const STATES: HoursRule[] = [
   }),
   law(
     'SC',
-    'Mon-Sat 08:00-21:00',
+    'Mon-Sat 08:00-19:00',
     false,
-    { law: 'South Carolina Telephone Privacy Protection Act, S.C. Code', section: '§ 37-21-70' },
-    `no calls on Sundays, the stricter reading of summaries; ${UNCONFIRMED}`,
+    {
+      law: 'South Carolina Telephone Privacy Protection Act, S.C. Code',
+      section:
+        '§ 37-21-30 (no call before 08:00 or after 21:00); § 16-17-446(C)(3) (recorded-message calls not after 19:00)',
+    },
+    'whether § 16-17-446 still binds is unsure (Cahaly v. LaRosa, 796 F.3d 399 (4th Cir. 2015), struck its restrictions as content-based), so its 19:00 end is kept (the stricter reading); Sundays are closed as some summaries give them, though the text read bans none (the stricter reading)',
   ),
   law(
     'SD',
@@ -170,7 +279,10 @@ const STATES: HoursRule[] = [
     },
     'solicitations by automated telephone dialing system only on weekdays, 09:00-21:00 state time; an AI voice agent is taken to be one (the stricter reading)',
   ),
-  none('TN', 'Tenn. Code §§ 65-4-401 to 65-4-408 (telephone solicitation)'),
+  federalHours('TN', {
+    law: 'Tenn. Code (ADAD equipment) and Tennessee Public Utility Commission rules',
+    section: '§ 47-18-1502(a)(2); Tenn. Comp. R. & Regs. 1220-04-11-.02(1) (08:00-21:00)',
+  }),
   law('TX', 'Mon-Sat 09:00-21:00; Sun 12:00-21:00', false, {
     law: 'Texas Business and Commerce Code',
     section: '§ 301.051',
@@ -187,11 +299,32 @@ const STATES: HoursRule[] = [
     'no solicitation without prior express consent between 21:00 and 08:00, on a Sunday or on a legal holiday',
   ),
   none('VT', 'Vt. Stat. tit. 9, § 2464a (telephone solicitation)'),
-  none('VA', 'Va. Code §§ 59.1-510 to 59.1-518 (Telephone Privacy Protection Act)'),
+  federalHours('VA', {
+    law: 'Virginia Telephone Privacy Protection Act, Va. Code',
+    section: '§ 59.1-511 (telephone solicitation only 08:00-21:00)',
+    url: 'http://law.lis.virginia.gov/vacodepopularnames/virginia-telephone-privacy-protection-act/',
+  }),
   law('WA', 'daily 08:00-20:00', false, { law: 'Revised Code of Washington', section: '§ 80.36.390(2)' }),
-  none('WV', 'W. Va. Code § 46A-6F (telemarketing)'),
-  none('WI', 'Wis. Admin. Code ATCP 127 (direct marketing)'),
-  none('WY', 'Wyo. Stat. §§ 40-12-301 to 40-12-305 (telephone solicitation)'),
+  federalHours('WV', {
+    law: 'W. Va. Code (telemarketing)',
+    section: '§ 46A-6F-601(a)(4) (only 08:00-21:00, Monday through Sunday)',
+  }),
+  federalHours(
+    'WI',
+    {
+      law: 'Wis. Admin. Code ATCP 127 (direct marketing)',
+      section: 'ATCP 127.16(3) (no calls before 08:00 or after 21:00)',
+      url: 'https://datcp.wi.gov/Pages/Programs_Services/WIDoNotCallLaw.aspx',
+    },
+    'the hours as the regulator summarizes them; the subsection as compliance references give it',
+  ),
+  law(
+    'WY',
+    'daily 08:00-20:00',
+    false,
+    { law: 'Wyo. Stat. (telephone solicitation)', section: '§ 40-12-302(d) (no call before 08:00 or after 20:00)' },
+    `hours as two compliance references give them, not checked against the statute text: the stricter 20:00 is taken; § 40-12-303 bars automated or recorded-message sales calls save its exceptions; ${NOT_CONSENT}`,
+  ),
 ];
 
 export const US_STATE_RULES: Readonly<Record<string, HoursRule>> = Object.fromEntries(STATES.map((r) => [r.scope, r]));
