@@ -38,7 +38,9 @@ function electionDay(year: number): string {
  * Legal holidays a state's law closes beyond date-holidays' public ones. Pennsylvania's Telemarketer Registration
  * Act (73 P.S. § 2245(a)(10), added by Act 73 of 2019) bans calls on the legal holidays of 44 P.S. § 11, which add
  * Good Friday and Election Day (date-holidays has Flag Day already); Election Day is taken every year, not only in
- * election years (the stricter reading).
+ * election years (the stricter reading). British Columbia's telemarketing rules ban its statutory holidays, which
+ * since 2023 include the National Day for Truth and Reconciliation on 30 September (Employment Standards Act, as
+ * amended by the National Day for Truth and Reconciliation Act); date-holidays lacks it.
  */
 const EXTRA_HOLIDAYS: Record<string, (year: number, cal: Holidays) => Record<string, string>> = {
   'US-PA': (year, cal) => {
@@ -46,6 +48,7 @@ const EXTRA_HOLIDAYS: Record<string, (year: number, cal: Holidays) => Record<str
     if (!easter) throw new Error(`date-holidays gives no Easter Sunday for US-PA in ${year}`);
     return { [addDays(easter.date.slice(0, 10), -2)]: 'Good Friday', [electionDay(year)]: 'Election Day' };
   },
+  'CA-BC': (year) => ({ [`${year}-09-30`]: 'National Day for Truth and Reconciliation' }),
 };
 
 /**
@@ -99,7 +102,7 @@ export function renderHolidayDates(): string {
     "  /** Each scope's holidays, a `YYYY-MM-DD name` line for each in date order (read by calling-hours/holidays.ts). */",
     '  scopes: Readonly<Record<string, string>>;',
     '} = {',
-    `  source: ${JSON.stringify(`date-holidays ${version}, public holidays; Pennsylvania adds Good Friday and Election Day (44 P.S. § 11)`)},`,
+    `  source: ${JSON.stringify(`date-holidays ${version}, public holidays; Pennsylvania adds Good Friday and Election Day (44 P.S. § 11), British Columbia 30 September (Employment Standards Act)`)},`,
     `  firstYear: ${FIRST_YEAR},`,
     `  lastYear: ${LAST_YEAR},`,
     // Lines in a string, split when a scope is first asked for: an object of dates per scope (160 KB in all) cost

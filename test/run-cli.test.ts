@@ -371,12 +371,15 @@ describe('callsheet run, interrupted', () => {
         })
       ).stdout,
     ) as { partKey: string; part: number; status: string; secured?: { by: string; outcome: string } }[];
+    // The record holds the latest securing, which may be newer than the summary printed: the sweeper retries an
+    // unconfirmed pause or one the brake alone holds, and a step that was running when its workflow stopped secures
+    // again on its way out.
     const stopped = listed.filter((r) => r.status === 'failed');
     expect(stopped.length).toBeGreaterThan(0);
     for (const r of stopped)
       expect([r.partKey, r.secured?.by, r.secured?.outcome]).toEqual([
         r.partKey,
-        expect.stringMatching(/^(guard|sweeper)$/),
+        expect.stringMatching(/^(guard|sweeper|workflow)$/),
         expect.stringMatching(/^(paused|not_active|braked|nothing|unconfirmed)$/),
       ]);
     // The run says it under each part, in words: nothing watches a campaign once the run has ended.
@@ -390,8 +393,11 @@ describe('callsheet run, interrupted', () => {
         /left the campaign unconfirmed: the API answered neither its pause nor the brake\n {2}the local emulator stopped with the run: it dials no one after it$/m,
     };
     for (const r of stopped) {
-      const block = stdout.split(/\n(?=part \d+: )/).find((b) => b.startsWith(`part ${r.part}: `));
-      expect(block, stdout).toMatch(said[r.secured?.outcome ?? ''] as RegExp);
+      const block = stdout.split(/\n(?=part \d+: )/).find((b) => b.startsWith(`part ${r.part}: `)) ?? '';
+      expect(
+        Object.values(said).some((words) => words.test(block)),
+        stdout,
+      ).toBe(true);
     }
   }, 120_000);
 

@@ -69,8 +69,12 @@ export function partEntry(
   files: { json: string; html: string },
   local: (name: string) => string,
   interrupted = false,
-  secured: Secured | null = null,
+  /** The part's record as the summary is written: the safety net may have acted again since its report was. */
+  record: { secured?: Secured; failure?: PartReport['failure'] } | null = null,
 ) {
+  const secured = record?.secured ?? null;
+  // The record's failure is written with each securing; the report's only with the first.
+  const failure = (secured && record?.failure) || r?.failure;
   // A part the user's Ctrl-C (or a signal) stopped did not fail: say so, whatever its report says.
   const ended = r?.status ?? 'failed';
   const followUp = followUpOf(r);
@@ -86,7 +90,7 @@ export function partEntry(
     brakes: r?.brakes ?? [],
     report: `s3://${bucket}/${files.json}`,
     ...(r ? { file: local(basename(files.json)), page: local(basename(files.html)) } : {}),
-    ...(r?.failure ? { failure: r.failure } : {}),
+    ...(failure ? { failure } : {}),
     ...(followUp ? { followUp } : {}),
     ...(secured ? { secured: { by: secured.by, outcome: secured.outcome, reason: secured.reason } } : {}),
   };

@@ -148,7 +148,7 @@ describe('a state rule', () => {
     // Each rule as the built-in table has it, with its source.
     expect(report.window?.rules).toEqual([builtIn('US'), builtIn('US-FL')]);
     expect(report.window?.rules[0]?.source).toContain('64.1200');
-    expect(report.window?.rules[1]?.source).toContain('501.059');
+    expect(report.window?.rules[1]?.source).toContain('501.616(6)(a)');
 
     // Dialling ran up to Florida's close and stopped there, though the federal rule kept the window open another
     // hour: the pause came at 19:53 EDT, and nobody was called again before 08:00 on Tuesday.

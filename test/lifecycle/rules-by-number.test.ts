@@ -84,7 +84,7 @@ describe('rules by number on the embedded stack (in the order of the simulated c
       ['US', 'daily 08:00-21:00'],
       ['US-FL', 'daily 08:00-20:00'],
     ]);
-    expect(report.window?.rules[1]?.source).toMatch(/501\.059/);
+    expect(report.window?.rules[1]?.source).toMatch(/501\.616\(6\)\(a\)/);
     expect(report.pauses.length).toBeGreaterThan(0);
     // Paused before 20:00, resumed at 08:00 the next morning (13:00Z).
     expect(Date.parse(last ?? '')).toBeGreaterThanOrEqual(Date.parse('2026-12-10T13:00:00Z'));

@@ -38,7 +38,8 @@ const COUNTRIES: Case[] = [
   ['FR', null, ['10:00-13:00', '14:00-20:00'], [], []],
   ['ES', '+34912345678', ['09:00-21:00'], [], []],
   ['IT', null, ...DEFAULT],
-  ['NL', null, ...DEFAULT],
+  // Saturday ends at the industry code's 16:00.
+  ['NL', null, ['09:00-20:00'], ['10:00-16:00'], []],
   ['BE', null, ...DEFAULT],
   ['PT', '+351212345678', ['09:00-20:00'], [], []],
   ['PL', null, ...DEFAULT],
@@ -61,7 +62,7 @@ const COUNTRIES: Case[] = [
   ['SG', null, ...DEFAULT],
   ['MY', null, ['09:00-20:00'], ['10:00-17:00'], []],
   ['PH', null, ...DEFAULT],
-  ['ID', '+62215551234', ...DEFAULT],
+  ['ID', '+62215551234', ['08:00-18:00'], ['08:00-18:00'], []],
   ['TH', null, ...DEFAULT],
   ['VN', null, ...every(['08:00-17:00'])],
   ['JP', null, ...DEFAULT],
@@ -119,7 +120,7 @@ const STATES: Case[] = [
   // 701 rings in Denver too: 08:00 there is 09:00 in Chicago.
   ['US-ND', '+17012345678', ...every(['09:00-21:00'])],
   ['US-OH', '+16142345678', ...every(FEDERAL)],
-  ['US-OK', '+14052345678', ...every(['08:00-20:00'])],
+  ['US-OK', '+14052345678', ...every(['09:00-20:00'])],
   ['US-OR', '+15032345678', ...every(['08:00-20:00'])],
   ['US-PA', '+12152345678', ['09:00-19:00'], ['09:00-19:00'], []],
   ['US-RI', '+14012345678', ['09:00-18:00'], ['10:00-17:00'], []],
@@ -184,7 +185,14 @@ describe.each([
   });
 });
 
-describe('state legal holidays beyond the public calendar', () => {
+describe('state and provincial legal holidays beyond the public calendar', () => {
+  // British Columbia's statutory holidays include 30 September since 2023; date-holidays lacks it.
+  it('closes British Columbia on 30 September and not the day before', () => {
+    expect(holidayName('CA-BC', '2026-09-30')).toBe('National Day for Truth and Reconciliation');
+    expect(local('+16045550143', '2026-09-30')).toEqual([]);
+    expect(local('+16045550143', '2026-09-29')).toEqual(['09:30-20:00']);
+  });
+
   // 44 P.S. § 11 names Good Friday and Election Day; date-holidays lists neither as public in Pennsylvania.
   it.each([
     ['2026-04-03', 'Good Friday'],

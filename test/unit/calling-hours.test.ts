@@ -101,7 +101,7 @@ describe('hoursFor: when a number may be called on a date, and why', () => {
     const a = answer('+13055550143', '2026-12-07');
     expect(local(a)).toEqual(['08:00-20:00']);
     expect(a.rules.map((r) => r.scope)).toEqual(['US', 'US-FL']);
-    expect(a.rules[1]?.source).toMatch(/501\.059/);
+    expect(a.rules[1]?.source).toMatch(/501\.616\(6\)\(a\)/);
     expect(a.allowed[0]?.from).toBe('2026-12-07T08:00:00-05:00');
   });
 

@@ -3,6 +3,7 @@ import { contactsOutcome } from '#local/cli/run-contacts.ts';
 import {
   deadEventsLine,
   isoDuration,
+  partEntry,
   readableDuration,
   runOutcome,
   runSummary,
@@ -51,6 +52,29 @@ describe('what is left to do about a part the safety net could not leave paused'
     expect(securedLines({ campaignId, partKey: 'u-p1', status, ...(secured ? { secured } : {}) }, realApi)).toEqual(
       lines,
     );
+  });
+});
+
+describe("a part's failure in the run summary", () => {
+  const report = { status: 'failed', failure: { code: 'workflow_stopped', message: 'the guard left it unconfirmed' } };
+  const files = { json: 'reports/u/part-1.json', html: 'reports/u/part-1.html' };
+  const entry = (record: Parameters<typeof partEntry>[6]) =>
+    partEntry(1, report as Parameters<typeof partEntry>[1], 'b', files, (n) => `/data/${n}`, true, record);
+  const later = { code: 'workflow_stopped', message: 'the sweeper left it braked' };
+  const secured = { at: '2026-12-07T16:05:00Z', by: 'sweeper', outcome: 'braked', reason: 'x', pauseHeld: false };
+
+  test('is the latest securing of its record: the safety net may act again after the report is written', () => {
+    const e = entry({ secured: secured as never, failure: later });
+    expect([e.failure?.message, e.secured?.outcome, e.status]).toEqual([
+      'the sweeper left it braked',
+      'braked',
+      'interrupted',
+    ]);
+  });
+
+  test("is its report's when the safety net has not acted on it", () => {
+    expect(entry({ failure: later }).failure?.message).toBe('the guard left it unconfirmed');
+    expect(entry(null).failure?.message).toBe('the guard left it unconfirmed');
   });
 });
 

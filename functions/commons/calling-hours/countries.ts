@@ -160,11 +160,15 @@ const RULES: HoursRule[] = [
     },
     'creditors may not call 21:00-09:00 or on Sundays and public holidays (Consumer Credit Act 1995 s. 46), within the default',
   ),
-  byDefault('DE', {
-    law: 'Gesetz gegen den unlauteren Wettbewerb (UWG)',
-    section: '§ 7(2) Nr. 1 (calls to consumers need prior express consent)',
-    url: 'https://www.gesetze-im-internet.de/uwg_2004/__7.html',
-  }),
+  byDefault(
+    'DE',
+    {
+      law: 'Gesetz gegen den unlauteren Wettbewerb (UWG)',
+      section: '§ 7(2) Nr. 1 (calls to consumers need prior express consent)',
+      url: 'https://www.gesetze-im-internet.de/uwg_2004/__7.html',
+    },
+    'advertising by an automatic calling machine needs prior express consent from anyone, businesses too (§ 7(2) Nr. 2), which callsheet does not check',
+  ),
   law(
     'FR',
     'Mon-Fri 10:00-13:00,14:00-20:00',
@@ -196,10 +200,16 @@ const RULES: HoursRule[] = [
     },
     'the code binds only companies that adhere to it; the default matches it except on weekday eves of holidays (10:00-19:00 under the code), which callsheet cannot tell apart: set a narrower window on those dates',
   ),
-  byDefault('NL', {
-    law: 'Telecommunicatiewet',
-    section: 'art. 11.7 (telemarketing calls need consent since 1 July 2021)',
-  }),
+  byDefault(
+    'NL',
+    {
+      law: 'Telecommunicatiewet; Code Telemarketing (Stichting Reclame Code)',
+      section:
+        'telemarketing calls need consent since 1 July 2021 (opt-in); the code allows weekdays 09:00-22:00 and Saturdays 10:00-16:00',
+    },
+    "Saturday ends at the code's 16:00 (the stricter reading); the code also ends calls at 18:30 on 5 December, 24 December and 4 May and bars remembrance and mourning days, which callsheet cannot tell apart: set a narrower window on those dates; the article number of the opt-in rule was not found",
+    { hours: 'Mon-Fri 09:00-20:00; Sat 10:00-16:00', noHolidays: true },
+  ),
   byDefault('BE', {
     law: 'Code de droit économique / Wetboek van economisch recht',
     section:
@@ -355,13 +365,15 @@ const RULES: HoursRule[] = [
     },
     'SEC and BSP rules limit collection calls to daytime hours that lie within the default',
   ),
-  byDefault(
+  law(
     'ID',
+    'Mon-Sat 08:00-18:00',
+    true,
     {
-      law: 'Undang-Undang No. 27 Tahun 2022 tentang Pelindungan Data Pribadi',
-      section: 'art. 20 (a lawful basis, such as consent, for processing)',
+      law: 'OJK consumer protection regulation (POJK No. 6/POJK.07/2022, replaced by POJK No. 22 of 2023)',
+      section: 'art. 25 of POJK 6/2022 (offers by phone only Monday-Saturday 08:00-18:00, never on national holidays)',
     },
-    'OJK rules for financial firms limit collection calls to Monday-Saturday 08:00-20:00, within the default',
+    "written for financial firms, and applied to every call as Colombia's is (the stricter reading); the offer also needs the consumer's prior consent, which callsheet does not check; the article in POJK 22/2023 that carries the rule was not found",
   ),
   byDefault('TH', {
     law: 'Direct Sales and Direct Marketing Act B.E. 2545 (2002)',
@@ -400,10 +412,15 @@ const RULES: HoursRule[] = [
     law: '中华人民共和国广告法 (Advertising Law)',
     section: 'art. 43 (no advertising by electronic means without consent)',
   }),
-  byDefault('HK', {
-    law: 'Unsolicited Electronic Messages Ordinance (Cap. 593)',
-    section: 'Schedule 1 (person-to-person calls are outside it)',
-  }),
+  byDefault(
+    'HK',
+    {
+      law: 'Unsolicited Electronic Messages Ordinance (Cap. 593)',
+      section: 's. 11 (no commercial electronic messages to numbers on a do-not-call register)',
+      url: 'http://www.hklii.org/hk/legis/en/ord/593/sch1.html',
+    },
+    "Schedule 1 exempts only person-to-person calls without a pre-recorded or synthesized element, so an AI voice agent's calls are within the ordinance",
+  ),
   byDefault('TW', {
     law: '個人資料保護法 (Personal Data Protection Act)',
     section: 'art. 20 (marketing use stops on objection)',

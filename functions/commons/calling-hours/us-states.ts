@@ -40,7 +40,11 @@ const STATES: HoursRule[] = [
     },
     'the rule does not define holidays: the public holidays of the calendar are closed (Ala. Code § 1-3-8 moves a weekend holiday)',
   ),
-  none('AK', 'Alaska Stat. § 45.50.475 (telephone solicitations)'),
+  none(
+    'AK',
+    'Alaska Stat. § 45.50.475 (telephone solicitations)',
+    `§ 45.50.475(a)(4) makes a solicitation by an automated or recorded message an unfair trade practice; ${NOT_CONSENT}`,
+  ),
   law('AZ', 'daily 08:00-21:00', false, { law: 'Arizona Revised Statutes', section: '§ 44-1278(B)' }),
   none(
     'AR',
@@ -63,8 +67,11 @@ const STATES: HoursRule[] = [
     'CT',
     'daily 09:00-20:00',
     false,
-    { law: 'Connecticut General Statutes, as amended by Public Act 23-98', section: '§ 42-288a(c)' },
-    'one summary gives 09:00-21:00; the stricter 20:00 is taken',
+    {
+      law: 'Connecticut General Statutes, as amended by Public Act 23-98',
+      section: '§ 42-288a(c) (telemarketing only 09:00-20:00 local time)',
+    },
+    `the act also wants prior express written consent for sales calls; ${NOT_CONSENT}`,
   ),
   none('DE', 'Del. Code tit. 6, §§ 2501A-2507A (telemarketing)'),
   federalHours(
@@ -75,11 +82,17 @@ const STATES: HoursRule[] = [
     },
     `D.C. Code § 34-1701 bans automated dialing with a prerecorded or synthesized voice message for sales; ${NOT_CONSENT}`,
   ),
-  law('FL', 'daily 08:00-20:00', false, {
-    law: 'Florida Telephone Solicitation Act, Fla. Stat.',
-    section: '§ 501.059(8)(a)',
-    url: 'http://www.leg.state.fl.us/statutes/index.cfm?App_mode=Display_Statute&URL=0500-0599/0501/Sections/0501.059.html',
-  }),
+  law(
+    'FL',
+    'daily 08:00-20:00',
+    false,
+    {
+      law: 'Florida Telemarketing Act, Fla. Stat.',
+      section:
+        '§ 501.616(6)(a) (no commercial solicitation call, automated or recorded ones included, before 08:00 or after 20:00)',
+    },
+    'at most three calls on the same subject to a person in 24 hours (§ 501.616(6)(b)), which callsheet does not count',
+  ),
   none(
     'GA',
     'O.C.G.A. § 46-5-27 (telephone solicitation)',
@@ -140,11 +153,24 @@ const STATES: HoursRule[] = [
     },
     'an AI voice agent is taken to be an automated calling device (the stricter reading); the subsection was read as a 2003 bill reproduces it; at most one such call a number in 8 hours, which callsheet does not count',
   ),
-  law('MD', 'daily 08:00-20:00', false, {
-    law: 'Stop the Spam Calls Act of 2023, Md. Code, Com. Law',
-    section: '§ 14-4503',
-  }),
-  law('MA', 'daily 08:00-20:00', false, { law: 'Mass. Gen. Laws ch. 159C', section: '§ 3' }),
+  law(
+    'MD',
+    'daily 08:00-20:00',
+    false,
+    { law: 'Stop the Spam Calls Act of 2023, Md. Code, Com. Law', section: '§ 14-4502(c) (not 20:00-08:00)' },
+    `the subsection as compliance references give it; automated or recorded-message solicitation needs prior express written consent (§ 14-4502(a)(3)); ${NOT_CONSENT}`,
+  ),
+  law(
+    'MA',
+    'daily 08:00-20:00',
+    false,
+    {
+      law: 'Mass. Gen. Laws ch. 159C and 201 CMR 12.00',
+      section: '§ 3; 201 CMR 12.02(2) (no unsolicited sales call 20:00-08:00)',
+      url: 'https://regulations.justia.com/states/massachusetts/201-cmr/title-201-cmr-12-00/section-12-02',
+    },
+    `201 CMR 12.02(4) bans unsolicited sales calls by a recorded message device; ${NOT_CONSENT}`,
+  ),
   law(
     'MI',
     'daily 09:00-21:00',
@@ -155,13 +181,25 @@ const STATES: HoursRule[] = [
     },
     `§ 445.111b, cited before, sets no hours; a Telephone Solicitation Act (SB 351 of 2025) passed the Senate and was not found enacted; ${UNCONFIRMED}`,
   ),
-  law('MN', 'daily 09:00-21:00', false, { law: 'Minnesota Statutes', section: '§ 325E.27' }),
+  law(
+    'MN',
+    'daily 09:00-21:00',
+    false,
+    {
+      law: 'Minnesota Statutes',
+      section: '§ 325E.30 (time of day limit: no solicitation before 09:00 or after 21:00)',
+    },
+    `the section as compliance references give it; § 325E.27 wants consent before an automatic dialing-announcing device is used; ${NOT_CONSENT}`,
+  ),
   law(
     'MS',
     'Mon-Sat 08:00-20:00',
     true,
-    { law: 'Mississippi Code', section: '§ 77-3-725(1)' },
-    'no calls on Sundays; holidays are closed too, as one summary lists them (the stricter reading)',
+    {
+      law: 'Mississippi Code',
+      section: '§ 77-3-723(1) (only 08:00-20:00 Central Standard Time, never on a Sunday)',
+    },
+    'the text keeps the hours in Central Standard Time; callsheet reads them in local time, which is the same all year save the summer hour, when it is stricter; the text names no holidays: they are closed as one summary lists them (the stricter reading)',
   ),
   federalHours('MO', {
     law: 'Mo. Rev. Stat.',
@@ -179,8 +217,12 @@ const STATES: HoursRule[] = [
     'NE',
     'Mon-Sat 08:00-21:00; Sun 13:00-21:00',
     true,
-    { law: 'Nebraska Public Service Commission rules, Neb. Admin. Code tit. 291, ch. 11', section: '§ 3' },
-    'recorded-message calls only 13:00-21:00 on Sundays and legal holidays; holidays are closed whole (the stricter reading)',
+    {
+      law: 'Neb. Rev. Stat. and Nebraska Public Service Commission rules, Neb. Admin. Code tit. 291, ch. 11',
+      section: '§ 86-248(1)(a) (ADAD solicitation not before 08:00 or after 21:00); ch. 11 § 3',
+      url: 'https://nebraskalegislature.gov/laws/statutes.php?statute=86-248&print=true',
+    },
+    'the Commission rules, which compliance summaries read as recorded-message calls only 13:00-21:00 on Sundays and legal holidays, were not read: that Sunday and closed holidays are kept (the stricter reading); § 86-250 wants a Commission permit for ADAD solicitation, which callsheet does not check',
   ),
   law(
     'NV',
@@ -208,7 +250,10 @@ const STATES: HoursRule[] = [
     },
     `§ 57-12-22(A) allows prerecorded solicitation only with an established business relationship and consent; ${NOT_CONSENT}`,
   ),
-  law('NY', 'daily 08:00-21:00', false, { law: 'New York General Business Law', section: '§ 399-z(5)' }),
+  law('NY', 'daily 08:00-21:00', false, {
+    law: 'New York General Business Law',
+    section: "§ 399-z(2) (telemarketing only 08:00-21:00 at the customer's location)",
+  }),
   law(
     'NC',
     'daily 08:00-21:00',
@@ -228,10 +273,17 @@ const STATES: HoursRule[] = [
     `§ 51-28-02 wants consent or a live operator first for a prerecorded or synthesized voice message; ${NOT_CONSENT}`,
   ),
   none('OH', 'Ohio Rev. Code §§ 4719.01-4719.99 (telephone solicitors)'),
-  law('OK', 'daily 08:00-20:00', false, {
-    law: 'Oklahoma Telephone Solicitation Act of 2022, Okla. Stat. tit. 15',
-    section: '§ 775C.4',
-  }),
+  law(
+    'OK',
+    'daily 09:00-20:00',
+    false,
+    {
+      law: 'Okla. Stat. tit. 15 (Oklahoma Telephone Solicitation Act of 2022; automatic dial announcing devices)',
+      section: '§ 775C.4 (08:00-20:00); § 755.1(C)(2)(a) (no device call before 09:00 or after 21:00)',
+      url: 'https://self-law.org/code/ok/title-15-contracts/15-755-1',
+    },
+    "the device rule covers prerecorded or synthesized voice messages, so an AI voice agent: its 09:00 start with the Act's 20:00 end; at most three calls a person in 24 hours, which callsheet does not count",
+  ),
   law(
     'OR',
     'daily 08:00-20:00',
@@ -253,10 +305,17 @@ const STATES: HoursRule[] = [
     },
     "SB 992 is reported enacted as Act 47 of 2026, in force from about 18 October 2026, but its enrolled text was not found: its Mon-Sat 09:00-19:00 is taken over the Act's 08:00-21:00 (the stricter reading); no calls on the legal holidays of 44 P.S. § 11, which add Good Friday, Flag Day and Election Day to the calendar's public holidays",
   ),
-  law('RI', 'Mon-Fri 09:00-18:00; Sat 10:00-17:00', true, {
-    law: 'Rhode Island General Laws',
-    section: '§ 5-61-3.5',
-  }),
+  law(
+    'RI',
+    'Mon-Fri 09:00-18:00; Sat 10:00-17:00',
+    true,
+    {
+      law: 'Rhode Island General Laws',
+      section: '§ 5-61-3.6(a), within the hours of operation of § 5-61-2(2) (never on a state or federal holiday)',
+      url: 'http://webserver.rilin.state.ri.us/Statutes/TITLE5/5-61/5-61-3.6.HTM',
+    },
+    `§ 5-61-3.4 wants consent or a live operator first for a prerecorded or synthesized voice message; ${NOT_CONSENT}`,
+  ),
   law(
     'SC',
     'Mon-Sat 08:00-19:00',
@@ -304,7 +363,17 @@ const STATES: HoursRule[] = [
     section: '§ 59.1-511 (telephone solicitation only 08:00-21:00)',
     url: 'http://law.lis.virginia.gov/vacodepopularnames/virginia-telephone-privacy-protection-act/',
   }),
-  law('WA', 'daily 08:00-20:00', false, { law: 'Revised Code of Washington', section: '§ 80.36.390(2)' }),
+  law(
+    'WA',
+    'daily 08:00-20:00',
+    false,
+    {
+      law: 'Revised Code of Washington',
+      section: '§ 19.158.040(2) (no call received before 08:00 or after 20:00)',
+      url: 'https://app.leg.wa.gov/RCW/default.aspx?cite=19.158.040',
+    },
+    `§ 80.36.400(2) bans commercial solicitation by an automatic dialing and announcing device; ${NOT_CONSENT}`,
+  ),
   federalHours('WV', {
     law: 'W. Va. Code (telemarketing)',
     section: '§ 46A-6F-601(a)(4) (only 08:00-21:00, Monday through Sunday)',

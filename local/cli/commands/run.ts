@@ -394,7 +394,7 @@ export const runCommand: Command = {
         // Real files under the data directory: the bucket's addresses live only as long as this process.
         const local = (name: string) => join(dataDir, 'reports', id, name);
         const parts = [];
-        // What the safety net did to each part, in one read.
+        // What the safety net did to each part, in one read: it may have acted again since a part's report was written.
         const secured = await store.getMany((intake?.parts ?? []).map((p) => partKey(id, p.index)));
         for (const p of intake?.parts ?? []) {
           const files = partReportFiles(reportPrefix(id), p.index);
@@ -402,7 +402,7 @@ export const runCommand: Command = {
           const key = partKey(id, p.index);
           parts.push({
             partKey: key,
-            ...partEntry(p.index, r, stack.bucket, files, local, interrupted, secured.get(key)?.secured ?? null),
+            ...partEntry(p.index, r, stack.bucket, files, local, interrupted, secured.get(key) ?? null),
             stateTransitions: r?.stateTransitions ?? 0,
             simulatedDuration: isoDuration(r?.durationSeconds ?? 0),
           });
