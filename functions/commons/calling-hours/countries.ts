@@ -226,10 +226,14 @@ const RULES: HoursRule[] = [
     },
     "the law's outer limits are 09:00-22:00; the rest periods in use are not defined: a commentary reads them as Saturdays, Sundays and holidays, so those are closed, and the weekdays end at callsheet's default 20:00 (the stricter reading); automated calls need consent (Lei 41/2004, art. 13.º-A)",
   ),
-  byDefault('PL', {
-    law: 'Prawo komunikacji elektronicznej (2024)',
-    section: 'art. 398 (direct marketing by phone needs prior consent)',
-  }),
+  byDefault(
+    'PL',
+    {
+      law: 'Prawo komunikacji elektronicznej (2024)',
+      section: 'art. 398 ust. 1 (direct marketing by phone or automatic calling systems needs prior consent)',
+    },
+    'callsheet does not check consent',
+  ),
   byDefault('SE', {
     law: 'Marknadsföringslag (2008:486)',
     section: '§§ 19-21 (automated calls need consent; objections and the NIX register)',
@@ -262,10 +266,14 @@ const RULES: HoursRule[] = [
     law: 'Bundesgesetz gegen den unlauteren Wettbewerb (UWG)',
     section: 'Art. 3 Abs. 1 lit. u (no calls to numbers marked in the directory)',
   }),
-  byDefault('GR', {
-    law: 'Law 3471/2006',
-    section: 'art. 11 (unsolicited communications; opt-out register)',
-  }),
+  byDefault(
+    'GR',
+    {
+      law: 'Law 3471/2006',
+      section: 'art. 11 (unsolicited communications; opt-out register)',
+    },
+    "calls without human intervention need the subscriber's express prior consent (art. 11), which callsheet does not check",
+  ),
   byDefault('CZ', {
     law: 'Zákon č. 127/2005 Sb., o elektronických komunikacích',
     section:
@@ -458,10 +466,14 @@ const RULES: HoursRule[] = [
     law: 'Nigeria Data Protection Act 2023',
     section: 's. 36 (right to object to direct marketing)',
   }),
-  byDefault('KE', {
-    law: 'Data Protection Act 2019',
-    section: 's. 37 (commercial use of personal data)',
-  }),
+  byDefault(
+    'KE',
+    {
+      law: 'Data Protection Act 2019',
+      section: 's. 37 (commercial use of personal data)',
+    },
+    'automated calling systems without human intervention need prior consent for direct marketing (Kenya Information and Communications (Consumer Protection) Regulations, reg. 17(1)), which callsheet does not check',
+  ),
   byDefault(
     'EG',
     {
@@ -471,10 +483,14 @@ const RULES: HoursRule[] = [
     undefined,
     FRIDAY_REST_DEFAULT,
   ),
-  byDefault('MA', {
-    law: 'Loi n° 09-08 relative à la protection des personnes physiques à l’égard du traitement des données à caractère personnel',
-    section: 'art. 10 (direct marketing by automated means needs consent)',
-  }),
+  byDefault(
+    'MA',
+    {
+      law: 'Loi n° 09-08 relative à la protection des personnes physiques à l’égard du traitement des données à caractère personnel',
+      section: 'art. 10 (direct marketing by automated means needs consent)',
+    },
+    'callsheet does not check consent',
+  ),
 ];
 
 export const COUNTRY_RULES: Readonly<Record<string, HoursRule>> = Object.freeze(
