@@ -91,7 +91,7 @@ describe('the country table', () => {
   it('reads the laws as written (a mistyped spec fails here, not in production)', () => {
     const hours = (cc: string) => [COUNTRY_RULES[cc]?.basis, COUNTRY_RULES[cc]?.hours, COUNTRY_RULES[cc]?.noHolidays];
     expect(hours('US')).toEqual(['law', 'daily 08:00-21:00', false]);
-    expect(hours('CA')).toEqual(['law', 'Mon-Fri 09:30-20:00; Sat 10:30-17:00; Sun 12:00-17:00', false]);
+    expect(hours('CA')).toEqual(['law', 'Mon-Fri 09:00-21:30; Sat,Sun 10:00-18:00', false]);
     expect(hours('FR')).toEqual(['law', 'Mon-Fri 10:00-13:00,14:00-20:00', true]);
     expect(hours('ES')).toEqual(['law', 'Mon-Fri 09:00-21:00', true]);
     expect(hours('NO')).toEqual(['law', 'Mon-Fri 09:00-21:00', true]);

@@ -24,8 +24,7 @@ const every = (h: string[]): [string[], string[], string[]] => [h, h, h];
 
 const COUNTRIES: Case[] = [
   ['US', '+12125550143', ...every(FEDERAL)],
-  // ADAD hours last found (the stricter reading), inside the telemarketing rules' 09:00-21:30 and 10:00-18:00.
-  ['CA', '+14165550143', ['09:30-20:00'], ['10:30-17:00'], ['12:00-17:00']],
+  ['CA', '+14165550143', ['09:00-21:30'], ['10:00-18:00'], ['10:00-18:00']],
   ['MX', '+525512345678', ...DEFAULT],
   ['BR', '+551123456789', ['08:00-18:00'], [], []],
   ['AR', null, ...DEFAULT],
@@ -190,7 +189,7 @@ describe('state and provincial legal holidays beyond the public calendar', () =>
   it('closes British Columbia on 30 September and not the day before', () => {
     expect(holidayName('CA-BC', '2026-09-30')).toBe('National Day for Truth and Reconciliation');
     expect(local('+16045550143', '2026-09-30')).toEqual([]);
-    expect(local('+16045550143', '2026-09-29')).toEqual(['09:30-20:00']);
+    expect(local('+16045550143', '2026-09-29')).toEqual(['09:00-21:30']);
   });
 
   // 44 P.S. § 11 names Good Friday and Election Day; date-holidays lists neither as public in Pennsylvania.

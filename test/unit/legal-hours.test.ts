@@ -14,11 +14,7 @@ import {
 describe('legal calling hours', () => {
   it.each([
     ['US', 'Sun,Mon,Tue,Wed,Thu,Fri,Sat 08:00-21:00', /47 CFR § 64\.1200\(c\)\(1\)/],
-    [
-      'CA',
-      'Mon,Tue,Wed,Thu,Fri 09:30-20:00; Sat 10:30-17:00; Sun 12:00-17:00',
-      /CRTC Unsolicited Telecommunications Rules/,
-    ],
+    ['CA', 'Mon,Tue,Wed,Thu,Fri 09:00-21:30; Sun,Sat 10:00-18:00', /CRTC Unsolicited Telecommunications Rules/],
     ['FR', 'Mon,Tue,Wed,Thu,Fri 10:00-13:00,14:00-20:00', /décret n° 2022-1313/],
     ['AU', 'Mon,Tue,Wed,Thu,Fri 09:00-20:00; Sat 09:00-17:00', /Industry Standard 2017/],
     ['ES', 'Mon,Tue,Wed,Thu,Fri 09:00-21:00', /Ley 3\/2014/],

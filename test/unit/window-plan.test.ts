@@ -68,10 +68,10 @@ describe('part window: upload hours ∩ legal hours, in every candidate zone', (
   it("applies the country's legal hours when the upload sets none (Canada: the CRTC's stricter hours)", () => {
     const w = windowOf(plan(['America/Toronto'], 'CA', null));
     expect(w).toMatchObject({ source: 'legal hours', clipped: false });
-    // Saturday 2026-03-07: 10:30-17:00 EST; Monday 09:30-20:00 (the ADAD hours, the stricter reading).
-    expect(state(w, '2026-03-07T14:30Z')).toEqual({ open: false, changesAt: '2026-03-07T15:30' });
-    expect(state(w, '2026-03-07T20:00Z')).toEqual({ open: true, changesAt: '2026-03-07T21:55' });
-    expect(state(w, '2026-03-09T12:00Z')).toEqual({ open: false, changesAt: '2026-03-09T13:30' }); // 09:30 EDT
+    // Saturday 2026-03-07: 10:00-18:00 EST; Monday 09:00-21:30.
+    expect(state(w, '2026-03-07T14:30Z')).toEqual({ open: false, changesAt: '2026-03-07T15:00' });
+    expect(state(w, '2026-03-07T20:00Z')).toEqual({ open: true, changesAt: '2026-03-07T22:55' });
+    expect(state(w, '2026-03-09T12:00Z')).toEqual({ open: false, changesAt: '2026-03-09T13:00' }); // 09:00 EDT
   });
 
   it.each([

@@ -13,7 +13,7 @@ import type { HoursRule, RuleSource } from './types.ts';
  * holidays. It follows the general telemarketing laws found in Europe, the Americas and Oceania: 09:00 is the latest
  * start most of them set (AU, ES, IN, PT, NO), 20:00 the earliest weekday end of those (AU, ZA; Italy's telemarketing
  * code); Saturday sits inside AU 09:00-17:00 and Italy's code 10:00-19:00; Sundays and public holidays are closed as
- * in AU, ES, FR, NO, CO and ZA. Laws that end earlier or close Saturdays (AE, BR, CO, VN, ZA, CA's stricter reading)
+ * in AU, ES, FR, NO, CO and ZA. Laws that end earlier or close Saturdays (AE, BR, CO, ID, PT, VN, ZA)
  * have rows of their own, which replace it. Stricter than the UK DMA code and Ireland's creditor and banking rules.
  * `LEGAL_HOURS` replaces or removes it.
  */
@@ -82,15 +82,14 @@ const RULES: HoursRule[] = [
   }),
   law(
     'CA',
-    'Mon-Fri 09:30-20:00; Sat 10:30-17:00; Sun 12:00-17:00',
+    'Mon-Fri 09:00-21:30; Sat,Sun 10:00-18:00',
     false,
     {
       law: 'CRTC Unsolicited Telecommunications Rules, Part III (Telemarketing Rules) and Part IV (Automatic Dialing-Announcing Device Rules), as modified by Telecom Regulatory Policy CRTC 2009-200',
-      section:
-        'Part III calling hours (weekdays 09:00-21:30, weekends 10:00-18:00); Part IV calling hours for ADAD calls',
+      section: 'calling hours (weekdays 09:00-21:30, weekends 10:00-18:00)',
       url: 'https://crtc.gc.ca/eng/archive/2009/2009-200.htm',
     },
-    "an AI voice agent is taken to be an automatic dialing-announcing device (the stricter reading), whose solicitation calls also need express consent (Part IV); CRTC 2009-200 modified the ADAD calling hours and its text was not read, so the ADAD hours last found (weekdays 09:30-20:00, Saturdays 10:30-17:00, Sundays 12:00-17:00, from a pre-2008 summary) are kept as the stricter reading; the telemarketing hours are the CRTC's own summary; the rule numbers were not checked against the official text",
+    "an AI voice agent is taken to be an automatic dialing-announcing device (the stricter reading), whose solicitation calls need express consent (Part IV), which callsheet does not check; CRTC 2009-200 modified the ADAD calling hours, and FEDMA and several others give them as the telemarketing hours since; the hours are the CRTC's own summary; the Rules' text and rule numbers were not read",
   ),
   byDefault(
     'MX',

@@ -303,7 +303,7 @@ const STATES: HoursRule[] = [
       section:
         '§ 2245(a)(1) (hours: none before 08:00 or after 21:00), § 2245(a)(10) (legal holidays); SB 992 (no calls on Sundays or 19:00-09:00)',
     },
-    "SB 992 is reported enacted as Act 47 of 2026, in force from about 18 October 2026, but its enrolled text was not found: its Mon-Sat 09:00-19:00 is taken over the Act's 08:00-21:00 (the stricter reading); no calls on the legal holidays of 44 P.S. § 11, which add Good Friday, Flag Day and Election Day to the calendar's public holidays",
+    "SB 992 is reported enacted as Act 47 of 2026 (approved 20 July 2026, in force 90 days later, about 18 October 2026), but its enrolled text was not found: its Mon-Sat 09:00-19:00 is taken over the Act's 08:00-21:00 (the stricter reading); no calls on the legal holidays of 44 P.S. § 11, which add Good Friday, Flag Day and Election Day to the calendar's public holidays",
   ),
   law(
     'RI',
@@ -325,7 +325,7 @@ const STATES: HoursRule[] = [
       section:
         '§ 37-21-30 (no call before 08:00 or after 21:00); § 16-17-446(C)(3) (recorded-message calls not after 19:00)',
     },
-    'whether § 16-17-446 still binds is unsure (Cahaly v. LaRosa, 796 F.3d 399 (4th Cir. 2015), struck its restrictions as content-based), so its 19:00 end is kept (the stricter reading); Sundays are closed as some summaries give them, though the text read bans none (the stricter reading)',
+    "§ 37-21-30 is the rule in force; § 16-17-446 is still printed in the code, though held unconstitutional and its enforcement enjoined (Cahaly v. LaRosa, aff'd 796 F.3d 399 (4th Cir. 2015)): its 19:00 end is kept as a margin (the stricter reading); Sundays are closed as some summaries give them, though the text read bans none (the stricter reading)",
   ),
   law(
     'SD',
