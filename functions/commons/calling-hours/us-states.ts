@@ -193,13 +193,13 @@ const STATES: HoursRule[] = [
   ),
   law(
     'MS',
-    'Mon-Sat 08:00-20:00',
+    'Mon-Sat 09:00-20:00',
     true,
     {
       law: 'Mississippi Code',
       section: '§ 77-3-723(1) (only 08:00-20:00 Central Standard Time, never on a Sunday)',
     },
-    'the text keeps the hours in Central Standard Time; callsheet reads them in local time, which is the same all year save the summer hour, when it is stricter; the text names no holidays: they are closed as one summary lists them (the stricter reading)',
+    'the text keeps the hours in Central Standard Time, and in summer 08:00 standard time is 09:00 on the clock: calls start at 09:00 all year (the stricter reading); the text names no holidays: they are closed as one summary lists them (the stricter reading)',
   ),
   federalHours('MO', {
     law: 'Mo. Rev. Stat.',
