@@ -236,11 +236,12 @@ export const SETTINGS = {
   },
   CLOSING_MARGIN_MINUTES: {
     type: 'integer',
-    min: 0,
+    // Never 0: several laws count the hour a call is received, which comes after the hour it was placed.
+    min: 1,
     max: 120,
     readBy: ['intake', ...LIFECYCLE],
     default: 5,
-    doc: 'Campaigns are paused this long before a calling window closes.',
+    doc: 'Campaigns are paused this long before a calling window closes; at least 1, as several laws count the hour a call is received.',
   },
   PAUSE_LEAD_SECONDS: {
     type: 'integer',

@@ -27,6 +27,16 @@ export function calendarOf(scope: string): Holidays | null {
   return ok ? (state ? new Holidays(country, state) : new Holidays(country)) : null;
 }
 
+/** Day of the week of a date, 0 Sunday. */
+const weekday = (date: string) => new Date(`${date}T00:00:00Z`).getUTCDay();
+
+/** Easter Sunday of the scope's calendar in a year. */
+function easterOf(cal: Holidays, year: number, scope: string): string {
+  const easter = cal.getHolidays(year).find((h) => h.name === 'Easter Sunday');
+  if (!easter) throw new Error(`date-holidays gives no Easter Sunday for ${scope} in ${year}`);
+  return easter.date.slice(0, 10);
+}
+
 /** The Tuesday after the first Monday of November: a US general election day. */
 function electionDay(year: number): string {
   const first = new Date(Date.UTC(year, 10, 1)).getUTCDay(); // 0 Sunday
@@ -35,21 +45,60 @@ function electionDay(year: number): string {
 }
 
 /**
- * Legal holidays a state's law closes beyond date-holidays' public ones. Pennsylvania's Telemarketer Registration
- * Act (73 P.S. § 2245(a)(10), added by Act 73 of 2019) bans calls on the legal holidays of 44 P.S. § 11, which add
- * Good Friday and Election Day (date-holidays has Flag Day already); Election Day is taken every year, not only in
- * election years (the stricter reading). British Columbia's telemarketing rules ban its statutory holidays, which
- * since 2023 include the National Day for Truth and Reconciliation on 30 September (Employment Standards Act, as
- * amended by the National Day for Truth and Reconciliation Act); date-holidays lacks it.
+ * Legal holidays a state's law closes beyond date-holidays' public ones.
+ * - Pennsylvania's Telemarketer Registration Act (73 P.S. § 2245(a)(10), added by Act 73 of 2019) bans calls on the
+ *   legal holidays of 44 P.S. § 11, which add Good Friday and Election Day (date-holidays has Flag Day already);
+ *   Election Day is taken every year, not only in election years (the stricter reading).
+ * - British Columbia's telemarketing rules ban its statutory holidays, which since 2023 include the National Day for
+ *   Truth and Reconciliation on 30 September (Employment Standards Act, as amended by the National Day for Truth and
+ *   Reconciliation Act).
+ * - Utah's legal holidays (Utah Code § 63G-1-301) keep Juneteenth on a Monday: the one before a Tuesday-Friday
+ *   19 June, the one after a weekend one; Good Friday, which a 2026 amendment is reported to add, is closed too (the
+ *   stricter reading).
+ * - Rhode Island's (R.I. Gen. Laws § 25-1-1) add 4 May and election day in the years of a general election of state
+ *   officers (even years).
+ * - Louisiana's (La. R.S. 1:55(A)(1)) add 8 January, 30 August and 1 November.
+ * - Alabama's (Ala. Code § 1-3-8) add Mardi Gras in Mobile and Baldwin counties, closed statewide (a number does not
+ *   prove its county).
  */
 const EXTRA_HOLIDAYS: Record<string, (year: number, cal: Holidays) => Record<string, string>> = {
-  'US-PA': (year, cal) => {
-    const easter = cal.getHolidays(year).find((h) => h.name === 'Easter Sunday');
-    if (!easter) throw new Error(`date-holidays gives no Easter Sunday for US-PA in ${year}`);
-    return { [addDays(easter.date.slice(0, 10), -2)]: 'Good Friday', [electionDay(year)]: 'Election Day' };
-  },
+  'US-PA': (year, cal) => ({
+    [addDays(easterOf(cal, year, 'US-PA'), -2)]: 'Good Friday',
+    [electionDay(year)]: 'Election Day',
+  }),
   'CA-BC': (year) => ({ [`${year}-09-30`]: 'National Day for Truth and Reconciliation' }),
+  'US-UT': (year, cal) => {
+    const june19 = `${year}-06-19`;
+    const day = weekday(june19);
+    const monday = day === 0 ? addDays(june19, 1) : day === 6 ? addDays(june19, 2) : addDays(june19, 1 - day);
+    return { [monday]: 'Juneteenth (Utah)', [addDays(easterOf(cal, year, 'US-UT'), -2)]: 'Good Friday' };
+  },
+  'US-RI': (year) => ({
+    [`${year}-05-04`]: 'Rhode Island Independence Day',
+    ...(year % 2 === 0 ? { [electionDay(year)]: 'Election Day' } : {}),
+  }),
+  'US-LA': (year) => ({
+    [`${year}-01-08`]: 'Battle of New Orleans',
+    [`${year}-08-30`]: 'Huey P. Long Day',
+    [`${year}-11-01`]: "All Saints' Day",
+  }),
+  'US-AL': (year, cal) => ({
+    [addDays(easterOf(cal, year, 'US-AL'), -47)]: 'Mardi Gras (Mobile and Baldwin counties)',
+  }),
 };
+
+/**
+ * Scopes whose holiday law moves a holiday that falls on a weekend to a weekday (Utah to the Friday before a Saturday
+ * one, Rhode Island to the Monday after a Sunday one, Alabama either way): both days are closed, whichever way
+ * the law moves it (the stricter reading).
+ */
+const WEEKEND_MOVED = new Set(['US-UT', 'US-RI', 'US-AL']);
+
+/**
+ * Countries whose calling-hours law bans regional holidays too (Spain's art. 96.2; the Rio de Janeiro law applied to
+ * all of Brazil), where a number does not prove its region: every region's public holidays are closed everywhere.
+ */
+const ALL_REGIONS = new Set(['ES', 'BR']);
 
 /**
  * Local date → name of each public holiday of the scope in the years. A holiday that starts at noon closes its
@@ -72,6 +121,16 @@ export function publicHolidaysOf(scope: string, first = FIRST_YEAR, last = LAST_
   const extra = EXTRA_HOLIDAYS[scope];
   if (extra)
     for (let year = first; year <= last; year++) for (const [d, n] of Object.entries(extra(year, cal))) found[d] ??= n;
+  if (ALL_REGIONS.has(scope))
+    for (const region of Object.keys(new Holidays().getStates(scope) ?? {}))
+      for (const [d, n] of Object.entries(publicHolidaysOf(`${scope}-${region}`, first, last)))
+        found[d] ??= `${n} (${scope}-${region})`;
+  if (WEEKEND_MOVED.has(scope))
+    for (const [d, n] of Object.entries({ ...found })) {
+      const day = weekday(d);
+      if (day === 6) found[addDays(d, -1)] ??= `${n} (observed)`;
+      if (day === 0) found[addDays(d, 1)] ??= `${n} (observed)`;
+    }
   return Object.fromEntries(Object.entries(found).sort(([a], [b]) => (a < b ? -1 : 1)));
 }
 
@@ -102,7 +161,7 @@ export function renderHolidayDates(): string {
     "  /** Each scope's holidays, a `YYYY-MM-DD name` line for each in date order (read by calling-hours/holidays.ts). */",
     '  scopes: Readonly<Record<string, string>>;',
     '} = {',
-    `  source: ${JSON.stringify(`date-holidays ${version}, public holidays; Pennsylvania adds Good Friday and Election Day (44 P.S. § 11), British Columbia 30 September (Employment Standards Act)`)},`,
+    `  source: ${JSON.stringify(`date-holidays ${version}, public holidays, with the state and provincial legal holidays of scripts/holiday-dates.ts (EXTRA_HOLIDAYS)`)},`,
     `  firstYear: ${FIRST_YEAR},`,
     `  lastYear: ${LAST_YEAR},`,
     // Lines in a string, split when a scope is first asked for: an object of dates per scope (160 KB in all) cost

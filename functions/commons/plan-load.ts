@@ -163,7 +163,7 @@ const whole = (min: number, max: number) => (v: string) =>
 /** The pause timings as the lifecycle reads them (same names, defaults and bounds), for intake's estimate. */
 export function readPauseTimings(env: EnvReader): PauseTimings {
   return {
-    closingMarginMs: (env.checked('CLOSING_MARGIN_MINUTES', whole(0, 120)) ?? 5) * MINUTE,
+    closingMarginMs: (env.checked('CLOSING_MARGIN_MINUTES', whole(1, 120)) ?? 5) * MINUTE,
     pauseLeadMs: (env.checked('PAUSE_LEAD_SECONDS', whole(0, 900)) ?? 120) * 1000,
     brakeLeadMs: (env.checked('BRAKE_LEAD_SECONDS', whole(0, 900)) ?? 30) * 1000,
   };

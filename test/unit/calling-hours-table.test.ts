@@ -100,7 +100,8 @@ const STATES: Case[] = [
   ['US-IA', '+15152345678', ...every(FEDERAL)],
   ['US-KS', '+13162345678', ...every(FEDERAL)],
   ['US-KY', '+15022345678', ...every(['10:00-21:00'])],
-  ['US-LA', '+15042345678', ['08:00-20:00'], ['08:00-20:00'], []],
+  // Saturdays are legal holidays in New Orleans and Baton Rouge (La. R.S. 1:55): closed statewide.
+  ['US-LA', '+15042345678', ['08:00-20:00'], [], []],
   ['US-ME', '+12072345678', ['09:00-17:00'], [], []],
   ['US-MD', '+14102345678', ...every(['08:00-20:00'])],
   ['US-MA', '+16172345678', ...every(['08:00-20:00'])],
@@ -122,7 +123,8 @@ const STATES: Case[] = [
   ['US-OH', '+16142345678', ...every(FEDERAL)],
   ['US-OK', '+14052345678', ...every(['09:00-20:00'])],
   ['US-OR', '+15032345678', ...every(['08:00-20:00'])],
-  ['US-PA', '+12152345678', ['09:00-19:00'], ['09:00-19:00'], []],
+  // Saturday from noon is a legal half holiday (44 P.S. § 11).
+  ['US-PA', '+12152345678', ['09:00-19:00'], ['09:00-12:00'], []],
   ['US-RI', '+14012345678', ['09:00-18:00'], ['10:00-17:00'], []],
   ['US-SC', '+18032345678', ['08:00-19:00'], ['08:00-19:00'], []],
   // 605 rings in Mountain time too: 09:00 there is 10:00 Central.
@@ -186,6 +188,21 @@ describe.each([
 });
 
 describe('state and provincial legal holidays beyond the public calendar', () => {
+  // Legal holidays the states' own holiday laws name, which date-holidays lacks or does not move.
+  it.each([
+    ['US-UT', '+18015550123', '2026-06-15', /Juneteenth/], // § 63G-1-301: the Monday before a Friday 19 June
+    ['US-UT', '+18015550123', '2027-07-23', /Pioneer Day/], // a Saturday 24 July moves to the Friday
+    ['US-RI', '+14015550123', '2027-05-04', /Independence Day/], // § 25-1-1
+    ['US-RI', '+14015550123', '2028-11-07', /Election Day/],
+    ['US-LA', '+15045550123', '2027-01-08', /Battle of New Orleans/], // La. R.S. 1:55
+    ['US-AL', '+12055550123', '2028-11-10', /Veterans Day/], // § 1-3-8: a Saturday holiday on the Friday
+    ['ES', '+34912345678', '2026-04-02', /Jueves Santo/], // a regional holiday: any region's closes Spain
+    ['BR', '+551123456789', '2026-04-23', /São Jorge/], // Rio de Janeiro's, under the Rio law applied to Brazil
+  ])('closes %s numbers on %s (%s)', (scope, phone, day, name) => {
+    expect(holidayName(scope, day)).toMatch(name);
+    expect(local(phone, day)).toEqual([]);
+  });
+
   // British Columbia's statutory holidays include 30 September since 2023; date-holidays lacks it.
   it('closes British Columbia on 30 September and not the day before', () => {
     expect(holidayName('CA-BC', '2026-09-30')).toBe('National Day for Truth and Reconciliation');

@@ -176,3 +176,20 @@ describe('clock hours whose launches, resumes and pauses need more than the poll
     expect(planLoad([], LAUNCH, DEFAULT_LIMITS, DEFAULT_TIMINGS).room).toEqual({ perMinute: 95, perHour: 625 });
   });
 });
+
+describe('the closing margin', () => {
+  // Several laws count the hour a call is received, which comes after the hour it was placed.
+  it.each([
+    ['0', 'CLOSING_MARGIN_MINUTES="0": a whole number from 1 to 120'],
+    ['121', 'CLOSING_MARGIN_MINUTES="121": a whole number from 1 to 120'],
+  ])('refuses %s minutes', (value, problem) => {
+    const env = new EnvReader({ CLOSING_MARGIN_MINUTES: value });
+    readPauseTimings(env);
+    expect(() => env.done()).toThrow(problem);
+  });
+
+  it('takes 1 minute, and 5 when unset', () => {
+    expect(readPauseTimings(new EnvReader({ CLOSING_MARGIN_MINUTES: '1' })).closingMarginMs).toBe(60_000);
+    expect(DEFAULT_TIMINGS.closingMarginMs).toBe(300_000);
+  });
+});

@@ -108,7 +108,7 @@ const RULES: HoursRule[] = [
       law: 'Lei estadual RJ 4.896/2006 as amended by Lei 7.853/2018 (upheld by the STF, ADI 5962); Lei estadual CE 16.836/2019',
       section: 'RJ art. 1º-A (offers by phone Monday to Friday 08:00-18:00, never on Saturdays, Sundays or holidays)',
     },
-    'the hours are art. 1º-A of Lei 4.896/2006, inserted by Lei 7.853/2018, for people not on the telephone privacy list; no federal law sets hours; state laws differ (ES Lei 10.626/2017 weekdays 08:00-19:00; SP Lei 15.426/2014 collection calls weekdays 08:00-20:00, Saturdays 08:00-14:00), and a number does not prove which state its holder is in, so the strictest found applies to all of Brazil; other states may be stricter; state and municipal holidays are not in the national calendar',
+    "the hours are art. 1º-A of Lei 4.896/2006, inserted by Lei 7.853/2018, for people not on the telephone privacy list; no federal law sets hours; state laws differ (ES Lei 10.626/2017 weekdays 08:00-19:00; SP Lei 15.426/2014 collection calls weekdays 08:00-20:00, Saturdays 08:00-14:00), and a number does not prove which state its holder is in, so the strictest found applies to all of Brazil; other states may be stricter; every state's public holidays are closed everywhere for the same reason, municipal ones are not in the calendar",
   ),
   byDefault('AR', {
     law: 'Ley 26.951 (Registro Nacional "No Llame")',
@@ -188,7 +188,7 @@ const RULES: HoursRule[] = [
       section: 'art. 96.2 (never before 09:00 or after 21:00, nor on holidays or weekends)',
       url: 'https://www.boe.es/buscar/act.php?id=BOE-A-2007-20555',
     },
-    'regional and local holidays also count, and the national calendar does not hold them; since 2023 unsolicited commercial calls also need consent (Ley 11/2022, art. 66.1.b), and automated calls without a person prior express consent (art. 96.3), which callsheet does not check',
+    "regional holidays also count and a number does not prove its region: every region's public holidays are closed everywhere (the stricter reading); local holidays are not in the calendar; since 2023 unsolicited commercial calls also need consent (Ley 11/2022, art. 66.1.b), and automated calls without a person prior express consent (art. 96.3), which callsheet does not check",
   ),
   byDefault(
     'IT',

@@ -38,7 +38,7 @@ const STATES: HoursRule[] = [
       section:
         'r. 770-X-5-.17(1)(b) (automated solicitation calls: none on Sundays or holidays, none before 08:00 or after 20:00)',
     },
-    'the rule does not define holidays: the public holidays of the calendar are closed (Ala. Code § 1-3-8 moves a weekend holiday)',
+    "the rule does not define holidays: Alabama's legal holidays (Ala. Code § 1-3-8) are closed, on their own dates and on the weekday a weekend one moves to, with Mardi Gras, a holiday in Mobile and Baldwin counties, closed statewide as a number does not prove its county (the stricter reading)",
   ),
   none(
     'AK',
@@ -135,13 +135,13 @@ const STATES: HoursRule[] = [
   ),
   law(
     'LA',
-    'Mon-Sat 08:00-20:00',
+    'Mon-Fri 08:00-20:00',
     true,
     {
       law: 'Louisiana Public Service Commission Do Not Call Program, General Order R-29617 (under La. R.S. 45:844.11 ff.)',
       section: '§ V(A) (none before 08:00 or after 20:00, none on Sundays or legal holidays)',
     },
-    "no calls on the legal holidays the Commission names (the calendar's public holidays are closed: the stricter reading); the order's text was not read, only compliance references quoting it; La. R.S. 45:844.31 bans all telephone solicitation during a declared state of emergency, which callsheet cannot know: pause campaigns to Louisiana numbers then",
+    "no calls on legal holidays: the order's text was not read, only compliance references quoting it, so the legal holidays of La. R.S. 1:55 are closed, which add 8 January, 30 August and 1 November to the calendar's, and make every Saturday a holiday in Orleans parish, Baton Rouge and other parishes: as a number does not prove its parish, Saturdays are closed statewide (the stricter reading); La. R.S. 45:844.31 bans all telephone solicitation during a declared state of emergency, which callsheet cannot know: pause campaigns to Louisiana numbers then",
   ),
   law(
     'ME',
@@ -232,7 +232,7 @@ const STATES: HoursRule[] = [
       law: 'Nevada Revised Statutes',
       section: '§ 597.814(2)(a) (automatic dialing-announcing calls received 21:00-09:00 forbidden)',
     },
-    'compliance summaries give a 20:00 end under § 228.590, whose text was not found: the stricter 20:00 is kept; § 597.814(1) wants a live introduction before a recorded message',
+    'the 20:00 end, from an earlier reading of § 228.590 whose text was not found, is kept as a margin; § 597.814(1) wants a live introduction before a recorded message',
   ),
   none('NH', 'N.H. Rev. Stat. § 359-E (telephone sales)'),
   federalHours('NJ', {
@@ -296,14 +296,14 @@ const STATES: HoursRule[] = [
   ),
   law(
     'PA',
-    'Mon-Sat 09:00-19:00',
+    'Mon-Fri 09:00-19:00; Sat 09:00-12:00',
     true,
     {
       law: 'Telemarketer Registration Act, 73 P.S., as amended by Act 73 of 2019 and Senate Bill 992 of 2025-26',
       section:
         '§ 2245(a)(1) (hours: none before 08:00 or after 21:00), § 2245(a)(10) (legal holidays); SB 992 (no calls on Sundays or 19:00-09:00)',
     },
-    "SB 992 is reported enacted as Act 47 of 2026 (approved 20 July 2026, in force 90 days later, about 18 October 2026), but its enrolled text was not found: its Mon-Sat 09:00-19:00 is taken over the Act's 08:00-21:00 (the stricter reading); no calls on the legal holidays of 44 P.S. § 11, which add Good Friday, Flag Day and Election Day to the calendar's public holidays",
+    "SB 992 is reported enacted as Act 47 of 2026 (approved 20 July 2026, in force 90 days later, about 18 October 2026), but its enrolled text was not found: its Mon-Sat 09:00-19:00 is taken over the Act's 08:00-21:00 (the stricter reading); no calls on the legal holidays of 44 P.S. § 11, which add Good Friday, Flag Day and Election Day to the calendar's public holidays, and make every Saturday from noon a half holiday: Saturdays end at 12:00 (the stricter reading, as § 2245(a)(10)'s own words were not read)",
   ),
   law(
     'RI',
@@ -311,7 +311,8 @@ const STATES: HoursRule[] = [
     true,
     {
       law: 'Rhode Island General Laws',
-      section: '§ 5-61-3.6(a), within the hours of operation of § 5-61-2(2) (never on a state or federal holiday)',
+      section:
+        '§ 5-61-3.6(a), within the hours of operation of § 5-61-2(2) (never on a state or federal holiday); state holidays as R.I. Gen. Laws § 25-1-1 names them (4 May, election day in even years, the Monday after a Sunday holiday)',
       url: 'http://webserver.rilin.state.ri.us/Statutes/TITLE5/5-61/5-61-3.6.HTM',
     },
     `§ 5-61-3.4 wants consent or a live operator first for a prerecorded or synthesized voice message; ${NOT_CONSENT}`,
@@ -325,7 +326,7 @@ const STATES: HoursRule[] = [
       section:
         '§ 37-21-30 (no call before 08:00 or after 21:00); § 16-17-446(C)(3) (recorded-message calls not after 19:00)',
     },
-    "§ 37-21-30 is the rule in force; § 16-17-446 is still printed in the code, though held unconstitutional and its enforcement enjoined (Cahaly v. LaRosa, aff'd 796 F.3d 399 (4th Cir. 2015)): its 19:00 end is kept as a margin (the stricter reading); Sundays are closed as some summaries give them, though the text read bans none (the stricter reading)",
+    "§ 37-21-30 is the rule in force; § 16-17-446 is still printed in the code, though held unconstitutional and its enforcement enjoined (Cahaly v. LaRosa, aff'd 796 F.3d 399 (4th Cir. 2015)): its 19:00 end is kept as a margin (the stricter reading); Sundays are closed as a margin: no text read bans them",
   ),
   law(
     'SD',
@@ -355,7 +356,7 @@ const STATES: HoursRule[] = [
       section: '§ 13-25a-103(3)',
       url: 'https://le.utah.gov/xcode/Title13/Chapter25A/13-25a-S103.html',
     },
-    'no solicitation without prior express consent between 21:00 and 08:00, on a Sunday or on a legal holiday',
+    "no solicitation without prior express consent between 21:00 and 08:00, on a Sunday or on a legal holiday: Utah's legal holidays (Utah Code § 63G-1-301) are closed as that section places them (Juneteenth on a Monday, weekend holidays on the Friday or Monday) as well as on their own dates, with Good Friday, which a 2026 amendment is reported to add (the stricter reading)",
   ),
   none('VT', 'Vt. Stat. tit. 9, § 2464a (telephone solicitation)'),
   federalHours('VA', {
