@@ -60,6 +60,8 @@ function electionDay(year: number): string {
  * - Louisiana's (La. R.S. 1:55(A)(1)) add 8 January, 30 August and 1 November.
  * - Alabama's (Ala. Code § 1-3-8) add Mardi Gras in Mobile and Baldwin counties, closed statewide (a number does not
  *   prove its county).
+ * - Australia's standard bans national public holidays; some states give Anzac Day on a weekend a substitute Monday,
+ *   closed nationwide, as a number does not prove its state (the stricter reading).
  */
 const EXTRA_HOLIDAYS: Record<string, (year: number, cal: Holidays) => Record<string, string>> = {
   'US-PA': (year, cal) => ({
@@ -85,6 +87,13 @@ const EXTRA_HOLIDAYS: Record<string, (year: number, cal: Holidays) => Record<str
   'US-AL': (year, cal) => ({
     [addDays(easterOf(cal, year, 'US-AL'), -47)]: 'Mardi Gras (Mobile and Baldwin counties)',
   }),
+  AU: (year) => {
+    const anzac = `${year}-04-25`;
+    const day = weekday(anzac);
+    return day === 6 || day === 0
+      ? { [addDays(anzac, day === 6 ? 2 : 1)]: 'Anzac Day (substitute day in some states)' }
+      : {};
+  },
 };
 
 /**

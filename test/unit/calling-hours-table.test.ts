@@ -198,6 +198,7 @@ describe('state and provincial legal holidays beyond the public calendar', () =>
     ['US-AL', '+12055550123', '2028-11-10', /Veterans Day/], // § 1-3-8: a Saturday holiday on the Friday
     ['ES', '+34912345678', '2026-04-02', /Jueves Santo/], // a regional holiday: any region's closes Spain
     ['BR', '+551123456789', '2026-04-23', /São Jorge/], // Rio de Janeiro's, under the Rio law applied to Brazil
+    ['AU', '+61212345678', '2026-04-27', /Anzac Day/], // a Saturday Anzac Day's Monday in some states
   ])('closes %s numbers on %s (%s)', (scope, phone, day, name) => {
     expect(holidayName(scope, day)).toMatch(name);
     expect(local(phone, day)).toEqual([]);
