@@ -197,7 +197,7 @@ const RULES: HoursRule[] = [
       section:
         'calling hours for its members (weekdays 09:00-20:00, Saturdays and eves of holidays 10:00-19:00, never Sundays or holidays); no statute sets hours',
     },
-    'the code binds only companies that adhere to it; the default matches it except on weekday eves of holidays (10:00-19:00 under the code), which callsheet cannot tell apart: set a narrower window on those dates',
+    'the code binds only companies that adhere to it; the default matches it except on weekday eves of holidays (10:00-19:00 under the code), whose hours callsheet does not model: set a narrower window on those dates',
   ),
   byDefault(
     'NL',
@@ -206,7 +206,7 @@ const RULES: HoursRule[] = [
       section:
         'telemarketing calls need consent since 1 July 2021 (opt-in); the code allows weekdays 09:00-22:00 and Saturdays 10:00-16:00',
     },
-    "Saturday ends at the code's 16:00 (the stricter reading); the code also ends calls at 18:30 on 5 December, 24 December and 4 May and bars remembrance and mourning days, which callsheet cannot tell apart: set a narrower window on those dates; the article number of the opt-in rule was not found",
+    "Saturday ends at the code's 16:00 (the stricter reading); the code also ends calls at 18:30 on 5 December, 24 December and 4 May and bars remembrance and mourning days, which callsheet does not model: set a narrower window on those dates; the article number of the opt-in rule was not found",
     { hours: 'Mon-Fri 09:00-20:00; Sat 10:00-16:00', noHolidays: true },
   ),
   byDefault('BE', {
