@@ -30,7 +30,8 @@ const COUNTRIES: Case[] = [
   ['AR', null, ...DEFAULT],
   ['CO', null, ['07:00-19:00'], ['08:00-15:00'], []],
   ['CL', '+56221234567', ...DEFAULT],
-  ['PE', null, ...DEFAULT],
+  // Ley 29571 art. 62(b): no collection calls on Saturdays, applied to every call.
+  ['PE', null, ['09:00-20:00'], [], []],
   ['GB', null, ...DEFAULT],
   ['IE', null, ...DEFAULT],
   ['DE', null, ...DEFAULT],
@@ -50,7 +51,8 @@ const COUNTRIES: Case[] = [
   ['CH', null, ...DEFAULT],
   ['GR', null, ...DEFAULT],
   ['CZ', null, ...DEFAULT],
-  ['RO', null, ...DEFAULT],
+  // Saturday ends at the collection code's 14:00.
+  ['RO', null, ['09:00-20:00'], ['10:00-14:00'], []],
   ['AE', null, ...every(['09:00-18:00'])],
   ['SA', null, ...FRIDAY_REST],
   ['QA', null, ...FRIDAY_REST],

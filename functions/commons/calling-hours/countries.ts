@@ -110,10 +110,14 @@ const RULES: HoursRule[] = [
     },
     "the hours are art. 1º-A of Lei 4.896/2006, inserted by Lei 7.853/2018, for people not on the telephone privacy list; no federal law sets hours; state laws differ (ES Lei 10.626/2017 weekdays 08:00-19:00; SP Lei 15.426/2014 collection calls weekdays 08:00-20:00, Saturdays 08:00-14:00), and a number does not prove which state its holder is in, so the strictest found applies to all of Brazil; other states may be stricter; every state's public holidays are closed everywhere for the same reason, municipal ones are not in the calendar",
   ),
-  byDefault('AR', {
-    law: 'Ley 26.951 (Registro Nacional "No Llame")',
-    section: 'art. 7 (no calls to registered numbers)',
-  }),
+  byDefault(
+    'AR',
+    {
+      law: 'Ley 26.951 (Registro Nacional "No Llame")',
+      section: 'art. 7 (no calls to registered numbers)',
+    },
+    "Buenos Aires City's law on collection agencies (Ley 6171) is reported to fix calling hours; its enacted text was not found, and its bill barred non-working days: set a narrower window for collection calls there",
+  ),
   law(
     'CO',
     'Mon-Fri 07:00-19:00; Sat 08:00-15:00',
@@ -133,13 +137,17 @@ const RULES: HoursRule[] = [
     },
     'collection calls (art. 37, Ley 21.320) are limited to Monday-Saturday 08:00-20:00, within the default',
   ),
-  byDefault(
+  law(
     'PE',
+    'Mon-Fri 09:00-20:00',
+    true,
     {
       law: 'Código de Protección y Defensa del Consumidor (Ley 29571), as amended by Ley 32323 (2025)',
-      section: 'art. 58.1(e) (calls to promote products need prior express consent)',
+      section:
+        'art. 62(b) (no collection calls between 20:00 and 07:00, nor on Saturdays, Sundays or holidays); art. 58.1(e) (calls to promote products need prior express consent)',
+      url: 'https://elegirservicio.pe/codigo-de-proteccion-y-defensa-del-consumidor/',
     },
-    'a 2017 committee bill with hours was not found in force',
+    "written for debt collection, and applied to every call as Colombia's is (the stricter reading), inside callsheet's default weekday hours, as no law sets telemarketing hours; the letter (b) is from a secondary page; consent is not checked",
   ),
   // Europe
   byDefault(
@@ -261,10 +269,14 @@ const RULES: HoursRule[] = [
     law: 'Telekommunikationsgesetz 2021',
     section: '§ 174(1) (advertising calls need prior consent)',
   }),
-  byDefault('CH', {
-    law: 'Bundesgesetz gegen den unlauteren Wettbewerb (UWG)',
-    section: 'Art. 3 Abs. 1 lit. u (no calls to numbers marked in the directory)',
-  }),
+  byDefault(
+    'CH',
+    {
+      law: 'Bundesgesetz gegen den unlauteren Wettbewerb (UWG)',
+      section: 'Art. 3 Abs. 1 lit. u (no calls to numbers marked in the directory)',
+    },
+    'the regulator (BAKOM) says advertising calls may not be fully automated, which callsheet does not check',
+  ),
   byDefault(
     'GR',
     {
@@ -278,10 +290,15 @@ const RULES: HoursRule[] = [
     section:
       '§ 96 odst. 1 (telemarketing calls need consent: opt-in by zákon č. 374/2021 Sb., for calls from 1 July 2022)',
   }),
-  byDefault('RO', {
-    law: 'Legea nr. 506/2004',
-    section: 'art. 12 (unsolicited communications)',
-  }),
+  byDefault(
+    'RO',
+    {
+      law: 'Legea nr. 506/2004; the AMCC code of conduct for debt collection',
+      section: 'art. 12 (unsolicited communications); the code allows Saturday calls 09:00-14:00 only',
+    },
+    "Saturday ends at the code's 14:00 (the stricter reading; the code binds the collection firms that adopted it)",
+    { hours: 'Mon-Fri 09:00-20:00; Sat 10:00-14:00', noHolidays: true },
+  ),
   // The Gulf
   law(
     'AE',
