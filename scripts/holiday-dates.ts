@@ -30,11 +30,11 @@ export function calendarOf(scope: string): Holidays | null {
 /** Day of the week of a date, 0 Sunday. */
 const weekday = (date: string) => new Date(`${date}T00:00:00Z`).getUTCDay();
 
-/** Easter Sunday of the scope's calendar in a year. */
-function easterOf(cal: Holidays, year: number, scope: string): string {
+/** Easter Sunday of the scope's calendar in a year, moved by `days` (-2: Good Friday, -47: Mardi Gras). */
+function fromEaster(cal: Holidays, year: number, scope: string, days: number): string {
   const easter = cal.getHolidays(year).find((h) => h.name === 'Easter Sunday');
   if (!easter) throw new Error(`date-holidays gives no Easter Sunday for ${scope} in ${year}`);
-  return easter.date.slice(0, 10);
+  return addDays(easter.date.slice(0, 10), days);
 }
 
 /** The Tuesday after the first Monday of November: a US general election day. */
@@ -65,7 +65,7 @@ function electionDay(year: number): string {
  */
 const EXTRA_HOLIDAYS: Record<string, (year: number, cal: Holidays) => Record<string, string>> = {
   'US-PA': (year, cal) => ({
-    [addDays(easterOf(cal, year, 'US-PA'), -2)]: 'Good Friday',
+    [fromEaster(cal, year, 'US-PA', -2)]: 'Good Friday',
     [electionDay(year)]: 'Election Day',
   }),
   'CA-BC': (year) => ({ [`${year}-09-30`]: 'National Day for Truth and Reconciliation' }),
@@ -73,7 +73,7 @@ const EXTRA_HOLIDAYS: Record<string, (year: number, cal: Holidays) => Record<str
     const june19 = `${year}-06-19`;
     const day = weekday(june19);
     const monday = day === 0 ? addDays(june19, 1) : day === 6 ? addDays(june19, 2) : addDays(june19, 1 - day);
-    return { [monday]: 'Juneteenth (Utah)', [addDays(easterOf(cal, year, 'US-UT'), -2)]: 'Good Friday' };
+    return { [monday]: 'Juneteenth (Utah)', [fromEaster(cal, year, 'US-UT', -2)]: 'Good Friday' };
   },
   'US-RI': (year) => ({
     [`${year}-05-04`]: 'Rhode Island Independence Day',
@@ -85,7 +85,7 @@ const EXTRA_HOLIDAYS: Record<string, (year: number, cal: Holidays) => Record<str
     [`${year}-11-01`]: "All Saints' Day",
   }),
   'US-AL': (year, cal) => ({
-    [addDays(easterOf(cal, year, 'US-AL'), -47)]: 'Mardi Gras (Mobile and Baldwin counties)',
+    [fromEaster(cal, year, 'US-AL', -47)]: 'Mardi Gras (Mobile and Baldwin counties)',
   }),
   AU: (year) => {
     const anzac = `${year}-04-25`;
@@ -97,9 +97,9 @@ const EXTRA_HOLIDAYS: Record<string, (year: number, cal: Holidays) => Record<str
 };
 
 /**
- * Scopes whose holiday law moves a holiday that falls on a weekend to a weekday (Utah to the Friday before a Saturday
- * one, Rhode Island to the Monday after a Sunday one, Alabama either way): both days are closed, whichever way
- * the law moves it (the stricter reading).
+ * Scopes whose holiday law moves a holiday that falls on a weekend to a weekday (Utah a Saturday one to the Friday
+ * before, Rhode Island a Sunday one to the Monday after, Alabama both): a Saturday holiday closes the Friday before
+ * too, a Sunday one the Monday after, and the day itself stays closed (the stricter reading).
  */
 const WEEKEND_MOVED = new Set(['US-UT', 'US-RI', 'US-AL']);
 

@@ -67,10 +67,10 @@ export class CampaignsApi {
       form,
       repeatability: 'once',
       // Made, but not named: what was made is found as after a lost answer.
-      expect: (made) =>
-        typeof (made as Campaign | null)?.id === 'string' && (made as Campaign).id !== ''
-          ? null
-          : 'names no campaign id',
+      expect: (made) => {
+        const id = (made as Partial<Campaign> | null)?.id;
+        return typeof id === 'string' && id !== '' ? null : 'names no campaign id';
+      },
     });
   }
 

@@ -395,14 +395,14 @@ export const runCommand: Command = {
         const local = (name: string) => join(dataDir, 'reports', id, name);
         const parts = [];
         // What the safety net did to each part, in one read: it may have acted again since a part's report was written.
-        const secured = await store.getMany((intake?.parts ?? []).map((p) => partKey(id, p.index)));
+        const partRecords = await store.getMany((intake?.parts ?? []).map((p) => partKey(id, p.index)));
         for (const p of intake?.parts ?? []) {
           const files = partReportFiles(reportPrefix(id), p.index);
           const r = await readJson<PartReport>(stack.objects, stack.bucket, files.json);
           const key = partKey(id, p.index);
           parts.push({
             partKey: key,
-            ...partEntry(p.index, r, stack.bucket, files, local, interrupted, secured.get(key) ?? null),
+            ...partEntry(p.index, r, stack.bucket, files, local, interrupted, partRecords.get(key) ?? null),
             stateTransitions: r?.stateTransitions ?? 0,
             simulatedDuration: isoDuration(r?.durationSeconds ?? 0),
           });
