@@ -12,6 +12,7 @@ import { intakeBoundsBench } from './intake-bounds.ts';
 import { intakeTablesBench } from './intake-tables.ts';
 import { lifecycleBench } from './lifecycle.ts';
 import { simulationBench } from './simulation.ts';
+import { sweepListBench } from './sweep-list.ts';
 import { webhooksBench } from './webhooks.ts';
 
 // Node 20 runs the benchmarks here; Lambda runs Node 22. The SDK's notice about its future Node support is noise.
@@ -27,6 +28,7 @@ const GROUPS = {
   bundles: bundlesBench,
   hours: hoursBench,
   simulation: simulationBench,
+  sweep: sweepListBench,
 };
 // `npm run bench -- intake bundles` runs just those groups; no names runs them all.
 const chosen = chooseGroups(process.argv.slice(2), Object.keys(GROUPS));

@@ -1,12 +1,14 @@
 import { RemovalPolicy } from 'aws-cdk-lib';
-import { AttributeType, Billing, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import { AttributeType, Billing, ProjectionType, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
 import { TABLES, type TableName } from '#commons/tables.ts';
 
 /**
  * callsheet's DynamoDB tables, from the same list the local stack creates in dynalite. A table whose entry names a
- * `ttl` attribute has DynamoDB expire items by it (epoch seconds the writer sets).
+ * `ttl` attribute has DynamoDB expire items by it (epoch seconds the writer sets). An `index` added to a table
+ * already deployed is built by DynamoDB from its items (backfilled); readers fall back to what they did before until
+ * it is active (functions/lifecycle/campaign-store.ts).
  */
 export class DataTables extends Construct {
   public readonly tables: Record<TableName, TableV2>;
@@ -19,6 +21,18 @@ export class DataTables extends Construct {
         new TableV2(this, name, {
           partitionKey: { name: t.partitionKey, type: AttributeType.STRING },
           ...('ttl' in t ? { timeToLiveAttribute: t.ttl as string } : {}),
+          ...('index' in t
+            ? {
+                globalSecondaryIndexes: [
+                  {
+                    indexName: t.index.name,
+                    partitionKey: { name: t.index.partitionKey, type: AttributeType.STRING },
+                    projectionType: ProjectionType.INCLUDE,
+                    nonKeyAttributes: [...t.index.include],
+                  },
+                ],
+              }
+            : {}),
           billing: Billing.onDemand(),
           pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
           deletionProtection: true,

@@ -1,13 +1,22 @@
 /**
  * The DynamoDB tables callsheet uses and their partition keys (string, no sort key). CDK creates them in AWS and
  * the local stack creates them in dynalite from this one list. `ttl` names the attribute DynamoDB expires items by
- * (dynalite has no TTL: local items simply stay).
+ * (dynalite has no TTL: local items simply stay). `index` is a global secondary index keyed by a string attribute,
+ * holding the keys and the attributes `include` names.
  */
 export const TABLES = {
   uploads: { partitionKey: 'pk', env: 'UPLOADS_TABLE' },
   /** One item per number, and the shards intake reads (`#shard-<n>`, `#indexed`; suppression-list.ts). */
   suppression: { partitionKey: 'phone', env: 'SUPPRESSION_TABLE' },
-  campaigns: { partitionKey: 'pk', env: 'CAMPAIGNS_TABLE' },
+  /**
+   * One item per part (`part#…`) and the agents' brakes. Parts by status (`by-status`), with what the sweeper
+   * asks of a failed or cancelled one: it lists the unfinished parts there instead of scanning every part ever run.
+   */
+  campaigns: {
+    partitionKey: 'pk',
+    env: 'CAMPAIGNS_TABLE',
+    index: { name: 'by-status', partitionKey: 'status', include: ['secured'] },
+  },
   /**
    * Call outcomes (`call#<id>`, indexed per `campaign#<id>`), webhook replay claims (`event#…`), call counts
    * (`caps#<shard>`, `caps#indexed`, frequency-cap-store.ts; `cap#<phone>` as kept before the shards,

@@ -1,8 +1,9 @@
 import { type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { batchGetAll } from '#commons/aws/batch.ts';
 import { isConditionFailed } from '#commons/aws/conditional-write.ts';
-import { scanAll } from '#commons/aws/scan-all.ts';
+import { queryAll, scanAll } from '#commons/aws/scan-all.ts';
 import type { FollowUpStarted } from '#commons/part-outcomes.ts';
+import { TABLES } from '#commons/tables.ts';
 import type { PartWindow } from '#commons/window-plan.ts';
 import type { BrakeRegister } from './campaign-safety.ts';
 
@@ -130,6 +131,54 @@ const LIVE: Condition = {
   names: { '#status': 'status' },
   values: { ':creating': 'creating', ':running': 'running' },
 };
+
+const RUNNING = ['creating', 'running'] as const;
+/** Ended parts the sweeper may still have to secure (`unfinished` with `unconfirmed`). */
+const ENDED_UNSETTLED = ['failed', 'cancelled'] as const;
+type ListedStatus = (typeof RUNNING)[number] | (typeof ENDED_UNSETTLED)[number];
+
+/**
+ * Which parts of a status `unfinished` lists, as DynamoDB filters them (`filter`, on the index's attributes) and as
+ * a record read back is asked again (`test`): the two say the same.
+ */
+const LISTED: Record<
+  ListedStatus,
+  {
+    filter?: { expression: string; names: Record<string, string>; values: Record<string, unknown> };
+    test: (secured: Secured | undefined) => boolean;
+  }
+> = {
+  creating: { test: () => true },
+  running: { test: () => true },
+  failed: {
+    filter: {
+      expression: '(#secured.#outcome = :unconfirmed OR #secured.#pauseHeld = :no)',
+      names: { '#secured': 'secured', '#outcome': 'outcome', '#pauseHeld': 'pauseHeld' },
+      values: { ':unconfirmed': 'unconfirmed', ':no': false },
+    },
+    test: (s) => s?.outcome === 'unconfirmed' || s?.pauseHeld === false,
+  },
+  cancelled: {
+    filter: {
+      expression: '#secured.#pauseHeld = :no',
+      names: { '#secured': 'secured', '#pauseHeld': 'pauseHeld' },
+      values: { ':no': false },
+    },
+    test: (s) => s?.pauseHeld === false,
+  },
+};
+
+const isUnfinished = (r: CampaignRecord, statuses: readonly ListedStatus[]): boolean =>
+  r.pk.startsWith('part#') &&
+  (statuses as readonly string[]).includes(r.status) &&
+  LISTED[r.status as ListedStatus].test(r.secured);
+
+/**
+ * The index is missing (a table made before it) or not yet readable (DynamoDB still backfilling it after the deploy
+ * that added it): both answer a ValidationException naming the index.
+ */
+const isIndexUnavailable = (err: unknown): boolean =>
+  (err as Error)?.name === 'ValidationException' && /index/i.test((err as Error).message);
 
 /** Recorded rounds in part-key order, each with its fields in one order (DynamoDB keeps no order in a map). */
 const roundsInOrder = (rounds: Record<string, FollowUpStarted> | undefined): FollowUpStarted[] =>
@@ -392,31 +441,66 @@ export class CampaignStore implements BrakeRegister {
   }
 
   /**
-   * Parts whose workflow has not ended (a scan: the table holds one item per part); with `unconfirmed`, also failed
-   * parts whose last securing was not confirmed, and failed or cancelled ones it left held by the brake alone
-   * (`pauseHeld` false), which the sweeper tries again until the pause holds. Otherwise only failed ones: a
-   * part its workflow ended completed, cancelled or held is as its workflow left it (an unconfirmed securing from
-   * earlier in its life says nothing about it now), and the guard too leaves those alone.
+   * Parts whose workflow has not ended; with `unconfirmed`, also failed parts whose last securing was not confirmed,
+   * and failed or cancelled ones it left held by the brake alone (`pauseHeld` false), which the sweeper tries again
+   * until the pause holds. Otherwise only failed ones: a part its workflow ended completed, cancelled or held is as
+   * its workflow left it (an unconfirmed securing from earlier in its life says nothing about it now), and the guard
+   * too leaves those alone.
+   *
+   * Asked of the `by-status` index, one query per status, so a sweep reads the parts that may need it, not every
+   * part ever run; each part named is then read from the table (the index may lag it) and asked again. A table whose
+   * index is missing or still being built (the first deploy after an upgrade backfills it) is scanned instead.
    */
   async unfinished(options: { unconfirmed?: boolean } = {}): Promise<CampaignRecord[]> {
-    const running = '#status IN (:creating, :running)';
-    return scanAll<CampaignRecord>(this.db, {
+    const unconfirmed = options.unconfirmed === true;
+    const statuses = unconfirmed ? [...RUNNING, ...ENDED_UNSETTLED] : RUNNING;
+    let keys: { pk: string }[][];
+    try {
+      keys = await Promise.all(statuses.map((status) => this.keysWithStatus(status)));
+    } catch (err) {
+      if (!isIndexUnavailable(err)) throw err;
+      return this.scanUnfinished(statuses);
+    }
+    const records = (await batchGetAll(
+      this.db,
+      this.table,
+      keys.flat(),
+      'unfinished parts',
+    )) as unknown as CampaignRecord[];
+    return records.filter((r) => isUnfinished(r, statuses)).sort((a, b) => a.pk.localeCompare(b.pk));
+  }
+
+  private keysWithStatus(status: ListedStatus): Promise<{ pk: string }[]> {
+    const filter = LISTED[status].filter;
+    // Only parts have a status: their keys are read back and checked (`isUnfinished`) as they are.
+    return queryAll<{ pk: string }>(this.db, {
       TableName: this.table,
-      FilterExpression: options.unconfirmed
-        ? `begins_with(pk, :part) AND (${running} OR (#status = :failed AND #secured.#outcome = :unconfirmed) OR (#status IN (:failed, :cancelled) AND #secured.#pauseHeld = :no))`
-        : `begins_with(pk, :part) AND ${running}`,
-      ExpressionAttributeNames: {
-        '#status': 'status',
-        ...(options.unconfirmed ? { '#secured': 'secured', '#outcome': 'outcome', '#pauseHeld': 'pauseHeld' } : {}),
-      },
-      ExpressionAttributeValues: {
-        ':part': 'part#',
-        ...LIVE.values,
-        ...(options.unconfirmed
-          ? { ':failed': 'failed', ':cancelled': 'cancelled', ':unconfirmed': 'unconfirmed', ':no': false }
-          : {}),
-      },
+      IndexName: TABLES.campaigns.index.name,
+      KeyConditionExpression: '#status = :status',
+      ...(filter && { FilterExpression: filter.expression }),
+      ProjectionExpression: 'pk',
+      ExpressionAttributeNames: { '#status': 'status', ...filter?.names },
+      ExpressionAttributeValues: { ':status': status, ...filter?.values },
     });
+  }
+
+  /** `unfinished` without the index: every item of the table read, the same question asked of each. */
+  private async scanUnfinished(statuses: readonly ListedStatus[]): Promise<CampaignRecord[]> {
+    const names: Record<string, string> = { '#status': 'status' };
+    const values: Record<string, unknown> = { ':part': 'part#' };
+    const each = statuses.map((status, i) => {
+      const filter = LISTED[status].filter;
+      Object.assign(names, filter?.names);
+      Object.assign(values, filter?.values, { [`:s${i}`]: status });
+      return filter ? `(#status = :s${i} AND ${filter.expression})` : `#status = :s${i}`;
+    });
+    const records = await scanAll<CampaignRecord>(this.db, {
+      TableName: this.table,
+      FilterExpression: `begins_with(pk, :part) AND (${each.join(' OR ')})`,
+      ExpressionAttributeNames: names,
+      ExpressionAttributeValues: values,
+    });
+    return records.filter((r) => isUnfinished(r, statuses)).sort((a, b) => a.pk.localeCompare(b.pk));
   }
 
   async hold(agentId: string, holder: string, now: Date): Promise<boolean> {

@@ -133,12 +133,26 @@ export async function createTables(endpoint: string, prefix: string): Promise<Re
       const TableName = `${prefix}-${name}`;
       tables[name] = TableName;
       if (existing.has(TableName)) return;
+      // A table kept from before its index has none (dynalite cannot add one): its readers fall back to a scan.
+      const index = 'index' in t ? t.index : undefined;
       await client.send(
         new CreateTableCommand({
           TableName,
-          AttributeDefinitions: [{ AttributeName: t.partitionKey, AttributeType: 'S' }],
+          AttributeDefinitions: [
+            { AttributeName: t.partitionKey, AttributeType: 'S' },
+            ...(index ? [{ AttributeName: index.partitionKey, AttributeType: 'S' as const }] : []),
+          ],
           KeySchema: [{ AttributeName: t.partitionKey, KeyType: 'HASH' }],
           BillingMode: 'PAY_PER_REQUEST',
+          ...(index && {
+            GlobalSecondaryIndexes: [
+              {
+                IndexName: index.name,
+                KeySchema: [{ AttributeName: index.partitionKey, KeyType: 'HASH' }],
+                Projection: { ProjectionType: 'INCLUDE', NonKeyAttributes: [...index.include] },
+              },
+            ],
+          }),
         }),
       );
       await waitUntilTableExists({ client, maxWaitTime: 10, minDelay: 0.05, maxDelay: 0.1 }, { TableName });

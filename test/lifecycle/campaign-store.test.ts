@@ -1,10 +1,13 @@
+import { CreateTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { documentClient } from '#commons/aws/clients.ts';
-import { CampaignStore } from '#lifecycle/campaign-store.ts';
+import { CampaignStore, type Secured } from '#lifecycle/campaign-store.ts';
 import { partRecords } from '#local/cli/operator.ts';
-import { type LocalDynamo, startDynamo } from '#local/stack/dynamo.ts';
+import { createTables, type LocalDynamo, startDynamo } from '#local/stack/dynamo.ts';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from '#local/stack/local-aws.ts';
 import { dynaliteClient } from '../helpers/dynalite-client.ts';
+import { startDynamoProxy } from '../helpers/dynamo-proxy.ts';
 
 let dynamo: LocalDynamo;
 let store: CampaignStore;
@@ -83,5 +86,142 @@ describe('the brake register', () => {
     expect(await store.release('agt_register', 'part-a')).toBe(1);
     expect(await store.hold('agt_register', 'part-a', now)).toBe(true);
     expect(await store.holders('agt_register')).toBe(2);
+  });
+});
+
+describe('the parts a sweep looks at', () => {
+  const on = new Date('2026-12-07T15:00:00Z');
+  const secured = (outcome: string, pauseHeld?: boolean): Secured => ({
+    at: on.toISOString(),
+    by: 'guard',
+    outcome,
+    reason: 'test',
+    ...(pauseHeld === undefined ? {} : { pauseHeld }),
+  });
+  // Each part's state, whether `unfinished` lists it, and whether it does with `unconfirmed`.
+  const cases: {
+    name: string;
+    make: (s: CampaignStore, key: string) => Promise<unknown>;
+    listed: [boolean, boolean];
+  }[] = [
+    { name: 'creating', make: (s, k) => s.beginCreate(k, 'sweep', 1, on), listed: [true, true] },
+    {
+      name: 'running',
+      make: async (s, k) => {
+        await s.beginCreate(k, 'sweep', 1, on);
+        await s.created(k, `cmp-${k}`);
+      },
+      listed: [true, true],
+    },
+    { name: 'completed', make: (s, k) => s.finish(k, 'completed', on), listed: [false, false] },
+    { name: 'held', make: (s, k) => s.finish(k, 'held', on), listed: [false, false] },
+    { name: 'failed, never secured', make: (s, k) => s.finish(k, 'failed', on), listed: [false, false] },
+    {
+      name: 'failed, securing unconfirmed',
+      make: (s, k) => s.finish(k, 'failed', on, undefined, undefined, secured('unconfirmed')),
+      listed: [false, true],
+    },
+    {
+      name: 'failed, paused',
+      make: (s, k) => s.finish(k, 'failed', on, undefined, undefined, secured('paused', true)),
+      listed: [false, false],
+    },
+    {
+      name: 'failed, held by the brake alone',
+      make: (s, k) => s.finish(k, 'failed', on, undefined, undefined, secured('braked', false)),
+      listed: [false, true],
+    },
+    {
+      name: 'cancelled, held by the brake alone',
+      make: (s, k) => s.finish(k, 'cancelled', on, undefined, undefined, secured('braked', false)),
+      listed: [false, true],
+    },
+    {
+      name: 'cancelled, paused',
+      make: (s, k) => s.finish(k, 'cancelled', on, undefined, undefined, secured('paused', true)),
+      listed: [false, false],
+    },
+    {
+      name: 'cancelled, securing unconfirmed (its workflow cancelled it: left as it is)',
+      make: (s, k) => s.finish(k, 'cancelled', on, undefined, undefined, secured('unconfirmed')),
+      listed: [false, false],
+    },
+  ];
+  const keyOf = (i: number) => `sweep-p${i + 1}`;
+  const expected = (unconfirmed: boolean) =>
+    cases.flatMap((c, i) => (c.listed[unconfirmed ? 1 : 0] ? [keyOf(i)] : [])).sort();
+
+  /** The same parts in a table with the index (as created now) and in one made before it, through a counting proxy. */
+  async function tables() {
+    const proxy = await startDynamoProxy(dynamo.endpoint, 0);
+    const client = new DynamoDBClient({
+      endpoint: dynamo.endpoint,
+      region: LOCAL_REGION,
+      credentials: LOCAL_CREDENTIALS,
+    });
+    const old = 'campaign-store-before-index';
+    await client.send(
+      new CreateTableCommand({
+        TableName: old,
+        AttributeDefinitions: [{ AttributeName: 'pk', AttributeType: 'S' }],
+        KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }],
+        BillingMode: 'PAY_PER_REQUEST',
+      }),
+    );
+    client.destroy();
+    const viaProxy = dynaliteClient(proxy.url);
+    // Tables of their own: the parts of the tests above would be listed too.
+    const fresh = await createTables(dynamo.endpoint, 'sweep');
+    const indexed = new CampaignStore(viaProxy, fresh.campaigns);
+    const before = new CampaignStore(viaProxy, old);
+    for (const s of [indexed, before]) {
+      for (const [i, c] of cases.entries()) await c.make(s, keyOf(i));
+      // Not parts: a brake and a campaign's pointer to its part live in the same table.
+      await s.hold('agt_sweep', keyOf(0), on);
+      await s.created(keyOf(1), 'cmp-again');
+    }
+    return {
+      proxy,
+      indexed,
+      before,
+      old,
+      fresh: fresh.campaigns,
+      close: async () => (viaProxy.destroy(), await proxy.close()),
+    };
+  }
+
+  let t: Awaited<ReturnType<typeof tables>>;
+  beforeAll(async () => {
+    t = await tables();
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  it('are the same parts whether the table has its status index or was made before it', async () => {
+    for (const unconfirmed of [false, true])
+      for (const s of [t.indexed, t.before]) {
+        const listed = (await s.unfinished({ unconfirmed })).map((r) => r.partKey);
+        expect(listed, `unconfirmed ${unconfirmed}`).toEqual(expected(unconfirmed));
+      }
+  });
+
+  it('are read through the index, not by scanning every part; a table made before it is scanned', async () => {
+    {
+      t.proxy.reset();
+      await t.indexed.unfinished({ unconfirmed: true });
+      const ops = (table: string) =>
+        t.proxy
+          .tallies()
+          .filter((x) => x.table === table)
+          .map((x) => `${x.operation} ${x.requests}`)
+          .sort();
+      // A query per status listed (creating, running, failed, cancelled), then the parts named read consistently.
+      expect(ops(t.fresh)).toEqual(['BatchGetItem 1', 'Query 4']);
+      t.proxy.reset();
+      await t.before.unfinished({ unconfirmed: true });
+      // Its queries answer that there is no such index (nothing read, nothing billed), and it is scanned.
+      expect(ops(t.old)).toEqual(['Query 4', 'Scan 1']);
+    }
   });
 });
