@@ -269,6 +269,31 @@ describe('alarms, dashboard, events, outputs', () => {
   });
 });
 
+describe('the campaigns table', () => {
+  it('indexes parts by status with what the sweeper filters on, and only the functions reading it may query it', () => {
+    const [id, table] = resources(template, 'AWS::DynamoDB::GlobalTable').find(([id]) =>
+      id.startsWith('Datacampaigns'),
+    ) ?? [''];
+    expect(id).not.toBe('');
+    const { index } = TABLES.campaigns;
+    expect((table as Resource).Properties.GlobalSecondaryIndexes).toEqual([
+      {
+        IndexName: index.name,
+        KeySchema: [{ AttributeName: index.partitionKey, KeyType: 'HASH' }],
+        Projection: { ProjectionType: 'INCLUDE', NonKeyAttributes: [...index.include] },
+      },
+    ]);
+    // The sweeper's role may query it; every grant of an index is of this table's.
+    const indexGrants = statements(template).filter(({ s }) => JSON.stringify(s.Resource).includes('/index/*'));
+    expect(
+      indexGrants.some(
+        ({ policy, s }) => policy.startsWith('GuardSweeper') && list(s.Action).includes('dynamodb:Query'),
+      ),
+    ).toBe(true);
+    for (const { s } of indexGrants) expect(JSON.stringify(s.Resource)).toContain(`"${id}","Arn"`);
+  });
+});
+
 describe('retention', () => {
   it('expires what the tables mark with a TTL attribute', () => {
     const withTtl = Object.values(TABLES).filter((t) => 'ttl' in t);
