@@ -17,23 +17,24 @@ export async function capUpload(
   calls: number,
   now: Date,
 ): Promise<ValidationOutcome> {
-  const contacts = validation.parts.flatMap((p) => p.contacts);
-  if (contacts.length === 0) return validation;
-  const { skipped } = await caps.admitAll(
-    contacts.map((c) => c.phone),
-    key,
-    calls,
-    now,
-  );
+  const phones: string[] = [];
+  for (const p of validation.parts) for (const c of p.contacts) phones.push(c.phone);
+  if (phones.length === 0) return validation;
+  const { skipped } = await caps.admitAll(phones, key, calls, now);
   if (skipped.length === 0) return validation;
   const over = new Map(skipped.map((s) => [s.phone, s.reason as 'daily-cap' | 'weekly-cap']));
-  const capped: Rejection[] = contacts
-    .filter((c) => over.has(c.phone))
-    .map((c) => ({ row: c.row, reason: over.get(c.phone) as Rejection['reason'], input: c.phone }));
-  const parts = validation.parts
-    .map((p) => ({ ...p, contacts: p.contacts.filter((c) => !over.has(c.phone)) }))
-    .filter((p) => p.contacts.length > 0)
-    .map((p, i) => ({ ...p, index: i + 1 }));
+  // One pass over the parts' 100,000 contacts or so: each kept, or rejected with its cap.
+  const capped: Rejection[] = [];
+  const parts: ValidationOutcome['parts'] = [];
+  for (const p of validation.parts) {
+    const kept: typeof p.contacts = [];
+    for (const c of p.contacts) {
+      const reason = over.get(c.phone);
+      if (reason) capped.push({ row: c.row, reason, input: c.phone });
+      else kept.push(c);
+    }
+    if (kept.length > 0) parts.push({ ...p, contacts: kept, index: parts.length + 1 });
+  }
   const { report } = validation;
   const byRow = <T extends { row: number }>(list: T[]) => list.sort((a, b) => a.row - b.row);
   return {
