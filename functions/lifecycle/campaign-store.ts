@@ -449,24 +449,26 @@ export class CampaignStore implements BrakeRegister {
    *
    * Asked of the `by-status` index, one query per status, so a sweep reads the parts that may need it, not every
    * part ever run; each part named is then read from the table (the index may lag it) and asked again. A table whose
-   * index is missing or still being built (the first deploy after an upgrade backfills it) is scanned instead.
+   * index is missing or still being built (the first deploy after an upgrade backfills it) is scanned instead, and
+   * `scanned` is told why.
    */
-  async unfinished(options: { unconfirmed?: boolean } = {}): Promise<CampaignRecord[]> {
+  async unfinished(
+    options: { unconfirmed?: boolean; scanned?: (why: string) => void } = {},
+  ): Promise<CampaignRecord[]> {
     const unconfirmed = options.unconfirmed === true;
     const statuses = unconfirmed ? [...RUNNING, ...ENDED_UNSETTLED] : RUNNING;
-    let keys: { pk: string }[][];
+    let lists: { pk: string }[][];
     try {
-      keys = await Promise.all(statuses.map((status) => this.keysWithStatus(status)));
+      lists = await Promise.all(statuses.map((status) => this.keysWithStatus(status)));
     } catch (err) {
       if (!isIndexUnavailable(err)) throw err;
+      options.scanned?.((err as Error).message);
       return this.scanUnfinished(statuses);
     }
-    const records = (await batchGetAll(
-      this.db,
-      this.table,
-      keys.flat(),
-      'unfinished parts',
-    )) as unknown as CampaignRecord[];
+    // A part whose status changed while the index was read (or whose old entry the index still holds) is named
+    // twice, and a BatchGetItem naming a key twice is refused whole.
+    const keys = [...new Set(lists.flat().map((k) => k.pk))].map((pk) => ({ pk }));
+    const records = (await batchGetAll(this.db, this.table, keys, 'unfinished parts')) as unknown as CampaignRecord[];
     return records.filter((r) => isUnfinished(r, statuses)).sort((a, b) => a.pk.localeCompare(b.pk));
   }
 

@@ -152,14 +152,21 @@ export class CampaignGuard {
    * Every unfinished part: window closed but not quiet, workflow gone, or its look overdue. Also answers until
    * when no sweep can find anything new without some workflow acting first (`quietUntil`; null: no such instant,
    * only a workflow's act can): the simulated clock of the embedded stack skips the sweeps in between; AWS runs them
-   * all.
+   * all. `scanned`: why the parts were found by scanning the table instead of through its status index.
    */
-  async sweep(): Promise<{ actions: GuardAction[]; quietUntil: number | null }> {
+  async sweep(): Promise<{ actions: GuardAction[]; quietUntil: number | null; scanned?: string }> {
     const now = this.deps.now().getTime();
     const { settings } = this.deps;
     const actions: GuardAction[] = [];
     let quietUntil = Number.POSITIVE_INFINITY;
-    for (const record of await this.deps.campaigns.unfinished({ unconfirmed: true })) {
+    let scanned: string | undefined;
+    const records = await this.deps.campaigns.unfinished({
+      unconfirmed: true,
+      scanned: (why) => {
+        scanned = why;
+      },
+    });
+    for (const record of records) {
       const watch = record.watch;
       if (!watch) {
         // Ended before any look: a create records one, so no campaign can exist. Marked so (secure does), or it
@@ -231,7 +238,11 @@ export class CampaignGuard {
       actions.push(action);
       quietUntil = now;
     }
-    return { actions, quietUntil: Number.isFinite(quietUntil) ? quietUntil : null };
+    return {
+      actions,
+      quietUntil: Number.isFinite(quietUntil) ? quietUntil : null,
+      ...(scanned === undefined ? {} : { scanned }),
+    };
   }
 
   private async secure(

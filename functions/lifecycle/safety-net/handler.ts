@@ -24,7 +24,9 @@ export function makeSweeperHandler(guard: CampaignGuard, log?: Log, obs: Observa
   const out = log ?? asLog(obs.logger);
   return observe(
     middy(async () => {
-      const { actions, quietUntil } = await guard.sweep();
+      const { actions, quietUntil, scanned } = await guard.sweep();
+      // Until DynamoDB has built the status index (after the deploy that added it), or on a table without it.
+      if (scanned) out.warn('sweeper: scanned the whole campaigns table, its status index not readable', { scanned });
       for (const action of actions) out.warn('sweeper: secured a campaign', { ...action });
       return { actions: actions.length, quietUntil };
     }),

@@ -1,0 +1,35 @@
+import type { Context } from 'aws-lambda';
+import { describe, expect, it } from 'vitest';
+import { silentLog } from '#commons/log.ts';
+import { makeObservability } from '#commons/observability.ts';
+import type { CampaignGuard } from '#lifecycle/safety-net/campaign-guard.ts';
+import { makeSweeperHandler } from '#lifecycle/safety-net/handler.ts';
+
+const context = { functionName: 'callsheet-sweeper', awsRequestId: 'req-1' } as unknown as Context;
+
+describe('the sweeper handler', () => {
+  it('warns when a sweep scanned the campaigns table instead of reading its status index, and only then', async () => {
+    for (const scanned of ['Cannot read from backfilling global secondary index: by-status', undefined]) {
+      const warnings: { message: string; fields?: Record<string, unknown> }[] = [];
+      const guard = {
+        sweep: async () => ({ actions: [], quietUntil: null, ...(scanned ? { scanned } : {}) }),
+      } as unknown as CampaignGuard;
+      const log = {
+        ...silentLog,
+        warn: (message: string, fields?: Record<string, unknown>) => void warnings.push({ message, fields }),
+      };
+      const handler = makeSweeperHandler(guard, log, makeObservability('sweeper-test', {}));
+      expect(await handler({}, context)).toEqual({ actions: 0, quietUntil: null });
+      expect(warnings).toEqual(
+        scanned
+          ? [
+              {
+                message: 'sweeper: scanned the whole campaigns table, its status index not readable',
+                fields: { scanned },
+              },
+            ]
+          : [],
+      );
+    }
+  });
+});
