@@ -237,7 +237,26 @@ describe('callsheet local', () => {
     expect(report).toMatchObject({ campaignId: id, status: 'completed' });
     expect(report.pauses).toContainEqual(expect.objectContaining({ reason: 'manual' }));
     const scan = JSON.parse(await aws('dynamodb', 'scan', '--table-name', 'callsheet-campaigns'));
-    expect(scan.Items.some((i: { campaignId?: { S: string } }) => i.campaignId?.S === id)).toBe(true);
+    const part = scan.Items.find((i: { campaignId?: { S: string } }) => i.campaignId?.S === id);
+    expect(part).toBeDefined();
+    // The parts by status, as the sweeper finds them (README, the local stack).
+    const byStatus = JSON.parse(
+      await aws(
+        'dynamodb',
+        'query',
+        '--table-name',
+        'callsheet-campaigns',
+        '--index-name',
+        'by-status',
+        '--key-condition-expression',
+        '#s = :s',
+        '--expression-attribute-names',
+        '{"#s":"status"}',
+        '--expression-attribute-values',
+        '{":s":{"S":"completed"}}',
+      ),
+    );
+    expect(byStatus.Items).toContainEqual(expect.objectContaining({ pk: part.pk, status: { S: 'completed' } }));
     const executions = JSON.parse(
       await aws(
         'stepfunctions',
