@@ -1,10 +1,10 @@
-import { CreateTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { batchWriteAll } from '#commons/aws/batch.ts';
 import { documentClient } from '#commons/aws/clients.ts';
 import { CampaignStore } from '#lifecycle/campaign-store.ts';
 import { createTables, startDynamo } from '#local/stack/dynamo.ts';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '#local/stack/local-aws.ts';
 import { type DynamoTally, startDynamoProxy } from '#test/helpers/dynamo-proxy.ts';
+import { campaignsTableBeforeIndex } from '#test/helpers/table-before-index.ts';
 import type { BenchResult } from './client-overhead.ts';
 
 const FINISHED = 10_000;
@@ -92,21 +92,7 @@ export async function sweepListBench(): Promise<BenchResult[]> {
   });
   try {
     const indexed = (await createTables(dynamo.endpoint, 'indexed')).campaigns;
-    const scanned = 'bench-campaigns-without-index';
-    const client = new DynamoDBClient({
-      endpoint: dynamo.endpoint,
-      region: LOCAL_REGION,
-      credentials: LOCAL_CREDENTIALS,
-    });
-    await client.send(
-      new CreateTableCommand({
-        TableName: scanned,
-        AttributeDefinitions: [{ AttributeName: 'pk', AttributeType: 'S' }],
-        KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }],
-        BillingMode: 'PAY_PER_REQUEST',
-      }),
-    );
-    client.destroy();
+    const scanned = await campaignsTableBeforeIndex(dynamo.endpoint, 'bench-campaigns-without-index');
     const items = Array.from({ length: FINISHED + RUNNING + 60 }, (_, n) => ({ PutRequest: { Item: record(n) } }));
     for (const table of [indexed, scanned]) await batchWriteAll(direct, table, items, 'bench');
     const measure = async (table: string) => {

@@ -1,13 +1,12 @@
-import { CreateTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { documentClient } from '#commons/aws/clients.ts';
 import { CampaignStore, type Secured } from '#lifecycle/campaign-store.ts';
 import { partRecords } from '#local/cli/operator.ts';
 import { createTables, type LocalDynamo, startDynamo } from '#local/stack/dynamo.ts';
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from '#local/stack/local-aws.ts';
 import { dynaliteClient } from '../helpers/dynalite-client.ts';
 import { startDynamoProxy } from '../helpers/dynamo-proxy.ts';
+import { campaignsTableBeforeIndex } from '../helpers/table-before-index.ts';
 
 let dynamo: LocalDynamo;
 let store: CampaignStore;
@@ -154,21 +153,7 @@ describe('the parts a sweep looks at', () => {
   /** The same parts in a table with the index (as created now) and in one made before it, through a counting proxy. */
   async function tables() {
     const proxy = await startDynamoProxy(dynamo.endpoint, 0);
-    const client = new DynamoDBClient({
-      endpoint: dynamo.endpoint,
-      region: LOCAL_REGION,
-      credentials: LOCAL_CREDENTIALS,
-    });
-    const old = 'campaign-store-before-index';
-    await client.send(
-      new CreateTableCommand({
-        TableName: old,
-        AttributeDefinitions: [{ AttributeName: 'pk', AttributeType: 'S' }],
-        KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }],
-        BillingMode: 'PAY_PER_REQUEST',
-      }),
-    );
-    client.destroy();
+    const old = await campaignsTableBeforeIndex(dynamo.endpoint, 'campaign-store-before-index');
     const viaProxy = dynaliteClient(proxy.url);
     // Tables of their own: the parts of the tests above would be listed too.
     const fresh = await createTables(dynamo.endpoint, 'sweep');
