@@ -132,10 +132,11 @@ const LIVE: Condition = {
   values: { ':creating': 'creating', ':running': 'running' },
 };
 
-const RUNNING = ['creating', 'running'] as const;
+/** A part whose workflow has not ended (what `LIVE` allows). */
+const LIVE_STATUSES = ['creating', 'running'] as const;
 /** Ended parts the sweeper may still have to secure (`unfinished` with `unconfirmed`). */
 const ENDED_UNSETTLED = ['failed', 'cancelled'] as const;
-type ListedStatus = (typeof RUNNING)[number] | (typeof ENDED_UNSETTLED)[number];
+type ListedStatus = (typeof LIVE_STATUSES)[number] | (typeof ENDED_UNSETTLED)[number];
 
 /**
  * Which parts of a status `unfinished` lists, as DynamoDB filters them (`filter`, on the index's attributes) and as
@@ -456,7 +457,7 @@ export class CampaignStore implements BrakeRegister {
     options: { unconfirmed?: boolean; scanned?: (why: string) => void } = {},
   ): Promise<CampaignRecord[]> {
     const unconfirmed = options.unconfirmed === true;
-    const statuses = unconfirmed ? [...RUNNING, ...ENDED_UNSETTLED] : RUNNING;
+    const statuses = unconfirmed ? [...LIVE_STATUSES, ...ENDED_UNSETTLED] : LIVE_STATUSES;
     let lists: { pk: string }[][];
     try {
       lists = await Promise.all(statuses.map((status) => this.keysWithStatus(status)));
