@@ -456,21 +456,28 @@ export class CampaignStore implements BrakeRegister {
   async unfinished(
     options: { unconfirmed?: boolean; scanned?: (why: string) => void } = {},
   ): Promise<CampaignRecord[]> {
-    const unconfirmed = options.unconfirmed === true;
-    const statuses = unconfirmed ? [...LIVE_STATUSES, ...ENDED_UNSETTLED] : LIVE_STATUSES;
+    const statuses = options.unconfirmed ? [...LIVE_STATUSES, ...ENDED_UNSETTLED] : LIVE_STATUSES;
+    const records = await this.partsWithStatus(statuses, options.scanned);
+    return records.filter((r) => isUnfinished(r, statuses)).sort((a, b) => a.pk.localeCompare(b.pk));
+  }
+
+  /** The parts `unfinished` may list, from the index (each read from the table) or, without it, from a scan. */
+  private async partsWithStatus(
+    statuses: readonly ListedStatus[],
+    scanned?: (why: string) => void,
+  ): Promise<CampaignRecord[]> {
     let lists: { pk: string }[][];
     try {
       lists = await Promise.all(statuses.map((status) => this.keysWithStatus(status)));
     } catch (err) {
       if (!isIndexUnavailable(err)) throw err;
-      options.scanned?.((err as Error).message);
+      scanned?.((err as Error).message);
       return this.scanUnfinished(statuses);
     }
     // A part whose status changed while the index was read (or whose old entry the index still holds) is named
     // twice, and a BatchGetItem naming a key twice is refused whole.
     const keys = [...new Set(lists.flat().map((k) => k.pk))].map((pk) => ({ pk }));
-    const records = (await batchGetAll(this.db, this.table, keys, 'unfinished parts')) as unknown as CampaignRecord[];
-    return records.filter((r) => isUnfinished(r, statuses)).sort((a, b) => a.pk.localeCompare(b.pk));
+    return (await batchGetAll(this.db, this.table, keys, 'unfinished parts')) as unknown as CampaignRecord[];
   }
 
   private keysWithStatus(status: ListedStatus): Promise<{ pk: string }[]> {
@@ -487,7 +494,7 @@ export class CampaignStore implements BrakeRegister {
     });
   }
 
-  /** `unfinished` without the index: every item of the table read, the same question asked of each. */
+  /** `unfinished` without the index: every item of the table read, DynamoDB's filter asking what the index would. */
   private async scanUnfinished(statuses: readonly ListedStatus[]): Promise<CampaignRecord[]> {
     const names: Record<string, string> = { '#status': 'status' };
     const values: Record<string, unknown> = { ':part': 'part#' };
@@ -497,13 +504,12 @@ export class CampaignStore implements BrakeRegister {
       Object.assign(values, filter?.values, { [`:s${i}`]: status });
       return filter ? `(#status = :s${i} AND ${filter.expression})` : `#status = :s${i}`;
     });
-    const records = await scanAll<CampaignRecord>(this.db, {
+    return scanAll<CampaignRecord>(this.db, {
       TableName: this.table,
       FilterExpression: `begins_with(pk, :part) AND (${each.join(' OR ')})`,
       ExpressionAttributeNames: names,
       ExpressionAttributeValues: values,
     });
-    return records.filter((r) => isUnfinished(r, statuses)).sort((a, b) => a.pk.localeCompare(b.pk));
   }
 
   async hold(agentId: string, holder: string, now: Date): Promise<boolean> {

@@ -264,8 +264,8 @@ async function startOn(
   const guard = await buildCampaignGuard(readGuardConfig(env), apiOptions);
   const guardHandler = lambdaInvoke(makeGuardHandler(guard, log));
   const onEnded = options.wrapGuard?.(guardHandler) ?? guardHandler;
-  const sweepHandler = makeSweeperHandler(guard, log);
-  const sweep = (options.wrapSweep?.(sweepHandler) ?? sweepHandler) as typeof sweepHandler;
+  const sweepHandler = lambdaInvoke(makeSweeperHandler(guard, log));
+  const sweep = options.wrapSweep?.(sweepHandler) ?? sweepHandler;
   const context = localContext('callsheet-guard');
   // Each ended execution's guard runs at once and on its own, as EventBridge invokes the function for each event. Run
   // one after another, a guard waiting its turn held the simulated clock still while the one before it slept on it.
@@ -336,7 +336,7 @@ async function startOn(
     workflowActed = false;
     const round = sweep({} as never, context).then(
       // No instant at all: nothing to find until a workflow acts (starts, looks, ends).
-      (out) => out.quietUntil ?? Number.POSITIVE_INFINITY,
+      (out) => (out as { quietUntil: number | null }).quietUntil ?? Number.POSITIVE_INFINITY,
       (err: Error) => {
         log.error('sweeper failed', { error: err.message });
         return null;
