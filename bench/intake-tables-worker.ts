@@ -85,7 +85,7 @@ async function intake(path: string) {
           return {
             limits: check.limits,
             want: (phone) => check.want(phone),
-            admitAll: (phones, key, calls, now) => timed('caps', () => check.admitAll(phones, key, calls, now)),
+            turnedAway: (phones, key, calls, now) => timed('caps', () => check.turnedAway(phones, key, calls, now)),
           };
         },
       },

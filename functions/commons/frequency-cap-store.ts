@@ -35,7 +35,8 @@ export interface CapLookup {
   readonly limits: CapLimits;
   /** This number will be admitted or not: its shard may be read now. */
   want(phone: string): void;
-  admitAll(phones: readonly string[], key: string, calls: number, now: Date): Promise<CapAdmission>;
+  /** `FrequencyCapStore.turnedAway` on the shards read meanwhile. */
+  turnedAway(phones: readonly string[], key: string, calls: number, now: Date): Promise<CapSkip[]>;
 }
 
 /**
@@ -73,7 +74,7 @@ export class FrequencyCapStore {
     return {
       limits: this.limits,
       want: (phone) => reader.want(phone),
-      admitAll: (phones, key, calls, now) => this.admitWith(reader, phones, key, calls, now),
+      turnedAway: (phones, key, calls, now) => this.turnedAwayWith(reader, phones, key, calls, now),
     };
   }
 
@@ -82,42 +83,53 @@ export class FrequencyCapStore {
   }
 
   /**
-   * The check intake and follow-up rounds make for their numbers: each admitted one is counted under `key` (again
-   * with the same key, nothing more is counted); the others come back with the reason they must be skipped.
+   * The check follow-up rounds make for their numbers: each admitted one is counted under `key` (again with the same
+   * key, nothing more is counted); the others come back with the reason they must be skipped. Each number once, in
+   * the order asked.
    */
   async admitAll(phones: readonly string[], key: string, calls: number, now: Date): Promise<CapAdmission> {
-    return this.admitWith(this.reader(), phones, key, calls, now);
-  }
-
-  private async admitWith(
-    reader: ShardReader,
-    phones: readonly string[],
-    key: string,
-    calls: number,
-    now: Date,
-  ): Promise<CapAdmission> {
-    const unique = [...new Set(phones)];
-    // Almost every number is admitted: only the few turned away are kept by number, and the admitted ones are the
-    // rest, in the order asked (a map of every number's decision cost more than deciding).
-    const turnedAway = new Map<string, CapSkip>();
-    for (const { phones: group, decisions } of await this.decideAll(reader, unique, key, calls, now))
-      for (let i = 0; i < group.length; i++) {
-        const d = decisions[i] as CapDecision;
-        const phone = group[i] as string;
-        if (!d.admitted) turnedAway.set(phone, { phone, reason: d.reason, message: d.message });
-      }
-    if (turnedAway.size === 0) return { admitted: unique, skipped: [] };
+    const away = new Map((await this.turnedAway(phones, key, calls, now)).map((s) => [s.phone, s]));
     const admitted: string[] = [];
     const skipped: CapSkip[] = [];
-    for (const phone of unique) {
-      const skip = turnedAway.get(phone);
+    for (const phone of new Set(phones)) {
+      const skip = away.get(phone);
       if (skip) skipped.push(skip);
       else admitted.push(phone);
     }
     return { admitted, skipped };
   }
 
-  /** The decisions for `phones` (each once), by shard: `decisions[i]` is `phones[i]`'s. */
+  /**
+   * `admitAll` for a caller that needs only the numbers turned away (intake): each admitted number is counted, and
+   * no list of them is built (for an upload, 100,000 numbers kept twice more).
+   */
+  async turnedAway(phones: readonly string[], key: string, calls: number, now: Date): Promise<CapSkip[]> {
+    return this.turnedAwayWith(this.reader(), phones, key, calls, now);
+  }
+
+  /** The numbers turned away, each once, in no set order; a number asked twice is decided and counted once. */
+  private async turnedAwayWith(
+    reader: ShardReader,
+    phones: readonly string[],
+    key: string,
+    calls: number,
+    now: Date,
+  ): Promise<CapSkip[]> {
+    // Almost every number is admitted: only the few turned away are kept, by number.
+    const away = new Map<string, CapSkip>();
+    for (const { phones: group, decisions } of await this.decideAll(reader, phones, key, calls, now))
+      for (let i = 0; i < group.length; i++) {
+        const d = decisions[i] as CapDecision;
+        const phone = group[i] as string;
+        if (!d.admitted) away.set(phone, { phone, reason: d.reason, message: d.message });
+      }
+    return [...away.values()];
+  }
+
+  /**
+   * The decisions for `phones` by shard: `decisions[i]` is `phones[i]`'s. A number asked twice is in its group twice,
+   * decided on the same reservations, and counted once (a NumberSet holds it once).
+   */
   private async decideAll(
     reader: ShardReader,
     phones: readonly string[],

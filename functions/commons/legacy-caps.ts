@@ -34,7 +34,8 @@ export async function readLegacyCaps(
   phones: readonly string[],
   now: Date,
 ): Promise<LegacyCaps> {
-  const keys = phones.filter(isE164).map((phone) => ({ pk: `${PREFIX}${phone}` }));
+  // Each once: a request naming a key twice is refused whole.
+  const keys = [...new Set(phones)].filter(isE164).map((phone) => ({ pk: `${PREFIX}${phone}` }));
   const items = await batchGetAll(db, table, keys, 'frequency caps (kept before the shards)');
   const out: LegacyCaps = new Map();
   for (const item of items) add(out, item as LegacyItem, now);

@@ -12,7 +12,7 @@ import { reportParts, type ValidationOutcome } from './validate-upload.ts';
  */
 export async function capUpload(
   validation: ValidationOutcome,
-  caps: Pick<CapLookup, 'admitAll' | 'limits'>,
+  caps: Pick<CapLookup, 'turnedAway' | 'limits'>,
   key: string,
   calls: number,
   now: Date,
@@ -20,7 +20,7 @@ export async function capUpload(
   const phones: string[] = [];
   for (const p of validation.parts) for (const c of p.contacts) phones.push(c.phone);
   if (phones.length === 0) return validation;
-  const { skipped } = await caps.admitAll(phones, key, calls, now);
+  const skipped = await caps.turnedAway(phones, key, calls, now);
   if (skipped.length === 0) return validation;
   const over = new Map(skipped.map((s) => [s.phone, s.reason as 'daily-cap' | 'weekly-cap']));
   // One pass over the parts' 100,000 contacts or so: each kept, or rejected with its cap.
