@@ -42,6 +42,8 @@ export type SettingSpec = Kind & {
   readBy: FunctionFolder[];
   /** What the stack itself does with it, if anything. */
   stack?: string;
+  /** What the embedded stack does with a stack setting it honours too (forwarded from the shell, shell-settings.ts). */
+  local?: string;
   required?: boolean;
   /**
    * The value when none is set. For function settings the function holds it (this is its documentation); for
@@ -308,7 +310,8 @@ export const SETTINGS = {
     min: 60,
     readBy: [],
     stack: 'the lifecycle state machine’s execution timeout',
-    doc: 'Longest one lifecycle execution runs (default: state-machines/lifecycle-document.ts).',
+    local: 'the embedded workflow’s execution timeout',
+    doc: 'Longest one lifecycle execution runs, deployed and in `callsheet run` / `callsheet local` (default: state-machines/lifecycle-document.ts). At least START_HORIZON_DAYS plus HOLD_HORIZON_DAYS, the longest one run may wait (a start, then its first window): `cdk synth` refuses less; `callsheet run` and `callsheet local` say so and go on, a rehearsal of the guard securing a workflow that timed out.',
   },
   SWEEP_INTERVAL_MINUTES: {
     type: 'integer',
@@ -410,3 +413,60 @@ export const SETTINGS = {
 } satisfies Record<string, SettingSpec>;
 
 export type SettingName = keyof typeof SETTINGS;
+
+/**
+ * A setting's value checked against its spec: the value (a whole number as a number), undefined when unset (absent,
+ * null or empty), or the problem. `cdk synth` checks every setting so (infra/settings.ts); the embedded stack its own.
+ */
+export function checkSetting(
+  spec: SettingSpec,
+  value: unknown,
+): string | number | boolean | undefined | { problem: string } {
+  if (value === undefined || value === null || value === '') return undefined;
+  switch (spec.type) {
+    case 'string': {
+      if (typeof value !== 'string') return { problem: 'a string' };
+      if (spec.pattern && !spec.pattern.test(value)) return { problem: spec.hint ?? 'not a valid value' };
+      return value;
+    }
+    case 'integer': {
+      const n = typeof value === 'string' && /^-?\d+$/.test(value.trim()) ? Number(value) : value;
+      if (typeof n !== 'number' || !Number.isInteger(n)) return { problem: 'a whole number' };
+      if (n < spec.min || (spec.max !== undefined && n > spec.max))
+        return { problem: `from ${spec.min}${spec.max !== undefined ? ` to ${spec.max}` : ' up'}` };
+      return n;
+    }
+    case 'boolean': {
+      if (typeof value === 'boolean') return value;
+      if (value === 'true' || value === 'false') return value === 'true';
+      return { problem: 'true or false' };
+    }
+    case 'json': {
+      if (typeof value === 'string') {
+        try {
+          JSON.parse(value);
+          return value;
+        } catch {
+          return { problem: 'not JSON' };
+        }
+      }
+      return JSON.stringify(value);
+    }
+  }
+}
+
+/**
+ * Why one lifecycle execution would time out before the waits it must outlast, or null: a part may wait up to
+ * START_HORIZON_DAYS for its start and then, in the same execution, up to HOLD_HORIZON_DAYS for its first calling
+ * window (a start on the eve of a long holiday). A run that times out first is secured by the guard and fails, so
+ * such a stack would fail parts it accepted. Checked by `cdk synth` and by the embedded stack.
+ */
+export function timeoutProblem(v: { timeoutSeconds: number; startHorizonDays: number; holdHorizonDays: number }) {
+  const needed = (v.startHorizonDays + v.holdHorizonDays) * 86_400;
+  if (v.timeoutSeconds >= needed) return null;
+  return (
+    `LIFECYCLE_TIMEOUT_SECONDS=${v.timeoutSeconds} is shorter than START_HORIZON_DAYS (${v.startHorizonDays}) plus ` +
+    `HOLD_HORIZON_DAYS (${v.holdHorizonDays}), the longest a workflow run may wait: raise it to at least ${needed} ` +
+    'or lower those'
+  );
+}

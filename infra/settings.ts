@@ -9,13 +9,16 @@ import { readIntakeConfig } from '#intake/config.ts';
 import { readReindexConfig } from '#intake/reindex/config.ts';
 import { readLifecycleConfig } from '#lifecycle/config.ts';
 import { readGuardConfig } from '#lifecycle/safety-net/config.ts';
+import { DEFAULT_EXECUTION_TIMEOUT_SECONDS } from '#state-machines/lifecycle-document.ts';
 import { readWebhookConfig } from '#webhooks/config.ts';
 import {
+  checkSetting,
   FUNCTION_ENTRIES,
   type FunctionFolder,
   SETTINGS,
   type SettingName,
   type SettingSpec,
+  timeoutProblem,
 } from './setting-specs.ts';
 
 export { FUNCTION_ENTRIES, type FunctionFolder, SETTINGS, type SettingName, type SettingSpec };
@@ -73,7 +76,7 @@ export class Settings {
         problems.push(`${name}: not a callsheet setting (see docs/configuration.md)`);
         continue;
       }
-      const checked = check(SETTINGS[name as SettingName], value);
+      const checked = checkSetting(SETTINGS[name as SettingName], value);
       if (typeof checked === 'object') problems.push(`${name}=${JSON.stringify(value)}: ${checked.problem}`);
       else if (checked !== undefined) values[name as SettingName] = checked;
     }
@@ -170,6 +173,13 @@ export class Settings {
     }
     if (this.integer('POLL_MIN_SECONDS') > this.integer('POLL_MAX_SECONDS'))
       problems.push('POLL_MIN_SECONDS is larger than POLL_MAX_SECONDS');
+    const timeout = timeoutProblem({
+      timeoutSeconds:
+        (this.values.LIFECYCLE_TIMEOUT_SECONDS as number | undefined) ?? DEFAULT_EXECUTION_TIMEOUT_SECONDS,
+      startHorizonDays: this.integer('START_HORIZON_DAYS'),
+      holdHorizonDays: this.integer('HOLD_HORIZON_DAYS'),
+    });
+    if (timeout) problems.push(timeout);
     problems.push(...this.concurrencyProblems());
     return problems;
   }
@@ -186,40 +196,6 @@ export class Settings {
         `${UNRESERVED_MINIMUM} unreserved: lower the caps or have AWS raise the account’s concurrent executions ` +
         '(Service Quotas)',
     ];
-  }
-}
-
-function check(spec: SettingSpec, value: unknown): Value | undefined | { problem: string } {
-  if (value === null || value === '') return undefined;
-  switch (spec.type) {
-    case 'string': {
-      if (typeof value !== 'string') return { problem: 'a string' };
-      if (spec.pattern && !spec.pattern.test(value)) return { problem: spec.hint ?? 'not a valid value' };
-      return value;
-    }
-    case 'integer': {
-      const n = typeof value === 'string' && /^-?\d+$/.test(value.trim()) ? Number(value) : value;
-      if (typeof n !== 'number' || !Number.isInteger(n)) return { problem: 'a whole number' };
-      if (n < spec.min || (spec.max !== undefined && n > spec.max))
-        return { problem: `from ${spec.min}${spec.max !== undefined ? ` to ${spec.max}` : ' up'}` };
-      return n;
-    }
-    case 'boolean': {
-      if (typeof value === 'boolean') return value;
-      if (value === 'true' || value === 'false') return value === 'true';
-      return { problem: 'true or false' };
-    }
-    case 'json': {
-      if (typeof value === 'string') {
-        try {
-          JSON.parse(value);
-          return value;
-        } catch {
-          return { problem: 'not JSON' };
-        }
-      }
-      return JSON.stringify(value);
-    }
   }
 }
 

@@ -12,6 +12,7 @@ import { TABLES } from '#commons/tables.ts';
 import { INCOMING } from '#commons/upload-ref.ts';
 import type { RequestBudget } from '#commons/voice-api/rate-limiter.ts';
 import { readContactsConfig } from '#contacts/config.ts';
+import { checkSetting, SETTINGS, type SettingSpec } from '#infra/setting-specs.ts';
 import { buildIntakeService } from '#intake/build-service.ts';
 import { readIntakeConfig } from '#intake/config.ts';
 import { makeIntakeHandler } from '#intake/handler.ts';
@@ -153,8 +154,20 @@ export function checkStackSettings(
       for (const problem of err.problems) problems.add(problem);
     }
   }
+  // The stack settings the embedded stack honours, checked as `cdk synth` checks them.
+  for (const [name, spec] of Object.entries(SETTINGS) as [string, SettingSpec][]) {
+    if (!spec.local) continue;
+    const checked = checkSetting(spec, settings[name]);
+    if (typeof checked === 'object') problems.add(`${name}=${JSON.stringify(settings[name])}: ${checked.problem}`);
+  }
   // Every problem of every reader at once, each named once (several functions read the same setting).
   if (problems.size > 0) throw new ConfigError([...problems]);
+}
+
+/** The workflow's execution timeout: LIFECYCLE_TIMEOUT_SECONDS (checked by checkStackSettings), or the default. */
+export function executionTimeoutSeconds(settings: Readonly<Record<string, string>>): number {
+  const checked = checkSetting(SETTINGS.LIFECYCLE_TIMEOUT_SECONDS, settings.LIFECYCLE_TIMEOUT_SECONDS);
+  return typeof checked === 'number' ? checked : DEFAULT_EXECUTION_TIMEOUT_SECONDS;
 }
 
 /** Calls a middy handler as the Lambda runtime does (middy's type also allows a callback, unused here). */
@@ -253,7 +266,7 @@ async function startOn(
       workflowActed = true;
     });
   };
-  const timeoutSeconds = Number(env.LIFECYCLE_TIMEOUT_SECONDS ?? DEFAULT_EXECUTION_TIMEOUT_SECONDS);
+  const timeoutSeconds = executionTimeoutSeconds(options.settings ?? {});
   const lifecycle =
     options.lifecycle ??
     localLifecycleMachine(options.wrapLifecycle?.(invokeLifecycle) ?? invokeLifecycle, scheduler, timeoutSeconds);

@@ -114,6 +114,26 @@ describe('deployment settings', () => {
     );
   });
 
+  it.each([
+    [{ LIFECYCLE_TIMEOUT_SECONDS: 3600 }, 'LIFECYCLE_TIMEOUT_SECONDS=3600', 2_419_200],
+    [{ START_HORIZON_DAYS: 30 }, 'LIFECYCLE_TIMEOUT_SECONDS=2592000', 3_801_600],
+    [{ LIFECYCLE_TIMEOUT_SECONDS: 172_799, START_HORIZON_DAYS: 1, HOLD_HORIZON_DAYS: 1 }, '=172799', 172_800],
+  ])('refuses a workflow timeout shorter than the waits one run may make: %j', (set, named, needed) => {
+    const problems = problemsOf(() => load(root({ ...URL_SETTING, ...set })));
+    expect(problems).toEqual([expect.stringContaining(named)]);
+    expect(problems[0]).toContain(`raise it to at least ${needed} or lower those`);
+  });
+
+  it('takes a workflow timeout as long as those waits', () => {
+    const dir = root({
+      ...URL_SETTING,
+      LIFECYCLE_TIMEOUT_SECONDS: 172_800,
+      START_HORIZON_DAYS: 1,
+      HOLD_HORIZON_DAYS: 1,
+    });
+    expect(load(dir).propsFor('lifecycle').LIFECYCLE_TIMEOUT_SECONDS).toBe('172800');
+  });
+
   it('sizes the concurrency caps from the API budget', () => {
     expect(load(root(URL_SETTING)).concurrency()).toEqual({
       intake: 2,

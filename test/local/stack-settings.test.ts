@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { SETTINGS } from '#infra/setting-specs.ts';
-import { shellSettings } from '#local/cli/shell-settings.ts';
+import { shellSettings, shortTimeoutNote } from '#local/cli/shell-settings.ts';
 import { checkStackSettings } from '#local/stack/local-stack.ts';
 
 /** Every whole-number setting a shell may pass to the embedded stack's functions (shell-settings.ts). */
@@ -22,6 +22,27 @@ describe('settings from the shell are checked before the embedded stack starts a
     ['DEFAULT_COUNTRY', 'Narnia', 'DEFAULT_COUNTRY'],
   ])('%s=%s is refused with the reason', (name, value, reason) => {
     expect(() => checkStackSettings({ [name]: value })).toThrow(reason);
+  });
+
+  test('the workflow timeout, a stack setting the embedded stack honours, comes from the shell and is checked', () => {
+    expect(shellSettings({ LIFECYCLE_TIMEOUT_SECONDS: '1800', INTAKE_CONCURRENCY: '4' })).toEqual({
+      LIFECYCLE_TIMEOUT_SECONDS: '1800',
+    });
+    expect(() => checkStackSettings({ LIFECYCLE_TIMEOUT_SECONDS: '1800' })).not.toThrow();
+    expect(() => checkStackSettings({ LIFECYCLE_TIMEOUT_SECONDS: '30' })).toThrow(
+      'LIFECYCLE_TIMEOUT_SECONDS="30": from 60 up',
+    );
+  });
+
+  test.each([
+    [{}, null],
+    [{ LIFECYCLE_TIMEOUT_SECONDS: '3600' }, 'raise it to at least 2419200 or lower those. A deploy refuses this'],
+    [{ LIFECYCLE_TIMEOUT_SECONDS: '172800', START_HORIZON_DAYS: '1', HOLD_HORIZON_DAYS: '1' }, null],
+    [{ START_HORIZON_DAYS: '20' }, 'LIFECYCLE_TIMEOUT_SECONDS=2592000 is shorter than START_HORIZON_DAYS (20)'],
+  ])('a workflow timeout shorter than the waits is a note for a rehearsal: %j', (settings, note) => {
+    const said = shortTimeoutNote(settings);
+    if (note === null) expect(said).toBeNull();
+    else expect(said).toContain(note);
   });
 
   test('an empty API key asks for the secret, as a deployed function would', () => {

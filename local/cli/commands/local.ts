@@ -15,7 +15,7 @@ import { STATS_EVERY_MS, sampleStats } from '#local/stack/stats-sampler.ts';
 import { deliverEmulatorWebhooks } from '#local/stack/webhook-receiver.ts';
 import { type Command, numberOption, UsageError } from '../command.ts';
 import { fileLog } from '../file-log.ts';
-import { shellSettings } from '../shell-settings.ts';
+import { shellSettings, shortTimeoutNote } from '../shell-settings.ts';
 import { parseNow } from '../time-option.ts';
 
 /** The ports from --port-base: S3, DynamoDB, Step Functions, webhooks, the Voice API emulator, EventBridge. */
@@ -109,6 +109,8 @@ export const localCommand: Command = {
       // Every line to local.log; warnings and errors to this terminal too (stdout carries the export lines).
       const log = fileLog(join(dataDir, 'local.log'), { service: 'callsheet-local', info: true, terminal: true });
       closers.push(log.close);
+      const shortTimeout = shortTimeoutNote(settings);
+      if (shortTimeout) log.warn(shortTimeout);
       const emulator = await startEmulator({
         port: port('api'),
         apiKey,

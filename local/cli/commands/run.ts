@@ -47,7 +47,7 @@ import {
   summaryLines,
   uploadSheet,
 } from '../run-summary.ts';
-import { shellSettings } from '../shell-settings.ts';
+import { shellSettings, shortTimeoutNote } from '../shell-settings.ts';
 import { checkStartOptions, parseInstant, parseNow } from '../time-option.ts';
 import { runOnStack } from './run-client.ts';
 
@@ -343,6 +343,8 @@ export const runCommand: Command = {
         // What intake says up front (rows it could not place, an API plan too small for the parts), before the wait.
         for (const note of intake?.notes ?? []) say(`  note: ${note}`);
         if (newDataDir) say(`  note: ${newDataDirNote()}`);
+        const shortTimeout = shortTimeoutNote(settings);
+        if (shortTimeout) say(`  note: ${shortTimeout}`);
         const store = new CampaignStore(
           documentClient({
             region: LOCAL_REGION,
