@@ -211,6 +211,23 @@ describe('callsheet run', () => {
       );
   });
 
+  it('ends when its workflows time out before their start, saying so, with no call made', async () => {
+    // An hour's workflow for a start two hours on: a deploy refuses this (cdk synth); here it rehearses the guard.
+    // Spawned: the process must end (an ended execution's next task once kept it alive for minutes).
+    const out = await runCli(
+      ['run', 'examples/contacts.xlsx', '--window', 'Mon-Fri 10:00-10:10', '--now', '2026-12-07T08:00:00-08:00'],
+      { ...env(), CALLSHEET_DATA_DIR: join(dataDir, 'timeout'), LIFECYCLE_TIMEOUT_SECONDS: '3600' },
+    );
+    expect(out.code).toBe(1);
+    expect(out.stdout).toContain(
+      'note: LIFECYCLE_TIMEOUT_SECONDS=3600 is shorter than START_HORIZON_DAYS (14) plus HOLD_HORIZON_DAYS (14)',
+    );
+    const parts = out.stdout.split('\n').filter((l) => /^part \d+: /.test(l));
+    expect(parts).toHaveLength(2);
+    for (const part of parts) expect(part).toMatch(/^part \d: failed, .*the workflow timed out; the guard /);
+    expect(out.stdout).toContain('calls: 0 attempted');
+  });
+
   it('exits 1 with the reason when nothing in the sheet can be called', async () => {
     const file = join(dataDir, 'bad.xlsx');
     await writeFile(file, await xlsx([['Phone Number'], ['12'], ['nope']]));

@@ -45,9 +45,10 @@ export function localLifecycleMachine(
   // Each execution's task invocation under way. Lambda runs an invocation to its end even when the execution is
   // stopped or times out meanwhile, so a stopped workflow's last step may still act after the guard has.
   const inFlight = new Map<string, Promise<void>>();
-  // Executions that have ended (stopped, timed out): the service invokes no task of theirs again, not even the
-  // retry of a task whose invocation outlived the stop and failed.
-  const over = new Set<string>();
+  // Each execution, by ARN. One that has ended (stopped, timed out) is over from that instant, before `done` has told
+  // anyone (the clock may release its next task's gate in between): the service invokes no task of its again, not
+  // even the retry of a task whose invocation outlived the stop and failed.
+  const runs = new Map<string, { status: string }>();
   return {
     name: 'callsheet-lifecycle',
     definition: definition as StateMachineDefinition,
@@ -72,7 +73,9 @@ export function localLifecycleMachine(
               // entered (whose StateEntered sets this execution's sleep) before the gate, or the task runs at once.
               if (scheduler) await new Promise((resolve) => setImmediate(resolve));
               await scheduler?.gate(arn);
-              if (over.has(arn)) return new Promise<never>(() => {});
+              // Not invoked; failed at once, so the interpreter's own time limit of the task (real time) is not
+              // left armed, keeping the process alive for minutes after the run.
+              if ((runs.get(arn)?.status ?? 'RUNNING') !== 'RUNNING') throw endedExecution(arn);
               // A wait inside the step (the API budget) is this execution's sleep on the simulated clock.
               const invocation = asActor(arn, async () => {
                 try {
@@ -106,7 +109,7 @@ export function localLifecycleMachine(
       context: { Execution: { Id: arn, Name: name } } as never,
     }),
     onStart: (execution) => {
-      void execution.done.finally(() => over.add(execution.executionArn));
+      runs.set(execution.executionArn, execution);
       if (!scheduler) return;
       scheduler.join(execution.executionArn);
       // The execution stays one of the clock's actors until its last invocation has ended too.
@@ -125,4 +128,9 @@ export function localLifecycleMachine(
       if (!Number.isNaN(until)) scheduler.sleep(execution.executionArn, until);
     },
   };
+}
+
+/** What a task of an execution that has ended meets instead of an invocation (its result is not recorded). */
+function endedExecution(arn: string): Error {
+  return Object.assign(new Error(`execution ${arn} has ended: its task is not invoked`), { name: 'ExecutionEnded' });
 }

@@ -49,8 +49,11 @@ export class SimScheduler {
     if (!this.actors.has(id)) this.actors.set(id, { wakeAt: null, release: null });
   }
 
+  /** `id` is no longer one of the actors; whatever waits at its gate goes on now (its execution has ended). */
   leave(id: string): void {
+    const release = this.actors.get(id)?.release;
     this.actors.delete(id);
+    release?.();
     this.advance();
   }
 

@@ -56,6 +56,41 @@ describe('the local lifecycle machine, stopped while a task runs', () => {
   });
 });
 
+describe('the local lifecycle machine, timed out while it sleeps', () => {
+  it('ends at once, invokes nothing more and leaves no task timer of the interpreter running', async () => {
+    let now = T0;
+    const clock = {
+      now: () => now,
+      set: (t: number) => {
+        now = t;
+      },
+    };
+    const scheduler = new SimScheduler(clock);
+    const sfn = new LocalStepFunctions('us-east-1', () => new Date(clock.now()));
+    const invoked: string[] = [];
+    // Created, then asleep until two hours on: the execution times out after one, at its next task's gate.
+    const handler = async (event: unknown) => {
+      const { action } = event as { action: string };
+      invoked.push(action);
+      return action === 'checkAgent' ? {} : { next: 'wait', wakeAt: new Date(T0 + 2 * 3600_000).toISOString() };
+    };
+    const timers = () => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
+    const before = timers();
+    const arn = sfn.register(localLifecycleMachine(handler as never, scheduler, 3600));
+    const execution = sfn.start(arn, 'upload-2-p1', JSON.stringify({ plan: {} }));
+    await execution.done;
+    expect(execution.status).toBe('TIMED_OUT');
+    expect(execution.stopDate?.getTime()).toBe(T0 + 3600_000);
+    await sfn.settled();
+    for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
+    expect(invoked).toEqual(['checkAgent', 'createCampaign']);
+    expect(scheduler.has(execution.executionArn)).toBe(false);
+    // The task at the gate was let go and failed at once: the interpreter's time limit of it (330 s of real time,
+    // which kept `callsheet run` alive long after its summary) is cleared.
+    expect(timers()).toBe(before);
+  });
+});
+
 describe('the local Step Functions, registering a document', () => {
   // A Wait state that says neither how long nor until when: the ASL schema refuses it.
   const broken = {
