@@ -6,7 +6,8 @@ import { join, resolve } from 'node:path';
  * `CALLSHEET_DATA_DIR` directory, by default `.callsheet/` in the working directory.
  */
 export function localDataDir(env: NodeJS.ProcessEnv = process.env): string {
-  const dir = resolve(env.CALLSHEET_DATA_DIR ?? '.callsheet');
+  // Set but empty (a blank variable in a script) is unset, as for every setting: not the current folder itself.
+  const dir = resolve(env.CALLSHEET_DATA_DIR?.trim() || '.callsheet');
   // Refused by name for every command, before anything opens it (LevelDB's stack trace, a raw EEXIST).
   if (statSync(dir, { throwIfNoEntry: false })?.isDirectory() === false)
     throw new Error(
