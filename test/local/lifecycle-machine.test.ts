@@ -5,17 +5,21 @@ import { LocalStepFunctions } from '#local/stack/step-functions.ts';
 
 const T0 = Date.parse('2026-12-07T18:00:00Z');
 
+/** The local Step Functions on a simulated clock starting at T0, as `callsheet run` has them. */
+function simulated() {
+  let now = T0;
+  const clock = {
+    now: () => now,
+    set: (t: number) => {
+      now = t;
+    },
+  };
+  return { scheduler: new SimScheduler(clock), sfn: new LocalStepFunctions('us-east-1', () => new Date(clock.now())) };
+}
+
 describe('the local lifecycle machine, stopped while a task runs', () => {
   it('lets the invocation under way run to its end, and retries nothing of a stopped execution', async () => {
-    let now = T0;
-    const clock = {
-      now: () => now,
-      set: (t: number) => {
-        now = t;
-      },
-    };
-    const scheduler = new SimScheduler(clock);
-    const sfn = new LocalStepFunctions('us-east-1', () => new Date(clock.now()));
+    const { scheduler, sfn } = simulated();
     const invoked: string[] = [];
     let answer!: () => void;
     const answered = new Promise<void>((resolve) => {
@@ -58,15 +62,7 @@ describe('the local lifecycle machine, stopped while a task runs', () => {
 
 describe('the local lifecycle machine, timed out while it sleeps', () => {
   it('ends at once, invokes nothing more and leaves no task timer of the interpreter running', async () => {
-    let now = T0;
-    const clock = {
-      now: () => now,
-      set: (t: number) => {
-        now = t;
-      },
-    };
-    const scheduler = new SimScheduler(clock);
-    const sfn = new LocalStepFunctions('us-east-1', () => new Date(clock.now()));
+    const { scheduler, sfn } = simulated();
     const invoked: string[] = [];
     // Created, then asleep until two hours on: the execution times out after one, at its next task's gate.
     const handler = async (event: unknown) => {
