@@ -308,10 +308,12 @@ export const SETTINGS = {
   LIFECYCLE_TIMEOUT_SECONDS: {
     type: 'integer',
     min: 60,
+    // A Standard workflow's longest execution (Step Functions quotas).
+    max: 31_536_000,
     readBy: [],
     stack: 'the lifecycle state machine’s execution timeout',
     local: 'the embedded workflow’s execution timeout',
-    doc: 'Longest one lifecycle execution runs, deployed and in `callsheet run` / `callsheet local` (default: state-machines/lifecycle-document.ts). At least START_HORIZON_DAYS plus HOLD_HORIZON_DAYS, the longest one run may wait (a start, then its first window): `cdk synth` refuses less; `callsheet run` and `callsheet local` say so and go on, a rehearsal of the guard securing a workflow that timed out.',
+    doc: 'Longest one lifecycle execution runs, deployed and in `callsheet run` / `callsheet local` (default: state-machines/lifecycle-document.ts). More than START_HORIZON_DAYS plus HOLD_HORIZON_DAYS plus a day, so a part accepted at the horizon reaches its first calls in its first run (a start, then its first window, then a day of calling): `cdk synth` refuses less; `callsheet run` and `callsheet local` say so and go on, a rehearsal of the guard securing a workflow that timed out.',
   },
   SWEEP_INTERVAL_MINUTES: {
     type: 'integer',
@@ -456,17 +458,18 @@ export function checkSetting(
 }
 
 /**
- * Why one lifecycle execution would time out before the waits it must outlast, or null: a part may wait up to
- * START_HORIZON_DAYS for its start and then, in the same execution, up to HOLD_HORIZON_DAYS for its first calling
- * window (a start on the eve of a long holiday). A run that times out first is secured by the guard and fails, so
- * such a stack would fail parts it accepted. Checked by `cdk synth` and by the embedded stack.
+ * Why one lifecycle execution may time out before a part it accepted has called anyone, or null: a part may wait up
+ * to START_HORIZON_DAYS for its start and then, in the same execution, up to HOLD_HORIZON_DAYS for its first calling
+ * window (a start on the eve of a long holiday); a day more lets it call. A run that times out is secured by the
+ * guard and fails. Necessary, not sufficient: a run continues afresh after CONTINUE_AFTER_STEPS looks, not after a
+ * set time, so a long campaign's holds count too. Checked by `cdk synth`; the embedded stack notes it.
  */
 export function timeoutProblem(v: { timeoutSeconds: number; startHorizonDays: number; holdHorizonDays: number }) {
-  const needed = (v.startHorizonDays + v.holdHorizonDays) * 86_400;
+  const needed = (v.startHorizonDays + v.holdHorizonDays + 1) * 86_400;
   if (v.timeoutSeconds >= needed) return null;
   return (
     `LIFECYCLE_TIMEOUT_SECONDS=${v.timeoutSeconds} is shorter than START_HORIZON_DAYS (${v.startHorizonDays}) plus ` +
-    `HOLD_HORIZON_DAYS (${v.holdHorizonDays}), the longest a workflow run may wait: raise it to at least ${needed} ` +
-    'or lower those'
+    `HOLD_HORIZON_DAYS (${v.holdHorizonDays}) plus a day, the wait before a part's first calls: raise it to at ` +
+    `least ${needed} or lower those`
   );
 }

@@ -166,7 +166,10 @@ export function checkStackSettings(
 
 /** The workflow's execution timeout: LIFECYCLE_TIMEOUT_SECONDS (checked by checkStackSettings), or the default. */
 export function executionTimeoutSeconds(settings: Readonly<Record<string, string>>): number {
-  const checked = checkSetting(SETTINGS.LIFECYCLE_TIMEOUT_SECONDS, settings.LIFECYCLE_TIMEOUT_SECONDS);
+  const value = settings.LIFECYCLE_TIMEOUT_SECONDS;
+  const checked = checkSetting(SETTINGS.LIFECYCLE_TIMEOUT_SECONDS, value);
+  if (typeof checked === 'object')
+    throw new ConfigError([`LIFECYCLE_TIMEOUT_SECONDS=${JSON.stringify(value)}: ${checked.problem}`]);
   return typeof checked === 'number' ? checked : DEFAULT_EXECUTION_TIMEOUT_SECONDS;
 }
 

@@ -115,9 +115,11 @@ describe('deployment settings', () => {
   });
 
   it.each([
-    [{ LIFECYCLE_TIMEOUT_SECONDS: 3600 }, 'LIFECYCLE_TIMEOUT_SECONDS=3600', 2_419_200],
-    [{ START_HORIZON_DAYS: 30 }, 'LIFECYCLE_TIMEOUT_SECONDS=2592000', 3_801_600],
-    [{ LIFECYCLE_TIMEOUT_SECONDS: 172_799, START_HORIZON_DAYS: 1, HOLD_HORIZON_DAYS: 1 }, '=172799', 172_800],
+    [{ LIFECYCLE_TIMEOUT_SECONDS: 3600 }, 'LIFECYCLE_TIMEOUT_SECONDS=3600', 2_505_600],
+    [{ START_HORIZON_DAYS: 30 }, 'LIFECYCLE_TIMEOUT_SECONDS=2592000', 3_888_000],
+    [{ LIFECYCLE_TIMEOUT_SECONDS: 259_199, START_HORIZON_DAYS: 1, HOLD_HORIZON_DAYS: 1 }, '=259199', 259_200],
+    // More than Step Functions allows (a year): the horizons must come down.
+    [{ LIFECYCLE_TIMEOUT_SECONDS: 31_536_000, START_HORIZON_DAYS: 365 }, '=31536000', 32_832_000],
   ])('refuses a workflow timeout shorter than the waits one run may make: %j', (set, named, needed) => {
     const problems = problemsOf(() => load(root({ ...URL_SETTING, ...set })));
     expect(problems).toEqual([expect.stringContaining(named)]);
@@ -127,11 +129,15 @@ describe('deployment settings', () => {
   it('takes a workflow timeout as long as those waits', () => {
     const dir = root({
       ...URL_SETTING,
-      LIFECYCLE_TIMEOUT_SECONDS: 172_800,
+      LIFECYCLE_TIMEOUT_SECONDS: 259_200,
       START_HORIZON_DAYS: 1,
       HOLD_HORIZON_DAYS: 1,
     });
-    expect(load(dir).propsFor('lifecycle').LIFECYCLE_TIMEOUT_SECONDS).toBe('172800');
+    expect(load(dir).propsFor('lifecycle').LIFECYCLE_TIMEOUT_SECONDS).toBe('259200');
+    // No longer than a Standard workflow may run.
+    expect(problemsOf(() => load(root({ ...URL_SETTING, LIFECYCLE_TIMEOUT_SECONDS: 40_000_000 })))).toEqual([
+      'LIFECYCLE_TIMEOUT_SECONDS=40000000: from 60 to 31536000',
+    ]);
   });
 
   it('sizes the concurrency caps from the API budget', () => {
