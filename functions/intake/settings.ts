@@ -259,6 +259,13 @@ export function readSettings(
   if (followUp) {
     const policy = parseFollowUpPolicy(followUp.value);
     if ('problem' in policy) throw problem(followUp.where, policy.problem);
+    // A round's workflow waits for its start as the first part's does: no longer than the horizon.
+    const late = horizon && policy.rules.find((r) => r.afterMinutes > horizon.days * 1440);
+    if (late)
+      throw problem(
+        followUp.where,
+        `a follow-up round waits ${late.afterMinutes / 1440} days after its part ends, and a campaign's workflow waits at most ${horizon.days} days for its start (setting START_HORIZON_DAYS): choose a delay of ${horizon.days} days or less`,
+      );
     out.followUp = policy;
   }
   return out;

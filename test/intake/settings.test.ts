@@ -168,6 +168,20 @@ describe('start horizon: a start no further ahead than the workflow can wait', (
     else expect(read().start?.dateTime).toBe(start);
   });
 
+  it.each([
+    ['no_answer after 14d', null],
+    [
+      'no_answer after 2h; busy after 15d',
+      /a follow-up round waits 15 days after its part ends, .* at most 14 days .*START_HORIZON_DAYS/,
+    ],
+  ])('a follow-up round no further off than that either: %s', (rule, problem) => {
+    const read = () => readSettings([['Follow up', rule]], {}, undefined, { now, days: 14 });
+    if (problem) expect(read).toThrow(problem);
+    else expect(read().followUp?.rules).toHaveLength(1);
+    // Without a horizon (the CLI's validate), only the policy itself is checked.
+    expect(readSettings([['Follow up', rule]]).followUp?.rules.length).toBeGreaterThan(0);
+  });
+
   it('refuses the upload with a report naming the setting, and accepts it without a horizon', async () => {
     const bytes = await withSettings([
       ['start date time', '2029-12-01T09:00'],
