@@ -16,7 +16,7 @@ import { promisify } from 'node:util';
 import { build } from 'esbuild';
 import { esbuildOptions, loadedAtStart } from '#infra/bundling.ts';
 import { FUNCTION_ENTRIES, type FunctionFolder, namesReadBy } from '#infra/settings.ts';
-import { atMost, type BenchResult } from './client-overhead.ts';
+import { atMost, type BenchResult, median } from './client-overhead.ts';
 
 const run = promisify(execFile);
 const ROOT = new URL('..', import.meta.url).pathname;
@@ -88,7 +88,6 @@ async function loadMs(file: string, env: NodeJS.ProcessEnv): Promise<{ wall: num
   }
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
 const kib = (bytes: number) => `${Math.round(bytes / 1024)} KiB`;
 
 /** Writes `<base>/index.ts` from `lines` and bundles it to `<base>/index.mjs` as the stack bundles a function. */

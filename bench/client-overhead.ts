@@ -21,6 +21,9 @@ export const atMost = (value: number, limit: number, shown = `${limit}×`) => ({
   met: value <= limit,
 });
 
+/** The middle of the measurements (the upper one of an even count). */
+export const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
+
 /** `atMost`'s other side: `≥ 0.2×`. */
 export const atLeast = (value: number, limit: number, shown = `${limit}×`) => ({
   target: `≥ ${shown}`,
@@ -35,8 +38,6 @@ async function timed(fn: () => Promise<unknown>): Promise<number> {
   for (let i = 0; i < REQUESTS; i++) await fn();
   return Number(process.hrtime.bigint() - start) / 1e6;
 }
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
 
 /** What the typed client (limiter, retry loop, error mapping, JSON) costs per request over a bare fetch. */
 export async function clientOverhead(): Promise<BenchResult> {

@@ -18,7 +18,7 @@ import { startEmulator } from '#local/emulator/server.ts';
 import { startDynamo } from '#local/stack/dynamo.ts';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '#local/stack/local-aws.ts';
 import { contactSheet, phones, xlsx } from '#test/helpers/sheets.ts';
-import { atLeast, atMost, type BenchResult } from './client-overhead.ts';
+import { atLeast, atMost, type BenchResult, median } from './client-overhead.ts';
 
 const EVENTS = Number(process.env.BENCH_CONTACT_EVENTS ?? 20_000);
 const DUPLICATE_SHARE = 0.3;
@@ -282,7 +282,6 @@ export async function hostileLinesBench(rounds = 5): Promise<BenchResult[]> {
       base.push(await measure('baseline'));
       lines.push(await measure('lines'));
     }
-    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
     const rss = median(lines.map((m) => m.maxRssMB));
     const baseRss = median(base.map((m) => m.maxRssMB));
     const refused = lines.every((m) => m.rejected === 1 && m.lines === 1001);

@@ -3,7 +3,7 @@ import { promisify } from 'node:util';
 import { getExampleNumber, parsePhoneNumberFromString } from 'libphonenumber-js/max';
 import examples from 'libphonenumber-js/mobile/examples';
 import { COUNTRY_RULES } from '#commons/calling-hours/countries.ts';
-import { atMost, type BenchResult } from './client-overhead.ts';
+import { atMost, type BenchResult, median } from './client-overhead.ts';
 
 const run = promisify(execFile);
 const CLI = new URL('../bin/callsheet.mjs', import.meta.url).pathname;
@@ -30,8 +30,6 @@ async function timed(args: string[]): Promise<number> {
   await run(process.execPath, [CLI, ...args], { maxBuffer: 64 * 1024 * 1024 });
   return performance.now() - start;
 }
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
 
 /** `callsheet hours` for 1,000 numbers of every country in the table, as a user runs it, against `--help`. */
 export async function hoursBench(): Promise<BenchResult[]> {

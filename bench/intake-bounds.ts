@@ -10,7 +10,7 @@ import { build } from 'esbuild';
 import { esbuildOptions, PHONE_ZONE_TABLE } from '#infra/bundling.ts';
 import { inlineRow, workbookParts } from '#test/helpers/ooxml.ts';
 import { zip } from '#test/helpers/zip.ts';
-import { atMost, type BenchResult } from './client-overhead.ts';
+import { atMost, type BenchResult, median } from './client-overhead.ts';
 
 const run = promisify(execFile);
 const ROOT = new URL('..', import.meta.url).pathname;
@@ -70,8 +70,6 @@ async function measure(worker: string, mode: 'baseline' | 'intake', file: string
   const { stdout } = await run(process.execPath, [worker, mode, file], { env, maxBuffer: 1 << 20 });
   return JSON.parse(stdout.trim().split('\n').at(-1) as string) as Measure;
 }
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
 
 async function refused(worker: string, label: string, file: string, limitMs: number): Promise<BenchResult[]> {
   const base: Measure[] = [];

@@ -16,7 +16,7 @@ import { PHONE_ZONE_TABLE } from '#infra/bundling.ts';
 import { createTables, startDynamo } from '#local/stack/dynamo.ts';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '#local/stack/local-aws.ts';
 import { type DynamoTally, startDynamoProxy } from '#test/helpers/dynamo-proxy.ts';
-import { atMost, type BenchResult } from './client-overhead.ts';
+import { atMost, type BenchResult, median } from './client-overhead.ts';
 import { buildWorker, makeSheet, sheetNumber } from './intake.ts';
 
 const run = promisify(execFile);
@@ -120,7 +120,6 @@ interface Measure {
   parts?: number;
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
 const units = (n: number) => n.toLocaleString('en', { maximumFractionDigits: 1 });
 const shown = (tallies: DynamoTally[], table: string) =>
   tallies

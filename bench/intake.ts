@@ -8,7 +8,7 @@ import { build } from 'esbuild';
 import ExcelJS from 'exceljs';
 import { esbuildOptions, PHONE_ZONE_TABLE } from '#infra/bundling.ts';
 import { buildCli } from '#scripts/build-cli.mjs';
-import { atMost, type BenchResult } from './client-overhead.ts';
+import { atMost, type BenchResult, median } from './client-overhead.ts';
 
 const run = promisify(execFile);
 const ROOT = new URL('..', import.meta.url).pathname;
@@ -116,7 +116,6 @@ const reader = new ExcelJS.stream.xlsx.WorkbookReader(${JSON.stringify(file)}, {
 for await (const sheet of reader) for await (const _row of sheet) {}`,
 ];
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
 const worst = (ms: Measure[]) => Math.max(...ms.map((m) => m.maxRssMB)).toFixed(0);
 
 function timeResult(name: string, base: Measure[], subject: Measure[], baseline: string, limit = 1.5): BenchResult {

@@ -5,10 +5,13 @@ import { createTables, startDynamo } from '#local/stack/dynamo.ts';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '#local/stack/local-aws.ts';
 import { type DynamoTally, startDynamoProxy } from '#test/helpers/dynamo-proxy.ts';
 import { campaignsTableBeforeIndex } from '#test/helpers/table-before-index.ts';
-import type { BenchResult } from './client-overhead.ts';
+import { type BenchResult, median } from './client-overhead.ts';
 
 const FINISHED = 10_000;
 const RUNNING = 100;
+/** Failed or cancelled parts, 10 of them still for the sweeper to secure. */
+const ENDED_BADLY = 60;
+const TOTAL = FINISHED + RUNNING + ENDED_BADLY;
 const DELAY_MS = 5;
 const ROUNDS = 5;
 
@@ -25,7 +28,7 @@ function record(n: number): Record<string, unknown> {
         ? 'failed'
         : n < RUNNING + 10
           ? 'cancelled'
-          : n < RUNNING + 60
+          : n < RUNNING + ENDED_BADLY
             ? 'failed'
             : 'completed';
   const unsettled = n >= RUNNING && n < RUNNING + 10;
@@ -70,7 +73,6 @@ function record(n: number): Record<string, unknown> {
 
 const units = (t: DynamoTally[]) =>
   t.map((x) => `${x.operation} ${x.requests} requests, ${x.capacity.toFixed(1)} capacity units`).join('; ');
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
 
 /**
  * What each sweep reads to find the parts it must check (CampaignStore.unfinished), in a table holding a month of
@@ -93,7 +95,7 @@ export async function sweepListBench(): Promise<BenchResult[]> {
   try {
     const indexed = (await createTables(dynamo.endpoint, 'indexed')).campaigns;
     const scanned = await campaignsTableBeforeIndex(dynamo.endpoint, 'bench-campaigns-without-index');
-    const items = Array.from({ length: FINISHED + RUNNING + 60 }, (_, n) => ({ PutRequest: { Item: record(n) } }));
+    const items = Array.from({ length: TOTAL }, (_, n) => ({ PutRequest: { Item: record(n) } }));
     for (const table of [indexed, scanned]) await batchWriteAll(direct, table, items, 'bench');
     const measure = async (table: string) => {
       const store = new CampaignStore(db, table);
@@ -113,10 +115,9 @@ export async function sweepListBench(): Promise<BenchResult[]> {
     const index = await measure(indexed);
     if (index.listed !== scan.listed)
       throw new Error(`the index listed ${index.listed} parts, the scan ${scan.listed}`);
-    const total = FINISHED + RUNNING + 60;
     return [
       {
-        name: `sweep: the parts to check among ${total.toLocaleString('en')} in the campaigns table, ${DELAY_MS} ms a DynamoDB request`,
+        name: `sweep: the parts to check among ${TOTAL.toLocaleString('en')} in the campaigns table, ${DELAY_MS} ms a DynamoDB request`,
         ratio: index.ms / scan.ms,
         baseline: 'a scan of the whole table',
         detail:

@@ -8,12 +8,11 @@ import { findSignatureHeader, signWebhook, verifyWebhook } from '#commons/voice-
 import { startEmulator } from '#local/emulator/server.ts';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '#local/stack/local-aws.ts';
 import { startLocalStack } from '#local/stack/local-stack.ts';
-import { atLeast, atMost, type BenchResult } from './client-overhead.ts';
+import { atLeast, atMost, type BenchResult, median } from './client-overhead.ts';
 
 const CALLS = 300;
 const IN_FLIGHT = 16;
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
 const ms = (start: bigint) => Number(process.hrtime.bigint() - start) / 1e6;
 
 async function pool<T>(items: readonly T[], width: number, work: (item: T) => Promise<unknown>): Promise<void> {

@@ -125,15 +125,14 @@ interface Condition {
   names: Record<string, string>;
   values: Record<string, unknown>;
 }
+/** A part whose workflow has not ended. */
+const LIVE_STATUSES = ['creating', 'running'] as const;
 /** The part lives (or has no status yet): what a create, or marking one made, may write on. */
 const LIVE: Condition = {
-  expression: '(attribute_not_exists(#status) OR #status IN (:creating, :running))',
+  expression: `(attribute_not_exists(#status) OR #status IN (${LIVE_STATUSES.map((s) => `:${s}`).join(', ')}))`,
   names: { '#status': 'status' },
-  values: { ':creating': 'creating', ':running': 'running' },
+  values: Object.fromEntries(LIVE_STATUSES.map((s) => [`:${s}`, s])),
 };
-
-/** A part whose workflow has not ended (what `LIVE` allows). */
-const LIVE_STATUSES = ['creating', 'running'] as const;
 /** Ended parts the sweeper may still have to secure (`unfinished` with `unconfirmed`). */
 const ENDED_UNSETTLED = ['failed', 'cancelled'] as const;
 type ListedStatus = (typeof LIVE_STATUSES)[number] | (typeof ENDED_UNSETTLED)[number];
@@ -142,13 +141,7 @@ type ListedStatus = (typeof LIVE_STATUSES)[number] | (typeof ENDED_UNSETTLED)[nu
  * Which parts of a status `unfinished` lists, as DynamoDB filters them (`filter`, on the index's attributes) and as
  * a record read back is asked again (`test`): the two say the same.
  */
-const LISTED: Record<
-  ListedStatus,
-  {
-    filter?: { expression: string; names: Record<string, string>; values: Record<string, unknown> };
-    test: (secured: Secured | undefined) => boolean;
-  }
-> = {
+const LISTED: Record<ListedStatus, { filter?: Condition; test: (secured: Secured | undefined) => boolean }> = {
   creating: { test: () => true },
   running: { test: () => true },
   failed: {

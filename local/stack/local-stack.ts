@@ -12,7 +12,7 @@ import { TABLES } from '#commons/tables.ts';
 import { INCOMING } from '#commons/upload-ref.ts';
 import type { RequestBudget } from '#commons/voice-api/rate-limiter.ts';
 import { readContactsConfig } from '#contacts/config.ts';
-import { checkSetting, SETTINGS, type SettingSpec } from '#infra/setting-specs.ts';
+import { checkSetting, SETTINGS } from '#infra/setting-specs.ts';
 import { buildIntakeService } from '#intake/build-service.ts';
 import { readIntakeConfig } from '#intake/config.ts';
 import { makeIntakeHandler } from '#intake/handler.ts';
@@ -146,6 +146,8 @@ export function checkStackSettings(
     () => readContactsConfig(env, { queues: 'local' }),
     () => readOutcomesConfig(env),
     () => readWebhookConfig(env, { queue: 'local' }),
+    // The stack setting the embedded stack honours too, checked as `cdk synth` checks it.
+    () => executionTimeoutSeconds(settings),
   ]) {
     try {
       read();
@@ -154,17 +156,11 @@ export function checkStackSettings(
       for (const problem of err.problems) problems.add(problem);
     }
   }
-  // The stack settings the embedded stack honours, checked as `cdk synth` checks them.
-  for (const [name, spec] of Object.entries(SETTINGS) as [string, SettingSpec][]) {
-    if (!spec.local) continue;
-    const checked = checkSetting(spec, settings[name]);
-    if (typeof checked === 'object') problems.add(`${name}=${JSON.stringify(settings[name])}: ${checked.problem}`);
-  }
   // Every problem of every reader at once, each named once (several functions read the same setting).
   if (problems.size > 0) throw new ConfigError([...problems]);
 }
 
-/** The workflow's execution timeout: LIFECYCLE_TIMEOUT_SECONDS (checked by checkStackSettings), or the default. */
+/** The workflow's execution timeout: LIFECYCLE_TIMEOUT_SECONDS, checked as `cdk synth` checks it, or the default. */
 export function executionTimeoutSeconds(settings: Readonly<Record<string, string>>): number {
   const value = settings.LIFECYCLE_TIMEOUT_SECONDS;
   const checked = checkSetting(SETTINGS.LIFECYCLE_TIMEOUT_SECONDS, value);

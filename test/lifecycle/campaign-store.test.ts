@@ -97,6 +97,10 @@ describe('the parts a sweep looks at', () => {
     reason: 'test',
     ...(pauseHeld === undefined ? {} : { pauseHeld }),
   });
+  /** A part its workflow ended with `status`, and what securing it left (none: never secured). */
+  const ended =
+    (status: 'completed' | 'held' | 'failed' | 'cancelled', securing?: Secured) => (s: CampaignStore, k: string) =>
+      s.finish(k, status, on, undefined, undefined, securing);
   // Each part's state, whether `unfinished` lists it, and whether it does with `unconfirmed`.
   const cases: {
     name: string;
@@ -112,37 +116,21 @@ describe('the parts a sweep looks at', () => {
       },
       listed: [true, true],
     },
-    { name: 'completed', make: (s, k) => s.finish(k, 'completed', on), listed: [false, false] },
-    { name: 'held', make: (s, k) => s.finish(k, 'held', on), listed: [false, false] },
-    { name: 'failed, never secured', make: (s, k) => s.finish(k, 'failed', on), listed: [false, false] },
-    {
-      name: 'failed, securing unconfirmed',
-      make: (s, k) => s.finish(k, 'failed', on, undefined, undefined, secured('unconfirmed')),
-      listed: [false, true],
-    },
-    {
-      name: 'failed, paused',
-      make: (s, k) => s.finish(k, 'failed', on, undefined, undefined, secured('paused', true)),
-      listed: [false, false],
-    },
-    {
-      name: 'failed, held by the brake alone',
-      make: (s, k) => s.finish(k, 'failed', on, undefined, undefined, secured('braked', false)),
-      listed: [false, true],
-    },
+    { name: 'completed', make: ended('completed'), listed: [false, false] },
+    { name: 'held', make: ended('held'), listed: [false, false] },
+    { name: 'failed, never secured', make: ended('failed'), listed: [false, false] },
+    { name: 'failed, securing unconfirmed', make: ended('failed', secured('unconfirmed')), listed: [false, true] },
+    { name: 'failed, paused', make: ended('failed', secured('paused', true)), listed: [false, false] },
+    { name: 'failed, held by the brake alone', make: ended('failed', secured('braked', false)), listed: [false, true] },
     {
       name: 'cancelled, held by the brake alone',
-      make: (s, k) => s.finish(k, 'cancelled', on, undefined, undefined, secured('braked', false)),
+      make: ended('cancelled', secured('braked', false)),
       listed: [false, true],
     },
-    {
-      name: 'cancelled, paused',
-      make: (s, k) => s.finish(k, 'cancelled', on, undefined, undefined, secured('paused', true)),
-      listed: [false, false],
-    },
+    { name: 'cancelled, paused', make: ended('cancelled', secured('paused', true)), listed: [false, false] },
     {
       name: 'cancelled, securing unconfirmed (its workflow cancelled it: left as it is)',
-      make: (s, k) => s.finish(k, 'cancelled', on, undefined, undefined, secured('unconfirmed')),
+      make: ended('cancelled', secured('unconfirmed')),
       listed: [false, false],
     },
   ];
@@ -221,21 +209,19 @@ describe('the parts a sweep looks at', () => {
   });
 
   it('are read through the index, not by scanning every part; a table made before it is scanned', async () => {
-    {
-      t.proxy.reset();
-      await t.indexed.unfinished({ unconfirmed: true });
-      const ops = (table: string) =>
-        t.proxy
-          .tallies()
-          .filter((x) => x.table === table)
-          .map((x) => `${x.operation} ${x.requests}`)
-          .sort();
-      // A query per status listed (creating, running, failed, cancelled), then the parts named read consistently.
-      expect(ops(t.fresh)).toEqual(['BatchGetItem 1', 'Query 4']);
-      t.proxy.reset();
-      await t.before.unfinished({ unconfirmed: true });
-      // Its queries answer that there is no such index (nothing read, nothing billed), and it is scanned.
-      expect(ops(t.old)).toEqual(['Query 4', 'Scan 1']);
-    }
+    t.proxy.reset();
+    await t.indexed.unfinished({ unconfirmed: true });
+    const ops = (table: string) =>
+      t.proxy
+        .tallies()
+        .filter((x) => x.table === table)
+        .map((x) => `${x.operation} ${x.requests}`)
+        .sort();
+    // A query per status listed (creating, running, failed, cancelled), then the parts named read consistently.
+    expect(ops(t.fresh)).toEqual(['BatchGetItem 1', 'Query 4']);
+    t.proxy.reset();
+    await t.before.unfinished({ unconfirmed: true });
+    // Its queries answer that there is no such index (nothing read, nothing billed), and it is scanned.
+    expect(ops(t.old)).toEqual(['Query 4', 'Scan 1']);
   });
 });
