@@ -62,6 +62,9 @@ describe('callsheet run', () => {
     const result = JSON.parse(out.stdout);
     // A directory no command has used: the run says it started an empty do-not-call list there.
     expect(result.dataDir).toEqual({ path: join(dataDir, 'credits'), new: true });
+    expect(result.runNotes).toEqual([
+      expect.stringContaining(`${join(dataDir, 'credits')} held no callsheet data, so this started it empty`),
+    ]);
     expect(result.summary).toMatchObject({ rows: 40, accepted: 40, rejected: 0, suppressed: 0 });
     expect(result.summary.failedByReason.insufficient_credits).toBeGreaterThan(0);
     expect(result.summary.creditsLeft).toBeLessThan(5);

@@ -341,10 +341,10 @@ export const runCommand: Command = {
         }
         say(`${file}: uploaded as ${key}; intake report ${join(dataDir, reportKeys(id).json)}`);
         // What intake says up front (rows it could not place, an API plan too small for the parts), before the wait.
-        for (const note of intake?.notes ?? []) say(`  note: ${note}`);
-        if (newDataDir) say(`  note: ${newDataDirNote()}`);
+        // Then the run's own: a data directory it started, a workflow timeout too short for the horizons.
         const shortTimeout = shortTimeoutNote(settings);
-        if (shortTimeout) say(`  note: ${shortTimeout}`);
+        const runNotes = [...(newDataDir ? [newDataDirNote()] : []), ...(shortTimeout ? [shortTimeout] : [])];
+        for (const note of [...(intake?.notes ?? []), ...runNotes]) say(`  note: ${note}`);
         const store = new CampaignStore(
           documentClient({
             region: LOCAL_REGION,
@@ -422,6 +422,7 @@ export const runCommand: Command = {
           summary,
           callEventsDeadLettered: deadEvents,
           notes: intake?.notes ?? [],
+          runNotes,
           dataDir: { path: dataDir, new: newDataDir },
           parts,
           ...(synced ? { contacts: synced } : {}),
