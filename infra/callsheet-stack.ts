@@ -163,6 +163,11 @@ export class CallsheetStack extends Stack {
       description: 'Where a sheet goes: incoming/<agent id or unique agent name>/<file>',
       value: 'incoming/',
     });
+    // On the stack, as the others: inside the Webhooks construct its name would carry the construct's path and a hash.
+    new CfnOutput(this, 'WebhookUrl', {
+      description: 'Paste into the Voice API dashboard as the webhook endpoint (call.completed, call.failed)',
+      value: this.webhooks.url,
+    });
     new CfnOutput(this, 'AlarmTopicArn', {
       description: 'Alarms and campaign completed/failed events (subscribe, or set ALARM_EMAIL)',
       value: this.monitoring.topic.topicArn,

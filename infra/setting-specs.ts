@@ -2,6 +2,7 @@
  * The deployment settings' schema (infra/settings.ts reads and checks them at synth): plain data, with no CDK, so
  * the CLI's embedded stack can forward the function settings a shell sets (local/cli/shell-settings.ts).
  */
+import { INTAKE_LEASE_SECONDS, INTAKE_TIMEOUT_SECONDS } from '#commons/queue-settings.ts';
 
 /** The Lambda functions the stack deploys, by name; a function's settings go by this name. */
 export type FunctionFolder =
@@ -231,9 +232,9 @@ export const SETTINGS = {
   },
   INTAKE_LEASE_SECONDS: {
     type: 'integer',
-    min: 301,
+    min: INTAKE_TIMEOUT_SECONDS + 1,
     readBy: ['intake'],
-    default: 360,
+    default: INTAKE_LEASE_SECONDS,
     doc: 'How long one delivery owns an upload; longer than the intake timeout (300 s), so no two work at once.',
   },
   CLOSING_MARGIN_MINUTES: {

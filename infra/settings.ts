@@ -269,6 +269,20 @@ function stackProvidedFor(folder: FunctionFolder): Env {
 
 export const KNOWN_READERS = Object.keys(READERS) as FunctionFolder[];
 
+/**
+ * What the function of `folder` makes of `env` at start-up, every name the stack sets standing in as at synth
+ * (so the branches those names open are taken): test/infra/settings.test.ts holds each documented default to it.
+ */
+export function readAtStart(folder: FunctionFolder, env: Env): unknown {
+  const stackSet = [...namesReadBy(folder)].filter((n) => STACK_SET.test(n) && !(n in SETTINGS));
+  return READERS[folder]({
+    VOICE_API_URL: 'https://synth-check.invalid',
+    ...Object.fromEntries(stackSet.map((n) => [n, 'synth-check'])),
+    ...stackProvidedFor(folder),
+    ...env,
+  });
+}
+
 const attached = new WeakMap<Stack, Settings>();
 
 /** Makes the settings reachable from every construct of `stack` (functions look up their environment). */

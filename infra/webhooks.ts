@@ -1,4 +1,4 @@
-import { CfnOutput, Duration } from 'aws-cdk-lib';
+import { Duration } from 'aws-cdk-lib';
 import type { TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { FunctionUrlAuthType } from 'aws-cdk-lib/aws-lambda';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
@@ -31,6 +31,7 @@ export class Webhooks extends Construct {
   public readonly processor: CallsheetFunction;
   public readonly queue: Queue;
   public readonly deadLetters: Queue;
+  /** The receiver's Function URL, which the vendor posts call events to (the stack's `WebhookUrl` output). */
   public readonly url: string;
 
   constructor(scope: Construct, id: string, props: WebhooksProps) {
@@ -55,12 +56,7 @@ export class Webhooks extends Construct {
     // Auth NONE on purpose: the vendor posts without AWS credentials (SigV4) and cannot be given any; every request
     // is authenticated by the HMAC of its raw body instead, before anything else is done with it. (AwsSolutions
     // has no rule on Function URL auth; the Serverless pack's LambdaFunctionUrlAuth would need this reason.)
-    const url = receiver.addFunctionUrl({ authType: FunctionUrlAuthType.NONE });
-    this.url = url.url;
-    new CfnOutput(this, 'WebhookUrl', {
-      value: url.url,
-      description: 'Paste into the Voice API dashboard as the webhook endpoint (call.completed, call.failed)',
-    });
+    this.url = receiver.addFunctionUrl({ authType: FunctionUrlAuthType.NONE }).url;
 
     this.processor = new CallsheetFunction(this, 'Processor', {
       folder: 'outcomes',

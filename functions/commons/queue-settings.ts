@@ -11,6 +11,12 @@ export const visibilitySeconds = (consumerTimeoutSeconds: number): number => con
 /** The intake function's timeout: a large sheet is read, checked and split within it. */
 export const INTAKE_TIMEOUT_SECONDS = 5 * 60;
 
+/**
+ * How long one delivery owns an upload unless INTAKE_LEASE_SECONDS says otherwise: past intake's timeout, so no two
+ * deliveries work on it at once, and well inside its queue's visibility timeout, so a retry finds the lease over.
+ */
+export const INTAKE_LEASE_SECONDS = INTAKE_TIMEOUT_SECONDS + 60;
+
 /** The contact sync's timeout: a batch of events applied and pushed; a push's claim lasts as long. */
 export const CONTACTS_TIMEOUT_SECONDS = 3 * 60;
 

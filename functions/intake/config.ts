@@ -7,6 +7,7 @@ import { type CapLimits, readCapLimits } from '#commons/frequency-cap.ts';
 import { DEFAULT_LEGAL_HOURS, type LegalHoursTable, readLegalHours } from '#commons/legal-hours.ts';
 import { isCountryCode } from '#commons/phone/phone.ts';
 import { readPauseTimings } from '#commons/plan-load.ts';
+import { INTAKE_LEASE_SECONDS } from '#commons/queue-settings.ts';
 import { TABLES } from '#commons/tables.ts';
 import { LIMITS } from '#commons/voice-api/contract.ts';
 import { readVoiceApiSource, type VoiceApiSource } from '#commons/voice-api-access.ts';
@@ -78,7 +79,7 @@ export function readIntakeConfig(source: Env): IntakeConfig {
     leaseMs:
       env.checked('INTAKE_LEASE_SECONDS', (v) =>
         /^\d+$/.test(v) && Number(v) > 0 ? Number(v) * 1000 : { problem: 'a positive number of seconds' },
-      ) ?? 15 * 60_000,
+      ) ?? INTAKE_LEASE_SECONDS * 1000,
     caps: null,
     contacts: null,
     budget: env.optional(TABLES.apiBudget.env)

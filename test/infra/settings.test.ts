@@ -1,10 +1,11 @@
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
 import { App, Stack } from 'aws-cdk-lib';
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '#commons/config.ts';
-import { KNOWN_READERS, namesReadBy, SETTINGS, type SettingSpec, Settings } from '#infra/settings.ts';
+import { KNOWN_READERS, namesReadBy, readAtStart, SETTINGS, type SettingSpec, Settings } from '#infra/settings.ts';
 
 /** A scratch directory holding `callsheet.config.json` with `file` (or none). */
 function root(file?: unknown): string {
@@ -188,6 +189,12 @@ const NOT_SETTINGS = [
   /_QUEUE_URL$|_DLQ_URL$/,
 ];
 
+/**
+ * A function whose own default differs from the setting's, as docs/configuration.md says: the contact sync's
+ * requests (a bulk upsert of up to 100 contacts) wait 30 s when unset, where the lifecycle's wait 10.
+ */
+const OWN_DEFAULTS = ['VOICE_API_TIMEOUT_SECONDS (contacts)'];
+
 describe('every setting a function reads is a documented, forwarded setting', () => {
   it.each(KNOWN_READERS)('%s', (folder) => {
     const reads = namesReadBy(folder);
@@ -202,6 +209,18 @@ describe('every setting a function reads is a documented, forwarded setting', ()
     for (const [name, spec] of Object.entries(SETTINGS as Record<string, SettingSpec>))
       if (spec.readBy.includes(folder) && name !== 'POWERTOOLS_LOG_LEVEL')
         expect(reads.has(name), `${name} is documented as read by ${folder}`).toBe(true);
+  });
+
+  it('has each function default to what the settings document: left unset or set to its default reads the same', () => {
+    const differ: string[] = [];
+    for (const folder of KNOWN_READERS)
+      for (const name of namesReadBy(folder)) {
+        const spec = (SETTINGS as Record<string, SettingSpec>)[name];
+        if (spec?.default === undefined || OWN_DEFAULTS.includes(`${name} (${folder})`)) continue;
+        if (!isDeepStrictEqual(readAtStart(folder, {}), readAtStart(folder, { [name]: String(spec.default) })))
+          differ.push(`${name} (${folder})`);
+      }
+    expect(differ).toEqual([]);
   });
 
   it('documents every setting in docs/configuration.md', () => {
