@@ -213,6 +213,9 @@ const READERS: Record<FunctionFolder, (env: Env) => unknown> = {
 
 /** Names of what the stack creates (tables, ARNs, queue URLs, the bus), set on every function that uses one. */
 const STACK_SET = /(_TABLE|_ARN|_QUEUE_URL|_DLQ_URL|_BUS_NAME)$/;
+/** What such a name holds when a reader runs at synth, and the API address when no settings give one. */
+const STAND_IN = 'synth-check';
+const SYNTH_URL = { VOICE_API_URL: 'https://synth-check.invalid' };
 
 /**
  * Runs a reader on `env`, adding a stand-in for each required name it reports missing until it gets past them
@@ -228,7 +231,7 @@ function recordReads(read: (env: Env) => unknown, env: Env): { names: Set<string
         if (typeof key !== 'string') return Reflect.get(target, key);
         names.add(key);
         // A name the stack sets is always set in AWS: a reader's branch that depends on one is taken.
-        if (!(key in target) && STACK_SET.test(key) && !(key in SETTINGS)) return 'synth-check';
+        if (!(key in target) && STACK_SET.test(key) && !(key in SETTINGS)) return STAND_IN;
         return Reflect.get(target, key);
       },
     });
@@ -240,7 +243,7 @@ function recordReads(read: (env: Env) => unknown, env: Env): { names: Set<string
       const missing = err.problems.map((p) => /^([A-Z0-9_]+) is not set$/.exec(p)?.[1]).filter((n) => n !== undefined);
       const fresh = missing.filter((n) => !(n in standIns) && !(n in SETTINGS));
       if (fresh.length === 0) return { names, standIns };
-      for (const n of fresh) standIns[n] = 'synth-check';
+      for (const n of fresh) standIns[n] = STAND_IN;
     }
   }
   throw new Error('settings: a function reader kept asking for more names');
@@ -251,7 +254,7 @@ function reads(folder: FunctionFolder) {
   let found = readsCache.get(folder);
   if (!found) {
     // Every setting given a valid-looking value is not needed: names are recorded whatever their values.
-    found = recordReads(READERS[folder], { VOICE_API_URL: 'https://synth-check.invalid' });
+    found = recordReads(READERS[folder], SYNTH_URL);
     readsCache.set(folder, found);
   }
   return found;
@@ -276,8 +279,8 @@ export const KNOWN_READERS = Object.keys(READERS) as FunctionFolder[];
 export function readAtStart(folder: FunctionFolder, env: Env): unknown {
   const stackSet = [...namesReadBy(folder)].filter((n) => STACK_SET.test(n) && !(n in SETTINGS));
   return READERS[folder]({
-    VOICE_API_URL: 'https://synth-check.invalid',
-    ...Object.fromEntries(stackSet.map((n) => [n, 'synth-check'])),
+    ...SYNTH_URL,
+    ...Object.fromEntries(stackSet.map((n) => [n, STAND_IN])),
     ...stackProvidedFor(folder),
     ...env,
   });

@@ -22,8 +22,11 @@ export function shellSettings(env: NodeJS.ProcessEnv = process.env): Record<stri
  * (`cdk synth`); here it is a rehearsal of what the guard does when a workflow times out. Null when it is long enough.
  */
 export function shortTimeoutNote(settings: Readonly<Record<string, string>>): string | null {
-  const days = (name: 'START_HORIZON_DAYS' | 'HOLD_HORIZON_DAYS') =>
-    Number(checkSetting(SETTINGS[name], settings[name]) ?? SETTINGS[name].default);
+  // A bad value is the stack's to refuse (checkStackSettings): the note reads the default instead.
+  const days = (name: 'START_HORIZON_DAYS' | 'HOLD_HORIZON_DAYS') => {
+    const checked = checkSetting(SETTINGS[name], settings[name]);
+    return typeof checked === 'number' ? checked : SETTINGS[name].default;
+  };
   const problem = timeoutProblem({
     timeoutSeconds: executionTimeoutSeconds(settings),
     startHorizonDays: days('START_HORIZON_DAYS'),

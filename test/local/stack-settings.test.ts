@@ -40,6 +40,8 @@ describe('settings from the shell are checked before the embedded stack starts a
     [{ LIFECYCLE_TIMEOUT_SECONDS: '259200', START_HORIZON_DAYS: '1', HOLD_HORIZON_DAYS: '1' }, null],
     [{ LIFECYCLE_TIMEOUT_SECONDS: '259199', START_HORIZON_DAYS: '1', HOLD_HORIZON_DAYS: '1' }, 'at least 259200'],
     [{ START_HORIZON_DAYS: '20' }, 'LIFECYCLE_TIMEOUT_SECONDS=2592000 is shorter than START_HORIZON_DAYS (20)'],
+    // A bad horizon is the stack's to refuse; the note reads the default meanwhile, never a number it cannot read.
+    [{ LIFECYCLE_TIMEOUT_SECONDS: '3600', START_HORIZON_DAYS: 'soon' }, 'START_HORIZON_DAYS (14) plus'],
   ])('a workflow timeout shorter than the waits is a note for a rehearsal: %j', (settings, note) => {
     const said = shortTimeoutNote(settings);
     if (note === null) expect(said).toBeNull();
