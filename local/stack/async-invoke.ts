@@ -31,6 +31,22 @@ export async function invokeAsync<T>(
 }
 
 /**
+ * One promise per signal, settled when it aborts: every guard of a run waits on the stack's one `closing` signal, and
+ * a listener each would pile up on it for the whole run (Node warns of a leak past ten).
+ */
+const closedBySignal = new WeakMap<AbortSignal, Promise<void>>();
+function closedOf(signal: AbortSignal): Promise<void> {
+  let closed = closedBySignal.get(signal);
+  if (!closed) {
+    closed = new Promise<void>((resolve) =>
+      signal.aborted ? resolve() : signal.addEventListener('abort', () => resolve(), { once: true }),
+    );
+    closedBySignal.set(signal, closed);
+  }
+  return closed;
+}
+
+/**
  * A retry's wait for actor `id`: a sleep on the simulated clock as a Wait state's is (so a timer firing meanwhile
  * cannot make the clock jump over the others' wake-ups), or in real time without a scheduler. `closing` cuts it
  * short: the retry then runs at once (a closing stack still lets its guard secure the campaign).
@@ -40,9 +56,7 @@ export function retryWait(
   id: string,
   closing: AbortSignal,
 ): (ms: number) => Promise<void> {
-  const closed = new Promise<void>((resolve) =>
-    closing.aborted ? resolve() : closing.addEventListener('abort', () => resolve(), { once: true }),
-  );
+  const closed = closedOf(closing);
   return async (ms) => {
     if (scheduler) scheduler.sleep(id, scheduler.now() + ms);
     await Promise.race([scheduler ? scheduler.gate(id) : delay(ms, undefined, { ref: false }), closed]);

@@ -1,3 +1,4 @@
+import { getEventListeners } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import { SimClock } from '#local/emulator/clock.ts';
 import { invokeAsync, retryWait } from '#local/stack/async-invoke.ts';
@@ -109,5 +110,16 @@ describe('retryWait', () => {
     scheduler.leave('guard');
     await later;
     expect(fired).toBe(true);
+  });
+
+  it('every wait of a run shares one listener on the closing signal, and all end when it aborts', async () => {
+    const closing = new AbortController();
+    // Fifty guards, as a long run ends fifty parts: each wait on a real-time sleep, cut short by the close.
+    const waits = Array.from({ length: 50 }, () => retryWait(null, 'guard', closing.signal)(3_600_000));
+    expect(getEventListeners(closing.signal, 'abort')).toHaveLength(1);
+    closing.abort();
+    await Promise.all(waits);
+    // A wait begun after the close ends at once too.
+    await retryWait(null, 'guard', closing.signal)(3_600_000);
   });
 });
