@@ -15,6 +15,8 @@ import { type BulkChunk, type ContactPush, packBulk, planContactPush } from './p
 
 export interface BulkContactsApi {
   bulkUpsert(contacts: ContactInput[]): Promise<BulkResult>;
+  /** The error a `bulkUpsert` now would meet before it is sent (the budget known used up); null when it may go. */
+  refusal?(): Error | null;
 }
 
 export type PushOutcome =
@@ -91,6 +93,10 @@ export class ContactPusher {
     const claims = new Map<ContactPush, Claim>();
     let stop: { reason: string; retry: boolean } | null = null;
     for (const packed of packBulk(pushes)) {
+      // A body the budget is known to refuse claims no one: a sync backlog's every delivery would otherwise claim
+      // and let go of a hundred contacts only to be told no.
+      const refused: Error | null = stop ? null : (this.deps.api.refusal?.() ?? null);
+      if (refused) stop = { reason: describe(refused), retry: true };
       if (stop) {
         for (const { push } of packed.owners) errors.set(push, stop.reason);
         continue;

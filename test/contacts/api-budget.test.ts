@@ -198,6 +198,33 @@ describe('one API budget for the whole account', () => {
     ]);
   });
 
+  it('knows a share it refused is refused, without asking, until the window that refused it ends', async () => {
+    toNext(3_600_000);
+    const budget = container(simClock([], 'x'), {
+      perMinute: 10,
+      perHour: 0,
+      lifecycleReserve: { perMinute: 2, perHour: 0 },
+      safetyReserve: { perMinute: 3, perHour: 0 },
+    });
+    const shared = budget.for('shared', { maxWaitMs: 0 });
+    expect(shared.refusal?.()).toBeNull();
+    expect(await tokensLeft(budget, 'shared')).toBe(5);
+    const refused = await shared.take().then(
+      () => null,
+      (err: unknown) => err,
+    );
+    expect(refused).toBeInstanceOf(BudgetExhaustedError);
+    const known = shared.refusal?.();
+    expect(known).toBeInstanceOf(BudgetExhaustedError);
+    expect((known as BudgetExhaustedError).retryAt).toBe((refused as BudgetExhaustedError).retryAt);
+    // Another share still has its tokens; a caller that may wait past the window's end would wait, not be refused.
+    expect(budget.for('lifecycle', { maxWaitMs: 0 }).refusal?.()).toBeNull();
+    expect(budget.for('shared', { maxWaitMs: 120_000 }).refusal?.()).toBeNull();
+    toNext(60_000);
+    expect(shared.refusal?.()).toBeNull();
+    await expect(shared.take()).resolves.toBeUndefined();
+  });
+
   it('takes the service at its word: X-RateLimit-Remaining raises the shared count, a 429 fills the window', async () => {
     const clock = simClock([], 'x');
     const budget = container(clock);

@@ -77,6 +77,8 @@ export class SharedApiBudget {
   private readonly known = new Map<string, number>();
   /** The parts this process has booked, by minute: asked again, they cost nothing. */
   private readonly booked = new Map<number, Set<string>>();
+  /** When the window that last refused each share ends (`refusal`). */
+  private readonly refusedUntil = new Map<BudgetShare, number>();
 
   constructor(
     private readonly db: DynamoDBDocumentClient,
@@ -94,7 +96,18 @@ export class SharedApiBudget {
     return {
       take: () => this.take(share, maxWaitMs),
       observe: (headers, status) => this.observe(headers, status),
+      refusal: () => this.knownRefusal(share, maxWaitMs),
     };
+  }
+
+  /**
+   * What `take` would throw now, known without a request: this process's last refusal of `share` holds until the
+   * window that refused it ends, as its counters only grow (a token another container gives back meanwhile goes
+   * to its next take, not to a caller this refuses: that caller only comes back later).
+   */
+  private knownRefusal(share: BudgetShare, maxWaitMs: number): BudgetExhaustedError | null {
+    const until = this.refusedUntil.get(share);
+    return until !== undefined && until - this.clock.now() > maxWaitMs ? new BudgetExhaustedError(share, until) : null;
   }
 
   private windows(now: number): { minute: Window | null; hour: Window | null } {
@@ -128,7 +141,10 @@ export class SharedApiBudget {
       // Refused, yet nothing was full when read back (a token given back meanwhile): ask again.
       if (full === AGAIN) continue;
       const wait = full.end - now;
-      if (wait > maxWaitMs) throw new BudgetExhaustedError(share, full.end);
+      if (wait > maxWaitMs) {
+        this.refusedUntil.set(share, full.end);
+        throw new BudgetExhaustedError(share, full.end);
+      }
       await this.clock.sleep(wait);
     }
   }

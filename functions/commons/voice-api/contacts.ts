@@ -36,6 +36,11 @@ export class ContactsApi {
     });
   }
 
+  /** The error a `bulkUpsert` now would meet before anything is sent, when known without a request; else null. */
+  refusal(): Error | null {
+    return this.http.refusal();
+  }
+
   /** Up to 100 contacts; a failed entry does not abort the others. */
   async bulkUpsert(contacts: ContactInput[]): Promise<BulkResult> {
     const checks = new RequestChecks().count(contacts, ['body', 'contacts'], LIMITS.bulkContacts);

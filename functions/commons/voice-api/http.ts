@@ -128,6 +128,11 @@ export class Transport {
     return this.opts.baseUrl;
   }
 
+  /** The error a request now would meet before it is sent, when the budget knows it without asking (`refusal`). */
+  refusal(): Error | null {
+    return this.limiter.refusal?.() ?? null;
+  }
+
   url(path: string, query?: ApiRequest['query']): string {
     const url = new URL(`${this.opts.baseUrl}${API_PREFIX}${path}`);
     for (const [k, v] of Object.entries(query ?? {})) {

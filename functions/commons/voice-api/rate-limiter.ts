@@ -17,6 +17,11 @@ export interface RequestBudget {
   take(): Promise<void>;
   /** Learns from an answer: its status and its `X-RateLimit-*` / `Retry-After` headers. */
   observe(headers: Headers, status: number): void | Promise<void>;
+  /**
+   * The error a `take` now would throw, when that is known without a request (null when a take may succeed): lets
+   * a caller skip work it would do only to send (a contact push's claims).
+   */
+  refusal?(): Error | null;
 }
 
 /**
