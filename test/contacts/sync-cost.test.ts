@@ -25,12 +25,24 @@ function contactRequests(rig: SyncRig): Record<string, number> {
   return Object.fromEntries(tallies.filter((t) => t.table === table).map((t) => [t.operation, t.requests]));
 }
 
+/** The backlog: one event for each of CONTACTS new contacts. */
+function sendBacklog(rig: SyncRig, prefix: string): void {
+  for (let i = 0; i < CONTACTS; i++) rig.send({ event_id: `${prefix}${i}`, phone_number: phone(i), name: `N${i}` });
+}
+
+/** Every contact reached the API in three bodies, and nothing was given up. */
+async function expectAllSynced(rig: SyncRig): Promise<void> {
+  expect((await requestsTo(f, '/contacts/bulk')).map((r) => r.status)).toEqual([200, 200, 200]);
+  for (const i of [0, 150, CONTACTS - 1]) expect((await emulatorContact(f, phone(i)))?.contact_name).toBe(`N${i}`);
+  expect(rig.queue.deadLetters).toEqual([]);
+}
+
 describe('a sync the budget holds back', () => {
   // Each delivery of a 300-contact batch sends its first body and the budget stops the rest.
   const rig = useSyncRig(f, ONE_A_MINUTE, { batchSize: 500, countRequests: true });
 
   it('claims only the contacts of bodies it tries to send, and a redelivery re-reads stored events 100 at a time', async () => {
-    for (let i = 0; i < CONTACTS; i++) rig.send({ event_id: `c${i}`, phone_number: phone(i), name: `N${i}` });
+    sendBacklog(rig, 'c');
 
     await rig.queue.drain();
     // Stored once each (a claim and a write; contacts read and event ids marked in batches); 100 pushed; the next
@@ -56,9 +68,7 @@ describe('a sync the budget holds back', () => {
     expect(again.UpdateItem).toBe(2 * 200 + 2 * 100);
     expect(again.BatchGetItem).toBe(2 + 2 + 1 + 1);
 
-    expect((await requestsTo(f, '/contacts/bulk')).map((r) => r.status)).toEqual([200, 200, 200]);
-    for (const i of [0, 150, CONTACTS - 1]) expect((await emulatorContact(f, phone(i)))?.contact_name).toBe(`N${i}`);
-    expect(rig.queue.deadLetters).toEqual([]);
+    await expectAllSynced(rig);
   });
 });
 
@@ -66,7 +76,7 @@ describe('a sync backlog in batches of 100', () => {
   const rig = useSyncRig(f, ONE_A_MINUTE, { batchSize: 100, countRequests: true });
 
   it('once the budget refused this minute, the batches behind claim no contact until the next', async () => {
-    for (let i = 0; i < CONTACTS; i++) rig.send({ event_id: `q${i}`, phone_number: phone(i), name: `N${i}` });
+    sendBacklog(rig, 'q');
 
     await rig.queue.drain();
     // Three invocations in one minute: the first sends its body; the second claims its 100 and lets them go when
@@ -78,8 +88,6 @@ describe('a sync backlog in batches of 100', () => {
     expect(third.lastPush).toBeUndefined();
 
     await rig.settle();
-    expect((await requestsTo(f, '/contacts/bulk')).map((r) => r.status)).toEqual([200, 200, 200]);
-    for (const i of [0, 150, CONTACTS - 1]) expect((await emulatorContact(f, phone(i)))?.contact_name).toBe(`N${i}`);
-    expect(rig.queue.deadLetters).toEqual([]);
+    await expectAllSynced(rig);
   });
 });
