@@ -211,3 +211,31 @@ export function nextOpening(
   }
   return null;
 }
+
+/**
+ * Why `nextOpening` with `quietMs` found no stretch: `closed`, the window does not open within `horizonMs`; or
+ * `too_short`, it opens, but never for longer than the quiet time before each close in which no call may start
+ * (the closing margin and the pause lead), with the longest stretch it is open.
+ */
+export function noOpeningReason(
+  w: PartWindow,
+  nowMs: number,
+  horizonMs: number,
+): { kind: 'closed' } | { kind: 'too_short'; longestMs: number } {
+  const stretches = partIntervals(w, nowMs, nowMs + horizonMs).map((iv) => iv.to - Math.max(iv.from, nowMs));
+  const longestMs = Math.max(0, ...stretches);
+  return longestMs > 0 ? { kind: 'too_short', longestMs } : { kind: 'closed' };
+}
+
+const span = (ms: number) => (ms % 60_000 === 0 ? `${ms / 60_000} min` : `${Math.round(ms / 1000)} s`);
+
+/**
+ * The words for a window too short to call in: how long it is open at most, and the quiet time before each close,
+ * made of the closing margin and the pause lead (CLOSING_MARGIN_MINUTES, PAUSE_LEAD_SECONDS).
+ */
+export function tooShortWords(longestMs: number, closingMarginMs: number, pauseLeadMs: number): string {
+  return (
+    `is open at most ${span(longestMs)} at a time, and no call may start in the last ${span(closingMarginMs + pauseLeadMs)} ` +
+    `before each close (the ${span(closingMarginMs)} closing margin and the ${span(pauseLeadMs)} the pause is sent ahead of it)`
+  );
+}

@@ -5,9 +5,11 @@ import { type PartStretch, type PauseTimings, planLoad } from '#commons/plan-loa
 import {
   DEFAULT_HOLD_HORIZON_DAYS,
   nextOpening,
+  noOpeningReason,
   type PartWindow,
   partIntervals,
   partWindow,
+  tooShortWords,
 } from '#commons/window-plan.ts';
 import { parseDateTimeIn } from '#commons/zoned-time.ts';
 import type { ValidationOutcome } from './validate-upload.ts';
@@ -70,20 +72,30 @@ function stretchesOf(windows: PartWindows, from: number): PartStretch[] {
 
 /**
  * A part whose window does not open in the days the lifecycle looks ahead is held, not dialled: most often numbers
- * whose prefix may ring in zones whose hours never overlap (a non-geographic +1 number spans Guam to Newfoundland).
- * Said up front, per part, so the uploader can give those rows a Time Zone cell or call them another way.
+ * whose prefix may ring in zones whose hours never overlap (a non-geographic +1 number spans Guam to Newfoundland),
+ * or a window no longer than the quiet time before its close. Said up front, per part, as the lifecycle will find
+ * it (the same margin and pause lead), so the uploader can give those rows a Time Zone cell or another window.
  */
-function neverOpensNotes(windows: PartWindows, from: number): string[] {
+function neverOpensNotes(windows: PartWindows, from: number, timings: PauseTimings): string[] {
+  const horizon = DEFAULT_HOLD_HORIZON_DAYS * DAY;
+  const quiet = timings.closingMarginMs + timings.pauseLeadMs;
   return windows
-    .filter(({ window }) => nextOpening(window, from, 0, DEFAULT_HOLD_HORIZON_DAYS * DAY) === null)
+    .filter(({ window }) => nextOpening(window, from, quiet, horizon) === null)
     .map(({ part, window }) => {
       const n = part.contacts.length;
+      const held = `part ${part.index} (${n} contact${n === 1 ? '' : 's'}) will be held, not dialled: its calling window`;
       const zones =
         window.zones.length > 1
-          ? `: its numbers may ring in ${window.zones.length} time zones (${window.zones.join(', ')}) and are called only when every one of them is open, which never happens`
+          ? `its numbers may ring in ${window.zones.length} time zones (${window.zones.join(', ')}) and are called only when every one of them is open`
           : '';
+      const why = noOpeningReason(window, from, horizon);
+      if (why.kind === 'too_short')
+        return (
+          `${held} ${tooShortWords(why.longestMs, timings.closingMarginMs, timings.pauseLeadMs)}, in the ${DEFAULT_HOLD_HORIZON_DAYS} days from its start${zones ? ` (${zones})` : ''}. ` +
+          `Give a window longer than ${Math.ceil(quiet / 60_000)} minutes${zones ? ', or those rows a Time Zone or State/Region cell naming where they are' : ''}.`
+        );
       return (
-        `part ${part.index} (${n} contact${n === 1 ? '' : 's'}) will be held, not dialled: its calling window does not open in the ${DEFAULT_HOLD_HORIZON_DAYS} days from its start${zones}. ` +
+        `${held} does not open in the ${DEFAULT_HOLD_HORIZON_DAYS} days from its start${zones ? `: ${zones}, which never happens` : ''}. ` +
         'Give those rows a Time Zone or State/Region cell naming where they are, or call them in another upload with a window that fits.'
       );
     });
@@ -166,7 +178,7 @@ export function upFrontNotes(
   return [
     ...pastStartNote(validation.settings.start, nowMs),
     ...overnightNote(validation.settings.window),
-    ...neverOpensNotes(windows, from),
+    ...neverOpensNotes(windows, from, plan.timings),
     ...planLoadNotes(validation, windows, from, plan, nowMs),
   ];
 }

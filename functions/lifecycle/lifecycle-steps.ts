@@ -9,7 +9,14 @@ import { partReportKey } from '#commons/report-keys.ts';
 import type { VoiceApiClient } from '#commons/voice-api/client.ts';
 import { AmbiguousRequestError, NotFoundError } from '#commons/voice-api/errors.ts';
 import type { CampaignStats } from '#commons/voice-api/types.ts';
-import { nextOpening, type PartWindow, partWindow, windowStateAt } from '#commons/window-plan.ts';
+import {
+  nextOpening,
+  noOpeningReason,
+  type PartWindow,
+  partWindow,
+  tooShortWords,
+  windowStateAt,
+} from '#commons/window-plan.ts';
 import { parseDateTimeIn } from '#commons/zoned-time.ts';
 import type { CampaignSafety, SecureOutcome } from './campaign-safety.ts';
 import { type CampaignRecord, type CampaignStore, isEnded } from './campaign-store.ts';
@@ -134,6 +141,17 @@ export class LifecycleSteps {
     const opening = nextOpening(carry.window, requested, quietFrom(settings), settings.holdHorizonMs);
     if (!opening) {
       const days = Math.round(settings.holdHorizonMs / 86_400_000);
+      const why = noOpeningReason(carry.window, requested, settings.holdHorizonMs);
+      const failure =
+        why.kind === 'too_short'
+          ? {
+              code: 'window_too_short',
+              message: `held, not dialled: the calling window (${carry.window.description}) ${tooShortWords(why.longestMs, settings.closingMarginMs, settings.pauseLeadMs)}, in the ${days} days after ${iso(requested)}; give a longer window`,
+            }
+          : {
+              code: 'window_never_opens',
+              message: `held, not dialled: the calling window (${carry.window.description}) does not open in the ${days} days after ${iso(requested)}`,
+            };
       return {
         ...carry,
         phase: 'ended',
@@ -141,10 +159,7 @@ export class LifecycleSteps {
         outcome: 'held',
         stats: null,
         next: 'finish',
-        failure: {
-          code: 'window_never_opens',
-          message: `held, not dialled: the calling window (${carry.window.description}) does not open in the ${days} days after ${iso(requested)}`,
-        },
+        failure,
       };
     }
     const immediate = opening.opensAt <= now.getTime();

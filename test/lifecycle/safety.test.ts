@@ -858,6 +858,22 @@ describe('windows that are easy to get wrong', () => {
     expect(r.calls).toEqual([]);
   }, 90_000);
 
+  it('a window of five minutes a weekday: held as too short to call in, no campaign, nobody called', async () => {
+    const w = nextWeek();
+    const r = await rehearse({
+      name: 'five-minutes',
+      at: beforeClose(w),
+      metadata: { 'calling-window': 'Mon-Fri 10:00-10:05' },
+    });
+    expect(r.report?.status).toBe('held');
+    expect(r.report?.failure?.code).toBe('window_too_short');
+    expect(r.report?.failure?.message).toMatch(
+      /is open at most 5 min at a time, and no call may start in the last 7 min/,
+    );
+    expect(r.report?.campaignId).toBeNull();
+    expect(r.calls).toEqual([]);
+  }, 90_000);
+
   it('a window that opens 30 seconds after the upload: scheduled, nobody called before it', async () => {
     const w = nextWeek();
     const r = await rehearse({ name: 'first-minute', at: la(day(w), '08:59:30'), count: numbers(50) });

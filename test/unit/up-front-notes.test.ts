@@ -60,4 +60,29 @@ describe('what intake and validate say up front of an upload', () => {
         'where they are, or call them in another upload with a window that fits.',
     ]);
   });
+
+  it('names a part whose window is no longer than the quiet time before its close, with what to give instead', () => {
+    const part = {
+      index: 1,
+      zones: ['America/New_York'],
+      timeZone: 'America/New_York',
+      country: 'US',
+      regions: [],
+      contacts: [{ row: 2, phone: '+12125550100' }],
+    };
+    const notesOf = (spec: string) =>
+      upFrontNotes(
+        { settings: { window: parseWindowRules(spec) }, parts: [part] } as unknown as ValidationOutcome,
+        undefined,
+        PLAN,
+        NOW,
+      );
+    expect(notesOf('Mon-Fri 10:00-10:05')).toEqual([
+      'part 1 (1 contact) will be held, not dialled: its calling window is open at most 5 min at a time, and no ' +
+        'call may start in the last 7 min before each close (the 5 min closing margin and the 2 min the pause is ' +
+        'sent ahead of it), in the 14 days from its start. Give a window longer than 7 minutes.',
+    ]);
+    // Eight minutes leave one to call in: nothing to say.
+    expect(notesOf('Mon-Fri 10:00-10:08')).toEqual([]);
+  });
 });

@@ -2,7 +2,15 @@ import { describe, expect, it } from 'vitest';
 import { parseHolidays, parseWindowRules } from '#commons/calling-window.ts';
 import type { CampaignPlan } from '#commons/campaign-plan.ts';
 import { DEFAULT_LEGAL_HOURS, type LegalHoursTable, parseLegalHours } from '#commons/legal-hours.ts';
-import { nextOpening, type PartWindow, partWindow, STATE_HORIZON_MS, windowStateAt } from '#commons/window-plan.ts';
+import {
+  nextOpening,
+  noOpeningReason,
+  type PartWindow,
+  partWindow,
+  STATE_HORIZON_MS,
+  tooShortWords,
+  windowStateAt,
+} from '#commons/window-plan.ts';
 
 const MIN = 60_000;
 const DAY = 86_400_000;
@@ -136,6 +144,32 @@ describe('zone-spanning parts are open only where every candidate zone is', () =
     const w = windowOf(plan(['Europe/London', 'Asia/Tokyo'], 'GB', 'daily 09:00-10:00'));
     expect(state(w, '2026-03-03T00:00Z')).toEqual({ open: false, changesAt: null });
     expect(nextOpening(w, at('2026-03-03T00:00Z'), 5 * MIN, 14 * DAY)).toBeNull();
+  });
+});
+
+describe('why a part has no opening: closed, or too short for the quiet time before a close', () => {
+  it.each([
+    // Zones that never share an hour: closed.
+    { zones: ['Europe/London', 'Asia/Tokyo'], spec: 'daily 09:00-10:00', kind: 'closed', longest: null },
+    // Five minutes a weekday: open, but never longer than 5 minutes.
+    { zones: ['UTC'], spec: 'Mon-Fri 10:00-10:05', kind: 'too_short', longest: 5 * MIN },
+    // The longest stretch counts: 3 minutes on Monday, 6 on Tuesday.
+    { zones: ['UTC'], spec: 'Mon 10:00-10:03; Tue 14:00-14:06', kind: 'too_short', longest: 6 * MIN },
+    // The week before New York's clocks change, London's 09:00-14:04 and New York's share 14:00-14:04Z.
+    { zones: ['Europe/London', 'America/New_York'], spec: 'daily 09:00-14:04', kind: 'too_short', longest: 4 * MIN },
+  ])('$spec in $zones: $kind', ({ zones, spec, kind, longest }) => {
+    const w = windowOf(plan(zones, 'GB', spec));
+    const from = at('2026-03-02T00:00Z');
+    expect(nextOpening(w, from, 7 * MIN, 5 * DAY)).toBeNull();
+    expect(noOpeningReason(w, from, 5 * DAY)).toEqual(longest === null ? { kind } : { kind, longestMs: longest });
+  });
+
+  it('says how long the window opens and why no call may start in it', () => {
+    expect(tooShortWords(5 * MIN, 5 * MIN, 120_000)).toBe(
+      'is open at most 5 min at a time, and no call may start in the last 7 min before each close ' +
+        '(the 5 min closing margin and the 2 min the pause is sent ahead of it)',
+    );
+    expect(tooShortWords(90_000, 60_000, 45_000)).toContain('at most 90 s at a time');
   });
 });
 
