@@ -102,6 +102,9 @@ function changeTime(text: string, now: Date | undefined): { at: string } | { rea
   return { at: new Date(ms).toISOString() };
 }
 
+/** What a number without its country code needs, in an event: said where no default country is set. */
+export const EVENT_COUNTRY_ADVICE = 'write it as +<country code><number>, or give the event a "country", e.g. "US"';
+
 /**
  * The one edge check, used by the Lambda, the sheet reader and the CLI alike: the JSON Schema of the event's
  * version, well-formed text, the change time (against `now` when given), then the phone number (as intake reads
@@ -133,7 +136,7 @@ export function checkContactEvent(input: unknown, defaultCountry?: CountryCode, 
       reason:
         phone.reason === 'missing_phone'
           ? 'phone_number: empty'
-          : `phone_number: ${JSON.stringify(e.phone_number)} is not a valid phone number${country || defaultCountry ? '' : ' (write it as +<country code><number>, or give the event a "country", e.g. "US")'}`,
+          : `phone_number: ${JSON.stringify(e.phone_number)} is not a valid phone number${country || defaultCountry ? '' : ` (${EVENT_COUNTRY_ADVICE})`}`,
     };
   const fields: ContactFields = {};
   const raw: Record<ContactField, string | null | undefined> = {

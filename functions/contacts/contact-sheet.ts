@@ -4,7 +4,7 @@ import type { ContactUpsertedV1 } from '#commons/contact-events.ts';
 import { type Cell, cellText, headerKey } from '#commons/spreadsheet/cell.ts';
 import { FileProblem } from '#commons/spreadsheet/file-problem.ts';
 import { DEFAULT_LIMITS } from '#commons/spreadsheet/limits.ts';
-import { checkContactEvent } from './contact-event.ts';
+import { checkContactEvent, EVENT_COUNTRY_ADVICE } from './contact-event.ts';
 
 /** Column headers of a contact sheet (any case and spacing) and the event field each fills. */
 export const SHEET_COLUMNS: Record<string, keyof ContactUpsertedV1> = {
@@ -21,6 +21,10 @@ export const SHEET_COLUMNS: Record<string, keyof ContactUpsertedV1> = {
 };
 
 const HEADER_ROWS = 20;
+
+/** A sheet's row has no "country" of its own: its numbers take the default country of the push or the stack. */
+const SHEET_COUNTRY_ADVICE =
+  'write it as +<country code><number>, or set a default country: --country US for `callsheet contacts push`, DEFAULT_COUNTRY where deployed';
 
 export interface SheetRejection {
   row: number;
@@ -113,7 +117,7 @@ export async function readContactSheet(
           out.events.push({ ...event, phone_number: check.change.phone });
         } else {
           out.rows.rejected++;
-          out.rejected.push({ row, reason: check.reason });
+          out.rejected.push({ row, reason: check.reason.replace(EVENT_COUNTRY_ADVICE, SHEET_COUNTRY_ADVICE) });
         }
       }
       if (gaveUp) break;
@@ -122,7 +126,7 @@ export async function readContactSheet(
   }
   throw new ContactSheetProblem(
     'no_phone_column',
-    `No worksheet has a "Phone Number" column header in its first ${HEADER_ROWS} rows. Add one above the numbers; the other columns are ${Object.keys(SHEET_COLUMNS).slice(1).join(', ')}.`,
+    `${workbook.format === 'csv' ? 'The file has no' : 'No worksheet has a'} "Phone Number" column header in its first ${HEADER_ROWS} rows. Add one above the numbers; the other columns are ${Object.keys(SHEET_COLUMNS).slice(1).join(', ')}.`,
   );
 }
 

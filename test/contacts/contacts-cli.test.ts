@@ -74,6 +74,19 @@ describe('callsheet contacts', () => {
     );
     expect((await runInProcess(['contacts', 'push', sheet], env())).code).toBe(0);
     expect((await emulatorContact(f, '+14155550161'))?.city).toBe('Pune');
+    // A CSV saved as .txt is a sheet, as `validate` reads it; JSON lines saved as .txt stay JSON lines.
+    const txt = join(dataDir, 'export.txt');
+    await writeFile(txt, 'Phone Number,City\n+14155550161,Nagpur\n');
+    expect((await runInProcess(['contacts', 'push', txt], env())).code).toBe(0);
+    expect((await emulatorContact(f, '+14155550161'))?.city).toBe('Nagpur');
+    await writeFile(txt, `${JSON.stringify({ event_id: 'cli-txt', phone_number: '+14155550161', city: 'Pune' })}\n`);
+    expect((await runInProcess(['contacts', 'push', txt], env())).code).toBe(0);
+    expect((await emulatorContact(f, '+14155550161'))?.city).toBe('Pune');
+    // A CSV without the header is told so as a file, not as worksheets.
+    await writeFile(txt, '+14155550161,Pune\n');
+    expect((await runInProcess(['contacts', 'push', txt], env())).stderr).toContain(
+      'export.txt: The file has no "Phone Number" column header in its first 20 rows',
+    );
 
     const show = await runInProcess(['contacts', 'show', '4155550161', '--country', 'US', '--json'], env(false));
     expect(show.code).toBe(0);

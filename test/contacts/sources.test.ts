@@ -1,6 +1,7 @@
 import { GetObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CONTACT_UPSERTED, checkContactEvent } from '#contacts/contact-event.ts';
+import { readContactSheet } from '#contacts/contact-sheet.ts';
 import type { ContactState } from '#contacts/contact-state.ts';
 import type { ContactSheetReport } from '#contacts/sheet-intake.ts';
 import { CAMPAIGN_TAG, CampaignContactEvents } from '#intake/campaign-contacts.ts';
@@ -88,6 +89,22 @@ describe('contact sheets under contacts/', () => {
     await drop('contacts/crm-export-copy.xlsx', sheet);
     await rig.settle();
     expect((await emulatorContact(f, '+14155550141'))?.notes).toEqual(['called back']);
+  });
+
+  it('tells a row without its country code to set a default country, as a sheet row has no "country"', async () => {
+    const csv = Buffer.from('Phone Number,Name\n4155552009,Ann\n+14155552010,Bo\n');
+    const sheet = await readContactSheet(csv, 'crm.csv');
+    expect(sheet.rows).toEqual({ total: 2, accepted: 1, rejected: 1 });
+    expect(sheet.rejected).toEqual([
+      {
+        row: 2,
+        reason:
+          'phone_number: "4155552009" is not a valid phone number (write it as +<country code><number>, or set a ' +
+          'default country: --country US for `callsheet contacts push`, DEFAULT_COUNTRY where deployed)',
+      },
+    ]);
+    // With a default country the same row is read as a US number.
+    expect((await readContactSheet(csv, 'crm.csv', 'US')).rows.accepted).toBe(2);
   });
 
   it('reads .xls and says why an unreadable sheet was rejected', async () => {

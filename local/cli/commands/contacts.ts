@@ -38,8 +38,15 @@ function pushTables(opened: OpenTable): { budget: string; suppression: string } 
   return { budget: named('apiBudget'), suppression: named('suppression') };
 }
 
+/** Text whose first line that is not blank opens a JSON object: JSON lines, whatever the file is called. */
+const opensJson = (bytes: Buffer) => /^\uFEFF?\s*\{/.test(bytes.subarray(0, 4096).toString('utf8'));
+
+/** A sheet by name or content; a .txt too unless it holds JSON lines (`validate` reads a .txt as CSV). */
 const isSheet = (bytes: Buffer, name: string) =>
-  /\.(xlsx|xls|csv)$/i.test(name) || bytes.subarray(0, 2).toString('latin1') === 'PK' || bytes[0] === 0xd0;
+  /\.(xlsx|xls|csv|tsv)$/i.test(name) ||
+  bytes.subarray(0, 2).toString('latin1') === 'PK' ||
+  bytes[0] === 0xd0 ||
+  (/\.txt$/i.test(name) && !opensJson(bytes));
 
 /** The events in a sheet, or in JSON lines (one event per line); what cannot be an event, with where and why. */
 async function readEvents(
@@ -159,7 +166,8 @@ export const contactsCommand: Command = {
     '  push <file|->   apply contact events and push the changes: a sheet (.xlsx, .xls, .csv with a "Phone',
     '                  Number" column and Name, Email, City, Location, Source, Lead Status, Custom Instruction,',
     '                  Tags, Note) or JSON lines, one `Contact Upserted` event per line (schemas/contact-upserted.v2.json,',
-    '                  whose changed_at orders changes; v1 is still read);',
+    '                  whose changed_at orders changes; v1 is still read); a .txt is read as CSV unless its',
+    '                  first line is a JSON object;',
     '                  - reads standard input',
     '  show <phone>    the stored fields, tags and notes, and what was last pushed',
     '  list            every contact (or those changed since --changed-since)',
