@@ -70,6 +70,12 @@ describe('callsheet CLI', () => {
     const windowed = await run(['hours', '+12125550143', '--on', on, '--window', 'Mon-Fri 10:00-11:00']);
     expect(windowed.stdout).toContain('a call may start 10:00-11:00 America/New_York');
     expect(windowed.stdout).toContain("    upload Mon-Fri 10:00-11:00 [--window] the upload's own calling window");
+    expect(windowed.stdout).not.toContain('note:');
+    // A window written backwards is answered as given, and said, as intake says it of an upload.
+    const backwards = await run(['hours', '+12125550143', '--on', on, '--window', 'Mon-Fri 17:00-09:00']);
+    expect(backwards.stdout).toContain(
+      'note: the calling window Mon,Tue,Wed,Thu,Fri 17:00-09:00 runs past midnight into the next morning; if you meant the daytime, write the earlier time first',
+    );
     const windowedJson = await run(['hours', '+12125550143', '--on', on, '--window', 'Mon-Fri 10:00-11:00', '--json']);
     expect(JSON.parse(windowedJson.stdout)).toEqual([
       expect.objectContaining({

@@ -151,7 +151,7 @@ function pastStartNote(start: { dateTime: string; timeZone: string } | undefined
  * A range whose end comes before its start runs past midnight: right for a night shift, but `17:00-09:00` is more
  * often a daytime window written backwards, so it is said (the legal hours still cut it either way).
  */
-function overnightNote(rules: readonly WindowRule[] | undefined): string[] {
+export function overnightNote(rules: readonly WindowRule[] | undefined): string[] {
   // An end of 00:00 closes at midnight, not past it.
   const overnight = (rules ?? []).filter((r) => r.ranges.some((x) => x.end < x.start && x.end > 0));
   if (overnight.length === 0) return [];

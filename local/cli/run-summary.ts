@@ -35,7 +35,15 @@ export async function readJson<T>(objects: ObjectStore, bucket: string, key: str
 
 /** An upload intake launched nothing for: why, as one JSON object, or on stderr with where to look and what to do. */
 export function printNothingLaunched(
-  o: { file: string; upload: string; json: boolean; dataDir: string; reportFile: string },
+  o: {
+    file: string;
+    upload: string;
+    json: boolean;
+    dataDir: string;
+    reportFile: string;
+    /** Uploaded to a running `callsheet local`, whose clock a run cannot move (no --now). */
+    toLocal?: boolean;
+  },
   intake: IntakeReport | null,
   fallback: string,
 ): void {
@@ -52,7 +60,7 @@ export function printNothingLaunched(
   if (error?.code === 'no_valid_rows' && (byReason.has('daily-cap') || byReason.has('weekly-cap')))
     console.error(
       `  the caps count the calls of every run on ${o.dataDir}: run again with CALLSHEET_DATA_DIR set to an ` +
-        'empty folder, or with --now a week later',
+        `empty folder${o.toLocal ? '' : ', or with --now a week later'}`,
     );
   console.error(`  intake report: ${o.reportFile}`);
 }

@@ -350,8 +350,9 @@ describe('callsheet local', () => {
 
   it('callsheet run on the same data directory is a client of the running stack', async () => {
     const sheet = join(dataDir, 'run.csv');
-    await writeFile(sheet, ['Phone Number', '+14155550301', '+14155550302', '+14155550303'].join('\n'));
-    const out = await callsheet('run', sheet, '--json');
+    // One number without its country code: --country is the upload's own default country here.
+    await writeFile(sheet, ['Phone Number', '+14155550301', '+14155550302', '(415) 555-0303'].join('\n'));
+    const out = await callsheet('run', sheet, '--country', 'US', '--json');
     expect(out.stderr).toBe('');
     expect(out.code).toBe(0);
     const result = JSON.parse(out.stdout);

@@ -1,5 +1,7 @@
+import { parseWindowRules } from '#commons/calling-window.ts';
 import { DEFAULT_LEGAL_HOURS, type LegalHoursTable, readLegalHours } from '#commons/legal-hours.ts';
 import { wallTimeAt } from '#commons/zoned-time.ts';
+import { overnightNote } from '#intake/plan-load-notes.ts';
 import { type Command, UsageError, windowOption } from '../command.ts';
 import { type HoursAnswer, hoursFor, hoursOf, type SharedHours } from '../hours-for.ts';
 
@@ -111,11 +113,13 @@ export const hoursCommand: Command = {
     if (values.json) console.log(json(answers, window));
     else
       console.log(
-        answers
-          .flatMap(({ on, found }) =>
+        [
+          ...answers.flatMap(({ on, found }) =>
             describe('error' in found ? found : { phone: found.phone, ...found.shared }, on, window),
-          )
-          .join('\n'),
+          ),
+          // As intake says it of an upload: 17:00-09:00 is more often a daytime window written backwards.
+          ...overnightNote(window === null ? undefined : parseWindowRules(window)).map((n) => `note: ${n}`),
+        ].join('\n'),
       );
     return answers.some((a) => 'error' in a.found) ? 1 : 0;
   },

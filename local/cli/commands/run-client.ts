@@ -83,6 +83,7 @@ export async function runOnStack(
           json: o.json,
           dataDir: o.dataDir,
           reportFile: join(o.dataDir, reportKeys(id).json),
+          toLocal: true,
         },
         intake,
         `intake ${intake.status} the upload`,

@@ -122,7 +122,8 @@ export const runCommand: Command = {
     '  --country CC      default country for numbers without a country code',
     '  --start ISO       schedule the campaign (local wall time, e.g. 2026-12-01T09:00) …',
     '  --time-zone TZ    … in this IANA zone',
-    '  --retries N       retries per contact, 0-3',
+    '  --retries N       retries per contact, 0-3; 3 means 4 calls, over the default cap of 3 a day',
+    '                    (CALL_CAP_PER_DAY)',
     '  --window SPEC     calling window, e.g. "Mon-Fri 09:00-12:00,13:00-17:00; Sat 10:00-14:00"',
     '  --follow-up POLICY  call again by outcome, e.g. "no_answer,busy after 2h; failed after 1d; rounds 3"',
     '  --contacts FILE   a contact sync while the campaign runs: a contact sheet or JSON lines (.jsonl), dropped',
@@ -176,22 +177,16 @@ export const runCommand: Command = {
     // With `callsheet local` running on this directory, run is its client: the upload goes to that stack.
     const running = await readRunningStack(dataDir);
     if (running?.command === 'local') {
-      if (
-        faults ||
-        opts.now !== undefined ||
-        opts.contactsAt !== undefined ||
-        credits !== undefined ||
-        opts.country ||
-        realApi
-      )
+      if (faults || opts.now !== undefined || opts.contactsAt !== undefined || credits !== undefined || realApi)
         throw new UsageError(
-          `callsheet local (process ${running.pid}) runs on ${dataDir}: --faults, --now, --contacts-at, --credits, --country and VOICE_API_URL belong to it; leave them out, or use another CALLSHEET_DATA_DIR`,
+          `callsheet local (process ${running.pid}) runs on ${dataDir}: its emulator and clock take no --faults, --now, --contacts-at, --credits or VOICE_API_URL from a run; leave them out, or use another CALLSHEET_DATA_DIR`,
         );
       return runOnStack(running, {
         file,
         body,
         contacts,
-        metadata: uploadMetadata(opts),
+        // --country as the upload's own setting: the running stack's default is its own (DEFAULT_COUNTRY).
+        metadata: { ...uploadMetadata(opts), ...(opts.country ? { 'default-country': opts.country } : {}) },
         agent: (values.agent as string | undefined) ?? (running.agentId as string),
         json,
         dataDir,
