@@ -144,6 +144,16 @@ describe('what a newcomer meets first', () => {
       expect(out.code).toBe(1);
       expect(out.stderr).toContain(`callsheet local: port ${port} on 127.0.0.1 is taken`);
       expect(out.stderr).toContain('--port-base 0 for free ones');
+      // Refused on its ports, it let go of the directory it had taken first.
+      expect((await runInProcess(['suppress', 'list'], { CALLSHEET_DATA_DIR: join(dataDir, 'ports') })).code).toBe(0);
+      // A directory another `local` holds is said first: its ports would be taken too, and --port-base no help.
+      const held = join(dataDir, 'held-local');
+      await mkdir(held, { recursive: true });
+      await writeFile(join(held, 'stack.json'), JSON.stringify({ pid: process.pid, command: 'local' }));
+      const second = await runCli(['local', '--port-base', String(port)], { CALLSHEET_DATA_DIR: held });
+      expect(second.code).toBe(1);
+      expect(second.stderr).toContain(`callsheet local (process ${process.pid}) is using the data directory ${held}`);
+      expect(second.stderr).not.toContain('is taken');
     } finally {
       taken.close();
     }

@@ -86,12 +86,18 @@ export const localCommand: Command = {
       throw new UsageError('--concurrency must be a whole number of 1 or more');
     const port = (name: keyof typeof PORT_OFFSETS) => (base === 0 ? 0 : base + PORT_OFFSETS[name]);
 
+    const dataDir = localDataDir();
+    // A directory another stack holds is refused (DataDirBusyError: printed by main, exit status 1), before the
+    // ports: a second `local` on it would find them taken too, and be sent to --port-base for nothing.
+    const claim = await claimDataDir(dataDir, 'local');
     // s3rver crashes on a taken port instead of failing its start: find out before starting anything.
     if (base !== 0)
-      for (const name of Object.keys(PORT_OFFSETS) as (keyof typeof PORT_OFFSETS)[]) await checkFree(port(name));
-    const dataDir = localDataDir();
-    // A directory another stack holds is refused (DataDirBusyError: printed by main, exit status 1).
-    const claim = await claimDataDir(dataDir, 'local');
+      try {
+        for (const name of Object.keys(PORT_OFFSETS) as (keyof typeof PORT_OFFSETS)[]) await checkFree(port(name));
+      } catch (err) {
+        await claim.release();
+        throw err;
+      }
     const stopping = new Promise<string>((resolve) => {
       process.once('SIGINT', () => resolve('SIGINT'));
       process.once('SIGTERM', () => resolve('SIGTERM'));
