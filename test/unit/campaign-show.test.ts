@@ -64,5 +64,21 @@ describe('campaign show', () => {
       expect.arrayContaining(['campaign cmp_1: running, pause asked', 'timeline: no pause, resume or brake yet']),
     );
     expect(showPart(asked)).not.toContain('timeline:');
+    // What the guard did after the workflow ended is on the timeline too, in its place.
+    const braked = {
+      ...paused,
+      secured: { at: '2026-12-07T15:20:00.000Z', by: 'guard', outcome: 'braked', reason: 'execution aborted' },
+    } as CampaignRecord;
+    expect(showPart(braked)).toEqual(
+      expect.arrayContaining([
+        'secured by guard: braked (execution aborted)',
+        'timeline:',
+        '  2026-12-07T15:10:01.000Z  pause (manual)',
+        '  2026-12-07T15:20:00.000Z  braked by guard (execution aborted)',
+      ]),
+    );
+    expect(showPart({ ...braked, timeline: [] } as CampaignRecord)).not.toContain(
+      'timeline: no pause, resume or brake yet',
+    );
   });
 });

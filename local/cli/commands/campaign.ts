@@ -30,6 +30,11 @@ export function showPart(r: CampaignRecord): string[] {
   const w = r.watch;
   const unplanned = w?.quiet && Date.parse(w.nextLookAt) <= Date.parse(w.observedAt);
   const look = unplanned ? `not dialling at its last look (${w.observedAt})` : `next look ${w?.nextLookAt}`;
+  // The workflow's own pauses, resumes and brakes, and what the guard or the sweeper did once it had ended.
+  const events = [
+    ...(r.timeline ?? []).map((t) => ({ at: t.at, what: `${t.event} (${t.reason})` })),
+    ...(r.secured ? [{ at: r.secured.at, what: `${r.secured.outcome} by ${r.secured.by} (${r.secured.reason})` }] : []),
+  ].sort((a, b) => a.at.localeCompare(b.at));
   return [
     `campaign ${r.campaignId ?? '(not created)'}: ${statusWords(r)}`,
     `part ${r.part} of upload ${r.uploadId} (${r.partKey})`,
@@ -38,8 +43,8 @@ export function showPart(r: CampaignRecord): string[] {
     ...(r.control ? [`operator asked: ${r.control.wanted} at ${r.control.at}`] : []),
     ...(r.failure ? [`failure: ${r.failure.message}`] : []),
     ...(r.secured ? [`secured by ${r.secured.by}: ${r.secured.outcome} (${r.secured.reason})`] : []),
-    ...(r.timeline?.length
-      ? ['timeline:', ...r.timeline.map((t) => `  ${t.at}  ${t.event} (${t.reason})`)]
+    ...(events.length
+      ? ['timeline:', ...events.map((t) => `  ${t.at}  ${t.what}`)]
       : ['timeline: no pause, resume or brake yet']),
   ];
 }
