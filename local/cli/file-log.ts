@@ -15,7 +15,14 @@ export function fileLog(
   const toFile = jsonLog(options.service, (line) => {
     if (!stream.writableEnded) stream.write(`${line}\n`);
   });
-  const toTerminal = options.terminal ? jsonLog(options.service, (line) => process.stderr.write(`${line}\n`)) : null;
+  const toTerminal = options.terminal
+    ? {
+        warn: (message: string, fields?: Record<string, unknown>) =>
+          process.stderr.write(`${terminalLine(options.service, 'warning', message, fields)}\n`),
+        error: (message: string, fields?: Record<string, unknown>) =>
+          process.stderr.write(`${terminalLine(options.service, 'error', message, fields)}\n`),
+      }
+    : null;
   return {
     info: options.info ? toFile.info : () => {},
     warn: (message, fields) => {
@@ -28,4 +35,21 @@ export function fileLog(
     },
     close: () => new Promise<void>((resolve) => stream.end(resolve)),
   };
+}
+
+/**
+ * A warning or error as a person reads it on the terminal: the message and its plain fields (`campaignId=…`), not
+ * the JSON the log file keeps, nor its embedded metrics (`_aws` and the PascalCase counters beside it).
+ */
+export function terminalLine(
+  service: string,
+  level: 'warning' | 'error',
+  message: string,
+  fields: Record<string, unknown> = {},
+): string {
+  const plain = Object.entries(fields)
+    .filter(([k, v]) => !k.startsWith('_') && !/^[A-Z]/.test(k) && v !== undefined && v !== null)
+    .filter(([, v]) => typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean')
+    .map(([k, v]) => `${k}=${typeof v === 'string' && /\s/.test(v) ? JSON.stringify(v) : String(v)}`);
+  return `${service.replace(/-/g, ' ')}: ${level}: ${message}${plain.length > 0 ? ` (${plain.join(' ')})` : ''}`;
 }
