@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { progressOf, type Watch } from '#lifecycle/campaign-store.ts';
-import { render } from '#local/cli/commands/status.ts';
+import { parseWindowRules } from '#commons/calling-window.ts';
+import { DEFAULT_LEGAL_HOURS } from '#commons/legal-hours.ts';
+import { partWindow } from '#commons/window-plan.ts';
+import { type CampaignRecord, progressOf, type Watch } from '#lifecycle/campaign-store.ts';
+import { partStatus, render } from '#local/cli/commands/status.ts';
 
 const part = {
   uploadId: 'u1',
@@ -46,6 +49,19 @@ describe('callsheet status screen', () => {
         failure: null,
       },
       /part 4 cmp_1\s+running\s+\[##########\.{10}\] 5\/10 at 11:58Z/,
+    ],
+    [
+      'a running part in the last minutes of its window says no call starts in them, not that it is open',
+      {
+        ...part,
+        part: 6,
+        status: 'paused (window)',
+        live: true,
+        campaignId: 'cmp_6',
+        window: { hours: 'Mon-Fri 10:00-12:00', open: true, closing: true, changesAt: '2026-12-07T17:00Z' },
+        failure: null,
+      },
+      /part 6 cmp_6\s+paused \(window\).*window closing at 2026-12-07T17:00Z: no call starts in its last minutes$/,
     ],
     [
       'a running part its workflow has not looked at yet says so',
@@ -169,5 +185,36 @@ describe('progressOf: contacts done of all, from what the workflow recorded', ()
     const lines = screen.split('\n');
     expect(lines.filter((l) => l.includes(': rejected'))).toHaveLength(20);
     expect(lines.at(-1)).toBe('  and 3 earlier (status --json lists every one)');
+  });
+});
+
+describe("a running part's window on the status screen", () => {
+  const made = partWindow(
+    {
+      part: { zones: ['America/New_York'], timeZone: 'America/New_York', country: 'US', regions: [] },
+      window: { rules: parseWindowRules('Mon-Fri 10:00-12:00'), holidays: [] },
+    },
+    DEFAULT_LEGAL_HOURS,
+    Date.parse('2026-12-01T00:00Z'),
+  );
+  if (!made.ok) throw new Error(made.message);
+  const record = {
+    uploadId: 'u1',
+    part: 1,
+    partKey: 'u1-p1',
+    status: 'running',
+    watch: { window: made.window },
+  } as unknown as CampaignRecord;
+
+  it.each([
+    ['in the window', '2026-12-07T15:30Z', { open: true, changesAt: '2026-12-07T17:00Z' }],
+    ['in its last 7 minutes', '2026-12-07T16:55Z', { open: true, closing: true, changesAt: '2026-12-07T17:00Z' }],
+    ['just before them', '2026-12-07T16:52Z', { open: true, changesAt: '2026-12-07T17:00Z' }],
+    ['after the close', '2026-12-07T17:30Z', { open: false, changesAt: '2026-12-08T15:00Z' }],
+  ])('%s (%s)', (_what, now, window) => {
+    expect(partStatus(record, Date.parse(now), 7 * 60_000).window).toEqual({
+      hours: made.window.description,
+      ...window,
+    });
   });
 });

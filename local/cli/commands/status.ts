@@ -1,3 +1,5 @@
+import { ConfigError, EnvReader } from '#commons/config.ts';
+import { readPauseTimings } from '#commons/plan-load.ts';
 import { windowStateAt } from '#commons/window-plan.ts';
 import { type CampaignRecord, progressOf } from '#lifecycle/campaign-store.ts';
 import { type Command, numberOption, UsageError } from '../command.ts';
@@ -21,7 +23,11 @@ interface PartStatus {
   /** As the workflow saw it at its last look (`at`), not asked of the API now. */
   progress: { done: number; total: number; at: string | null } | null;
   live: boolean;
-  window: { hours: string; open: boolean; changesAt: string | null } | null;
+  /**
+   * The window as the law and the upload give it (`open`, and when that changes), and whether it is in its last
+   * minutes, in which no call starts (`closing`: the closing margin and the pause lead before `changesAt`).
+   */
+  window: { hours: string; open: boolean; closing?: boolean; changesAt: string | null } | null;
   lastEvent: string | null;
   /** Why an ended part failed or was held (its workflow timed out, its window never opened…), when it says. */
   failure: string | null;
@@ -58,7 +64,7 @@ async function snapshot(): Promise<{
     const api = await openApi();
     const told = api ? await api.now() : null;
     const now = told ?? Date.now();
-    const parts = records.map((r) => partStatus(r, now));
+    const parts = records.map((r) => partStatus(r, now, quietMs()));
     return {
       now: new Date(now).toISOString(),
       where: t.where,
@@ -73,9 +79,23 @@ async function snapshot(): Promise<{
   }
 }
 
-function partStatus(r: CampaignRecord, now: number): PartStatus {
+/** The minutes before a close in which no call starts, as the lifecycle reads them from this environment. */
+function quietMs(): number {
+  try {
+    const env = new EnvReader(process.env);
+    const { closingMarginMs, pauseLeadMs } = readPauseTimings(env);
+    env.done();
+    return closingMarginMs + pauseLeadMs;
+  } catch (err) {
+    if (err instanceof ConfigError) throw new UsageError(err.problems.join('; '));
+    throw err;
+  }
+}
+
+export function partStatus(r: CampaignRecord, now: number, quiet: number): PartStatus {
   const live = r.status === 'running' || r.status === 'creating';
   const w = live && r.watch ? windowStateAt(r.watch.window, now, 0) : null;
+  const closing = w?.open === true && r.watch ? !windowStateAt(r.watch.window, now, quiet).open : false;
   const last = r.timeline?.at(-1);
   const progress = live ? progressOf(r.watch) : null;
   return {
@@ -88,7 +108,12 @@ function partStatus(r: CampaignRecord, now: number): PartStatus {
     live,
     window:
       w && r.watch
-        ? { hours: r.watch.window.description, open: w.open, changesAt: w.changesAt ? iso(w.changesAt) : null }
+        ? {
+            hours: r.watch.window.description,
+            open: w.open,
+            ...(closing ? { closing } : {}),
+            changesAt: w.changesAt ? iso(w.changesAt) : null,
+          }
         : null,
     lastEvent: last ? `${last.event} (${last.reason}) ${last.at}` : null,
     failure: r.failure ? `${r.failure.code}: ${r.failure.message}` : null,
@@ -122,9 +147,11 @@ export function render(s: Awaited<ReturnType<typeof snapshot>>): string {
       upload = p.uploadId;
       lines.push(`upload ${upload}`);
     }
-    const window = p.window
-      ? `window ${p.window.open ? 'open' : 'closed'}${p.window.changesAt ? `, ${p.window.open ? 'closes' : 'opens'} ${p.window.changesAt}` : ''}`
-      : '';
+    const window = !p.window
+      ? ''
+      : p.window.closing
+        ? `window closing${p.window.changesAt ? ` at ${p.window.changesAt}` : ''}: no call starts in its last minutes`
+        : `window ${p.window.open ? 'open' : 'closed'}${p.window.changesAt ? `, ${p.window.open ? 'closes' : 'opens'} ${p.window.changesAt}` : ''}`;
     lines.push(
       `  part ${p.part} ${(p.campaignId ?? '-').padEnd(22)} ${p.status.padEnd(10)} ${p.progress ? `${bar(p.progress.done, p.progress.total)}${p.progress.at ? ` at ${p.progress.at.slice(11, 16)}Z` : ''}` : p.live ? '(no progress yet: its workflow has not looked at the campaign)' : p.failure ? `(${p.failure})` : '(ended; see callsheet report)'}  ${window}`,
     );
