@@ -13,7 +13,15 @@ export class CampaignControl {
 
   async request(campaignId: string, wanted: ManualControl): Promise<{ partKey: string; status: string }> {
     const partKey = await this.store.partOfCampaign(campaignId);
-    if (!partKey) throw new Error(`callsheet has no campaign ${campaignId} (check the id in the part report)`);
+    if (!partKey) {
+      // A part key (or the `-` campaign lists show for one) of a part whose campaign is not created yet.
+      const part = campaignId === '-' ? null : await this.store.get(campaignId);
+      if (campaignId === '-' || (part && !part.campaignId))
+        throw new Error(
+          `${campaignId === '-' ? 'a part shown with - ' : `part ${campaignId} `}has no campaign on the Voice API yet (it is being created): ask again once \`callsheet campaign list\` shows its campaign id`,
+        );
+      throw new Error(`callsheet has no campaign ${campaignId} (check the id in the part report)`);
+    }
     const record = await this.store.get(partKey);
     if (!record || isEnded(record))
       throw new Error(`campaign ${campaignId} has already ended (${record?.status ?? 'unknown'})`);

@@ -9,7 +9,7 @@ import type { FollowUpStarted } from '#commons/part-outcomes.ts';
 import { partReportKey } from '#commons/report-keys.ts';
 import { NotFoundError } from '#commons/voice-api/errors.ts';
 import { type PartWindow, partWindow } from '#commons/window-plan.ts';
-import { letGoOfBrake } from '#lifecycle/campaign-control.ts';
+import { CampaignControl, letGoOfBrake } from '#lifecycle/campaign-control.ts';
 import { CampaignSafety } from '#lifecycle/campaign-safety.ts';
 import { CampaignStore, quietAt, type Watch } from '#lifecycle/campaign-store.ts';
 import { CARRY_SCHEMA, type ReconcilingCarry, type RunningCarry } from '#lifecycle/lifecycle-state.ts';
@@ -406,6 +406,20 @@ describe('an operator lets go of the brake an ended part holds', () => {
     expect(await store.isHeldBy('agt_1', partKey)).toBe(false);
     expect(await letGoOfBrake(store, partKey, null)).toMatchObject({ held: false });
     await expect(letGoOfBrake(store, 'cmp_nobody', null)).rejects.toThrow(/has no campaign cmp_nobody/);
+  });
+});
+
+describe('an operator asks a part whose campaign is not created yet', () => {
+  it('is told to ask again once the id shows, by part key or by the - campaign list shows', async () => {
+    const key = `upload-${++parts}-p1`;
+    await store.beginCreate(key, `upload-${parts}`, 1, new Date(at('08:00')));
+    const control = new CampaignControl(store, () => new Date(at('08:01')));
+    for (const asked of [key, '-'])
+      await expect(control.request(asked, 'pause')).rejects.toThrow(
+        /has no campaign on the Voice API yet \(it is being created\): ask again once `callsheet campaign list` shows its campaign id/,
+      );
+    await expect(control.request('cmp_nobody', 'pause')).rejects.toThrow(/callsheet has no campaign cmp_nobody/);
+    expect((await store.get(key))?.control).toBeUndefined();
   });
 });
 
