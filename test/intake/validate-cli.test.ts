@@ -171,6 +171,15 @@ describe('callsheet validate', () => {
     expect(past.stdout).toContain(
       'note: the start date time 2025-01-06T09:00 (America/New_York) has passed: the campaigns start now',
     );
+    // A window given as `run` takes it: one too short to call in is said up front; one that does not parse is the flag's.
+    const short = await validate([file, '--window', 'Mon-Fri 10:00-10:05']);
+    expect(short.code).toBe(0);
+    expect(short.stdout).toContain(
+      'note: part 1 (1 contact) will be held, not dialled: its calling window is open at most 5 min at a time',
+    );
+    const typo = await validate([file, '--window', 'Mon-Fri 10:00-25:05']);
+    expect([typo.code, typo.stdout]).toEqual([2, '']);
+    expect(typo.stderr).toContain('--window: "25:05" is not a time of day');
     // --out naming a file: said plainly before the sheet is read, and the file is left as it was.
     const inTheWay = join(dir, 'notes.txt');
     await writeFile(inTheWay, 'keep me');

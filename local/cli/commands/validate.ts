@@ -14,7 +14,7 @@ import { validateUpload } from '#intake/validate-upload.ts';
 import { writeUploadFiles } from '#intake/writers.ts';
 import { DEFAULT_DATA_DIR, isNewDataDir, localDataDir } from '#local/stack/data-dir.ts';
 import { runningStackFile } from '#local/stack/running-stack.ts';
-import { type Command, cannotRead, outFolder, UsageError } from '../command.ts';
+import { type Command, cannotRead, outFolder, UsageError, windowOption } from '../command.ts';
 import { checkStartOptions } from '../time-option.ts';
 import { counted } from '../words.ts';
 
@@ -47,12 +47,14 @@ function apiPlan(): ApiPlan {
 export const validateCommand: Command = {
   name: 'validate',
   summary: 'check a contact sheet as intake would: E.164 numbers, duplicates, rejected rows, parts',
-  usage: 'validate <file> [--country CC] [--start ISO --time-zone TZ] [--allow-costly] [--json] [--out DIR]',
+  usage:
+    'validate <file> [--country CC] [--start ISO --time-zone TZ] [--window SPEC] [--allow-costly] [--json] [--out DIR]',
   allowPositionals: true,
   options: {
     country: { type: 'string' },
     start: { type: 'string' },
     'time-zone': { type: 'string' },
+    window: { type: 'string' },
     'allow-costly': { type: 'boolean' },
     json: { type: 'boolean' },
     out: { type: 'string' },
@@ -65,6 +67,8 @@ export const validateCommand: Command = {
     '  --country CC    country for numbers written without a country code (ISO 3166 alpha-2, e.g. US, IN)',
     '  --start ISO     check a campaign start (local wall time, e.g. 2026-12-01T09:00), read in --time-zone',
     '  --time-zone TZ  IANA zone for --start and for numbers whose range spans zones',
+    '  --window SPEC   check a calling window as `run --window` gives it, e.g. "Mon-Fri 09:00-17:00": the notes',
+    '                  say when a part would be held (a window that never opens, or too short to call in)',
     '  --allow-costly  accept premium-rate, shared-cost and other costly numbers (rejected by default)',
     '  --json          print one JSON object: ok, error, format, rows, contacts, rejected, parts',
     '  --out DIR       also write each part (part-N.xlsx, exactly the API columns) and annotated.xlsx there',
@@ -84,6 +88,8 @@ export const validateCommand: Command = {
       throw new UsageError(`--country ${values.country} is not an ISO 3166 country code the phone metadata knows`);
     const startHorizon = { now: Date.now(), days: startHorizonDays() };
     checkStartOptions(values.start as string | undefined, values['time-zone'] as string | undefined, startHorizon);
+    // A window that does not parse is a usage mistake, said before the sheet is read (as `run` says it).
+    windowOption(values.window as string | undefined);
     // Read as intake reads S3: the size first, a CSV as it streams, so no file is held whole unless it must be.
     let source: ByteSource;
     try {
@@ -95,10 +101,12 @@ export const validateCommand: Command = {
     const flags: Record<string, string> = {};
     if (values.start !== undefined) flags['start-date-time'] = values.start as string;
     if (values['time-zone'] !== undefined) flags['time-zone'] = values['time-zone'] as string;
+    if (values.window !== undefined) flags['calling-window'] = values.window as string;
     if (values['allow-costly']) flags['allow-costly-numbers'] = 'yes';
     const flagOf: Record<string, string> = {
       'start-date-time': '--start',
       'time-zone': '--time-zone',
+      'calling-window': '--window',
       'allow-costly-numbers': '--allow-costly',
     };
     const plan = apiPlan();
