@@ -84,9 +84,9 @@ describe('callsheet contacts', () => {
     expect((await emulatorContact(f, '+14155550161'))?.city).toBe('Pune');
     // A CSV without the header is told so as a file, not as worksheets.
     await writeFile(txt, '+14155550161,Pune\n');
-    expect((await runInProcess(['contacts', 'push', txt], env())).stderr).toContain(
-      'export.txt: The file has no "Phone Number" column header in its first 20 rows',
-    );
+    const headless = await runInProcess(['contacts', 'push', txt], env());
+    expect(headless.stderr).toContain('export.txt: The file has no "Phone Number" column header in its first 20 rows');
+    expect([headless.code, headless.stderr]).toEqual([1, expect.not.stringContaining('--help')]);
 
     const show = await runInProcess(['contacts', 'show', '4155550161', '--country', 'US', '--json'], env(false));
     expect(show.code).toBe(0);

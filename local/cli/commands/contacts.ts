@@ -68,7 +68,8 @@ async function readEvents(
     const sheet = await readContactSheet(bytes, name, country);
     return { events: sheet.events, rejected: sheet.rejected.map((r) => `row ${r.row}: ${r.reason}`) };
   } catch (err) {
-    if (err instanceof ContactSheetProblem) throw new UsageError(`${name}: ${err.message}`);
+    // The file's content, not the command line: exit status 1, as `validate` answers the same sheet.
+    if (err instanceof ContactSheetProblem) throw new Error(`${name}: ${err.message}`);
     throw err;
   }
 }
