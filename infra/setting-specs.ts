@@ -3,6 +3,7 @@
  * the CLI's embedded stack can forward the function settings a shell sets (local/cli/shell-settings.ts).
  */
 import { INTAKE_LEASE_SECONDS, INTAKE_TIMEOUT_SECONDS } from '#commons/queue-settings.ts';
+import { MAX_API_TIMEOUT_SECONDS } from '#lifecycle/config.ts';
 
 /** The Lambda functions the stack deploys, by name; a function's settings go by this name. */
 export type FunctionFolder =
@@ -88,9 +89,10 @@ export const SETTINGS = {
   VOICE_API_TIMEOUT_SECONDS: {
     type: 'integer',
     min: 1,
-    max: 60,
+    // A lifecycle or guard step's worst case (stepWorstCaseSeconds) must fit Lambda's 900-second limit.
+    max: MAX_API_TIMEOUT_SECONDS,
     readBy: [...LIFECYCLE, 'contacts'],
-    stack: 'sizes the lifecycle, guard and sweeper function timeouts',
+    stack: 'sizes the lifecycle and guard function timeouts',
     default: 10,
     doc: 'Per-request timeout of Voice API calls (contact sync: 30 when unset).',
   },

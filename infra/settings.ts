@@ -66,10 +66,11 @@ export class Settings {
         problems.push(`${file}: ${(err as Error).message}`);
       }
     } else if (typeof fileContext === 'string') problems.push(`${file}: no such settings file`);
-    for (const name of Object.keys(SETTINGS)) {
-      const v = scope.node.tryGetContext(`${CONTEXT_PREFIX}${name}`);
-      if (v !== undefined) raw[name] = v;
-    }
+    // Every `-c callsheet:NAME=…`, a misspelt name too: it is refused below, as the same typo in the file is.
+    const context = scope.node.getAllContext() as Record<string, unknown>;
+    for (const [key, v] of Object.entries(context))
+      if (key.startsWith(CONTEXT_PREFIX) && key !== `${CONTEXT_PREFIX}config` && v !== undefined)
+        raw[key.slice(CONTEXT_PREFIX.length)] = v;
     const values: Partial<Record<SettingName, Value>> = {};
     for (const [name, value] of Object.entries(raw)) {
       if (!(name in SETTINGS)) {

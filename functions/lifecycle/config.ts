@@ -49,6 +49,9 @@ export function stepWorstCaseSeconds(apiTimeoutSeconds: number): number {
   return 10 * 2 * (apiTimeoutSeconds + 1) + 30;
 }
 
+/** The longest per-request timeout whose worst-case step still fits Lambda's 15 minutes (stepWorstCaseSeconds). */
+export const MAX_API_TIMEOUT_SECONDS = 42;
+
 /** Every setting of the lifecycle and the guard, with its default; docs/configuration.md documents each. */
 export function readLifecycleConfig(source: Env): LifecycleConfig {
   const env = new EnvReader(source);
@@ -56,7 +59,7 @@ export function readLifecycleConfig(source: Env): LifecycleConfig {
     aws: readAwsSettings(env),
     campaignsTable: env.required(TABLES.campaigns.env),
     voiceApi: readVoiceApiSource(env),
-    apiTimeoutMs: (env.checked('VOICE_API_TIMEOUT_SECONDS', whole(1, 60)) ?? 10) * 1000,
+    apiTimeoutMs: (env.checked('VOICE_API_TIMEOUT_SECONDS', whole(1, MAX_API_TIMEOUT_SECONDS)) ?? 10) * 1000,
     settings: {
       legalHours: env.checked('LEGAL_HOURS', readLegalHours) ?? DEFAULT_LEGAL_HOURS,
       ...readPauseTimings(env),

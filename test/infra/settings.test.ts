@@ -75,13 +75,17 @@ describe('deployment settings', () => {
       expect.arrayContaining([
         expect.stringMatching(/^VOICE_API_URL="voice.example.test": an http\(s\) URL/),
         expect.stringMatching(/^POLL_MIN_SECONDS="soon": a whole number/),
-        expect.stringMatching(/^VOICE_API_TIMEOUT_SECONDS=600: from 1 to 60/),
+        expect.stringMatching(/^VOICE_API_TIMEOUT_SECONDS=600: from 1 to 42/),
         expect.stringMatching(/^DEFAULT_COUNTRY="Britain"/),
         expect.stringMatching(/^POL_MAX_SECONDS: not a callsheet setting/),
         expect.stringMatching(/^SOURCE_MAPS="yes": true or false/),
       ]),
     );
     expect(problemsOf(() => load(root('{ "VOICE_API_URL": '))).join()).toMatch(/callsheet.config.json/);
+    // A misspelt -c override is refused as the same typo in the file is, not silently ignored.
+    expect(problemsOf(() => load(root(URL_SETTING), { 'callsheet:POLL_MAX_SECOND': '60' }))).toEqual([
+      'POLL_MAX_SECOND: not a callsheet setting (see docs/configuration.md)',
+    ]);
   });
 
   it('runs the functions’ own checks at synth, naming the function', () => {

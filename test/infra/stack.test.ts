@@ -191,6 +191,17 @@ describe('concurrency', () => {
     for (const [id, m] of mappings) expect(m.Properties.ScalingConfig, id).toMatchObject({ MaximumConcurrency: 2 });
   });
 
+  it('keeps every function within Lambda’s 15 minutes at the longest Voice API timeout the settings take', () => {
+    const longest = synth({ 'callsheet:VOICE_API_TIMEOUT_SECONDS': 42 });
+    const timeouts = resources(longest, 'AWS::Lambda::Function').map(([id, r]) => [id, Number(r.Properties.Timeout)]);
+    expect(timeouts.length).toBeGreaterThan(0);
+    for (const [id, timeout] of timeouts) expect(timeout, String(id)).toBeLessThanOrEqual(900);
+    expect(Number(functionOf(longest, 'lifecycle').Properties.Timeout)).toBeGreaterThan(800);
+    expect(() => synth({ 'callsheet:VOICE_API_TIMEOUT_SECONDS': 43 })).toThrow(
+      /VOICE_API_TIMEOUT_SECONDS=43: from 1 to 42/,
+    );
+  }, 120_000);
+
   it('scales the caps with API_BUDGET_PER_MINUTE and takes explicit ones', () => {
     const bigger = synth({ 'callsheet:API_BUDGET_PER_MINUTE': '500' });
     expect(functionOf(bigger, 'intake').Properties.ReservedConcurrentExecutions).toBe(10);
