@@ -54,6 +54,7 @@ export class CallsheetStack extends Stack {
     this.guard = new CampaignGuard(this, 'Guard', {
       stateMachine: this.lifecycle.stateMachine,
       campaigns: this.data.tables.campaigns,
+      apiBudget: this.data.tables.apiBudget,
       bucket: this.uploads.bucket,
       credentials: this.credentials,
       settings: settings.propsFor('guard', 'sweeper'),

@@ -457,8 +457,19 @@ describe('the first rule, deployed', () => {
     expect(JSON.stringify(sweep?.Targets)).toMatch(/GuardSweeperFunction/);
   });
 
-  it('gives the lifecycle its share of the API budget, and intake the contact queue', () => {
-    expect(envOf(functionOf(template, 'lifecycle'))).toHaveProperty(TABLES.apiBudget.env);
+  it('gives the lifecycle, guard and sweeper their shares of the API budget, and intake the contact queue', () => {
+    for (const folder of ['lifecycle', 'guard', 'sweeper']) {
+      expect(envOf(functionOf(template, folder)), folder).toHaveProperty(TABLES.apiBudget.env);
+      // Taking a token is a conditional update of the budget's item: granted to the function's own role.
+      const role = (functionOf(template, folder).Properties.Role as { 'Fn::GetAtt': string[] })['Fn::GetAtt'][0];
+      const budget = resources(template, 'AWS::IAM::Policy')
+        .filter(([, r]) => JSON.stringify(r.Properties.Roles).includes(`"${role}"`))
+        .flatMap(([, r]) => (r.Properties.PolicyDocument as { Statement: Statement[] }).Statement)
+        .filter(
+          (s) => JSON.stringify(s.Resource).includes('DataapiBudget') && list(s.Action).includes('dynamodb:UpdateItem'),
+        );
+      expect(budget, folder).toHaveLength(1);
+    }
     expect(envOf(functionOf(template, 'intake'))).toHaveProperty('CONTACTS_QUEUE_URL');
     const sends = statements(template).filter(
       ({ policy, s }) => policy.startsWith('IntakeFunction') && list(s.Action).includes('sqs:SendMessage'),
