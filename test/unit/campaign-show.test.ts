@@ -46,6 +46,16 @@ describe('campaign show', () => {
     expect(showPart(record(w))).toContain(line);
   });
 
+  it('shows an ended part its window without a look to come', () => {
+    const ended = {
+      ...record(watch({ nextLookAt: '2026-12-09T18:00:00.000Z' })),
+      status: 'completed',
+      finishedAt: '2026-12-09T18:00:00.000Z',
+    } as CampaignRecord;
+    expect(showPart(ended)).toContain('window: Mon-Fri 10:00-12:00');
+    expect(showPart(ended).join('\n')).not.toContain('next look');
+  });
+
   it('heads a running part paused by its operator as status does, and says when its timeline is empty', () => {
     const paused = {
       ...record(watch({})),

@@ -1,6 +1,6 @@
 import { CampaignControl, letGoOfBrake } from '#lifecycle/campaign-control.ts';
 import type { CampaignSafety } from '#lifecycle/campaign-safety.ts';
-import { type CampaignRecord, CampaignStore, type ManualControl } from '#lifecycle/campaign-store.ts';
+import { type CampaignRecord, CampaignStore, isEnded, type ManualControl } from '#lifecycle/campaign-store.ts';
 import { type Command, UsageError } from '../command.ts';
 import { findPart, operatorSession, partRecords, statusWords } from '../operator.ts';
 import { openTable } from '../table-access.ts';
@@ -39,7 +39,8 @@ export function showPart(r: CampaignRecord): string[] {
     `campaign ${r.campaignId ?? '(not created)'}: ${statusWords(r)}`,
     `part ${r.part} of upload ${r.uploadId} (${r.partKey})`,
     `started ${r.startedAt ?? '-'}${r.finishedAt ? `, finished ${r.finishedAt}` : ''}`,
-    ...(r.watch ? [`window: ${r.watch.window.description}; ${look}`] : []),
+    // An ended part has no look to come: its window alone.
+    ...(r.watch ? [`window: ${r.watch.window.description}${isEnded(r) ? '' : `; ${look}`}`] : []),
     ...(r.control ? [`operator asked: ${r.control.wanted} at ${r.control.at}`] : []),
     ...(r.failure ? [`failure: ${r.failure.message}`] : []),
     ...(r.secured ? [`secured by ${r.secured.by}: ${r.secured.outcome} (${r.secured.reason})`] : []),
