@@ -32,6 +32,8 @@ export function logSafetySignals(log: Log = jsonLog('safety')): SafetySignals {
         },
       };
       if (what === 'unconfirmed' || what === 'braked') log.error(`safety: ${by} ${what}`, line);
+      // The workflow pausing at a close (or letting go of its brake) is its routine: counted, not a warning.
+      else if (by === 'workflow') log.info(`safety: ${by} ${what}`, line);
       else log.warn(`safety: ${by} ${what}`, line);
     },
   };
