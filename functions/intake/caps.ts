@@ -62,17 +62,26 @@ export async function capUpload(
  * admitted, whatever it was called before: say so, and what to change (`retries_over_cap`).
  */
 function allCapped(calls: number, limits: CapLimits): { code: string; message: string } {
-  const over = capWindows(limits).find((w) => calls > w.cap);
-  if (over)
-    return {
-      code: 'retries_over_cap',
-      message:
-        `${calls - 1} retries mean up to ${calls} calls to each number, more than the cap of ${over.cap} calls a ` +
-        `${over.per} (${over.setting}): set retries to ${over.cap - 1} or fewer, or raise the cap. No number was called.`,
-    };
+  const over = retriesOverCap(calls, limits);
+  if (over) return { ...over, message: `${over.message} No number was called.` };
   return {
     code: 'no_valid_rows',
     message:
       'Every number that could be called has reached its call limit for the day or the week; see the rejected rows.',
+  };
+}
+
+/**
+ * When one campaign's own calls (1 + retries) pass a cap, whatever the numbers were called before: the upload's
+ * settings and the caps conflict, so `validate` can say it without the call counts intake reads.
+ */
+export function retriesOverCap(calls: number, limits: CapLimits): { code: string; message: string } | null {
+  const over = capWindows(limits).find((w) => calls > w.cap);
+  if (!over) return null;
+  return {
+    code: 'retries_over_cap',
+    message:
+      `${calls - 1} retries mean up to ${calls} calls to each number, more than the cap of ${over.cap} calls a ` +
+      `${over.per} (${over.setting}): set retries to ${over.cap - 1} or fewer, or raise the cap.`,
   };
 }

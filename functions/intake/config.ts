@@ -62,12 +62,7 @@ export function readIntakeConfig(source: Env): IntakeConfig {
       country: env.checked<CountryCode>('DEFAULT_COUNTRY', (v) =>
         isCountryCode(v.toUpperCase()) ? (v.toUpperCase() as CountryCode) : { problem: 'not an ISO country code' },
       ),
-      retries:
-        env.checked('DEFAULT_RETRIES', (v) =>
-          /^\d+$/.test(v) && Number(v) <= LIMITS.campaignRetriesMax
-            ? Number(v)
-            : { problem: `a whole number from 0 to ${LIMITS.campaignRetriesMax}` },
-        ) ?? 1,
+      retries: readDefaultRetries(env),
       legalHours: env.checked('LEGAL_HOURS', readLegalHours) ?? DEFAULT_LEGAL_HOURS,
       startHorizonDays:
         env.checked('START_HORIZON_DAYS', (v) =>
@@ -95,4 +90,15 @@ export function readIntakeConfig(source: Env): IntakeConfig {
   if (capsTable) config.caps = { table: capsTable, limits };
   env.done();
   return config;
+}
+
+/** DEFAULT_RETRIES: the retries of an upload that sets none (0 to the API's maximum), 1 when unset. */
+export function readDefaultRetries(env: EnvReader): number {
+  return (
+    env.checked('DEFAULT_RETRIES', (v) =>
+      /^\d+$/.test(v) && Number(v) <= LIMITS.campaignRetriesMax
+        ? Number(v)
+        : { problem: `a whole number from 0 to ${LIMITS.campaignRetriesMax}` },
+    ) ?? 1
+  );
 }

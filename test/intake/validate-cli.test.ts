@@ -1,6 +1,7 @@
 import { mkdtemp, readdir, readFile, rm, truncate, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import ExcelJS from 'exceljs';
 import { describe, expect, it } from 'vitest';
 import { runCli, runInProcess } from '../helpers/cli.ts';
 import { xlsx } from '../helpers/sheets.ts';
@@ -180,6 +181,21 @@ describe('callsheet validate', () => {
     const typo = await validate([file, '--window', 'Mon-Fri 10:00-25:05']);
     expect([typo.code, typo.stdout]).toEqual([2, '']);
     expect(typo.stderr).toContain('--window: "25:05" is not a time of day');
+    // Retries the daily cap cannot hold (1 + 3 calls against 3 a day): intake would turn every number away, so it
+    // is said now, from the sheet's Settings or DEFAULT_RETRIES, whatever the numbers' calls so far.
+    const book = new ExcelJS.Workbook();
+    book.addWorksheet('Contacts').addRows([['Phone Number'], ['+1 415 555 2671']]);
+    book.addWorksheet('Settings').addRows([['retries', 3]]);
+    const three = join(dir, 'three.xlsx');
+    await book.xlsx.writeFile(three);
+    const over = await validate([three]);
+    expect(over.code).toBe(1);
+    expect(over.stderr).toContain(
+      '3 retries mean up to 4 calls to each number, more than the cap of 3 calls a day (CALL_CAP_PER_DAY): set ' +
+        'retries to 2 or fewer, or raise the cap. Intake would turn every number away.',
+    );
+    expect((await runInProcess(['validate', three], { CALL_CAP_PER_DAY: '4' })).code).toBe(0);
+    expect((await runInProcess(['validate', file, '--json'], { DEFAULT_RETRIES: '3' })).code).toBe(1);
     // --out naming a file: said plainly before the sheet is read, and the file is left as it was.
     const inTheWay = join(dir, 'notes.txt');
     await writeFile(inTheWay, 'keep me');

@@ -3,10 +3,13 @@ import { readdir, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { readBudgetConfig } from '#commons/api-budget/config.ts';
 import { ConfigError, EnvReader } from '#commons/config.ts';
+import { type CapLimits, readCapLimits } from '#commons/frequency-cap.ts';
 import { COSTLY_TEXT, isCountryCode } from '#commons/phone/phone.ts';
 import { readPauseTimings } from '#commons/plan-load.ts';
 import { type ByteSource, fileSource } from '#commons/spreadsheet/byte-source.ts';
 import { TABLES } from '#commons/tables.ts';
+import { retriesOverCap } from '#intake/caps.ts';
+import { readDefaultRetries } from '#intake/config.ts';
 import { REASON_TEXT } from '#intake/contacts.ts';
 import { type ApiPlan, upFrontNotes } from '#intake/plan-load-notes.ts';
 import { DEFAULT_START_HORIZON_DAYS } from '#intake/settings.ts';
@@ -29,13 +32,19 @@ function startHorizonDays(): number {
 
 /**
  * The API plan as intake reads it (API_BUDGET_PER_MINUTE, API_BUDGET_PER_HOUR and their reserves,
- * CLOSING_MARGIN_MINUTES, PAUSE_LEAD_SECONDS, BRAKE_LEAD_SECONDS), from this environment: intake's defaults when unset.
+ * CLOSING_MARGIN_MINUTES, PAUSE_LEAD_SECONDS, BRAKE_LEAD_SECONDS), with the call caps (CALL_CAP_PER_DAY,
+ * CALL_CAP_PER_WEEK) and DEFAULT_RETRIES, from this environment: intake's defaults when unset.
  */
-function apiPlan(): ApiPlan {
+function apiPlan(): ApiPlan & { caps: CapLimits; retries: number } {
   // The budget's table is not needed to know the plan's limits; the reader asks for it, so it is named.
   const env = new EnvReader({ [TABLES.apiBudget.env]: 'validate', ...process.env });
   try {
-    const plan = { limits: readBudgetConfig(env).limits, timings: readPauseTimings(env) };
+    const plan = {
+      limits: readBudgetConfig(env).limits,
+      timings: readPauseTimings(env),
+      caps: readCapLimits(env),
+      retries: readDefaultRetries(env),
+    };
     env.done();
     return plan;
   } catch (err) {
@@ -121,9 +130,16 @@ export const validateCommand: Command = {
       metadataSource: (key) => `option ${flagOf[key] ?? key}`,
       startHorizon,
     });
+    // Settings that conflict with the caps whatever the numbers' calls so far: intake would turn every number away.
+    const overCap = outcome.report.ok
+      ? retriesOverCap(1 + (outcome.settings.retries ?? plan.retries), plan.caps)
+      : null;
     // What intake would say up front of the plan the parts share (nothing when it carries them).
     const report = {
       ...outcome.report,
+      ...(overCap
+        ? { ok: false, error: { ...overCap, message: `${overCap.message} Intake would turn every number away.` } }
+        : {}),
       notes: [
         ...outcome.report.notes,
         ...(outcome.report.ok ? upFrontNotes(outcome, undefined, plan, Date.now()) : []),
