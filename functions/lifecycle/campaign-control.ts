@@ -81,6 +81,7 @@ export async function letGoOfBrake(
     const doubt = doubtLeft(record, now);
     if (doubt) throw new Error(`campaign ${campaignIdOrPart}: ${doubt}`);
     const left = await store.release(agentId, partKey);
+    await store.appendTimeline(partKey, { at: now.toISOString(), event: 'brake released', reason: 'operator' });
     return { agentId, held: true, othersHolding: left, agent: null, message: 'let go in the register' };
   }
   const campaignId = record.campaignId ?? null;
@@ -111,6 +112,9 @@ export async function letGoOfBrake(
   }
   const done = await api.releaseBrake(agentId, partKey);
   const left = await store.holders(agentId);
+  // On the part's timeline, so `campaign show` and `status` no longer read as braked.
+  if (!(await store.isHeldBy(agentId, partKey)))
+    await store.appendTimeline(partKey, { at: now.toISOString(), event: 'brake released', reason: 'operator' });
   return {
     agentId,
     held: true,

@@ -404,6 +404,8 @@ describe('an operator lets go of the brake an ended part holds', () => {
     const others = await store.holders('agt_1');
     expect(await letGoOfBrake(store, id, null)).toMatchObject({ held: true, agent: null, othersHolding: others - 1 });
     expect(await store.isHeldBy('agt_1', partKey)).toBe(false);
+    // On the part's timeline, so what shows the part no longer reads as braked.
+    expect((await store.get(partKey))?.timeline?.at(-1)).toMatchObject({ event: 'brake released', reason: 'operator' });
     expect(await letGoOfBrake(store, partKey, null)).toMatchObject({ held: false });
     await expect(letGoOfBrake(store, 'cmp_nobody', null)).rejects.toThrow(/has no campaign cmp_nobody/);
   });

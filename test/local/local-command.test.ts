@@ -346,6 +346,7 @@ describe('callsheet local', () => {
     expect(await store.isHeldBy(agentId, partKey)).toBe(false);
     expect((await api.agents.get(agentId)).is_active).toBe(true);
     expect((await store.get(partKey))?.secured).toMatchObject({ by: 'operator', outcome: 'paused', pauseHeld: true });
+    expect((await store.get(partKey))?.timeline?.at(-1)).toMatchObject({ event: 'brake released', reason: 'operator' });
   });
 
   it('callsheet run on the same data directory is a client of the running stack', async () => {

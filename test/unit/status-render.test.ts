@@ -206,6 +206,22 @@ describe("a running part's window on the status screen", () => {
     watch: { window: made.window },
   } as unknown as CampaignRecord;
 
+  it('says of a failed part whose brake an operator let go of since that it was', () => {
+    const failed = {
+      ...record,
+      status: 'failed',
+      failure: { code: 'workflow_aborted', message: 'the guard left the campaign braked' },
+      timeline: [{ at: '2026-12-07T16:00:00.000Z', event: 'brake released', reason: 'operator' }],
+    } as unknown as CampaignRecord;
+    expect(partStatus(failed, Date.parse('2026-12-07T16:05Z'), 7 * 60_000).failure).toBe(
+      'workflow_aborted: the guard left the campaign braked; its brake was let go at 2026-12-07T16:00:00.000Z',
+    );
+    const still = { ...failed, timeline: [] } as unknown as CampaignRecord;
+    expect(partStatus(still, Date.parse('2026-12-07T16:05Z'), 7 * 60_000).failure).toBe(
+      'workflow_aborted: the guard left the campaign braked',
+    );
+  });
+
   it.each([
     ['in the window', '2026-12-07T15:30Z', { open: true, changesAt: '2026-12-07T17:00Z' }],
     ['in its last 7 minutes', '2026-12-07T16:55Z', { open: true, closing: true, changesAt: '2026-12-07T17:00Z' }],

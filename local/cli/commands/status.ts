@@ -116,7 +116,10 @@ export function partStatus(r: CampaignRecord, now: number, quiet: number): PartS
           }
         : null,
     lastEvent: last ? `${last.event} (${last.reason}) ${last.at}` : null,
-    failure: r.failure ? `${r.failure.code}: ${r.failure.message}` : null,
+    // A brake the failure speaks of that an operator let go of since (`campaign release`) is said with it.
+    failure: r.failure
+      ? `${r.failure.code}: ${r.failure.message}${last?.event === 'brake released' ? `; its brake was let go at ${last.at}` : ''}`
+      : null,
   };
 }
 
