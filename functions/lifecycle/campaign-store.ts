@@ -541,10 +541,15 @@ export class CampaignStore implements BrakeRegister {
   }
 
   async holders(agentId: string): Promise<number> {
+    return (await this.holdersOf(agentId)).length;
+  }
+
+  /** The parts that hold the brake on `agentId` (its campaigns dial nobody while any does), by part key. */
+  async holdersOf(agentId: string): Promise<string[]> {
     const out = await this.db.send(
       new GetCommand({ TableName: this.table, Key: { pk: brakePk(agentId) }, ConsistentRead: true }),
     );
-    return (out.Item?.holders as Set<string> | undefined)?.size ?? 0;
+    return [...((out.Item?.holders as Set<string> | undefined) ?? [])].sort();
   }
 
   /**

@@ -399,11 +399,13 @@ describe('an operator lets go of the brake an ended part holds', () => {
     const { partKey, watch } = await runningPart(at('10:00'), at('10:20'));
     const id = watch.campaignId as string;
     await store.hold('agt_1', partKey, new Date(at('10:05')));
+    expect(await store.holdersOf('agt_1')).toContain(partKey);
     await expect(letGoOfBrake(store, id, null)).rejects.toThrow(/is still running: its workflow lets go/);
     await store.finish(partKey, 'failed', new Date(at('10:06')), { code: 'workflow_aborted', message: 'stopped' });
     const others = await store.holders('agt_1');
     expect(await letGoOfBrake(store, id, null)).toMatchObject({ held: true, agent: null, othersHolding: others - 1 });
     expect(await store.isHeldBy('agt_1', partKey)).toBe(false);
+    expect(await store.holdersOf('agt_1')).not.toContain(partKey);
     // On the part's timeline, so what shows the part no longer reads as braked.
     expect((await store.get(partKey))?.timeline?.at(-1)).toMatchObject({ event: 'brake released', reason: 'operator' });
     expect(await letGoOfBrake(store, partKey, null)).toMatchObject({ held: false });

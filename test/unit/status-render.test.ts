@@ -64,6 +64,20 @@ describe('callsheet status screen', () => {
       /part 6 cmp_6\s+paused \(window\).*window closing at 2026-12-07T17:00Z: no call starts in its last minutes$/,
     ],
     [
+      'a running part whose agent another part has braked says it dials nobody, and who holds the brake',
+      {
+        ...part,
+        part: 7,
+        status: 'running',
+        live: true,
+        campaignId: 'cmp_7',
+        progress: { done: 11, total: 20, at: '2026-12-07T11:58:00.000Z' },
+        brakedBy: ['u1-p1'],
+        failure: null,
+      },
+      /part 7 cmp_7 .*\n {4}its agent is braked, so it dials nobody: the brake is held by u1-p1 \(`callsheet campaign show <part key>` says why\)/,
+    ],
+    [
       'a running part its workflow has not looked at yet says so',
       { ...part, part: 5, status: 'creating', live: true, failure: null },
       /part 5 -\s+creating\s+\(no progress yet: its workflow has not looked at the campaign\)/,

@@ -1,7 +1,7 @@
 import { ConfigError, EnvReader } from '#commons/config.ts';
 import { readPauseTimings } from '#commons/plan-load.ts';
 import { windowStateAt } from '#commons/window-plan.ts';
-import { type CampaignRecord, progressOf } from '#lifecycle/campaign-store.ts';
+import { type CampaignRecord, CampaignStore, progressOf } from '#lifecycle/campaign-store.ts';
 import { type Command, numberOption, UsageError } from '../command.ts';
 import {
   bar,
@@ -29,6 +29,8 @@ interface PartStatus {
    */
   window: { hours: string; open: boolean; closing?: boolean; changesAt: string | null } | null;
   lastEvent: string | null;
+  /** The parts holding the brake on this part's agent, when any does: its campaign dials nobody meanwhile. */
+  brakedBy?: string[];
   /** Why an ended part failed or was held (its workflow timed out, its window never opened…), when it says. */
   failure: string | null;
 }
@@ -64,7 +66,18 @@ async function snapshot(): Promise<{
     const api = await openApi();
     const told = api ? await api.now() : null;
     const now = told ?? Date.now();
-    const parts = records.map((r) => partStatus(r, now, quietMs()));
+    const quiet = quietMs();
+    const parts = records.map((r) => partStatus(r, now, quiet));
+    // One brake stops every campaign on its agent: a running part of another shows it, or it would look healthy.
+    const agents = new Set(records.filter((_, i) => parts[i]?.live).map((r) => r.watch?.agentId));
+    const store = new CampaignStore(t.db, t.table);
+    const holders = new Map<string, string[]>();
+    for (const agent of agents) if (agent) holders.set(agent, await store.holdersOf(agent));
+    records.forEach((r, i) => {
+      const by = r.watch?.agentId ? holders.get(r.watch.agentId) : undefined;
+      const part = parts[i];
+      if (part?.live && by && by.length > 0) part.brakedBy = by;
+    });
     return {
       now: new Date(now).toISOString(),
       where: t.where,
@@ -158,6 +171,10 @@ export function render(s: Awaited<ReturnType<typeof snapshot>>): string {
     lines.push(
       `  part ${p.part} ${(p.campaignId ?? '-').padEnd(22)} ${p.status.padEnd(10)} ${p.progress ? `${bar(p.progress.done, p.progress.total)}${p.progress.at ? ` at ${p.progress.at.slice(11, 16)}Z` : ''}` : p.live ? '(no progress yet: its workflow has not looked at the campaign)' : p.failure ? `(${p.failure})` : '(ended; see callsheet report)'}  ${window}`,
     );
+    if (p.brakedBy)
+      lines.push(
+        `    its agent is braked, so it dials nobody: the brake is held by ${p.brakedBy.join(', ')} (\`callsheet campaign show <part key>\` says why)`,
+      );
   }
   if (unlaunched.length > 0) lines.push('uploads that launched nothing:');
   for (const u of unlaunched.slice(0, SHOWN_UNLAUNCHED))
