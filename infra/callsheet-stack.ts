@@ -185,6 +185,28 @@ export class CallsheetStack extends Stack {
       description: 'For callsheet status to list uploads that launched nothing: UPLOADS_TABLE=<this>',
       value: this.data.tables.uploads.tableName,
     });
+    // What the runbooks name (docs/operations.md): each dead-letter queue to read and redrive, and the guard.
+    const queues = {
+      IntakeDeadLetters: this.uploads.deadLetters,
+      OutcomesDeadLetters: this.webhooks.deadLetters,
+      ContactsDeadLetters: this.contacts.deadLetters,
+      GuardFailures: this.guard.failures,
+    };
+    for (const [name, queue] of Object.entries(queues)) {
+      new CfnOutput(this, `${name}QueueUrl`, {
+        description: `The ${name} queue: aws sqs receive-message --queue-url <this>`,
+        value: queue.queueUrl,
+      });
+      new CfnOutput(this, `${name}QueueArn`, {
+        description: `The ${name} queue: aws sqs start-message-move-task --source-arn <this> (redrive)`,
+        value: queue.queueArn,
+      });
+    }
+    new CfnOutput(this, 'GuardFunctionName', {
+      description:
+        'To run the guard on an event again: aws lambda invoke --function-name <this> --invocation-type Event',
+      value: this.guard.guard.fn.functionName,
+    });
     new CfnOutput(this, 'VoiceApiSecretName', {
       description:
         'The secret to fill and rotate: {"apiKey": …, "webhookSecret": …} (README, Deploy; docs/operations.md)',

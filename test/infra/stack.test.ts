@@ -278,6 +278,15 @@ describe('alarms, dashboard, events, outputs', () => {
     ])
       expect(outputs).toContain(name);
   });
+
+  it('outputs what the runbooks name: each dead-letter queue and the guard function', () => {
+    const outputs = template.toJSON().Outputs as Record<string, { Value: unknown }>;
+    for (const queue of ['IntakeDeadLetters', 'OutcomesDeadLetters', 'ContactsDeadLetters', 'GuardFailures']) {
+      expect(JSON.stringify(outputs[`${queue}QueueUrl`]?.Value), queue).toMatch(/"Ref":/);
+      expect(JSON.stringify(outputs[`${queue}QueueArn`]?.Value), queue).toMatch(/"Arn"/);
+    }
+    expect(JSON.stringify(outputs.GuardFunctionName?.Value)).toMatch(/GuardFunction/);
+  });
 });
 
 describe('the campaigns table', () => {
