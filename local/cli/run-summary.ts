@@ -247,6 +247,31 @@ export function summaryLines(s: ReturnType<typeof runSummary>): string[] {
  * Call events the outcomes processor failed on every delivery (in AWS: the outcomes dead-letter queue and its
  * alarm). Nothing is lost from the reports: each part's report reads its calls from the calls list at its end.
  */
+/**
+ * What a fault plan did, from the emulator's log of the requests its faults hit: how each was answered, or that none
+ * was hit at all, in which case the rehearsal proved nothing about the plan (its paths or times never came up).
+ */
+export function faultedLines(
+  hits: readonly { status: number; dropped?: boolean; cut?: boolean; replaced?: boolean }[],
+): string[] {
+  if (hits.length === 0)
+    return [
+      'faulted requests: 0: no request matched the fault plan (its methods, paths or times never came up in this run), so this rehearsal tested nothing of it',
+    ];
+  const kinds = new Map<string, number>();
+  for (const h of hits) {
+    const kind = h.dropped
+      ? 'answer dropped'
+      : h.cut
+        ? 'answer cut short'
+        : h.replaced
+          ? `body replaced (${h.status})`
+          : `answered ${h.status}`;
+    kinds.set(kind, (kinds.get(kind) ?? 0) + 1);
+  }
+  return [`faulted requests: ${hits.length} (${[...kinds].map(([k, n]) => `${k}: ${n}`).join(', ')})`];
+}
+
 export function deadEventsLine(n: number, deliveries: number): string {
   return `call events: ${n} not recorded after ${deliveries} deliveries (dead-lettered); the part reports take those calls from the calls list`;
 }

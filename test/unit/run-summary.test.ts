@@ -2,6 +2,7 @@ import { describe, expect, test } from 'vitest';
 import { contactsOutcome } from '#local/cli/run-contacts.ts';
 import {
   deadEventsLine,
+  faultedLines,
   isoDuration,
   partEntry,
   readableDuration,
@@ -193,5 +194,27 @@ describe('the calls line of the run summary', () => {
     [-3.25, 'credits left -3.25 INR (overdrawn: calls under way when the credits ran out are charged when they end)'],
   ])('with %s INR left says %s', (left, words) => {
     expect(summaryLines(summary(left))[1]).toMatch(new RegExp(`; ${words.replace(/[()]/g, '\\$&')}$`));
+  });
+});
+
+describe('what a fault plan did, in the run summary', () => {
+  test.each([
+    [
+      'nothing hit: said to have tested nothing',
+      [],
+      'faulted requests: 0: no request matched the fault plan (its methods, paths or times never came up in this run), so this rehearsal tested nothing of it',
+    ],
+    [
+      'each way an answer went, counted',
+      [{ status: 500 }, { status: 500 }, { status: 409 }, { status: 200, dropped: true }, { status: 200, cut: true }],
+      'faulted requests: 5 (answered 500: 2, answered 409: 1, answer dropped: 1, answer cut short: 1)',
+    ],
+    [
+      'a replaced body with its status',
+      [{ status: 200, replaced: true }],
+      'faulted requests: 1 (body replaced (200): 1)',
+    ],
+  ])('%s', (_what, hits, line) => {
+    expect(faultedLines(hits)).toEqual([line]);
   });
 });

@@ -32,6 +32,7 @@ import { contactsLine, contactsOutcome, contactsSummary, dropContacts, readConta
 import {
   deadEventsLine,
   type EmulatorCalls,
+  faultedLines,
   followUpLines,
   isoDuration,
   type PartReport,
@@ -434,12 +435,7 @@ export const runCommand: Command = {
           for (const line of summaryLines(summary)) say(line);
           if (synced) for (const line of contactsLine(synced)) say(line);
           if (deadEvents > 0) say(deadEventsLine(deadEvents, stack.webhooks.queue.maxReceives));
-          if (records && faults) {
-            const hits = records.faulted_requests;
-            say(
-              `faulted requests: ${hits.length} (${hits.filter((h) => h.dropped).length} answers dropped, ${hits.filter((h) => h.cut).length} cut short, ${hits.filter((h) => h.replaced).length} replaced)`,
-            );
-          }
+          if (records && faults) for (const line of faultedLines(records.faulted_requests)) say(line);
           say(`all reports: ${join(dataDir, 'reports', id)}`);
         }
         if (interrupted) return 130;
