@@ -75,7 +75,7 @@ export const validateCommand: Command = {
     'options:',
     '  --country CC    country for numbers written without a country code (ISO 3166 alpha-2, e.g. US, IN)',
     '  --start ISO     check a campaign start (local wall time, e.g. 2026-12-01T09:00), read in --time-zone',
-    '  --time-zone TZ  IANA zone --start is read in (a number\'s own zone comes from its row: docs/sheets.md)',
+    "  --time-zone TZ  IANA zone --start is read in (a number's own zone comes from its row: docs/sheets.md)",
     '  --window SPEC   check a calling window as `run --window` gives it, e.g. "Mon-Fri 09:00-17:00": the notes',
     '                  say when a part would be held (a window that never opens, or too short to call in)',
     '  --allow-costly  accept premium-rate, shared-cost and other costly numbers (rejected by default)',
