@@ -79,26 +79,40 @@ function stretchesOf(windows: PartWindows, from: number): PartStretch[] {
 function neverOpensNotes(windows: PartWindows, from: number, timings: PauseTimings): string[] {
   const horizon = DEFAULT_HOLD_HORIZON_DAYS * DAY;
   const quiet = timings.closingMarginMs + timings.pauseLeadMs;
-  return windows
-    .filter(({ window }) => nextOpening(window, from, quiet, horizon) === null)
-    .map(({ part, window }) => {
-      const n = part.contacts.length;
-      const held = `part ${part.index} (${n} contact${n === 1 ? '' : 's'}) will be held, not dialled: its calling window`;
-      const zones =
-        window.zones.length > 1
-          ? `its numbers may ring in ${window.zones.length} time zones (${window.zones.join(', ')}) and are called only when every one of them is open`
-          : '';
-      const why = noOpeningReason(window, from, horizon);
-      if (why.kind === 'too_short')
-        return (
-          `${held} ${tooShortWords(why.longestMs, timings.closingMarginMs, timings.pauseLeadMs)}, in the ${DEFAULT_HOLD_HORIZON_DAYS} days from its start${zones ? ` (${zones})` : ''}. ` +
-          `Give a window longer than ${Math.ceil(quiet / 60_000)} minutes${zones ? ', or those rows a Time Zone or State/Region cell naming where they are' : ''}.`
-        );
+  return heldOf(windows, from, timings).map(({ part, window }) => {
+    const n = part.contacts.length;
+    const held = `part ${part.index} (${n} contact${n === 1 ? '' : 's'}) will be held, not dialled: its calling window`;
+    const zones =
+      window.zones.length > 1
+        ? `its numbers may ring in ${window.zones.length} time zones (${window.zones.join(', ')}) and are called only when every one of them is open`
+        : '';
+    const why = noOpeningReason(window, from, horizon);
+    if (why.kind === 'too_short')
       return (
-        `${held} does not open in the ${DEFAULT_HOLD_HORIZON_DAYS} days from its start${zones ? `: ${zones}, which never happens` : ''}. ` +
-        'Give those rows a Time Zone or State/Region cell naming where they are, or call them in another upload with a window that fits.'
+        `${held} ${tooShortWords(why.longestMs, timings.closingMarginMs, timings.pauseLeadMs)}, in the ${DEFAULT_HOLD_HORIZON_DAYS} days from its start${zones ? ` (${zones})` : ''}. ` +
+        `Give a window longer than ${Math.ceil(quiet / 60_000)} minutes${zones ? ', or those rows a Time Zone or State/Region cell naming where they are' : ''}.`
       );
-    });
+    return (
+      `${held} does not open in the ${DEFAULT_HOLD_HORIZON_DAYS} days from its start${zones ? `: ${zones}, which never happens` : ''}. ` +
+      'Give those rows a Time Zone or State/Region cell naming where they are, or call them in another upload with a window that fits.'
+    );
+  });
+}
+
+/** The parts the lifecycle will hold, not dial: no stretch to call in within its look-ahead (the same quiet time). */
+function heldOf(windows: PartWindows, from: number, timings: PauseTimings): PartWindows {
+  const quiet = timings.closingMarginMs + timings.pauseLeadMs;
+  return windows.filter(({ window }) => nextOpening(window, from, quiet, DEFAULT_HOLD_HORIZON_DAYS * DAY) === null);
+}
+
+/** The indexes of the upload's parts that will be held, not dialled (`validate` exits 1 when that is all of them). */
+export function heldParts(
+  validation: ValidationOutcome,
+  legal: LegalHoursTable | undefined,
+  timings: PauseTimings,
+  nowMs: number,
+): number[] {
+  return heldOf(windowsOf(validation, legal, nowMs), startOf(validation, nowMs), timings).map(({ part }) => part.index);
 }
 
 /**

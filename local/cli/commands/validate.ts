@@ -11,7 +11,7 @@ import { TABLES } from '#commons/tables.ts';
 import { retriesOverCap } from '#intake/caps.ts';
 import { readDefaultRetries } from '#intake/config.ts';
 import { REASON_TEXT } from '#intake/contacts.ts';
-import { type ApiPlan, upFrontNotes } from '#intake/plan-load-notes.ts';
+import { type ApiPlan, heldParts, upFrontNotes } from '#intake/plan-load-notes.ts';
 import { DEFAULT_START_HORIZON_DAYS } from '#intake/settings.ts';
 import { validateUpload } from '#intake/validate-upload.ts';
 import { writeUploadFiles } from '#intake/writers.ts';
@@ -87,7 +87,7 @@ export const validateCommand: Command = {
     'A note says when the parts need more of the API plan than it has (API_BUDGET_PER_MINUTE, API_BUDGET_PER_HOUR',
     'and the pause settings, read from the environment as intake reads them; docs/operations.md).',
     '',
-    'Exit status: 0 when at least one part can be launched, 1 otherwise, 2 for a usage mistake.',
+    'Exit status: 0 when at least one part can be launched and called, 1 otherwise, 2 for a usage mistake.',
   ],
   async run(values, positionals) {
     const [file, ...extra] = positionals;
@@ -130,6 +130,9 @@ export const validateCommand: Command = {
       metadataSource: (key) => `option ${flagOf[key] ?? key}`,
       startHorizon,
     });
+    // Every part held, not dialled (its window never opens, or is too short to call in): launched, but nobody called.
+    const held = outcome.report.ok ? heldParts(outcome, undefined, plan.timings, Date.now()) : [];
+    const allHeld = held.length > 0 && held.length === outcome.parts.length;
     // Settings that conflict with the caps whatever the numbers' calls so far: intake would turn every number away.
     const overCap = outcome.report.ok
       ? retriesOverCap(1 + (outcome.settings.retries ?? plan.retries), plan.caps)
@@ -174,7 +177,7 @@ export const validateCommand: Command = {
           2,
         ),
       );
-      return report.ok ? 0 : 1;
+      return report.ok && !allHeld ? 0 : 1;
     }
     if (report.error && !outcome.scanned) {
       console.error(`${file}: ${report.error.message}`);
@@ -203,7 +206,7 @@ export const validateCommand: Command = {
       );
     if (values.out) console.log(`  files written to ${values.out}`);
     if (report.error) console.error(report.error.message);
-    return report.ok ? 0 : 1;
+    return report.ok && !allHeld ? 0 : 1;
   },
 };
 
