@@ -1,0 +1,86 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { parseWindowRules } from '#commons/calling-window.ts';
+import { DEFAULT_LEGAL_HOURS } from '#commons/legal-hours.ts';
+import { partWindow } from '#commons/window-plan.ts';
+import { CampaignStore } from '#lifecycle/campaign-store.ts';
+import { type LocalDynamo, startDynamo } from '#local/stack/dynamo.ts';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from '#local/stack/local-aws.ts';
+import { runInProcess } from '../helpers/cli.ts';
+import { dynaliteClient } from '../helpers/dynalite-client.ts';
+
+// Real stand-ins on a loaded 2-core machine: generous limits; no test measures time.
+vi.setConfig({ testTimeout: 60_000, hookTimeout: 60_000 });
+
+let dynamo: LocalDynamo;
+let dir: string;
+beforeAll(async () => {
+  dynamo = await startDynamo({ prefix: `s${Math.random().toString(36).slice(2, 8)}` });
+  dir = await mkdtemp(join(tmpdir(), 'callsheet-status-'));
+});
+afterAll(async () => {
+  await dynamo.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+/** `callsheet status` on a deployed campaigns table (here dynalite's), as an operator runs it. */
+describe('status on a deployed campaigns table', () => {
+  it('shows each running part of a braked agent as dialling nobody, naming the part that holds the brake', async () => {
+    const store = new CampaignStore(dynaliteClient(dynamo.endpoint), dynamo.tables.campaigns);
+    const made = partWindow(
+      {
+        part: { zones: ['America/New_York'], timeZone: 'America/New_York', country: 'US', regions: [] },
+        window: { rules: parseWindowRules('Mon-Fri 10:00-12:00'), holidays: [] },
+      },
+      DEFAULT_LEGAL_HOURS,
+      Date.now(),
+    );
+    if (!made.ok) throw new Error(made.message);
+    const now = new Date();
+    for (const part of [1, 2]) {
+      const key = `u1-p${part}`;
+      await store.beginCreate(key, 'u1', part, now);
+      await store.created(key, `cmp_${part}`);
+      await store.observe(key, {
+        execution: `arn:aws:states:us-east-1:123456789012:execution:callsheet-lifecycle:${key}`,
+        agentId: 'agt_1',
+        campaignId: `cmp_${part}`,
+        window: made.window,
+        observedAt: now.toISOString(),
+        nextLookAt: now.toISOString(),
+        quiet: false,
+      });
+    }
+    const env = {
+      CALLSHEET_DATA_DIR: dir,
+      CAMPAIGNS_TABLE: dynamo.tables.campaigns,
+      AWS_REGION: LOCAL_REGION,
+      AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
+      AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
+      AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint,
+      VOICE_API_URL: '',
+      VOICE_API_KEY: '',
+    };
+    const brakedBy = async () => {
+      const out = await runInProcess(['status', '--json'], env);
+      expect(out.stderr).toBe('');
+      return (JSON.parse(out.stdout).parts as { partKey: string; brakedBy?: string[] }[]).map((p) => [
+        p.partKey,
+        p.brakedBy ?? null,
+      ]);
+    };
+    expect(await brakedBy()).toEqual([
+      ['u1-p1', null],
+      ['u1-p2', null],
+    ]);
+    await store.hold('agt_1', 'u1-p1', now);
+    expect(await brakedBy()).toEqual([
+      ['u1-p1', ['u1-p1']],
+      ['u1-p2', ['u1-p1']],
+    ]);
+    const text = await runInProcess(['status'], env);
+    expect(text.stdout).toContain('its agent is braked, so it dials nobody: the brake is held by u1-p1');
+  });
+});
