@@ -190,8 +190,10 @@ describe('callsheet validate', () => {
     book.addWorksheet('Settings').addRows([['retries', 3]]);
     const three = join(dir, 'three.xlsx');
     await book.xlsx.writeFile(three);
-    const over = await validate([three]);
+    const over = await validate([three, '--window', 'Mon-Fri 10:00-12:00']);
     expect(over.code).toBe(1);
+    // What the Settings sheet and the flags gave, as intake will launch with it.
+    expect(over.stdout).toContain('  settings: retries 3; calling window Mon,Tue,Wed,Thu,Fri 10:00-12:00\n');
     expect(over.stderr).toContain(
       '3 retries mean up to 4 calls to each number, more than the cap of 3 calls a day (CALL_CAP_PER_DAY): set ' +
         'retries to 2 or fewer, or raise the cap. Intake would turn every number away.',

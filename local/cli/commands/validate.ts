@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { readdir, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { readBudgetConfig } from '#commons/api-budget/config.ts';
+import { describeWindow } from '#commons/calling-window.ts';
 import { ConfigError, EnvReader } from '#commons/config.ts';
 import { type CapLimits, readCapLimits } from '#commons/frequency-cap.ts';
 import { COSTLY_TEXT, isCountryCode } from '#commons/phone/phone.ts';
@@ -12,7 +13,7 @@ import { retriesOverCap } from '#intake/caps.ts';
 import { readDefaultRetries } from '#intake/config.ts';
 import { REASON_TEXT } from '#intake/contacts.ts';
 import { type ApiPlan, heldParts, upFrontNotes } from '#intake/plan-load-notes.ts';
-import { DEFAULT_START_HORIZON_DAYS } from '#intake/settings.ts';
+import { DEFAULT_START_HORIZON_DAYS, type UploadSettings } from '#intake/settings.ts';
 import { validateUpload } from '#intake/validate-upload.ts';
 import { writeUploadFiles } from '#intake/writers.ts';
 import { DEFAULT_DATA_DIR, isNewDataDir, localDataDir } from '#local/stack/data-dir.ts';
@@ -198,6 +199,8 @@ export const validateCommand: Command = {
         `  part ${p.index}: ${counted(p.rows, 'contact')}${p.timeZone ? `, called in ${p.timeZone} (${p.zoneSource === 'number' ? 'from the numbers' : p.zoneSource === 'country' ? "from the numbers' country" : p.zoneSource === 'sheet' ? "from the sheet's Time Zone column" : p.zoneSource === 'sheet-added' ? "the numbers' zones plus the sheet's Time Zone" : `their area spans zones: open only where ${p.zones.join(', ')} all are`})` : ', time zone not decided by the numbers'}`,
       );
     }
+    const applied = settingsWords(outcome.settings);
+    if (applied) console.log(`  settings: ${applied}`);
     for (const note of report.notes) console.log(`  note: ${note}`);
     if (!listed)
       console.log(
@@ -226,4 +229,20 @@ async function suppressedNumbers(phones: string[]): Promise<ReadonlySet<string>>
   } finally {
     await t.close();
   }
+}
+
+/** The upload settings the sheet (or the flags) gave, as read: what intake will launch with; null when none. */
+function settingsWords(s: UploadSettings): string | null {
+  const words = [
+    s.campaignName !== undefined ? `campaign name ${JSON.stringify(s.campaignName)}` : null,
+    s.start ? `start ${s.start.dateTime} (${s.start.timeZone})` : null,
+    s.retries !== undefined ? `retries ${s.retries}` : null,
+    s.window ? `calling window ${describeWindow({ rules: s.window, holidays: [] })}` : null,
+    s.holidays?.length ? `holidays ${s.holidays.join(', ')}` : null,
+    s.defaultCountry ? `default country ${s.defaultCountry}` : null,
+    s.repeatUpload ? 'repeat upload' : null,
+    s.allowCostlyNumbers ? 'costly numbers allowed' : null,
+    s.followUp ? 'follow-up rounds' : null,
+  ].filter((w): w is string => w !== null);
+  return words.length > 0 ? words.join('; ') : null;
 }
