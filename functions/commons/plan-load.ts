@@ -12,6 +12,13 @@ export interface PauseTimings {
   brakeLeadMs: number;
 }
 
+/**
+ * The last stretch before each close in which no call starts: the closing margin, and the pause sent that much ahead
+ * of it. The lifecycle pauses by it; intake, validate and status say it as the lifecycle will act on it.
+ */
+export const quietFrom = (t: Pick<PauseTimings, 'closingMarginMs' | 'pauseLeadMs'>): number =>
+  t.closingMarginMs + t.pauseLeadMs;
+
 /** One stretch a part is called in: the window's own opening and close (not shortened by the margin). */
 export interface PartStretch {
   part: number;

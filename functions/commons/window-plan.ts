@@ -21,6 +21,7 @@ import {
   noLegalHoursMessage,
   rulesThatApply,
 } from './legal-hours.ts';
+import { type PauseTimings, quietFrom } from './plan-load.ts';
 import { isTimeZone } from './zoned-time.ts';
 
 export type { LegalHoursTable } from './legal-hours.ts';
@@ -233,9 +234,9 @@ const span = (ms: number) => (ms % 60_000 === 0 ? `${ms / 60_000} min` : `${Math
  * The words for a window too short to call in: how long it is open at most, and the quiet time before each close,
  * made of the closing margin and the pause lead (CLOSING_MARGIN_MINUTES, PAUSE_LEAD_SECONDS).
  */
-export function tooShortWords(longestMs: number, closingMarginMs: number, pauseLeadMs: number): string {
+export function tooShortWords(longestMs: number, t: Pick<PauseTimings, 'closingMarginMs' | 'pauseLeadMs'>): string {
   return (
-    `is open at most ${span(longestMs)} at a time, and no call may start in the last ${span(closingMarginMs + pauseLeadMs)} ` +
-    `before each close (the ${span(closingMarginMs)} closing margin and the ${span(pauseLeadMs)} the pause is sent ahead of it)`
+    `is open at most ${span(longestMs)} at a time, and no call may start in the last ${span(quietFrom(t))} ` +
+    `before each close (the ${span(t.closingMarginMs)} closing margin and the ${span(t.pauseLeadMs)} the pause is sent ahead of it)`
   );
 }

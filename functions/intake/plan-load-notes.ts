@@ -1,7 +1,7 @@
 import type { BudgetLimits } from '#commons/api-budget/shared-budget.ts';
 import { describeWindow, type WindowRule } from '#commons/calling-window.ts';
 import { DEFAULT_LEGAL_HOURS, type LegalHoursTable } from '#commons/legal-hours.ts';
-import { type PartStretch, type PauseTimings, planLoad } from '#commons/plan-load.ts';
+import { type PartStretch, type PauseTimings, planLoad, quietFrom } from '#commons/plan-load.ts';
 import {
   DEFAULT_HOLD_HORIZON_DAYS,
   nextOpening,
@@ -18,6 +18,8 @@ import type { ValidationOutcome } from './validate-upload.ts';
 export const LOOK_AHEAD_DAYS = 7;
 
 const DAY = 86_400_000;
+/** The days the lifecycle looks ahead for an opening before it holds a part (its default, HOLD_HORIZON_DAYS). */
+const HOLD_HORIZON_MS = DEFAULT_HOLD_HORIZON_DAYS * DAY;
 
 /** What intake knows of the API plan: its limits and when the lifecycle pauses before a close. */
 export interface ApiPlan {
@@ -77,8 +79,6 @@ function stretchesOf(windows: PartWindows, from: number): PartStretch[] {
  * it (the same margin and pause lead), so the uploader can give those rows a Time Zone cell or another window.
  */
 function neverOpensNotes(windows: PartWindows, from: number, timings: PauseTimings): string[] {
-  const horizon = DEFAULT_HOLD_HORIZON_DAYS * DAY;
-  const quiet = timings.closingMarginMs + timings.pauseLeadMs;
   return heldOf(windows, from, timings).map(({ part, window }) => {
     const n = part.contacts.length;
     const held = `part ${part.index} (${n} contact${n === 1 ? '' : 's'}) will be held, not dialled: its calling window`;
@@ -86,11 +86,11 @@ function neverOpensNotes(windows: PartWindows, from: number, timings: PauseTimin
       window.zones.length > 1
         ? `its numbers may ring in ${window.zones.length} time zones (${window.zones.join(', ')}) and are called only when every one of them is open`
         : '';
-    const why = noOpeningReason(window, from, horizon);
+    const why = noOpeningReason(window, from, HOLD_HORIZON_MS);
     if (why.kind === 'too_short')
       return (
-        `${held} ${tooShortWords(why.longestMs, timings.closingMarginMs, timings.pauseLeadMs)}, in the ${DEFAULT_HOLD_HORIZON_DAYS} days from its start${zones ? ` (${zones})` : ''}. ` +
-        `Give a window longer than ${Math.ceil(quiet / 60_000)} minutes${zones ? ', or those rows a Time Zone or State/Region cell naming where they are' : ''}.`
+        `${held} ${tooShortWords(why.longestMs, timings)}, in the ${DEFAULT_HOLD_HORIZON_DAYS} days from its start${zones ? ` (${zones})` : ''}. ` +
+        `Give a window longer than ${Math.ceil(quietFrom(timings) / 60_000)} minutes${zones ? ', or those rows a Time Zone or State/Region cell naming where they are' : ''}.`
       );
     return (
       `${held} does not open in the ${DEFAULT_HOLD_HORIZON_DAYS} days from its start${zones ? `: ${zones}, which never happens` : ''}. ` +
@@ -101,8 +101,7 @@ function neverOpensNotes(windows: PartWindows, from: number, timings: PauseTimin
 
 /** The parts the lifecycle will hold, not dial: no stretch to call in within its look-ahead (the same quiet time). */
 function heldOf(windows: PartWindows, from: number, timings: PauseTimings): PartWindows {
-  const quiet = timings.closingMarginMs + timings.pauseLeadMs;
-  return windows.filter(({ window }) => nextOpening(window, from, quiet, DEFAULT_HOLD_HORIZON_DAYS * DAY) === null);
+  return windows.filter(({ window }) => nextOpening(window, from, quietFrom(timings), HOLD_HORIZON_MS) === null);
 }
 
 /** The indexes of the upload's parts that will be held, not dialled (`validate` exits 1 when that is all of them). */

@@ -1,4 +1,5 @@
 import type { PollPlan } from '#commons/api-budget/poll-roll.ts';
+import { quietFrom } from '#commons/plan-load.ts';
 import type { CampaignStats } from '#commons/voice-api/types.ts';
 import { windowStateAt } from '#commons/window-plan.ts';
 import type { ManualControl } from './campaign-store.ts';
@@ -237,9 +238,6 @@ export function quietOf(state: RunningCarry | ReconcilingCarry): { quiet: boolea
   if (scheduled && state.brake === null) return { quiet: true, quietUntil: state.startsAt };
   return { quiet: scheduled || (state.paused !== null && state.securingSince === null) };
 }
-
-/** How long before each close the campaign must be quiet, as the workflow plans it: the margin and the lead. */
-export const quietFrom = (s: DecideSettings) => s.closingMarginMs + s.pauseLeadMs;
 
 /** The carry after the step acted: when to look again, or that the part is over. */
 export function afterStep(

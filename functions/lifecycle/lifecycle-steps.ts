@@ -5,6 +5,7 @@ import type { ObjectStore } from '#commons/aws/object-store.ts';
 import { type CampaignPlan, continuationName, labelOfPartKey, partKey } from '#commons/campaign-plan.ts';
 import type { LegalHoursTable } from '#commons/legal-hours.ts';
 import type { OutcomeReporter, PartOutcomes } from '#commons/part-outcomes.ts';
+import { quietFrom } from '#commons/plan-load.ts';
 import { partReportKey } from '#commons/report-keys.ts';
 import type { VoiceApiClient } from '#commons/voice-api/client.ts';
 import { AmbiguousRequestError, NotFoundError } from '#commons/voice-api/errors.ts';
@@ -30,7 +31,6 @@ import {
   needsStats,
   type Observation,
   pauseToBook,
-  quietFrom,
   quietOf,
   type StatsSeen,
   type StepDecision,
@@ -146,7 +146,7 @@ export class LifecycleSteps {
         why.kind === 'too_short'
           ? {
               code: 'window_too_short',
-              message: `held, not dialled: the calling window (${carry.window.description}) ${tooShortWords(why.longestMs, settings.closingMarginMs, settings.pauseLeadMs)}, in the ${days} days after ${iso(requested)}; give a longer window`,
+              message: `held, not dialled: the calling window (${carry.window.description}) ${tooShortWords(why.longestMs, settings)}, in the ${days} days after ${iso(requested)}; give a longer window`,
             }
           : {
               code: 'window_never_opens',

@@ -165,11 +165,11 @@ describe('why a part has no opening: closed, or too short for the quiet time bef
   });
 
   it('says how long the window opens and why no call may start in it', () => {
-    expect(tooShortWords(5 * MIN, 5 * MIN, 120_000)).toBe(
+    expect(tooShortWords(5 * MIN, { closingMarginMs: 5 * MIN, pauseLeadMs: 120_000 })).toBe(
       'is open at most 5 min at a time, and no call may start in the last 7 min before each close ' +
         '(the 5 min closing margin and the 2 min the pause is sent ahead of it)',
     );
-    expect(tooShortWords(90_000, 60_000, 45_000)).toContain('at most 90 s at a time');
+    expect(tooShortWords(90_000, { closingMarginMs: 60_000, pauseLeadMs: 45_000 })).toContain('at most 90 s at a time');
   });
 });
 

@@ -1,5 +1,5 @@
 import { ConfigError, EnvReader } from '#commons/config.ts';
-import { readPauseTimings } from '#commons/plan-load.ts';
+import { quietFrom, readPauseTimings } from '#commons/plan-load.ts';
 import { windowStateAt } from '#commons/window-plan.ts';
 import { type CampaignRecord, CampaignStore, progressOf } from '#lifecycle/campaign-store.ts';
 import { type Command, numberOption, UsageError } from '../command.ts';
@@ -92,13 +92,13 @@ async function snapshot(): Promise<{
   }
 }
 
-/** The minutes before a close in which no call starts, as the lifecycle reads them from this environment. */
+/** The minutes before a close in which no call starts (`quietFrom`), from this environment's pause settings. */
 function quietMs(): number {
   try {
     const env = new EnvReader(process.env);
-    const { closingMarginMs, pauseLeadMs } = readPauseTimings(env);
+    const timings = readPauseTimings(env);
     env.done();
-    return closingMarginMs + pauseLeadMs;
+    return quietFrom(timings);
   } catch (err) {
     if (err instanceof ConfigError) throw new UsageError(err.problems.join('; '));
     throw err;
