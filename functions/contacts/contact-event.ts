@@ -103,15 +103,21 @@ function changeTime(text: string, now: Date | undefined): { at: string } | { rea
 }
 
 /** What a number without its country code needs, in an event: said where no default country is set. */
-export const EVENT_COUNTRY_ADVICE = 'write it as +<country code><number>, or give the event a "country", e.g. "US"';
+const EVENT_COUNTRY_ADVICE = 'write it as +<country code><number>, or give the event a "country", e.g. "US"';
 
 /**
  * The one edge check, used by the Lambda, the sheet reader and the CLI alike: the JSON Schema of the event's
  * version, well-formed text, the change time (against `now` when given), then the phone number (as intake reads
  * it: national numbers in `country` or the default country), then the API's own normalizations (labels in lower
- * snake case), so what is stored is exactly what the API will store.
+ * snake case), so what is stored is exactly what the API will store. `countryAdvice`: what a number without its
+ * country code is told to do where no default country is set (a sheet's row has no "country" of its own).
  */
-export function checkContactEvent(input: unknown, defaultCountry?: CountryCode, now?: Date): EventCheck {
+export function checkContactEvent(
+  input: unknown,
+  defaultCountry?: CountryCode,
+  now?: Date,
+  countryAdvice = EVENT_COUNTRY_ADVICE,
+): EventCheck {
   const schema = schemaOf(input);
   if ('reason' in schema) return { ok: false, reason: schema.reason };
   const validate = VALIDATORS[schema.version];
@@ -136,7 +142,7 @@ export function checkContactEvent(input: unknown, defaultCountry?: CountryCode, 
       reason:
         phone.reason === 'missing_phone'
           ? 'phone_number: empty'
-          : `phone_number: ${JSON.stringify(e.phone_number)} is not a valid phone number${country || defaultCountry ? '' : ` (${EVENT_COUNTRY_ADVICE})`}`,
+          : `phone_number: ${JSON.stringify(e.phone_number)} is not a valid phone number${country || defaultCountry ? '' : ` (${countryAdvice})`}`,
     };
   const fields: ContactFields = {};
   const raw: Record<ContactField, string | null | undefined> = {

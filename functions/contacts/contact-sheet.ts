@@ -4,7 +4,7 @@ import type { ContactUpsertedV1 } from '#commons/contact-events.ts';
 import { type Cell, cellText, headerKey } from '#commons/spreadsheet/cell.ts';
 import { FileProblem } from '#commons/spreadsheet/file-problem.ts';
 import { DEFAULT_LIMITS } from '#commons/spreadsheet/limits.ts';
-import { checkContactEvent, EVENT_COUNTRY_ADVICE } from './contact-event.ts';
+import { checkContactEvent } from './contact-event.ts';
 
 /** Column headers of a contact sheet (any case and spacing) and the event field each fills. */
 export const SHEET_COLUMNS: Record<string, keyof ContactUpsertedV1> = {
@@ -107,17 +107,22 @@ export async function readContactSheet(
         if (cells.every((c) => cellText(c) === '')) continue;
         out.rows.total++;
         const event = rowEvent(`sheet:${digest}:${row}`, columns, cells);
-        let check = checkContactEvent(event, defaultCountry);
+        let check = checkContactEvent(event, defaultCountry, undefined, SHEET_COUNTRY_ADVICE);
         const phoneCell = cells[[...columns].find(([, f]) => f === 'phone_number')?.[0] ?? -1];
         // Spreadsheet programs drop the leading + of a number typed as +919820012345 (as intake reads it).
         if (!check.ok && typeof phoneCell === 'number' && check.reason.startsWith('phone_number'))
-          check = checkContactEvent({ ...event, phone_number: `+${event.phone_number}` }, defaultCountry);
+          check = checkContactEvent(
+            { ...event, phone_number: `+${event.phone_number}` },
+            defaultCountry,
+            undefined,
+            SHEET_COUNTRY_ADVICE,
+          );
         if (check.ok) {
           out.rows.accepted++;
           out.events.push({ ...event, phone_number: check.change.phone });
         } else {
           out.rows.rejected++;
-          out.rejected.push({ row, reason: check.reason.replace(EVENT_COUNTRY_ADVICE, SHEET_COUNTRY_ADVICE) });
+          out.rejected.push({ row, reason: check.reason });
         }
       }
       if (gaveUp) break;

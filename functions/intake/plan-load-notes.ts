@@ -78,8 +78,8 @@ function stretchesOf(windows: PartWindows, from: number): PartStretch[] {
  * or a window no longer than the quiet time before its close. Said up front, per part, as the lifecycle will find
  * it (the same margin and pause lead), so the uploader can give those rows a Time Zone cell or another window.
  */
-function neverOpensNotes(windows: PartWindows, from: number, timings: PauseTimings): string[] {
-  return heldOf(windows, from, timings).map(({ part, window }) => {
+function neverOpensNotes(held: PartWindows, from: number, timings: PauseTimings): string[] {
+  return held.map(({ part, window }) => {
     const n = part.contacts.length;
     const held = `part ${part.index} (${n} contact${n === 1 ? '' : 's'}) will be held, not dialled: its calling window`;
     const zones =
@@ -102,16 +102,6 @@ function neverOpensNotes(windows: PartWindows, from: number, timings: PauseTimin
 /** The parts the lifecycle will hold, not dial: no stretch to call in within its look-ahead (the same quiet time). */
 function heldOf(windows: PartWindows, from: number, timings: PauseTimings): PartWindows {
   return windows.filter(({ window }) => nextOpening(window, from, quietFrom(timings), HOLD_HORIZON_MS) === null);
-}
-
-/** The indexes of the upload's parts that will be held, not dialled (`validate` exits 1 when that is all of them). */
-export function heldParts(
-  validation: ValidationOutcome,
-  legal: LegalHoursTable | undefined,
-  timings: PauseTimings,
-  nowMs: number,
-): number[] {
-  return heldOf(windowsOf(validation, legal, nowMs), startOf(validation, nowMs), timings).map(({ part }) => part.index);
 }
 
 /**
@@ -185,13 +175,27 @@ export function upFrontNotes(
   plan: ApiPlan,
   nowMs: number,
 ): string[] {
-  // Each part's window built once, for both the notes that read it.
+  return upFront(validation, legal, plan, nowMs).notes;
+}
+
+/** `upFrontNotes`, and the indexes of the parts that will be held, not dialled (`validate` fails when all are). */
+export function upFront(
+  validation: ValidationOutcome,
+  legal: LegalHoursTable | undefined,
+  plan: ApiPlan,
+  nowMs: number,
+): { notes: string[]; held: number[] } {
+  // Each part's window built once, for everything that reads it.
   const windows = windowsOf(validation, legal, nowMs);
   const from = startOf(validation, nowMs);
-  return [
-    ...pastStartNote(validation.settings.start, nowMs),
-    ...overnightNote(validation.settings.window),
-    ...neverOpensNotes(windows, from, plan.timings),
-    ...planLoadNotes(validation, windows, from, plan, nowMs),
-  ];
+  const held = heldOf(windows, from, plan.timings);
+  return {
+    notes: [
+      ...pastStartNote(validation.settings.start, nowMs),
+      ...overnightNote(validation.settings.window),
+      ...neverOpensNotes(held, from, plan.timings),
+      ...planLoadNotes(validation, windows, from, plan, nowMs),
+    ],
+    held: held.map(({ part }) => part.index),
+  };
 }

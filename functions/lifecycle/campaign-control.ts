@@ -14,11 +14,12 @@ export class CampaignControl {
   async request(campaignId: string, wanted: ManualControl): Promise<{ partKey: string; status: string }> {
     const partKey = await this.store.partOfCampaign(campaignId);
     if (!partKey) {
-      // A part key (or the `-` campaign lists show for one) of a part whose campaign is not created yet.
+      // The `-` campaign lists show for a part whose campaign is not created yet, or such a part's key.
+      const uncreated = campaignId === '-' ? 'a part shown with -' : `part ${campaignId}`;
       const part = campaignId === '-' ? null : await this.store.get(campaignId);
       if (campaignId === '-' || (part && !part.campaignId))
         throw new Error(
-          `${campaignId === '-' ? 'a part shown with - ' : `part ${campaignId} `}has no campaign on the Voice API yet (it is being created): ask again once \`callsheet campaign list\` shows its campaign id`,
+          `${uncreated} has no campaign on the Voice API yet (it is being created): ask again once \`callsheet campaign list\` shows its campaign id`,
         );
       throw new Error(`callsheet has no campaign ${campaignId} (check the id in the part report)`);
     }
@@ -111,10 +112,12 @@ export async function letGoOfBrake(
     });
   }
   const done = await api.releaseBrake(agentId, partKey);
-  const left = await store.holders(agentId);
-  // On the part's timeline, so `campaign show` and `status` no longer read as braked.
-  if (!(await store.isHeldBy(agentId, partKey)))
+  // One read of the register: who still holds the brake, and whether this part let go (then on its timeline, so
+  // `campaign show` and `status` no longer read as braked).
+  const holders = await store.holdersOf(agentId);
+  if (!holders.includes(partKey))
     await store.appendTimeline(partKey, { at: now.toISOString(), event: 'brake released', reason: 'operator' });
+  const left = holders.length;
   return {
     agentId,
     held: true,

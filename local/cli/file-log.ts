@@ -15,23 +15,19 @@ export function fileLog(
   const toFile = jsonLog(options.service, (line) => {
     if (!stream.writableEnded) stream.write(`${line}\n`);
   });
-  const toTerminal = options.terminal
-    ? {
-        warn: (message: string, fields?: Record<string, unknown>) =>
-          process.stderr.write(`${terminalLine(options.service, 'warning', message, fields)}\n`),
-        error: (message: string, fields?: Record<string, unknown>) =>
-          process.stderr.write(`${terminalLine(options.service, 'error', message, fields)}\n`),
-      }
-    : null;
+  const onTerminal = (level: 'warning' | 'error') => (message: string, fields?: Record<string, unknown>) => {
+    if (options.terminal) process.stderr.write(`${terminalLine(options.service, level, message, fields)}\n`);
+  };
+  const toTerminal = { warn: onTerminal('warning'), error: onTerminal('error') };
   return {
     info: options.info ? toFile.info : () => {},
     warn: (message, fields) => {
       toFile.warn(message, fields);
-      toTerminal?.warn(message, fields);
+      toTerminal.warn(message, fields);
     },
     error: (message, fields) => {
       toFile.error(message, fields);
-      toTerminal?.error(message, fields);
+      toTerminal.error(message, fields);
     },
     close: () => new Promise<void>((resolve) => stream.end(resolve)),
   };

@@ -12,7 +12,7 @@ import { TABLES } from '#commons/tables.ts';
 import { retriesOverCap } from '#intake/caps.ts';
 import { readDefaultRetries } from '#intake/config.ts';
 import { REASON_TEXT } from '#intake/contacts.ts';
-import { type ApiPlan, heldParts, upFrontNotes } from '#intake/plan-load-notes.ts';
+import { type ApiPlan, upFront } from '#intake/plan-load-notes.ts';
 import { DEFAULT_START_HORIZON_DAYS, type UploadSettings } from '#intake/settings.ts';
 import { validateUpload } from '#intake/validate-upload.ts';
 import { writeUploadFiles } from '#intake/writers.ts';
@@ -131,23 +131,20 @@ export const validateCommand: Command = {
       metadataSource: (key) => `option ${flagOf[key] ?? key}`,
       startHorizon,
     });
-    // Every part held, not dialled (its window never opens, or is too short to call in): launched, but nobody called.
-    const held = outcome.report.ok ? heldParts(outcome, undefined, plan.timings, Date.now()) : [];
-    const allHeld = held.length > 0 && held.length === outcome.parts.length;
+    // What intake would say up front (the plan the parts share, windows…), and which parts it would hold, not dial.
+    const upfront = outcome.report.ok ? upFront(outcome, undefined, plan, Date.now()) : { notes: [], held: [] };
+    // Every part held (its window never opens, or is too short to call in): launched, but nobody called.
+    const allHeld = upfront.held.length > 0 && upfront.held.length === outcome.parts.length;
     // Settings that conflict with the caps whatever the numbers' calls so far: intake would turn every number away.
     const overCap = outcome.report.ok
       ? retriesOverCap(1 + (outcome.settings.retries ?? plan.retries), plan.caps)
       : null;
-    // What intake would say up front of the plan the parts share (nothing when it carries them).
     const report = {
       ...outcome.report,
       ...(overCap
         ? { ok: false, error: { ...overCap, message: `${overCap.message} Intake would turn every number away.` } }
         : {}),
-      notes: [
-        ...outcome.report.notes,
-        ...(outcome.report.ok ? upFrontNotes(outcome, undefined, plan, Date.now()) : []),
-      ],
+      notes: [...outcome.report.notes, ...upfront.notes],
     };
 
     if (outDir && outcome.scanned) {
