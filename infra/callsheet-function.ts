@@ -106,6 +106,15 @@ export class CallsheetFunction extends Construct {
    * the CDK grants its indexes too (`<table>/index/*`): an index holds only the table's own items, so reading it
    * reaches nothing the table's grant does not.
    */
+  /**
+   * Takes tokens from the account-wide Voice API budget (functions/commons/api-budget/): its table named in the
+   * environment, and the one item read and conditionally updated per token; nothing else of the table.
+   */
+  bindBudget(table: ITable): void {
+    this.fn.addEnvironment(TABLES.apiBudget.env, table.tableName);
+    table.grant(this.fn, 'dynamodb:GetItem', 'dynamodb:UpdateItem');
+  }
+
   bindTable(name: TableName, table: ITable, access: 'read' | 'readWrite'): void {
     this.fn.addEnvironment(TABLES[name].env, table.tableName);
     if (access === 'read') table.grantReadData(this.fn);

@@ -47,14 +47,14 @@ export class CallsheetStack extends Stack {
       campaigns: this.data.tables.campaigns,
       outcomes: this.data.tables.outcomes,
       suppression: this.data.tables.suppression,
-      apiBudget: this.data.tables.apiBudget,
+      apiBudgetTable: this.data.tables.apiBudget,
       credentials: this.credentials,
       settings: settings.propsFor('lifecycle'),
     });
     this.guard = new CampaignGuard(this, 'Guard', {
       stateMachine: this.lifecycle.stateMachine,
       campaigns: this.data.tables.campaigns,
-      apiBudget: this.data.tables.apiBudget,
+      apiBudgetTable: this.data.tables.apiBudget,
       bucket: this.uploads.bucket,
       credentials: this.credentials,
       settings: settings.propsFor('guard', 'sweeper'),

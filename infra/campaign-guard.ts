@@ -8,7 +8,6 @@ import type { Bucket } from 'aws-cdk-lib/aws-s3';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import type { StateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
-import { TABLES } from '#commons/tables.ts';
 import { stepWorstCaseSeconds } from '#lifecycle/config.ts';
 import { GUARD_RETRY_ATTEMPTS } from '#lifecycle/safety-net/config.ts';
 import { guardEventPattern } from '#lifecycle/safety-net/event-pattern.ts';
@@ -22,7 +21,7 @@ export interface CampaignGuardProps {
   stateMachine: StateMachine;
   campaigns: TableV2;
   /** The account-wide API budget: pauses and brakes draw on its safety share, which nothing else may spend. */
-  apiBudget: TableV2;
+  apiBudgetTable: TableV2;
   /** The upload bucket: a part whose workflow ended badly gets its report under reports/ from the guard. */
   bucket: Bucket;
   credentials: VoiceApiCredentials;
@@ -70,8 +69,7 @@ export class CampaignGuard extends Construct {
     const executions = `arn:${Aws.PARTITION}:states:${Aws.REGION}:${account}:execution:${LIFECYCLE_NAME}:*`;
     for (const fn of [this.guard, this.sweeper]) {
       fn.bindTable('campaigns', props.campaigns, 'readWrite');
-      fn.fn.addEnvironment(TABLES.apiBudget.env, props.apiBudget.tableName);
-      props.apiBudget.grant(fn.fn, 'dynamodb:GetItem', 'dynamodb:UpdateItem');
+      fn.bindBudget(props.apiBudgetTable);
       props.credentials.bindTo(fn.fn);
       fn.fn.addToRolePolicy(new PolicyStatement({ actions: ['states:DescribeExecution'], resources: [executions] }));
       props.bucket.grantRead(fn.fn, 'reports/*');

@@ -24,7 +24,7 @@ export interface CampaignLifecycleProps {
   /** Read at a part's end: numbers suppressed mid-campaign are named and left out of follow-up rounds. */
   suppression: TableV2;
   /** The account-wide API budget: the lifecycle draws on its reserved share. */
-  apiBudget: TableV2;
+  apiBudgetTable: TableV2;
   credentials: VoiceApiCredentials;
   /** Function settings; `LIFECYCLE_TIMEOUT_SECONDS` sets the execution timeout, `VOICE_API_TIMEOUT_SECONDS` the step's. */
   settings: Record<string, string>;
@@ -61,8 +61,7 @@ export class CampaignLifecycle extends Construct {
     this.steps.bindTable('campaigns', props.campaigns, 'readWrite');
     this.steps.bindTable('outcomes', props.outcomes, 'readWrite');
     this.steps.bindTable('suppression', props.suppression, 'read');
-    fn.addEnvironment(TABLES.apiBudget.env, props.apiBudget.tableName);
-    props.apiBudget.grant(fn, 'dynamodb:GetItem', 'dynamodb:UpdateItem');
+    this.steps.bindBudget(props.apiBudgetTable);
     props.credentials.bindTo(fn);
     props.bucket.grantRead(fn, 'parts/*');
     // Follow-up rounds: their sheets under parts/, and the root part's report lists each round started.

@@ -79,8 +79,7 @@ export class Contacts extends Construct {
       'dynamodb:UpdateItem',
       'dynamodb:BatchWriteItem',
     );
-    fn.addEnvironment(TABLES.apiBudget.env, props.apiBudgetTable.tableName);
-    props.apiBudgetTable.grant(fn, 'dynamodb:GetItem', 'dynamodb:UpdateItem');
+    this.function.bindBudget(props.apiBudgetTable);
     grantOptOutWrites(props.suppressionTable, fn);
     props.credentials.bindTo(fn);
     props.bucket.grantRead(fn, `${CONTACT_SHEETS}*`);

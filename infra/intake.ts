@@ -76,8 +76,7 @@ export class Intake extends Construct {
     this.function.bindTable('uploads', props.uploadsTable, 'readWrite');
     this.function.bindTable('suppression', props.suppressionTable, 'read');
     this.function.bindTable('outcomes', props.outcomesTable, 'readWrite');
-    fn.addEnvironment(TABLES.apiBudget.env, props.apiBudgetTable.tableName);
-    props.apiBudgetTable.grant(fn, 'dynamodb:GetItem', 'dynamodb:UpdateItem');
+    this.function.bindBudget(props.apiBudgetTable);
     props.credentials.bindTo(fn);
     grantUploadAccess(fn, props.uploads.bucket);
     props.lifecycle.grantStartExecution(fn);

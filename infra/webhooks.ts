@@ -70,8 +70,7 @@ export class Webhooks extends Construct {
     props.outcomesTable.grant(processor, 'dynamodb:UpdateItem', 'dynamodb:GetItem');
     grantOptOutWrites(props.suppressionTable, processor);
     props.credentials.bindTo(processor);
-    processor.addEnvironment(TABLES.apiBudget.env, props.apiBudgetTable.tableName);
-    props.apiBudgetTable.grant(processor, 'dynamodb:GetItem', 'dynamodb:UpdateItem');
+    this.processor.bindBudget(props.apiBudgetTable);
     processor.addEventSource(
       new SqsEventSource(this.queue, {
         batchSize: 10,
