@@ -1,11 +1,12 @@
 /**
  * Cold module load of each deployed function's bundle, built exactly as the stack builds it (infra/bundling.ts),
  * with TRACING off (the default), against its floor: a bundle of only the AWS SDK clients that function uses (found
- * in its own bundle's inputs) with the Powertools logger, metrics and middy every function carries, built the same
- * way. Each load is `await import()` of the bundle in a fresh Node process, timed inside it, so process start-up
- * is not counted; the function's top-level await (reading its settings, building its clients) is. Also reports
- * the bytes each loads at start (its entry file and the chunks that imports statically; not the chunks behind an
- * `await import()`), the clients alone, and the bundle with TRACING on.
+ * in its own bundle's inputs) with the Powertools logger, metrics and middy every function carries (and the batch
+ * processor where it consumes SQS), built the same way. Each load is `await import()` of the bundle in a fresh Node
+ * process, timed inside it, so process start-up is not counted; the function's top-level await (reading its
+ * settings, building its clients) is. Also reports the bytes each loads at start (its entry file and the chunks
+ * that imports statically; not the chunks behind an `await import()`), the clients alone, and the bundle with
+ * TRACING on.
  */
 import { execFile } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -135,12 +136,15 @@ export async function bundlesBench(): Promise<BenchResult[]> {
       const { file: baseline } = await buildEntry(join(dir, folder, 'sdk-only'), sdkLines);
       // The floor a function needs as deployed (TRACING is opt-in): its clients, the Powertools logger and
       // metrics, and middy. The target compares the bundle with tracing off against it.
+      // An SQS consumer's floor also has the Powertools batch processor it reports partial failures with.
+      const batch = kept.some((input) => input.includes('node_modules/@aws-lambda-powertools/batch/'));
       const { file: floor, bytes: floorSize } = await buildEntry(join(dir, folder, 'sdk-observed'), [
         ...sdkLines,
         "import { Logger } from '@aws-lambda-powertools/logger';",
         "import { Metrics } from '@aws-lambda-powertools/metrics';",
         "import middy from '@middy/core';",
-        "export const observed = [new Logger(), new Metrics({ namespace: 'bench' }), middy(async () => 0)];",
+        ...(batch ? ["import { BatchProcessor, EventType } from '@aws-lambda-powertools/batch';"] : []),
+        `export const observed = [new Logger(), new Metrics({ namespace: 'bench' }), middy(async () => 0)${batch ? ', new BatchProcessor(EventType.SQS)' : ''}];`,
       ]);
 
       const traced = startEnv(folder, true);
@@ -162,7 +166,7 @@ export async function bundlesBench(): Promise<BenchResult[]> {
       results.push({
         name: `cold module load, ${folder} bundle, TRACING off`,
         ratio,
-        baseline: `its floor: its AWS SDK clients (${used.map((p) => p.replace(/^@aws-sdk\/(client-)?/, '')).join(', ') || 'none'}) with Powertools logger, metrics and middy`,
+        baseline: `its floor: its AWS SDK clients (${used.map((p) => p.replace(/^@aws-sdk\/(client-)?/, '')).join(', ') || 'none'}) with Powertools logger, metrics${batch ? ', batch' : ''} and middy`,
         detail: `${wall(off).toFixed(0)} ms vs ${wall(floorMs).toFixed(0)} ms, median of ${LOADS}; CPU ${cpu(off).toFixed(0)} ms vs ${cpu(floorMs).toFixed(0)} ms (${(cpu(off) / cpu(floorMs)).toFixed(2)}×); the clients alone ${wall(sdk).toFixed(0)} ms; with TRACING on ${wall(fn).toFixed(0)} ms; ${kib(size)} vs ${kib(floorSize)} loaded at start`,
         ...atMost(ratio, 1.2),
       });

@@ -6,7 +6,6 @@ import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import type { Bucket } from 'aws-cdk-lib/aws-s3';
 import { DefinitionBody, LogLevel, StateMachine, StateMachineType } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
-import { TABLES } from '#commons/tables.ts';
 import { stepWorstCaseSeconds } from '#lifecycle/config.ts';
 import { DEFAULT_EXECUTION_TIMEOUT_SECONDS, renderLifecycleDocument } from '#state-machines/lifecycle-document.ts';
 import { CallsheetFunction, retentionOf } from './callsheet-function.ts';

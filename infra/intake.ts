@@ -7,7 +7,6 @@ import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { StateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
 import { INTAKE_TIMEOUT_SECONDS } from '#commons/queue-settings.ts';
-import { TABLES } from '#commons/tables.ts';
 import { PHONE_ZONE_TABLE } from './bundling.ts';
 import { CallsheetFunction } from './callsheet-function.ts';
 import { acknowledge } from './nag.ts';

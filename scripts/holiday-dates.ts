@@ -143,14 +143,28 @@ export function publicHolidaysOf(scope: string, first = FIRST_YEAR, last = LAST_
   return Object.fromEntries(Object.entries(found).sort(([a], [b]) => (a < b ? -1 : 1)));
 }
 
-/** A scope's holidays as the table holds them: a `YYYY-MM-DD name` line for each, in date order. */
-function holidayLines(scope: string): string {
-  return Object.entries(publicHolidaysOf(scope))
-    .map(([day, name]) => {
-      if (/[\n\r]/.test(name)) throw new Error(`${scope} ${day}: a holiday name on more than one line`);
-      return `${day} ${name}`;
-    })
-    .join('\n');
+/**
+ * A scope's holidays as the table holds them (decoded by calling-hours/holidays.ts): its holiday names once, joined
+ * by tabs, then a line for each year, `YYYY` and for each holiday in date order ` MMDD` with the index of its name.
+ * Each name is written once, not once a year: the table's bytes are compiled at every cold start.
+ */
+export function packedHolidays(scope: string): string {
+  const names: string[] = [];
+  const index = new Map<string, number>();
+  const years = new Map<string, string[]>();
+  for (const [day, name] of Object.entries(publicHolidaysOf(scope))) {
+    if (/[\t\n\r]/.test(name)) throw new Error(`${scope} ${day}: a holiday name with a tab or a line break`);
+    let i = index.get(name);
+    if (i === undefined) {
+      i = names.push(name) - 1;
+      index.set(name, i);
+    }
+    const year = day.slice(0, 4);
+    const days = years.get(year) ?? [];
+    days.push(`${day.slice(5, 7)}${day.slice(8, 10)}${i}`);
+    years.set(year, days);
+  }
+  return [names.join('\t'), ...[...years].map(([year, days]) => `${year} ${days.join(' ')}`)].join('\n');
 }
 
 export function renderHolidayDates(): string {
@@ -167,16 +181,16 @@ export function renderHolidayDates(): string {
     '  source: string;',
     '  firstYear: number;',
     '  lastYear: number;',
-    "  /** Each scope's holidays, a `YYYY-MM-DD name` line for each in date order (read by calling-hours/holidays.ts). */",
+    "  /** Each scope's holidays, packed by scripts/holiday-dates.ts (packedHolidays), read by calling-hours/holidays.ts. */",
     '  scopes: Readonly<Record<string, string>>;',
     '} = {',
     `  source: ${JSON.stringify(`date-holidays ${version}, public holidays, with the state and provincial legal holidays of scripts/holiday-dates.ts (EXTRA_HOLIDAYS)`)},`,
     `  firstYear: ${FIRST_YEAR},`,
     `  lastYear: ${LAST_YEAR},`,
-    // Lines in a string, split when a scope is first asked for: an object of dates per scope (160 KB in all) cost
-    // 8 ms of every start to build, as an object literal or by JSON.parse alike.
+    // A string per scope, unpacked when a scope is first asked for: an object of dates per scope (160 KB in all)
+    // cost 8 ms of every start to build, as an object literal or by JSON.parse alike.
     '  scopes: {',
-    ...scopes.map((scope) => `    ${JSON.stringify(scope)}: ${JSON.stringify(holidayLines(scope))},`),
+    ...scopes.map((scope) => `    ${JSON.stringify(scope)}: ${JSON.stringify(packedHolidays(scope))},`),
     '  },',
     '};',
     '',

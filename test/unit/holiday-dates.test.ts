@@ -1,10 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { holidayName, publicHolidays, unpackHolidays } from '#commons/calling-hours/holidays.ts';
 import { DEFAULT_LEGAL_HOURS } from '#commons/legal-hours.ts';
 import {
   calendarOf,
+  FIRST_YEAR,
   HOLIDAY_DATES_PATH,
   LAST_YEAR,
+  packedHolidays,
   publicHolidaysOf,
   renderHolidayDates,
 } from '#scripts/holiday-dates.ts';
@@ -22,6 +25,33 @@ describe('the holiday table the code reads', () => {
     for (const rule of Object.values(DEFAULT_LEGAL_HOURS).filter((r) => r.noHolidays))
       expect(calendarOf(rule.scope), rule.scope).not.toBeNull();
     expect(calendarOf('US-ZZ')).toBeNull();
+  });
+
+  it('reads back, scope by scope, every holiday of the calendar under its name', () => {
+    const scopes = Object.values(DEFAULT_LEGAL_HOURS)
+      .filter((r) => r.noHolidays)
+      .map((r) => r.scope);
+    for (const scope of scopes) {
+      const expected = publicHolidaysOf(scope);
+      expect(publicHolidays(scope, `${FIRST_YEAR}-01-01`, `${LAST_YEAR}-12-31`), scope).toEqual(Object.keys(expected));
+      for (const [day, name] of Object.entries(expected)) expect(holidayName(scope, day), `${scope} ${day}`).toBe(name);
+    }
+  });
+
+  it.each([
+    ['one name, two years', 'New Year\n2026 01010\n2027 01010', ['2026-01-01 New Year', '2027-01-01 New Year']],
+    [
+      'a name index past 9',
+      `${Array.from({ length: 12 }, (_, i) => `H${i}`).join('\t')}\n2026 031511 12319`,
+      ['2026-03-15 H11', '2026-12-31 H9'],
+    ],
+  ])('unpacks %s', (_, packed, lines) => {
+    expect(unpackHolidays(packed)).toEqual(lines);
+  });
+
+  it('packs a scope so that unpacking gives its lines back', () => {
+    const lines = Object.entries(publicHolidaysOf('US-PA')).map(([day, name]) => `${day} ${name}`);
+    expect(unpackHolidays(packedHolidays('US-PA'))).toEqual(lines);
   });
 
   it('closes every day of a holiday that spans days, and the whole day of one that starts at noon', () => {

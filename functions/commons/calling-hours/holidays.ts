@@ -6,14 +6,29 @@ export const knowsHolidaysOf = (scope: string): boolean => Object.hasOwn(HOLIDAY
 /** Why a holiday cannot be known, so the caller refuses to dial rather than treat the day as open. */
 export class HolidaysUnknown extends Error {}
 
-/** Each scope's `YYYY-MM-DD name` lines, in date order, split when first asked for. */
+/** Each scope's `YYYY-MM-DD name` lines, in date order, unpacked when first asked for. */
 const calendars = new Map<string, readonly string[]>();
+
+/**
+ * A scope's `YYYY-MM-DD name` lines from the table's packing (scripts/holiday-dates.ts, packedHolidays): the names
+ * joined by tabs, then per year `YYYY` and ` MMDD<name index>` for each holiday in date order.
+ */
+export function unpackHolidays(packed: string): string[] {
+  const [head = '', ...years] = packed.split('\n');
+  const names = head.split('\t');
+  const lines: string[] = [];
+  for (const row of years) {
+    const [year, ...days] = row.split(' ');
+    for (const d of days) lines.push(`${year}-${d.slice(0, 2)}-${d.slice(2, 4)} ${names[Number(d.slice(4))]}`);
+  }
+  return lines;
+}
 
 function calendar(scope: string, from: string, to: string): readonly string[] {
   let lines = calendars.get(scope);
   if (!lines) {
     if (!knowsHolidaysOf(scope)) throw new HolidaysUnknown(`callsheet has no holiday calendar for ${scope}`);
-    lines = (HOLIDAY_DATES.scopes[scope] as string).split('\n');
+    lines = unpackHolidays(HOLIDAY_DATES.scopes[scope] as string);
     calendars.set(scope, lines);
   }
   const first = Number(from.slice(0, 4));
