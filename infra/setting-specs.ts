@@ -276,9 +276,9 @@ export const SETTINGS = {
     type: 'integer',
     min: 1,
     max: 60,
-    readBy: LIFECYCLE,
+    readBy: [...LIFECYCLE, 'intake'],
     default: 14,
-    doc: 'Longest a campaign waits for its next calling window before it is failed.',
+    doc: 'Longest a campaign waits for its next calling window before it is failed; intake names up front the parts whose window does not open that soon.',
   },
   POLL_MIN_SECONDS: {
     type: 'integer',

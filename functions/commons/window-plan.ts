@@ -12,6 +12,7 @@ import {
   type WindowRule,
 } from './calling-window.ts';
 import type { CampaignPlan } from './campaign-plan.ts';
+import type { EnvReader } from './config.ts';
 import {
   type AppliedRule,
   appliedRule,
@@ -63,6 +64,14 @@ export const STATE_HORIZON_MS = 35 * DAY_MS;
  * default); intake says up front of a part whose window does not open that far ahead.
  */
 export const DEFAULT_HOLD_HORIZON_DAYS = 14;
+
+/** HOLD_HORIZON_DAYS in ms, as the lifecycle reads it and intake foresees it (1 to 60 days, 14 when unset). */
+export function readHoldHorizonMs(env: EnvReader): number {
+  const days = env.checked('HOLD_HORIZON_DAYS', (v) =>
+    /^\d+$/.test(v) && Number(v) >= 1 && Number(v) <= 60 ? Number(v) : { problem: 'a whole number from 1 to 60' },
+  );
+  return (days ?? DEFAULT_HOLD_HORIZON_DAYS) * DAY_MS;
+}
 
 /** How far past its horizon `nextOpening` looks for the close of an opening found within it. */
 const CLOSE_LOOKAHEAD_MS = 8 * DAY_MS;

@@ -11,6 +11,7 @@ import { INTAKE_LEASE_SECONDS } from '#commons/queue-settings.ts';
 import { TABLES } from '#commons/tables.ts';
 import { LIMITS } from '#commons/voice-api/contract.ts';
 import { readVoiceApiSource, type VoiceApiSource } from '#commons/voice-api-access.ts';
+import { readHoldHorizonMs } from '#commons/window-plan.ts';
 import type { ApiPlan } from './plan-load-notes.ts';
 import { DEFAULT_START_HORIZON_DAYS } from './settings.ts';
 
@@ -80,7 +81,7 @@ export function readIntakeConfig(source: Env): IntakeConfig {
     budget: env.optional(TABLES.apiBudget.env)
       ? { config: readBudgetConfig(env), maxWaitMs: readBudgetWaitMs(env) }
       : null,
-    plan: { limits: DEFAULT_LIMITS, timings: readPauseTimings(env) },
+    plan: { limits: DEFAULT_LIMITS, timings: readPauseTimings(env), holdHorizonMs: readHoldHorizonMs(env) },
   };
   if (config.budget) config.plan.limits = config.budget.config.limits;
   const queueUrl = env.optional('CONTACTS_QUEUE_URL');

@@ -3,7 +3,6 @@ import { describeWindow, type WindowRule } from '#commons/calling-window.ts';
 import { DEFAULT_LEGAL_HOURS, type LegalHoursTable } from '#commons/legal-hours.ts';
 import { type PartStretch, type PauseTimings, planLoad, quietFrom } from '#commons/plan-load.ts';
 import {
-  DEFAULT_HOLD_HORIZON_DAYS,
   nextOpening,
   noOpeningReason,
   type PartWindow,
@@ -18,13 +17,15 @@ import type { ValidationOutcome } from './validate-upload.ts';
 export const LOOK_AHEAD_DAYS = 7;
 
 const DAY = 86_400_000;
-/** The days the lifecycle looks ahead for an opening before it holds a part (its default, HOLD_HORIZON_DAYS). */
-const HOLD_HORIZON_MS = DEFAULT_HOLD_HORIZON_DAYS * DAY;
 
-/** What intake knows of the API plan: its limits and when the lifecycle pauses before a close. */
+/**
+ * What intake knows of the API plan: its limits, when the lifecycle pauses before a close, and how far it looks
+ * ahead for an opening before it holds a part (HOLD_HORIZON_DAYS, read by `readHoldHorizonMs`).
+ */
 export interface ApiPlan {
   limits: BudgetLimits;
   timings: PauseTimings;
+  holdHorizonMs: number;
 }
 
 const DAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
@@ -78,7 +79,9 @@ function stretchesOf(windows: PartWindows, from: number): PartStretch[] {
  * or a window no longer than the quiet time before its close. Said up front, per part, as the lifecycle will find
  * it (the same margin and pause lead), so the uploader can give those rows a Time Zone cell or another window.
  */
-function neverOpensNotes(held: PartWindows, from: number, timings: PauseTimings): string[] {
+function neverOpensNotes(held: PartWindows, from: number, plan: ApiPlan): string[] {
+  const { timings, holdHorizonMs } = plan;
+  const days = Math.round(holdHorizonMs / DAY);
   return held.map(({ part, window }) => {
     const n = part.contacts.length;
     const held = `part ${part.index} (${n} contact${n === 1 ? '' : 's'}) will be held, not dialled: its calling window`;
@@ -86,22 +89,24 @@ function neverOpensNotes(held: PartWindows, from: number, timings: PauseTimings)
       window.zones.length > 1
         ? `its numbers may ring in ${window.zones.length} time zones (${window.zones.join(', ')}) and are called only when every one of them is open`
         : '';
-    const why = noOpeningReason(window, from, HOLD_HORIZON_MS);
+    const why = noOpeningReason(window, from, holdHorizonMs);
     if (why.kind === 'too_short')
       return (
-        `${held} ${tooShortWords(why.longestMs, timings)}, in the ${DEFAULT_HOLD_HORIZON_DAYS} days from its start${zones ? ` (${zones})` : ''}. ` +
+        `${held} ${tooShortWords(why.longestMs, timings)}, in the ${days} days from its start${zones ? ` (${zones})` : ''}. ` +
         `Give a window longer than ${Math.ceil(quietFrom(timings) / 60_000)} minutes${zones ? ', or those rows a Time Zone or State/Region cell naming where they are' : ''}.`
       );
     return (
-      `${held} does not open in the ${DEFAULT_HOLD_HORIZON_DAYS} days from its start${zones ? `: ${zones}, which never happens` : ''}. ` +
+      `${held} does not open in the ${days} days from its start${zones ? `: ${zones}, which never happens` : ''}. ` +
       'Give those rows a Time Zone or State/Region cell naming where they are, or call them in another upload with a window that fits.'
     );
   });
 }
 
 /** The parts the lifecycle will hold, not dial: no stretch to call in within its look-ahead (the same quiet time). */
-function heldOf(windows: PartWindows, from: number, timings: PauseTimings): PartWindows {
-  return windows.filter(({ window }) => nextOpening(window, from, quietFrom(timings), HOLD_HORIZON_MS) === null);
+function heldOf(windows: PartWindows, from: number, plan: ApiPlan): PartWindows {
+  return windows.filter(
+    ({ window }) => nextOpening(window, from, quietFrom(plan.timings), plan.holdHorizonMs) === null,
+  );
 }
 
 /**
@@ -188,12 +193,12 @@ export function upFront(
   // Each part's window built once, for everything that reads it.
   const windows = windowsOf(validation, legal, nowMs);
   const from = startOf(validation, nowMs);
-  const held = heldOf(windows, from, plan.timings);
+  const held = heldOf(windows, from, plan);
   return {
     notes: [
       ...pastStartNote(validation.settings.start, nowMs),
       ...overnightNote(validation.settings.window),
-      ...neverOpensNotes(held, from, plan.timings),
+      ...neverOpensNotes(held, from, plan),
       ...planLoadNotes(validation, windows, from, plan, nowMs),
     ],
     held: held.map(({ part }) => part.index),

@@ -8,7 +8,7 @@ import { type OutcomesConfig, readOutcomesConfig } from '#commons/outcomes/confi
 import { readPauseTimings } from '#commons/plan-load.ts';
 import { TABLES } from '#commons/tables.ts';
 import { readVoiceApiSource, type VoiceApiSource } from '#commons/voice-api-access.ts';
-import { DEFAULT_HOLD_HORIZON_DAYS } from '#commons/window-plan.ts';
+import { readHoldHorizonMs } from '#commons/window-plan.ts';
 import type { LifecycleSettings } from './lifecycle-steps.ts';
 
 export interface LifecycleConfig {
@@ -64,7 +64,7 @@ export function readLifecycleConfig(source: Env): LifecycleConfig {
       legalHours: env.checked('LEGAL_HOURS', readLegalHours) ?? DEFAULT_LEGAL_HOURS,
       ...readPauseTimings(env),
       secureRetryMs: (env.checked('SECURE_RETRY_SECONDS', whole(5, 600)) ?? 20) * 1000,
-      holdHorizonMs: (env.checked('HOLD_HORIZON_DAYS', whole(1, 60)) ?? DEFAULT_HOLD_HORIZON_DAYS) * 86_400_000,
+      holdHorizonMs: readHoldHorizonMs(env),
       poll: {
         minSeconds: env.checked('POLL_MIN_SECONDS', whole(1)) ?? 30,
         maxSeconds: env.checked('POLL_MAX_SECONDS', whole(1)) ?? 900,

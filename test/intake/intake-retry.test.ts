@@ -10,6 +10,7 @@ import { readPartFile } from '#commons/spreadsheet/part-file.ts';
 import { SuppressionList } from '#commons/suppression-list.ts';
 import type { UploadRef } from '#commons/upload-ref.ts';
 import type { AgentsApi } from '#commons/voice-api/agents.ts';
+import { readHoldHorizonMs } from '#commons/window-plan.ts';
 import { IntakeService } from '#intake/intake-service.ts';
 import { UploadStore } from '#intake/upload-store.ts';
 import { type LocalDynamo, startDynamo } from '#local/stack/dynamo.ts';
@@ -78,7 +79,11 @@ describe('intake retried after some parts started', () => {
       },
       defaults: { country: 'US', retries: 1 },
       leaseMs: 0,
-      plan: { limits: DEFAULT_LIMITS, timings: readPauseTimings(new EnvReader({})) },
+      plan: {
+        limits: DEFAULT_LIMITS,
+        timings: readPauseTimings(new EnvReader({})),
+        holdHorizonMs: readHoldHorizonMs(new EnvReader({})),
+      },
       now: () => new Date('2026-12-07T15:00:00Z'),
     });
     await expect(service.process(ref)).rejects.toThrow('throttled');

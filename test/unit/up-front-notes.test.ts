@@ -3,12 +3,17 @@ import { DEFAULT_LIMITS } from '#commons/api-budget/shared-budget.ts';
 import { parseWindowRules } from '#commons/calling-window.ts';
 import { EnvReader } from '#commons/config.ts';
 import { readPauseTimings } from '#commons/plan-load.ts';
+import { readHoldHorizonMs } from '#commons/window-plan.ts';
 import { upFrontNotes } from '#intake/plan-load-notes.ts';
 import type { UploadSettings } from '#intake/settings.ts';
 import type { ValidationOutcome } from '#intake/validate-upload.ts';
 
 const NOW = Date.parse('2026-12-07T12:00:00Z');
-const PLAN = { limits: DEFAULT_LIMITS, timings: readPauseTimings(new EnvReader({})) };
+const planWith = (env: Record<string, string>) => {
+  const reader = new EnvReader(env);
+  return { limits: DEFAULT_LIMITS, timings: readPauseTimings(reader), holdHorizonMs: readHoldHorizonMs(reader) };
+};
+const PLAN = planWith({});
 /** Only the settings speak here: with no parts the plan has nothing to carry. */
 const notesFor = (settings: UploadSettings) =>
   upFrontNotes({ settings, parts: [] } as unknown as ValidationOutcome, undefined, PLAN, NOW);
@@ -84,5 +89,29 @@ describe('what intake and validate say up front of an upload', () => {
     ]);
     // Eight minutes leave one to call in: nothing to say.
     expect(notesOf('Mon-Fri 10:00-10:08')).toEqual([]);
+  });
+
+  it('looks as far ahead as the lifecycle does: HOLD_HORIZON_DAYS', () => {
+    const part = {
+      index: 1,
+      zones: ['America/New_York'],
+      timeZone: 'America/New_York',
+      country: 'US',
+      regions: [],
+      contacts: [{ row: 2, phone: '+12125550100' }],
+    };
+    // Blackout dates from today for three weeks: the window next opens on 2026-12-28.
+    const holidays = Array.from({ length: 21 }, (_, i) => new Date(NOW + i * 86_400_000).toISOString().slice(0, 10));
+    const upload = {
+      settings: { window: parseWindowRules('Mon-Fri 09:00-17:00'), holidays },
+      parts: [part],
+    } as unknown as ValidationOutcome;
+    expect(upFrontNotes(upload, undefined, PLAN, NOW)).toEqual([
+      expect.stringMatching(/^part 1 \(1 contact\) will be held, not dialled: .* in the 14 days from its start/),
+    ]);
+    expect(upFrontNotes(upload, undefined, planWith({ HOLD_HORIZON_DAYS: '10' }), NOW)).toEqual([
+      expect.stringMatching(/ in the 10 days from its start/),
+    ]);
+    expect(upFrontNotes(upload, undefined, planWith({ HOLD_HORIZON_DAYS: '30' }), NOW)).toEqual([]);
   });
 });

@@ -9,6 +9,7 @@ import { COSTLY_TEXT, isCountryCode } from '#commons/phone/phone.ts';
 import { readPauseTimings } from '#commons/plan-load.ts';
 import { type ByteSource, fileSource } from '#commons/spreadsheet/byte-source.ts';
 import { TABLES } from '#commons/tables.ts';
+import { readHoldHorizonMs } from '#commons/window-plan.ts';
 import { retriesOverCap } from '#intake/caps.ts';
 import { readDefaultRetries } from '#intake/config.ts';
 import { REASON_TEXT } from '#intake/contacts.ts';
@@ -43,6 +44,7 @@ function apiPlan(): ApiPlan & { caps: CapLimits; retries: number } {
     const plan = {
       limits: readBudgetConfig(env).limits,
       timings: readPauseTimings(env),
+      holdHorizonMs: readHoldHorizonMs(env),
       caps: readCapLimits(env),
       retries: readDefaultRetries(env),
     };
