@@ -225,15 +225,18 @@ export function nextOpening(
 /**
  * Why `nextOpening` with `quietMs` found no stretch: `closed`, the window does not open within `horizonMs`; or
  * `too_short`, it opens, but never for longer than the quiet time before each close in which no call may start
- * (the closing margin and the pause lead), with the longest stretch it is open.
+ * (the closing margin and the pause lead), with the longest stretch it is open. Only stretches that open after
+ * `nowMs` are measured, whole: a stretch open at `nowMs` may be a long one with only minutes left of it.
  */
 export function noOpeningReason(
   w: PartWindow,
   nowMs: number,
   horizonMs: number,
 ): { kind: 'closed' } | { kind: 'too_short'; longestMs: number } {
-  const stretches = partIntervals(w, nowMs, nowMs + horizonMs).map((iv) => iv.to - Math.max(iv.from, nowMs));
-  const longestMs = Math.max(0, ...stretches);
+  const later = partIntervals(w, nowMs, nowMs + horizonMs + CLOSE_LOOKAHEAD_MS).filter(
+    (iv) => iv.from > nowMs && iv.from <= nowMs + horizonMs,
+  );
+  const longestMs = Math.max(0, ...later.map((iv) => iv.to - iv.from));
   return longestMs > 0 ? { kind: 'too_short', longestMs } : { kind: 'closed' };
 }
 

@@ -164,6 +164,34 @@ describe('why a part has no opening: closed, or too short for the quiet time bef
     expect(noOpeningReason(w, from, 5 * DAY)).toEqual(longest === null ? { kind } : { kind, longestMs: longest });
   });
 
+  it.each([
+    // Two minutes left of a two-hour window, the next two Saturdays holidays: it does not open again, not "too short".
+    {
+      spec: 'Sat 10:00-12:00',
+      holidays: '2026-03-14, 2026-03-21',
+      now: '2026-03-07T11:58Z',
+      horizon: 14 * DAY,
+      expected: { kind: 'closed' },
+    },
+    // Five minutes left of Friday's eight hours, with a one-day look-ahead.
+    { spec: 'Mon-Fri 09:00-17:00', holidays: '', now: '2026-03-06T16:55Z', horizon: DAY, expected: { kind: 'closed' } },
+    // Two minutes left of a five-minute window: the later ones are five minutes, too short.
+    {
+      spec: 'Mon-Fri 10:00-10:05',
+      holidays: '',
+      now: '2026-03-06T10:03Z',
+      horizon: 14 * DAY,
+      expected: { kind: 'too_short', longestMs: 5 * MIN },
+    },
+  ])(
+    'measures whole stretches, not what is left of one open now: $spec at $now',
+    ({ spec, holidays, now, horizon, expected }) => {
+      const w = windowOf(plan(['UTC'], 'GB', spec, holidays));
+      expect(nextOpening(w, at(now), 7 * MIN, horizon)).toBeNull();
+      expect(noOpeningReason(w, at(now), horizon)).toEqual(expected);
+    },
+  );
+
   it('says how long the window opens and why no call may start in it', () => {
     expect(tooShortWords(5 * MIN, { closingMarginMs: 5 * MIN, pauseLeadMs: 120_000 })).toBe(
       'is open at most 5 min at a time, and no call may start in the last 7 min before each close ' +
