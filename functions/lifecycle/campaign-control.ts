@@ -17,6 +17,11 @@ export class CampaignControl {
       // The `-` campaign lists show for a part whose campaign is not created yet, or such a part's key.
       const uncreated = campaignId === '-' ? 'a part shown with -' : `part ${campaignId}`;
       const part = campaignId === '-' ? null : await this.store.get(campaignId);
+      // Held or failed before its campaign was created: none ever will be, and nothing dials for it.
+      if (part && !part.campaignId && isEnded(part))
+        throw new Error(
+          `part ${campaignId} has ended (${part.status}) without a campaign on the Voice API: nothing dials for it`,
+        );
       if (campaignId === '-' || (part && !part.campaignId))
         throw new Error(
           `${uncreated} has no campaign on the Voice API yet (it is being created): ask again once \`callsheet campaign list\` shows its campaign id`,

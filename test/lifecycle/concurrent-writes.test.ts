@@ -425,6 +425,16 @@ describe('an operator asks a part whose campaign is not created yet', () => {
     await expect(control.request('cmp_nobody', 'pause')).rejects.toThrow(/callsheet has no campaign cmp_nobody/);
     expect((await store.get(key))?.control).toBeUndefined();
   });
+
+  it('is told a part held before its campaign was created has ended, not to wait for an id', async () => {
+    const key = `upload-${++parts}-p1`;
+    await store.beginCreate(key, `upload-${parts}`, 1, new Date(at('08:00')));
+    await store.finish(key, 'held', new Date(at('08:01')), { code: 'window_too_short', message: 'too short' });
+    const control = new CampaignControl(store, () => new Date(at('08:02')));
+    await expect(control.request(key, 'pause')).rejects.toThrow(
+      `part ${key} has ended (held) without a campaign on the Voice API: nothing dials for it`,
+    );
+  });
 });
 
 describe('a workflow stopped before its first step, with Step Functions not answering', () => {
