@@ -46,11 +46,20 @@ function startOf(validation: ValidationOutcome, nowMs: number): number {
 
 type PartWindows = { part: ValidationOutcome['parts'][number]; window: PartWindow }[];
 
-/** Each part with its calling window, as the lifecycle builds it; parts whose window cannot be built are left out. */
-function windowsOf(validation: ValidationOutcome, legal: LegalHoursTable | undefined, nowMs: number): PartWindows {
+/**
+ * Each part with its calling window, as the lifecycle builds it, and the parts whose window cannot be built, with
+ * why: the lifecycle fails those without dialling.
+ */
+function windowsOf(
+  validation: ValidationOutcome,
+  legal: LegalHoursTable | undefined,
+  nowMs: number,
+): { windows: PartWindows; unbuilt: { part: ValidationOutcome['parts'][number]; message: string }[] } {
   const { settings, parts } = validation;
   const window = { rules: settings.window ?? null, holidays: settings.holidays ?? [] };
-  return parts.flatMap((part) => {
+  const windows: PartWindows = [];
+  const unbuilt: { part: ValidationOutcome['parts'][number]; message: string }[] = [];
+  for (const part of parts) {
     const w = partWindow(
       {
         part: { zones: part.zones, timeZone: part.timeZone, country: part.country, regions: [...part.regions] },
@@ -59,8 +68,10 @@ function windowsOf(validation: ValidationOutcome, legal: LegalHoursTable | undef
       legal ?? DEFAULT_LEGAL_HOURS,
       nowMs,
     );
-    return w.ok ? [{ part, window: w.window }] : [];
-  });
+    if (w.ok) windows.push({ part, window: w.window });
+    else unbuilt.push({ part, message: w.message });
+  }
+  return { windows, unbuilt };
 }
 
 /** Every stretch the upload's parts are called in, from `from` for LOOK_AHEAD_DAYS, closes cut by it left out. */
@@ -183,7 +194,10 @@ export function upFrontNotes(
   return upFront(validation, legal, plan, nowMs).notes;
 }
 
-/** `upFrontNotes`, and the indexes of the parts that will be held, not dialled (`validate` fails when all are). */
+/**
+ * `upFrontNotes`, and the indexes of the parts that will not be dialled, held or without a window the lifecycle can
+ * build (`validate` fails when all are).
+ */
 export function upFront(
   validation: ValidationOutcome,
   legal: LegalHoursTable | undefined,
@@ -191,16 +205,20 @@ export function upFront(
   nowMs: number,
 ): { notes: string[]; held: number[] } {
   // Each part's window built once, for everything that reads it.
-  const windows = windowsOf(validation, legal, nowMs);
+  const { windows, unbuilt } = windowsOf(validation, legal, nowMs);
   const from = startOf(validation, nowMs);
   const held = heldOf(windows, from, plan);
+  const contacts = (n: number) => `${n} contact${n === 1 ? '' : 's'}`;
   return {
     notes: [
       ...pastStartNote(validation.settings.start, nowMs),
       ...overnightNote(validation.settings.window),
+      ...unbuilt.map(
+        ({ part, message }) => `part ${part.index} (${contacts(part.contacts.length)}) will not be dialled: ${message}`,
+      ),
       ...neverOpensNotes(held, from, plan),
       ...planLoadNotes(validation, windows, from, plan, nowMs),
     ],
-    held: held.map(({ part }) => part.index),
+    held: [...unbuilt, ...held].map(({ part }) => part.index).sort((a, b) => a - b),
   };
 }

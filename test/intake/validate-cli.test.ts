@@ -180,6 +180,11 @@ describe('callsheet validate', () => {
     expect(short.stdout).toContain(
       'note: part 1 (1 contact) will be held, not dialled: its calling window is open at most 5 min at a time',
     );
+    expect(short.stderr).toContain('Every part would be held, not dialled: nobody would be called (see the notes).');
+    // The JSON says what the exit status says.
+    const shortJson = await validate([file, '--window', 'Mon-Fri 10:00-10:05', '--json']);
+    expect(shortJson.code).toBe(1);
+    expect(JSON.parse(shortJson.stdout)).toMatchObject({ ok: false, error: { code: 'all_parts_held' } });
     const typo = await validate([file, '--window', 'Mon-Fri 10:00-25:05']);
     expect([typo.code, typo.stdout]).toEqual([2, '']);
     expect(typo.stderr).toContain('--window: "25:05" is not a time of day');

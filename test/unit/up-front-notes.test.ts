@@ -2,9 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { DEFAULT_LIMITS } from '#commons/api-budget/shared-budget.ts';
 import { parseWindowRules } from '#commons/calling-window.ts';
 import { EnvReader } from '#commons/config.ts';
+import { parseLegalHours } from '#commons/legal-hours.ts';
 import { readPauseTimings } from '#commons/plan-load.ts';
 import { readHoldHorizonMs } from '#commons/window-plan.ts';
-import { upFrontNotes } from '#intake/plan-load-notes.ts';
+import { upFront, upFrontNotes } from '#intake/plan-load-notes.ts';
 import type { UploadSettings } from '#intake/settings.ts';
 import type { ValidationOutcome } from '#intake/validate-upload.ts';
 
@@ -113,5 +114,24 @@ describe('what intake and validate say up front of an upload', () => {
       expect.stringMatching(/ in the 10 days from its start/),
     ]);
     expect(upFrontNotes(upload, undefined, planWith({ HOLD_HORIZON_DAYS: '30' }), NOW)).toEqual([]);
+  });
+
+  it('names a part whose window cannot be built, and counts it among those not dialled', () => {
+    const part = (index: number, country: string, zone: string) => ({
+      index,
+      zones: [zone],
+      timeZone: zone,
+      country,
+      regions: [],
+      contacts: [{ row: index + 1, phone: '+447700900123' }],
+    });
+    // Great Britain's conservative default switched off and no upload window: no hours to call the GB part in.
+    const upload = {
+      settings: {},
+      parts: [part(1, 'US', 'America/New_York'), part(2, 'GB', 'Europe/London')],
+    } as unknown as ValidationOutcome;
+    const { notes, held } = upFront(upload, parseLegalHours('{"GB": "off"}'), PLAN, NOW);
+    expect(notes).toEqual([expect.stringMatching(/^part 2 \(1 contact\) will not be dialled: .*GB/)]);
+    expect(held).toEqual([2]);
   });
 });

@@ -88,7 +88,8 @@ export const validateCommand: Command = {
     'Numbers on the do-not-call list are rejected as intake would: the deployed list when SUPPRESSION_TABLE is',
     'set, else the one in $CALLSHEET_DATA_DIR (default .callsheet/; see `callsheet suppress`).',
     'A note says when the parts need more of the API plan than it has (API_BUDGET_PER_MINUTE, API_BUDGET_PER_HOUR',
-    'and the pause settings, read from the environment as intake reads them; docs/operations.md).',
+    'and the pause settings, read from the environment as intake reads them; docs/operations.md), and which parts',
+    'would be held (HOLD_HORIZON_DAYS: how far ahead the lifecycle looks for their window to open).',
     '',
     'Exit status: 0 when at least one part can be launched and called, 1 otherwise, 2 for a usage mistake.',
   ],
@@ -141,11 +142,17 @@ export const validateCommand: Command = {
     const overCap = outcome.report.ok
       ? retriesOverCap(1 + (outcome.settings.retries ?? plan.retries), plan.caps)
       : null;
+    const error = overCap
+      ? { ...overCap, message: `${overCap.message} Intake would turn every number away.` }
+      : allHeld
+        ? {
+            code: 'all_parts_held',
+            message: 'Every part would be held, not dialled: nobody would be called (see the notes).',
+          }
+        : null;
     const report = {
       ...outcome.report,
-      ...(overCap
-        ? { ok: false, error: { ...overCap, message: `${overCap.message} Intake would turn every number away.` } }
-        : {}),
+      ...(error ? { ok: false, error } : {}),
       notes: [...outcome.report.notes, ...upfront.notes],
     };
 
@@ -177,7 +184,7 @@ export const validateCommand: Command = {
           2,
         ),
       );
-      return report.ok && !allHeld ? 0 : 1;
+      return report.ok ? 0 : 1;
     }
     if (report.error && !outcome.scanned) {
       console.error(`${file}: ${report.error.message}`);
@@ -208,7 +215,7 @@ export const validateCommand: Command = {
       );
     if (values.out) console.log(`  files written to ${values.out}`);
     if (report.error) console.error(report.error.message);
-    return report.ok && !allHeld ? 0 : 1;
+    return report.ok ? 0 : 1;
   },
 };
 
