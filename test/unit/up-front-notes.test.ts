@@ -19,6 +19,17 @@ const PLAN = planWith({});
 const notesFor = (settings: UploadSettings) =>
   upFrontNotes({ settings, parts: [] } as unknown as ValidationOutcome, undefined, PLAN, NOW);
 
+/** A part of the upload: its index, the zones its numbers may ring in, its country; one contact. */
+const partOf = (index: number, zones: string[], country = 'US') => ({
+  index,
+  zones,
+  timeZone: zones[0],
+  country,
+  regions: [],
+  contacts: [{ row: index + 1, phone: '+12125550100' }],
+});
+const NEW_YORK = ['America/New_York'];
+
 describe('what intake and validate say up front of an upload', () => {
   it.each([
     ['a daytime window', { window: parseWindowRules('Mon-Fri 09:00-17:00') }, []],
@@ -47,16 +58,8 @@ describe('what intake and validate say up front of an upload', () => {
   });
 
   it('names a part whose window never opens: numbers that may ring in New York and on Guam, three hours a day', () => {
-    const part = (index: number, zones: string[]) => ({
-      index,
-      zones,
-      timeZone: zones[0],
-      country: 'US',
-      regions: [],
-      contacts: [{ row: index + 1, phone: '+19005550100' }],
-    });
     // 09:00-12:00 is 14:00-17:00Z in New York and 23:00-02:00Z on Guam: never both. New York and Chicago overlap.
-    const parts = [part(1, ['America/New_York', 'Pacific/Guam']), part(2, ['America/New_York', 'America/Chicago'])];
+    const parts = [partOf(1, [...NEW_YORK, 'Pacific/Guam']), partOf(2, [...NEW_YORK, 'America/Chicago'])];
     const settings = { window: parseWindowRules('Mon-Fri 09:00-12:00') };
     const notes = upFrontNotes({ settings, parts } as unknown as ValidationOutcome, undefined, PLAN, NOW);
     expect(notes).toEqual([
@@ -68,14 +71,7 @@ describe('what intake and validate say up front of an upload', () => {
   });
 
   it('names a part whose window is no longer than the quiet time before its close, with what to give instead', () => {
-    const part = {
-      index: 1,
-      zones: ['America/New_York'],
-      timeZone: 'America/New_York',
-      country: 'US',
-      regions: [],
-      contacts: [{ row: 2, phone: '+12125550100' }],
-    };
+    const part = partOf(1, NEW_YORK);
     const notesOf = (spec: string) =>
       upFrontNotes(
         { settings: { window: parseWindowRules(spec) }, parts: [part] } as unknown as ValidationOutcome,
@@ -93,14 +89,7 @@ describe('what intake and validate say up front of an upload', () => {
   });
 
   it('looks as far ahead as the lifecycle does: HOLD_HORIZON_DAYS', () => {
-    const part = {
-      index: 1,
-      zones: ['America/New_York'],
-      timeZone: 'America/New_York',
-      country: 'US',
-      regions: [],
-      contacts: [{ row: 2, phone: '+12125550100' }],
-    };
+    const part = partOf(1, NEW_YORK);
     // Blackout dates from today for three weeks: the window next opens on 2026-12-28.
     const holidays = Array.from({ length: 21 }, (_, i) => new Date(NOW + i * 86_400_000).toISOString().slice(0, 10));
     const upload = {
@@ -117,18 +106,10 @@ describe('what intake and validate say up front of an upload', () => {
   });
 
   it('names a part whose window cannot be built, and counts it among those not dialled', () => {
-    const part = (index: number, country: string, zone: string) => ({
-      index,
-      zones: [zone],
-      timeZone: zone,
-      country,
-      regions: [],
-      contacts: [{ row: index + 1, phone: '+447700900123' }],
-    });
     // Great Britain's conservative default switched off and no upload window: no hours to call the GB part in.
     const upload = {
       settings: {},
-      parts: [part(1, 'US', 'America/New_York'), part(2, 'GB', 'Europe/London')],
+      parts: [partOf(1, NEW_YORK), partOf(2, ['Europe/London'], 'GB')],
     } as unknown as ValidationOutcome;
     const { notes, held } = upFront(upload, parseLegalHours('{"GB": "off"}'), PLAN, NOW);
     expect(notes).toEqual([expect.stringMatching(/^part 2 \(1 contact\) will not be dialled: .*GB/)]);
