@@ -203,7 +203,9 @@ export const statusCommand: Command = {
     "`callsheet local`/`run` of $CALLSHEET_DATA_DIR, else that directory). Progress is what each part's workflow",
     "saw at its last look (the time is shown), so status never spends the account's API plan. Uploads that",
     'launched nothing (refused, repeated, or not finished by intake) are listed from the uploads table beside it',
-    '(deployed: set UPLOADS_TABLE too).',
+    '(deployed: set UPLOADS_TABLE too). A window shows as closing from CLOSING_MARGIN_MINUTES plus',
+    'PAUSE_LEAD_SECONDS before its close, as this shell sets them (unset: 5 min and 120 s); for a deployed table,',
+    'set them as the deployment does.',
   ],
   async run(values) {
     const every = numberOption(values.every, 'every', 2);
