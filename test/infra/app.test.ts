@@ -1,8 +1,9 @@
 import { execFile } from 'node:child_process';
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { CURRENTLY_RECOMMENDED_FLAGS } from 'aws-cdk-lib/cx-api';
 import { describe, expect, it } from 'vitest';
 
 const run = promisify(execFile);
@@ -38,4 +39,13 @@ describe('the CDK app as the CLI runs it', () => {
       await rm(out, { recursive: true, force: true });
     }
   }, 180_000);
+});
+
+describe('cdk.json', () => {
+  it('sets every feature flag the installed aws-cdk-lib recommends, so a synth finds none unconfigured', async () => {
+    const { context } = JSON.parse(await readFile(join(ROOT, 'cdk.json'), 'utf8'));
+    // Recommended, except the CDK's usage metadata: none is sent from callsheet's stack.
+    const wanted = { ...CURRENTLY_RECOMMENDED_FLAGS, '@aws-cdk/core:enableAdditionalMetadataCollection': false };
+    for (const [flag, value] of Object.entries(wanted)) expect(context[flag], flag).toEqual(value);
+  });
 });
