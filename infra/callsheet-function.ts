@@ -7,7 +7,7 @@ import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import type { TableName } from '#commons/tables.ts';
 import { TABLES } from '#commons/tables.ts';
-import { FunctionBundle } from './bundling.ts';
+import { FunctionBundle, PHONE_METADATA_FILE } from './bundling.ts';
 import { acknowledge } from './nag.ts';
 import { FUNCTION_ENTRIES, type FunctionFolder, settingsOf } from './settings.ts';
 
@@ -24,6 +24,8 @@ export interface CallsheetFunctionProps {
   copyFiles?: { from: string; to: string }[];
   /** Whether the function reads uploaded sheets, so needs SheetJS beside its bundle for legacy .xls files. */
   readsSheets?: boolean;
+  /** Whether the function parses phone numbers, so reads libphonenumber's metadata from beside its bundle. */
+  parsesPhones?: boolean;
 }
 
 /** CloudWatch Logs offers these retentions only; a setting is rounded up to the next. */
@@ -50,7 +52,11 @@ export class CallsheetFunction extends Construct {
   constructor(scope: Construct, id: string, props: CallsheetFunctionProps) {
     super(scope, id);
     const root = new URL('..', import.meta.url).pathname;
-    const copies = props.copyFiles ?? [];
+    const phones = props.parsesPhones ?? false;
+    const copies = [
+      ...(props.copyFiles ?? []),
+      ...(phones ? [{ from: PHONE_METADATA_FILE, to: 'phone-metadata.json' }] : []),
+    ];
     const settings = settingsOf(this);
     const sourceMaps = settings?.get('SOURCE_MAPS') === true;
     const tracing = settings?.get('TRACING') === true;
@@ -81,6 +87,7 @@ export class CallsheetFunction extends Construct {
         // functions/commons/observability.ts then does not even load the X-Ray SDK's chunk.
         ...(tracing ? {} : { POWERTOOLS_TRACE_ENABLED: 'false' }),
         ...settings?.environmentFor(props.folder),
+        ...(phones ? { PHONE_METADATA: '/var/task/phone-metadata.json' } : {}),
         ...props.environment,
       },
       logGroup: this.logGroup,

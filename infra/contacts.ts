@@ -58,6 +58,7 @@ export class Contacts extends Construct {
     this.function = new CallsheetFunction(this, 'Function', {
       folder: 'contacts',
       readsSheets: true,
+      parsesPhones: true,
       description: 'callsheet: store contact changes once and push them to the Voice API in bulk, within the budget',
       timeout: SYNC_TIMEOUT,
       memorySize: 1024,

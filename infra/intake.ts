@@ -64,6 +64,7 @@ export class Intake extends Construct {
     this.function = new CallsheetFunction(this, 'Function', {
       folder: 'intake',
       readsSheets: true,
+      parsesPhones: true,
       description: 'callsheet: validate an uploaded sheet, report on every row, start one lifecycle per part',
       timeout: Duration.seconds(INTAKE_TIMEOUT_SECONDS),
       memorySize: 2048,

@@ -1,8 +1,9 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Match, Template } from 'aws-cdk-lib/assertions';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TABLES } from '#commons/tables.ts';
 import { buildApp } from '#infra/build-app.ts';
 import { FUNCTION_ENTRIES } from '#infra/settings.ts';
@@ -22,7 +23,9 @@ const bundleFiles = (dir: string): string[] =>
     .filter((f) => !f.startsWith('node_modules') && /\.(mjs|map)$/.test(f))
     .map((f) => join(dir, f));
 let synth: () => void;
-const outdir = `${process.env.TMPDIR ?? '/tmp'}/callsheet-cdk-test-${process.pid}`;
+// A folder of its own: one named by the process id could hold an earlier run's assets.
+const outdir = mkdtempSync(join(tmpdir(), 'callsheet-cdk-test-'));
+afterAll(() => rmSync(outdir, { recursive: true, force: true }));
 
 beforeAll(() => {
   const { app, stack } = buildApp({
@@ -115,6 +118,23 @@ describe('CDK app', () => {
       ) as [string, number];
       expect(file).toBe(join(dir, 'node_modules/@e965/xlsx/xlsx.mjs'));
       expect(sheets).toBeGreaterThan(0);
+    }
+  });
+
+  it('ships the phone metadata beside the bundles that parse numbers, where their PHONE_METADATA names it', () => {
+    const functions = Object.values(template.findResources('AWS::Lambda::Function')) as {
+      Properties: { Environment?: { Variables?: Record<string, string> }; Code: { S3Key?: string } };
+    }[];
+    const named = functions.filter((f) => f.Properties.Environment?.Variables?.PHONE_METADATA);
+    // intake and contacts (infra/callsheet-function.ts, parsesPhones).
+    expect(named.length).toBe(2);
+    const expected = readFileSync('node_modules/libphonenumber-js/metadata.max.json', 'utf8');
+    for (const f of named) {
+      const path = f.Properties.Environment?.Variables?.PHONE_METADATA as string;
+      expect(path.startsWith('/var/task/')).toBe(true);
+      // The asset's folder in the assembly is named by the hash its zip is uploaded under.
+      const asset = join(outdir, `asset.${f.Properties.Code.S3Key?.replace(/\.zip$/, '')}`);
+      expect(readFileSync(join(asset, path.slice('/var/task/'.length)), 'utf8')).toBe(expected);
     }
   });
 

@@ -1,5 +1,6 @@
-import { type CountryCode, getCountryCallingCode } from 'libphonenumber-js/max';
+import { type CountryCode, getCountryCallingCode } from 'libphonenumber-js/core';
 import { PLACES } from '#commons/calling-hours/places.ts';
+import { PHONE_METADATA } from '#commons/phone/metadata.ts';
 import type { RejectReason } from './contacts.ts';
 import { RENAMED_ZONES } from './phone-zone-data.ts';
 import { clockSignature, type ZoneChoice, zonesOf, zonesUnderPrefix } from './time-zones.ts';
@@ -57,7 +58,7 @@ export function zonesOfCountry(country: string): ReadonlySet<string> {
     names = [...(PLACES[country]?.zones ?? [])];
     if (names.length === 0) {
       try {
-        names = zonesUnderPrefix(getCountryCallingCode(country as CountryCode));
+        names = zonesUnderPrefix(getCountryCallingCode(country as CountryCode, PHONE_METADATA));
       } catch {
         // Not a country libphonenumber knows: only the number's own zones are its country's.
       }

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { build } from 'esbuild';
 import { afterAll, describe, expect, it } from 'vitest';
-import { esbuildOptions, loadedAtStart } from '#infra/bundling.ts';
+import { esbuildOptions, loadedAtStart, PHONE_METADATA_FILE } from '#infra/bundling.ts';
 import { FUNCTION_ENTRIES } from '#infra/settings.ts';
 
 const run = promisify(execFile);
@@ -96,5 +96,35 @@ process.stdout.write(JSON.stringify([obs.tracer === null ? null : typeof obs.tra
     for (const chunk of tracerChunks) rmSync(chunk);
     expect(await runs({ ...inLambda, POWERTOOLS_TRACE_ENABLED: 'false' })).toEqual([null, 'handled']);
     await expect(runs(inLambda)).rejects.toThrow(/Cannot find module/);
+  }, 60_000);
+
+  it('read the phone metadata from the JSON file PHONE_METADATA names, not from the chunk that holds it', async () => {
+    const probe = `import { normalizePhone } from '#commons/phone/phone.ts';
+process.stdout.write(JSON.stringify(normalizePhone('(415) 555-2671', 'US')));`;
+    const out = join(dir, 'phones', 'index.mjs');
+    const built = await build({
+      ...esbuildOptions(join(ROOT, 'probe.ts'), out, false),
+      entryPoints: undefined,
+      stdin: { contents: probe, resolveDir: ROOT, sourcefile: 'probe.ts', loader: 'ts' },
+      absWorkingDir: ROOT,
+      metafile: true,
+    });
+    // The metadata's own chunk, deleted: a start that read it would fail.
+    const metadataChunks = Object.entries(built.metafile.outputs)
+      .filter(([, o]) =>
+        Object.keys(o.inputs).some((input) => input.endsWith('libphonenumber-js/metadata.max.json.js')),
+      )
+      .map(([path]) => join(ROOT, path));
+    expect(metadataChunks).toHaveLength(1);
+    for (const chunk of metadataChunks) rmSync(chunk);
+    const runs = async (env: Record<string, string | undefined>) =>
+      JSON.parse(
+        (await run(process.execPath, [out], { env: { PATH: process.env.PATH, ...env }, timeout: 60_000 })).stdout,
+      );
+    expect(await runs({ PHONE_METADATA: join(ROOT, PHONE_METADATA_FILE) })).toMatchObject({
+      ok: true,
+      e164: '+14155552671',
+    });
+    await expect(runs({})).rejects.toThrow(/Cannot find module/);
   }, 60_000);
 });

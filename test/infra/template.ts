@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Template } from 'aws-cdk-lib/assertions';
 import { expect } from 'vitest';
 import { buildApp } from '#infra/build-app.ts';
@@ -10,8 +13,9 @@ export type Resource = { Type: string; Properties: Record<string, unknown>; Dele
  * as `cdk synth` does, with both. The validation's WebAssembly engine costs seconds of CPU to start in each worker.
  */
 export function synth(context: Record<string, unknown> = {}): Template {
+  const outdir = mkdtempSync(join(tmpdir(), 'callsheet-cdk-stack-'));
   const { app, stack } = buildApp({
-    outdir: `${process.env.TMPDIR ?? '/tmp'}/callsheet-cdk-stack-${process.pid}-${Math.random().toString(36).slice(2)}`,
+    outdir,
     builtinCloudFormationValidation: false,
     context: {
       'aws:cdk:bundling-stacks': [],
@@ -19,8 +23,12 @@ export function synth(context: Record<string, unknown> = {}): Template {
       ...context,
     },
   });
-  app.synth();
-  return Template.fromStack(stack);
+  try {
+    app.synth();
+    return Template.fromStack(stack);
+  } finally {
+    rmSync(outdir, { recursive: true, force: true });
+  }
 }
 
 export const resources = (t: Template, type: string) =>

@@ -1,4 +1,5 @@
-import { type CountryCode, validatePhoneNumberLength } from 'libphonenumber-js/max';
+import { type CountryCode, validatePhoneNumberLength } from 'libphonenumber-js/core';
+import { PHONE_METADATA } from './metadata.ts';
 
 /** Characters of the longest cell that could still be one or two phone numbers as people write them. */
 const LONGEST = 64;
@@ -28,7 +29,11 @@ export function invalidPhoneHint(input: string, defaultCountry?: CountryCode): s
   if (!/\d/.test(text)) return null;
   if (SEVERAL.test(text)) return 'the cell holds more than one number: keep one number per row';
   if (!text.startsWith('+') && !defaultCountry) return null;
-  switch (validatePhoneNumberLength(text, defaultCountry)) {
+  switch (
+    defaultCountry
+      ? validatePhoneNumberLength(text, defaultCountry, PHONE_METADATA)
+      : validatePhoneNumberLength(text, PHONE_METADATA)
+  ) {
     case 'TOO_SHORT':
       return 'too few digits for a phone number of its country: check for a missing digit';
     case 'TOO_LONG':

@@ -1,5 +1,5 @@
-import { Metadata, type MetadataJson } from 'libphonenumber-js/core';
-import maxMetadata from 'libphonenumber-js/metadata.max.json';
+import { Metadata } from 'libphonenumber-js/core';
+import { PHONE_METADATA } from './metadata.ts';
 
 /**
  * A fast path for the common shapes of phone numbers (`+1 415 555 2671`, `(415) 555-2671` with a default
@@ -53,7 +53,7 @@ interface Plan {
 }
 
 // The typings omit methods the class has had for years; these are the ones used here.
-const metadata = new Metadata(maxMetadata as unknown as MetadataJson) as Metadata & {
+const metadata = new Metadata(PHONE_METADATA) as Metadata & {
   getCountryCodesForCallingCode(code: string): string[] | undefined;
   hasCallingCode(code: string): boolean;
 };

@@ -2,9 +2,11 @@ import {
   type CountryCode,
   getCountryCallingCode,
   isSupportedCountry,
+  type PhoneNumber,
   parsePhoneNumberWithError,
-} from 'libphonenumber-js/max';
+} from 'libphonenumber-js/core';
 import { integerText } from '../spreadsheet/cell.ts';
+import { PHONE_METADATA } from './metadata.ts';
 import { COSTLY_TYPES, type CostlyType, fastParse, mayBeCostly } from './phone-fast.ts';
 
 export { COSTLY_TYPES, type CostlyType };
@@ -25,14 +27,18 @@ export type PhoneResult =
 export type PhoneCell = string | number | null | undefined;
 
 export function isCountryCode(code: string): code is CountryCode {
-  return /^[A-Z]{2}$/.test(code) && isSupportedCountry(code as CountryCode);
+  return /^[A-Z]{2}$/.test(code) && isSupportedCountry(code as CountryCode, PHONE_METADATA);
 }
+
+/** The library's parse with the `max` metadata (PhoneNumber.getType needs it); throws as the library does. */
+const parseWith = (text: string, country: CountryCode | undefined): PhoneNumber =>
+  country ? parsePhoneNumberWithError(text, country, PHONE_METADATA) : parsePhoneNumberWithError(text, PHONE_METADATA);
 
 function parse(text: string, country: CountryCode | undefined): PhoneResult | null {
   const fast = fastParse(text, country);
   if (fast) return { ok: true, e164: fast.e164, country: fast.country };
   try {
-    const phone = parsePhoneNumberWithError(text, country);
+    const phone = parseWith(text, country);
     if (!phone.isValid()) return null;
     return {
       ok: true,
@@ -74,7 +80,7 @@ const callingCodeLengths = new Map<string, number>();
 function callingCodeLength(country: string): number {
   let length = callingCodeLengths.get(country);
   if (length === undefined) {
-    length = isCountryCode(country) ? getCountryCallingCode(country).length : 0;
+    length = isCountryCode(country) ? getCountryCallingCode(country, PHONE_METADATA).length : 0;
     callingCodeLengths.set(country, length);
   }
   return length;
@@ -90,7 +96,7 @@ export function costlyNumberType(e164: string, country: string | null): CostlyTy
   const codeLength = country ? callingCodeLength(country) : 0;
   if (codeLength > 0 && !mayBeCostly(country as string, e164.slice(1 + codeLength))) return null;
   try {
-    const type = parsePhoneNumberWithError(e164).getType();
+    const type = parseWith(e164, undefined).getType();
     return (COSTLY_TYPES as readonly string[]).includes(type ?? '') ? (type as CostlyType) : null;
   } catch {
     return null;
