@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { startEmulator } from '#local/emulator/server.ts';
 import { type Command, numberOption, UsageError } from '../command.ts';
+import { onStopSignal } from '../stop-signals.ts';
 
 export const emulatorCommand: Command = {
   name: 'emulator',
@@ -52,9 +53,7 @@ export const emulatorCommand: Command = {
     if (!given) console.error(`api key: ${apiKey}`);
     console.log(`listening on ${emu.url}`);
     await new Promise<void>((resolve) => {
-      const stop = () => resolve();
-      process.once('SIGINT', stop);
-      process.once('SIGTERM', stop);
+      onStopSignal(() => resolve());
     });
     await emu.close();
     return 0;

@@ -16,6 +16,7 @@ import { deliverEmulatorWebhooks } from '#local/stack/webhook-receiver.ts';
 import { type Command, numberOption, UsageError } from '../command.ts';
 import { fileLog } from '../file-log.ts';
 import { shellSettings, shortTimeoutNote } from '../shell-settings.ts';
+import { onStopSignal } from '../stop-signals.ts';
 import { parseNow } from '../time-option.ts';
 
 /** The ports from --port-base: S3, DynamoDB, Step Functions, webhooks, the Voice API emulator, EventBridge. */
@@ -99,8 +100,7 @@ export const localCommand: Command = {
         throw err;
       }
     const stopping = new Promise<string>((resolve) => {
-      process.once('SIGINT', () => resolve('SIGINT'));
-      process.once('SIGTERM', () => resolve('SIGTERM'));
+      onStopSignal(resolve);
     });
     const apiKey = `local-${randomBytes(12).toString('hex')}`;
     const simulated = speed !== 1 || now !== undefined;

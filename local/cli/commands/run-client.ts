@@ -22,6 +22,7 @@ import {
   summaryLines,
   uploadSheet,
 } from '../run-summary.ts';
+import { onStopSignal } from '../stop-signals.ts';
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** How long the running stack may take to copy a part's report and draw its page once the report is in the bucket. */
@@ -57,8 +58,7 @@ export async function runOnStack(
   const interrupt = () => {
     interrupted = true;
   };
-  process.once('SIGINT', interrupt);
-  process.once('SIGTERM', interrupt);
+  const stopListening = onStopSignal(interrupt);
   try {
     const objects = new ObjectStore(s3);
     const key = runUploadKey(o.agent, o.file);
@@ -155,8 +155,7 @@ export async function runOnStack(
     if (!o.json) for (const line of outcome.lines) say(line);
     return outcome.code;
   } finally {
-    process.off('SIGINT', interrupt);
-    process.off('SIGTERM', interrupt);
+    stopListening();
     s3.destroy();
   }
 }

@@ -49,6 +49,7 @@ import {
   uploadSheet,
 } from '../run-summary.ts';
 import { shellSettings, shortTimeoutNote } from '../shell-settings.ts';
+import { onStopSignal } from '../stop-signals.ts';
 import { checkStartOptions, parseInstant, parseNow } from '../time-option.ts';
 import { runOnStack } from './run-client.ts';
 
@@ -248,7 +249,8 @@ export const runCommand: Command = {
       // This command's own requests (the agent) draw on the shared budget as any caller's; the progress line and the
       // stats samples read what the workflows recorded and ask the API nothing.
       const api = new VoiceApiClient({ baseUrl: apiUrl, apiKey, budget: stack.budget('shared') });
-      // Ctrl-C stops the workflows (their campaigns are secured by the guard) and still reports what was done.
+      // Ctrl-C (or a kill, or the terminal closing) stops the workflows (their campaigns are secured by the guard) and
+      // still reports what was done.
       let interrupted = false;
       const interrupt = () => {
         interrupted = true;
@@ -258,8 +260,7 @@ export const runCommand: Command = {
         for (const e of stack.sfn.executions.values())
           if (e.status === 'RUNNING') stack.sfn.stop(e.executionArn, 'Interrupted', 'callsheet run was interrupted');
       };
-      process.once('SIGINT', interrupt);
-      process.once('SIGTERM', interrupt);
+      const stopListening = onStopSignal(interrupt);
       // Stats over time for the report pages; not in a rehearsal, whose faults must meet only the lifecycle's calls.
       const sampler = faults ? null : sampleStats(stack, { everyMs: STATS_EVERY_MS, log: silentLog });
       const pages = keepReportPages(stack, join(dataDir, 'reports'), silentLog, sampler?.samples);
@@ -446,8 +447,7 @@ export const runCommand: Command = {
         if (!json) for (const line of [...outcome.lines, ...(sync?.line ? [sync.line] : [])]) say(line);
         return sync && !sync.ok ? 1 : outcome.code;
       } finally {
-        process.off('SIGINT', interrupt);
-        process.off('SIGTERM', interrupt);
+        stopListening();
         sampler?.stop();
         await stack.close();
         await pages.close();
