@@ -84,3 +84,31 @@ describe('status on a deployed campaigns table', () => {
     expect(text.stdout).toContain('its agent is braked, so it dials nobody: the brake is held by u1-p1');
   });
 });
+
+/** A data directory whose stack stopped without ending its parts (killed, or its terminal closed). */
+describe('status and release on a data directory no stack runs on', () => {
+  it('say that a running part lost its workflow, and what ends it', async () => {
+    const data = await mkdtemp(join(tmpdir(), 'callsheet-orphan-'));
+    try {
+      const local = await startDynamo({ path: join(data, 'dynamodb') });
+      try {
+        const store = new CampaignStore(dynaliteClient(local.endpoint), local.tables.campaigns);
+        await store.beginCreate('u2-p1', 'u2', 1, new Date());
+        await store.created('u2-p1', 'cmp_orphan');
+      } finally {
+        await local.close();
+      }
+      const env = { CALLSHEET_DATA_DIR: data, VOICE_API_URL: '', VOICE_API_KEY: '' };
+      const status = await runInProcess(['status'], env);
+      expect(status.stdout).toContain('(no callsheet stack runs on this data directory: a part shown running lost');
+      const release = await runInProcess(['campaign', 'release', 'cmp_orphan'], env);
+      expect(release.code).toBe(1);
+      expect(release.stderr).toContain(
+        'campaign cmp_orphan is still recorded as running, but no callsheet stack runs on the local stack',
+      );
+      expect(release.stderr).toContain('Start `callsheet local` (or `callsheet run`) on this data directory');
+    } finally {
+      await rm(data, { recursive: true, force: true });
+    }
+  });
+});

@@ -95,6 +95,20 @@ describe('callsheet status screen', () => {
     expect(screen).not.toMatch(/did not answer/);
   });
 
+  it('says when no stack runs on the data directory that a running part is watched by nobody, and what to do', () => {
+    const base = { now: '2026-12-07T12:00:00Z', where: 'the local stack', api: false, apiSlow: false, unlaunched: [] };
+    const running = { ...part, part: 1, status: 'running', live: true, failure: null };
+    const screen = render({ ...base, parts: [running], noStack: true });
+    expect(screen.split('\n')[1]).toMatch(
+      /^\(no callsheet stack runs on this data directory: a part shown running lost its workflow .* `callsheet local` or `callsheet run` here starts the sweeper, which ends such a part and secures its campaign\)$/,
+    );
+    // Ended parts need no workflow; a running stack watches its own.
+    expect(
+      render({ ...base, parts: [{ ...part, part: 1, status: 'completed', failure: null }], noStack: true }),
+    ).not.toMatch(/no callsheet stack/);
+    expect(render({ ...base, parts: [running] })).not.toMatch(/no callsheet stack/);
+  });
+
   it('says when the API did not tell its time, and whose clock the times are then', () => {
     const slow = render({
       now: '2026-12-07T12:00:00Z',

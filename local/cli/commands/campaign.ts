@@ -159,6 +159,16 @@ async function releaseBrake(id: string): Promise<number> {
   const t = await openTable('campaigns');
   const store = new CampaignStore(t.db, t.table);
   try {
+    if (!t.live) {
+      // A data directory no stack runs on: a live part there lost its workflow when its stack stopped.
+      const record = await store.get((await store.partOfCampaign(id)) ?? id);
+      if (record && !isEnded(record))
+        throw new Error(
+          `campaign ${id} is still recorded as ${record.status}, but no callsheet stack runs on ${t.where}: its workflow ` +
+            'stopped with the stack that ran it. Start `callsheet local` (or `callsheet run`) on this data directory: its ' +
+            'sweeper ends the part and secures its campaign; then release its brake, if it holds one.',
+        );
+    }
     const { at, safety } = await operatorSession(store);
     const done = await letGoOfBrake(store, id, safety, at);
     if (!done.held) {

@@ -48,6 +48,11 @@ async function snapshot(): Promise<{
   unlaunched: UnlaunchedUpload[] | null;
   /** Why the uploads table could not be read, when it could not. */
   unlaunchedNote?: string;
+  /**
+   * Read from a data directory no callsheet stack runs on: a part shown running is one whose stack stopped without
+   * ending it (killed, or its terminal closed), watched by no workflow until a stack starts there again.
+   */
+  noStack?: boolean;
 }> {
   const t = await openTable('campaigns');
   try {
@@ -86,6 +91,7 @@ async function snapshot(): Promise<{
       parts,
       unlaunched,
       ...(unlaunchedNote ? { unlaunchedNote } : {}),
+      ...(t.live ? {} : { noStack: true }),
     };
   } finally {
     await t.close();
@@ -153,6 +159,10 @@ export function render(s: Awaited<ReturnType<typeof snapshot>>): string {
   if (s.parts.length === 0 && unlaunched.length === 0)
     return [`No uploads ${s.unlaunched ? '' : 'with campaigns '}in ${s.where}.`, ...note].join('\n');
   const lines = [`${s.where}, at ${s.now}`, ...note];
+  if (s.noStack && s.parts.some((p) => p.live))
+    lines.push(
+      "(no callsheet stack runs on this data directory: a part shown running lost its workflow when the stack that ran it stopped, and its window is judged on this computer's clock; `callsheet local` or `callsheet run` here starts the sweeper, which ends such a part and secures its campaign)",
+    );
   if (s.apiSlow)
     lines.push(
       `(the Voice API did not answer within ${OPERATOR_API_WAIT}: it is slow or down; times are this computer's clock, progress is each workflow's last look)`,
@@ -197,7 +207,7 @@ export const statusCommand: Command = {
     '  --every SECONDS  how often --watch redraws (default 2)',
     '  --json           one JSON object: now, where, api (a Voice API to ask the time of), apiSlow (it did not',
     "                   answer in time: windows judged on this computer's clock), parts, unlaunched (uploads that",
-    '                   launched nothing)',
+    '                   launched nothing), noStack (a data directory no stack runs on: nothing watches its parts)',
     '',
     'Reads the campaigns table as `callsheet campaign` does (deployed with CAMPAIGNS_TABLE, else the running',
     "`callsheet local`/`run` of $CALLSHEET_DATA_DIR, else that directory). Progress is what each part's workflow",
