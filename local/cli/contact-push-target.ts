@@ -25,6 +25,11 @@ export interface PushTarget {
   reason: string | null;
   /** The time stored changes carry: the API's own clock (a running stack's may be simulated). */
   clock: Clock;
+  /**
+   * Contacts pushed before may not be on it: an emulator keeps them only while it runs (`embedded`: this command's
+   * own; `running`: the running stack's, started empty). Absent for a real API.
+   */
+  forgets?: 'embedded' | 'running';
   close(): Promise<void>;
 }
 
@@ -86,7 +91,7 @@ export async function openPushTarget(
   if (runningEmulator) {
     const { url, apiKey } = runningEmulator;
     const clock = await emulatorClock(url);
-    return { name: url, url, api: client(url, apiKey, clock), reason: null, clock, close: noop };
+    return { name: url, url, api: client(url, apiKey, clock), reason: null, clock, forgets: 'running', close: noop };
   }
 
   // Nothing set: an emulator of this command's own, its clock frozen but for the budget's waits.
@@ -104,6 +109,7 @@ export async function openPushTarget(
     api: client(emulator.url, apiKey, clock),
     reason: null,
     clock,
+    forgets: 'embedded',
     close: () => emulator.close(),
   };
 }

@@ -485,6 +485,11 @@ describe('callsheet local', () => {
     expect(atApi.tags).toEqual(['vip', 'renewal', 'won']);
     const listed = JSON.parse((await callsheet('contacts', 'list', '--json')).stdout) as { phone: string }[];
     expect(listed.map((c) => c.phone)).toEqual(expect.arrayContaining([phone, '+14155552001', '+919820000000']));
+    // Pushed again: nothing is sent, and the words say that a restarted stack's emulator would not hold them.
+    const again = await callsheet('contacts', 'push', 'examples/contact-events.jsonl');
+    expect(again.stdout).toContain(
+      '3 not pushed again: unchanged since callsheet last pushed them (an emulator keeps contacts only while it runs: those pushed before this stack started are not on it).',
+    );
   }, 120_000);
 
   it('stops cleanly on Ctrl-C and frees the data directory', async () => {

@@ -155,6 +155,12 @@ function describeContact(state: ContactState, notes: { seq: number; text: string
   return lines;
 }
 
+/** Where contacts pushed before may have gone: an emulator keeps them only while it runs. */
+const FORGOTTEN: Record<NonNullable<PushTarget['forgets']>, string> = {
+  embedded: ' (to an earlier embedded emulator)',
+  running: ' (an emulator keeps contacts only while it runs: those pushed before this stack started are not on it)',
+};
+
 export const contactsCommand: Command = {
   name: 'contacts',
   summary: 'push contact changes (a sheet or JSON lines) to the API, show one contact, list contacts',
@@ -285,7 +291,7 @@ export const contactsCommand: Command = {
         const c = summary.contacts;
         if (c.pushed + c.upToDate > 0)
           console.log(
-            `${counted(c.pushed, 'contact')} pushed to ${target.name}${c.upToDate > 0 ? `; ${c.upToDate} not pushed again: unchanged since callsheet last pushed them${target.url === null ? ' (to an earlier embedded emulator)' : ''}` : ''}.`,
+            `${counted(c.pushed, 'contact')} pushed to ${target.name}${c.upToDate > 0 ? `; ${c.upToDate} not pushed again: unchanged since callsheet last pushed them${target.forgets ? FORGOTTEN[target.forgets] : ''}` : ''}.`,
           );
         if (c.notPushed > 0)
           console.log(`${counted(c.notPushed, 'contact')} not pushed (stored; they wait for the next push):`);
