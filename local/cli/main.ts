@@ -25,7 +25,7 @@ const COMMANDS: CommandEntry[] = [
   {
     name: 'campaign',
     summary:
-      'list campaigns, show one, pause, resume or cancel one (a pause stops the dialling at once), release a brake',
+      'list campaigns, show one, pause, resume or cancel one (a pause is sent to the API at once), release a brake',
     load: async () => (await import('./commands/campaign.ts')).campaignCommand,
   },
   {

@@ -53,7 +53,7 @@ export function showPart(r: CampaignRecord): string[] {
 export const campaignCommand: Command = {
   name: 'campaign',
   summary:
-    'list campaigns, show one, pause, resume or cancel one (a pause stops the dialling at once), release a brake',
+    'list campaigns, show one, pause, resume or cancel one (a pause is sent to the API at once), release a brake',
   usage:
     'campaign list [--json] | show <campaign id> [--json] | pause|resume|cancel|release <campaign id> | outcomes <campaign id> [--csv | --xlsx] [--out FILE]',
   allowPositionals: true,
@@ -65,7 +65,8 @@ export const campaignCommand: Command = {
     '  A manual pause outranks the calling window; resume never opens a closed window; cancel pauses the',
     '  campaign for good and ends its part as cancelled. The campaign id is in `campaign list` and the part report.',
     '  Pause and cancel also pause the campaign on the Voice API at once (VOICE_API_URL and VOICE_API_KEY, or the',
-    "  running stack), so dialling stops now rather than at the workflow's next step.",
+    "  running stack), so dialling stops now rather than at the workflow's next step; a campaign the API will not",
+    "  pause now (one waiting for its scheduled start answers 409) is left to its workflow, at its next step.",
     'release <campaign id>',
     '  A part that ended holding the brake (its agent switched off: its workflow stopped, or it was cancelled with',
     '  a resume in doubt) keeps it until an operator lets go. Through the Voice API (VOICE_API_URL and VOICE_API_KEY,',
