@@ -66,7 +66,7 @@ export const campaignCommand: Command = {
     '  campaign for good and ends its part as cancelled. The campaign id is in `campaign list` and the part report.',
     '  Pause and cancel also pause the campaign on the Voice API at once (VOICE_API_URL and VOICE_API_KEY, or the',
     "  running stack), so dialling stops now rather than at the workflow's next step; a campaign the API will not",
-    "  pause now (one waiting for its scheduled start answers 409) is left to its workflow, at its next step.",
+    '  pause now (one waiting for its scheduled start answers 409) is left to its workflow, at its next step.',
     'release <campaign id>',
     '  A part that ended holding the brake (its agent switched off: its workflow stopped, or it was cancelled with',
     '  a resume in doubt) keeps it until an operator lets go. Through the Voice API (VOICE_API_URL and VOICE_API_KEY,',
