@@ -67,7 +67,7 @@ export function capDecision(entries: readonly CapEntry[], request: CapRequest, l
       return {
         admitted: false,
         reason: w.reason,
-        message: `already ${counted[w.per]} call(s) in the last ${w.span}; ${request.calls} more would pass the cap of ${w.cap} a ${w.per}`,
+        message: `already ${counted[w.per]} call(s) booked in the last ${w.span}; ${request.calls} more would pass the cap of ${w.cap} a ${w.per}`,
         day,
         week,
       };

@@ -67,7 +67,7 @@ function allCapped(calls: number, limits: CapLimits): { code: string; message: s
   return {
     code: 'no_valid_rows',
     message:
-      'Every number that could be called has reached its call limit for the day or the week; see the rejected rows.',
+      'Every number that could be called already has as many calls booked as its daily or weekly limit allows (a campaign books 1 + retries when its upload is accepted); see the rejected rows.',
   };
 }
 

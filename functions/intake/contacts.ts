@@ -68,9 +68,9 @@ export const REASON_TEXT: Record<RejectReason, string> = {
   region_contradicts_number:
     "the State/Region cell names a state, province or region of another country than this number's: fix it (or the number), or leave the cell blank",
   'daily-cap':
-    "the calls this number had in the last 24 hours across all campaigns, with this campaign's own (1 + retries), would pass the cap (CALL_CAP_PER_DAY); upload it again later, or with fewer retries",
+    "the calls booked for this number in the last 24 hours across all campaigns (each books 1 + retries when its upload is accepted, placed yet or not), with this campaign's own, would pass the cap (CALL_CAP_PER_DAY); upload it again later, or with fewer retries",
   'weekly-cap':
-    "the calls this number had in the last 7 days across all campaigns, with this campaign's own (1 + retries), would pass the cap (CALL_CAP_PER_WEEK); it is not called",
+    "the calls booked for this number in the last 7 days across all campaigns (each books 1 + retries when its upload is accepted, placed yet or not), with this campaign's own, would pass the cap (CALL_CAP_PER_WEEK); it is not called",
 };
 
 const cellText = (c: PhoneCell): string => (c === null || c === undefined ? '' : typeof c === 'number' ? String(c) : c);

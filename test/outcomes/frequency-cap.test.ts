@@ -38,7 +38,7 @@ describe('capDecision', () => {
   it('says why in words', () => {
     const d = capDecision([entry('a', 2, 3)], { key: 'b', calls: 1, at: new Date(T) }, limits);
     expect(d.admitted ? '' : d.message).toBe(
-      'already 3 call(s) in the last 24 hours; 1 more would pass the cap of 3 a day',
+      'already 3 call(s) booked in the last 24 hours; 1 more would pass the cap of 3 a day',
     );
   });
 

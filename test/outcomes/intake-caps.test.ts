@@ -57,7 +57,9 @@ describe('frequency caps at intake (functions/intake/caps.ts) on dynalite', () =
     expect(capped.report.ok).toBe(false);
     expect(capped.report.error?.code).toBe('no_valid_rows');
     expect(capped.report.rejected.map((r) => r.reason)).toEqual(['daily-cap', 'daily-cap', 'daily-cap', 'weekly-cap']);
-    expect(capped.report.error?.message).toContain('has reached its call limit for the day or the week');
+    expect(capped.report.error?.message).toContain(
+      'already has as many calls booked as its daily or weekly limit allows',
+    );
   });
 
   it('says when the retries alone pass the cap, and what to change', async () => {
