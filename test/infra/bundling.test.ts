@@ -40,6 +40,30 @@ const NOT_AT_START: Record<string, (keyof typeof LATER)[]> = {
 const hasTracer = (output: { inputs: Record<string, { bytesInOutput: number }> }) =>
   Object.entries(output.inputs).some(([path, i]) => TRACER_INPUT.test(path) && i.bytesInOutput > 0);
 
+/**
+ * `source` bundled as a function is (infra/bundling.ts) into `<dir>/<name>/`: a runner of the bundle in a fresh
+ * process with only PATH and `env`, answering what it printed as JSON, and the chunks holding an input ending in
+ * `input`, by path.
+ */
+async function probe(name: string, source: string, input: (path: string) => boolean) {
+  const out = join(dir, name, 'index.mjs');
+  const built = await build({
+    ...esbuildOptions(join(ROOT, 'probe.ts'), out, false),
+    entryPoints: undefined,
+    stdin: { contents: source, resolveDir: ROOT, sourcefile: 'probe.ts', loader: 'ts' },
+    absWorkingDir: ROOT,
+    metafile: true,
+  });
+  const runs = async (env: Record<string, string | undefined>) =>
+    JSON.parse(
+      (await run(process.execPath, [out], { env: { PATH: process.env.PATH, ...env }, timeout: 60_000 })).stdout,
+    );
+  const chunks = Object.entries(built.metafile.outputs)
+    .filter(([, o]) => Object.entries(o.inputs).some(([path, i]) => input(path) && i.bytesInOutput > 0))
+    .map(([path]) => join(ROOT, path));
+  return { runs, chunks };
+}
+
 describe('function bundles', () => {
   it('load the X-Ray SDK only through the import that TRACING makes, and rarely used code only where used', async () => {
     for (const [folder, entry] of Object.entries(FUNCTION_ENTRIES)) {
@@ -70,57 +94,34 @@ describe('function bundles', () => {
   }, 120_000);
 
   it('run a middy handler with tracing off without the tracer chunk, and with it on through it', async () => {
-    const probe = `import middy from '@middy/core';
+    const { runs, chunks } = await probe(
+      'probe',
+      `import middy from '@middy/core';
 import { makeObservability, observe } from '#commons/observability.ts';
 const obs = makeObservability('probe');
 const answer = await observe(middy(async () => 'handled'), obs)({}, { awsRequestId: 'r', functionName: 'probe' });
-process.stdout.write(JSON.stringify([obs.tracer === null ? null : typeof obs.tracer.putAnnotation, answer]));`;
-    const out = join(dir, 'probe', 'index.mjs');
-    const built = await build({
-      ...esbuildOptions(join(ROOT, 'probe.ts'), out, false),
-      entryPoints: undefined,
-      stdin: { contents: probe, resolveDir: ROOT, sourcefile: 'probe.ts', loader: 'ts' },
-      absWorkingDir: ROOT,
-      metafile: true,
-    });
-    const inLambda = { PATH: process.env.PATH, AWS_LAMBDA_FUNCTION_NAME: 'callsheet-probe' };
-    const runs = async (env: Record<string, string | undefined>) =>
-      JSON.parse((await run(process.execPath, [out], { env, timeout: 60_000 })).stdout);
-
+process.stdout.write(JSON.stringify([obs.tracer === null ? null : typeof obs.tracer.putAnnotation, answer]));`,
+      (path) => TRACER_INPUT.test(path),
+    );
+    const inLambda = { AWS_LAMBDA_FUNCTION_NAME: 'callsheet-probe' };
     expect(await runs(inLambda)).toEqual(['function', 'handled']);
     // With the tracer's chunks gone, tracing off still runs: nothing at start reads them.
-    const tracerChunks = Object.entries(built.metafile.outputs)
-      .filter(([, o]) => hasTracer(o))
-      .map(([path]) => join(ROOT, path));
-    expect(tracerChunks.length).toBeGreaterThan(0);
-    for (const chunk of tracerChunks) rmSync(chunk);
+    expect(chunks.length).toBeGreaterThan(0);
+    for (const chunk of chunks) rmSync(chunk);
     expect(await runs({ ...inLambda, POWERTOOLS_TRACE_ENABLED: 'false' })).toEqual([null, 'handled']);
     await expect(runs(inLambda)).rejects.toThrow(/Cannot find module/);
   }, 60_000);
 
   it('read the phone metadata from the JSON file PHONE_METADATA names, not from the chunk that holds it', async () => {
-    const probe = `import { normalizePhone } from '#commons/phone/phone.ts';
-process.stdout.write(JSON.stringify(normalizePhone('(415) 555-2671', 'US')));`;
-    const out = join(dir, 'phones', 'index.mjs');
-    const built = await build({
-      ...esbuildOptions(join(ROOT, 'probe.ts'), out, false),
-      entryPoints: undefined,
-      stdin: { contents: probe, resolveDir: ROOT, sourcefile: 'probe.ts', loader: 'ts' },
-      absWorkingDir: ROOT,
-      metafile: true,
-    });
+    const { runs, chunks } = await probe(
+      'phones',
+      `import { normalizePhone } from '#commons/phone/phone.ts';
+process.stdout.write(JSON.stringify(normalizePhone('(415) 555-2671', 'US')));`,
+      (path) => path.endsWith('libphonenumber-js/metadata.max.json.js'),
+    );
     // The metadata's own chunk, deleted: a start that read it would fail.
-    const metadataChunks = Object.entries(built.metafile.outputs)
-      .filter(([, o]) =>
-        Object.keys(o.inputs).some((input) => input.endsWith('libphonenumber-js/metadata.max.json.js')),
-      )
-      .map(([path]) => join(ROOT, path));
-    expect(metadataChunks).toHaveLength(1);
-    for (const chunk of metadataChunks) rmSync(chunk);
-    const runs = async (env: Record<string, string | undefined>) =>
-      JSON.parse(
-        (await run(process.execPath, [out], { env: { PATH: process.env.PATH, ...env }, timeout: 60_000 })).stdout,
-      );
+    expect(chunks).toHaveLength(1);
+    for (const chunk of chunks) rmSync(chunk);
     expect(await runs({ PHONE_METADATA: join(ROOT, PHONE_METADATA_FILE) })).toMatchObject({
       ok: true,
       e164: '+14155552671',
