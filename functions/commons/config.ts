@@ -8,6 +8,14 @@ export class ConfigError extends Error {
 
 export type Env = Readonly<Record<string, string | undefined>>;
 
+/** A check for `EnvReader.checked`: a whole number from `min` to `max`, or from `min` up when there is no `max`. */
+export const wholeNumber =
+  (min: number, max?: number) =>
+  (v: string): number | { problem: string } =>
+    /^\d+$/.test(v) && Number(v) >= min && (max === undefined || Number(v) <= max)
+      ? Number(v)
+      : { problem: max === undefined ? `a whole number ≥ ${min}` : `a whole number from ${min} to ${max}` };
+
 /**
  * Reads settings from an environment, collecting every problem so one start-up failure names them all.
  * Call `done()` after the last read.

@@ -1,6 +1,6 @@
 import { pollPlanOf } from './api-budget/poll-roll.ts';
 import type { BudgetLimits } from './api-budget/shared-budget.ts';
-import type { EnvReader } from './config.ts';
+import { type EnvReader, wholeNumber } from './config.ts';
 
 const MINUTE = 60_000;
 const HOUR = 3_600_000;
@@ -162,16 +162,11 @@ export function planLoad(
   return { room, polls, crowded, busy };
 }
 
-const whole = (min: number, max: number) => (v: string) =>
-  /^\d+$/.test(v) && Number(v) >= min && Number(v) <= max
-    ? Number(v)
-    : { problem: `a whole number from ${min} to ${max}` };
-
 /** The pause timings as the lifecycle reads them (same names, defaults and bounds), for intake's estimate. */
 export function readPauseTimings(env: EnvReader): PauseTimings {
   return {
-    closingMarginMs: (env.checked('CLOSING_MARGIN_MINUTES', whole(1, 120)) ?? 5) * MINUTE,
-    pauseLeadMs: (env.checked('PAUSE_LEAD_SECONDS', whole(0, 900)) ?? 120) * 1000,
-    brakeLeadMs: (env.checked('BRAKE_LEAD_SECONDS', whole(0, 900)) ?? 30) * 1000,
+    closingMarginMs: (env.checked('CLOSING_MARGIN_MINUTES', wholeNumber(1, 120)) ?? 5) * MINUTE,
+    pauseLeadMs: (env.checked('PAUSE_LEAD_SECONDS', wholeNumber(0, 900)) ?? 120) * 1000,
+    brakeLeadMs: (env.checked('BRAKE_LEAD_SECONDS', wholeNumber(0, 900)) ?? 30) * 1000,
   };
 }

@@ -12,7 +12,7 @@ import {
   type WindowRule,
 } from './calling-window.ts';
 import type { CampaignPlan } from './campaign-plan.ts';
-import type { EnvReader } from './config.ts';
+import { type EnvReader, wholeNumber } from './config.ts';
 import {
   type AppliedRule,
   appliedRule,
@@ -67,10 +67,7 @@ export const DEFAULT_HOLD_HORIZON_DAYS = 14;
 
 /** HOLD_HORIZON_DAYS in ms, as the lifecycle reads it and intake foresees it (1 to 60 days, 14 when unset). */
 export function readHoldHorizonMs(env: EnvReader): number {
-  const days = env.checked('HOLD_HORIZON_DAYS', (v) =>
-    /^\d+$/.test(v) && Number(v) >= 1 && Number(v) <= 60 ? Number(v) : { problem: 'a whole number from 1 to 60' },
-  );
-  return (days ?? DEFAULT_HOLD_HORIZON_DAYS) * DAY_MS;
+  return (env.checked('HOLD_HORIZON_DAYS', wholeNumber(1, 60)) ?? DEFAULT_HOLD_HORIZON_DAYS) * DAY_MS;
 }
 
 /** How far past its horizon `nextOpening` looks for the close of an opening found within it. */

@@ -1,7 +1,7 @@
 import type { CountryCode } from 'libphonenumber-js/max';
 import { type BudgetConfig, readBudgetConfig, readBudgetWaitMs } from '#commons/api-budget/config.ts';
 import { type AwsSettings, readAwsSettings } from '#commons/aws/clients.ts';
-import { type Env, EnvReader } from '#commons/config.ts';
+import { type Env, EnvReader, wholeNumber } from '#commons/config.ts';
 import { isCountryCode } from '#commons/phone/phone.ts';
 import { TABLES } from '#commons/tables.ts';
 import { readVoiceApiSource, type VoiceApiSource } from '#commons/voice-api-access.ts';
@@ -27,9 +27,6 @@ export interface ContactsConfig {
   budgetWaitMs: number;
 }
 
-const whole = (min: number) => (v: string) =>
-  /^\d+$/.test(v) && Number(v) >= min ? Number(v) : { problem: `a whole number ≥ ${min}` };
-
 /** Every contact-sync setting, checked at start-up; all problems are reported together. */
 /** `queues: 'local'`: the local stack's in-process queue stands in for the contact queue and its dead letters. */
 export function readContactsConfig(source: Env, options: { queues?: 'local' } = {}): ContactsConfig {
@@ -41,13 +38,13 @@ export function readContactsConfig(source: Env, options: { queues?: 'local' } = 
     suppressionTable: env.required(TABLES.suppression.env),
     budget: readBudgetConfig(env),
     voiceApi: readVoiceApiSource(env),
-    apiTimeoutMs: (env.checked('VOICE_API_TIMEOUT_SECONDS', whole(1)) ?? 30) * 1000,
+    apiTimeoutMs: (env.checked('VOICE_API_TIMEOUT_SECONDS', wholeNumber(1)) ?? 30) * 1000,
     defaultCountry: env.checked<CountryCode>('DEFAULT_COUNTRY', (v) =>
       isCountryCode(v.toUpperCase()) ? (v.toUpperCase() as CountryCode) : { problem: 'not an ISO country code' },
     ),
     queueUrl: options.queues === 'local' ? '' : env.required('CONTACTS_QUEUE_URL'),
     deadLetterQueueUrl: options.queues === 'local' ? '' : env.required('CONTACTS_DLQ_URL'),
-    maxReceives: env.checked('CONTACTS_MAX_RECEIVES', whole(1)) ?? 5,
+    maxReceives: env.checked('CONTACTS_MAX_RECEIVES', wholeNumber(1)) ?? 5,
     budgetWaitMs: readBudgetWaitMs(env),
   };
   env.done();

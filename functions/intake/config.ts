@@ -2,7 +2,7 @@ import type { CountryCode } from 'libphonenumber-js/max';
 import { type BudgetConfig, readBudgetConfig, readBudgetWaitMs } from '#commons/api-budget/config.ts';
 import { DEFAULT_LIMITS } from '#commons/api-budget/shared-budget.ts';
 import { type AwsSettings, readAwsSettings } from '#commons/aws/clients.ts';
-import { type Env, EnvReader } from '#commons/config.ts';
+import { type Env, EnvReader, wholeNumber } from '#commons/config.ts';
 import { type CapLimits, readCapLimits } from '#commons/frequency-cap.ts';
 import { DEFAULT_LEGAL_HOURS, type LegalHoursTable, readLegalHours } from '#commons/legal-hours.ts';
 import { isCountryCode } from '#commons/phone/phone.ts';
@@ -65,12 +65,7 @@ export function readIntakeConfig(source: Env): IntakeConfig {
       ),
       retries: readDefaultRetries(env),
       legalHours: env.checked('LEGAL_HOURS', readLegalHours) ?? DEFAULT_LEGAL_HOURS,
-      startHorizonDays:
-        env.checked('START_HORIZON_DAYS', (v) =>
-          /^\d+$/.test(v) && Number(v) >= 1 && Number(v) <= 365
-            ? Number(v)
-            : { problem: 'a whole number from 1 to 365' },
-        ) ?? DEFAULT_START_HORIZON_DAYS,
+      startHorizonDays: env.checked('START_HORIZON_DAYS', wholeNumber(1, 365)) ?? DEFAULT_START_HORIZON_DAYS,
     },
     leaseMs:
       env.checked('INTAKE_LEASE_SECONDS', (v) =>
@@ -95,11 +90,5 @@ export function readIntakeConfig(source: Env): IntakeConfig {
 
 /** DEFAULT_RETRIES: the retries of an upload that sets none (0 to the API's maximum), 1 when unset. */
 export function readDefaultRetries(env: EnvReader): number {
-  return (
-    env.checked('DEFAULT_RETRIES', (v) =>
-      /^\d+$/.test(v) && Number(v) <= LIMITS.campaignRetriesMax
-        ? Number(v)
-        : { problem: `a whole number from 0 to ${LIMITS.campaignRetriesMax}` },
-    ) ?? 1
-  );
+  return env.checked('DEFAULT_RETRIES', wholeNumber(0, LIMITS.campaignRetriesMax)) ?? 1;
 }

@@ -1,7 +1,7 @@
 import { type BudgetConfig, readBudgetConfig } from '#commons/api-budget/config.ts';
 import { pollPlanOf } from '#commons/api-budget/poll-roll.ts';
 import { type AwsSettings, readAwsSettings } from '#commons/aws/clients.ts';
-import { type Env, EnvReader } from '#commons/config.ts';
+import { type Env, EnvReader, wholeNumber } from '#commons/config.ts';
 import { type CapLimits, readCapLimits } from '#commons/frequency-cap.ts';
 import { DEFAULT_LEGAL_HOURS, readLegalHours } from '#commons/legal-hours.ts';
 import { type OutcomesConfig, readOutcomesConfig } from '#commons/outcomes/config.ts';
@@ -33,13 +33,6 @@ export interface LifecycleConfig {
   eventBusName: string;
 }
 
-const whole =
-  (min: number, max = Number.MAX_SAFE_INTEGER) =>
-  (v: string) =>
-    /^\d+$/.test(v) && Number(v) >= min && Number(v) <= max
-      ? Number(v)
-      : { problem: `a whole number from ${min} to ${max}` };
-
 /**
  * The longest one lifecycle step can take with these settings: the API calls of a step that pauses, finds the
  * pause unconfirmed and pulls the brake (about ten calls), each tried twice, plus DynamoDB and slack. The step
@@ -59,18 +52,18 @@ export function readLifecycleConfig(source: Env): LifecycleConfig {
     aws: readAwsSettings(env),
     campaignsTable: env.required(TABLES.campaigns.env),
     voiceApi: readVoiceApiSource(env),
-    apiTimeoutMs: (env.checked('VOICE_API_TIMEOUT_SECONDS', whole(1, MAX_API_TIMEOUT_SECONDS)) ?? 10) * 1000,
+    apiTimeoutMs: (env.checked('VOICE_API_TIMEOUT_SECONDS', wholeNumber(1, MAX_API_TIMEOUT_SECONDS)) ?? 10) * 1000,
     settings: {
       legalHours: env.checked('LEGAL_HOURS', readLegalHours) ?? DEFAULT_LEGAL_HOURS,
       ...readPauseTimings(env),
-      secureRetryMs: (env.checked('SECURE_RETRY_SECONDS', whole(5, 600)) ?? 20) * 1000,
+      secureRetryMs: (env.checked('SECURE_RETRY_SECONDS', wholeNumber(5, 600)) ?? 20) * 1000,
       holdHorizonMs: readHoldHorizonMs(env),
       poll: {
-        minSeconds: env.checked('POLL_MIN_SECONDS', whole(1)) ?? 30,
-        maxSeconds: env.checked('POLL_MAX_SECONDS', whole(1)) ?? 900,
+        minSeconds: env.checked('POLL_MIN_SECONDS', wholeNumber(1)) ?? 30,
+        maxSeconds: env.checked('POLL_MAX_SECONDS', wholeNumber(1)) ?? 900,
       },
-      continueAfterSteps: env.checked('CONTINUE_AFTER_STEPS', whole(1)) ?? 1000,
-      reconcileMinutes: env.checked('RECONCILE_MINUTES', whole(1)) ?? 30,
+      continueAfterSteps: env.checked('CONTINUE_AFTER_STEPS', wholeNumber(1)) ?? 1000,
+      reconcileMinutes: env.checked('RECONCILE_MINUTES', wholeNumber(1)) ?? 30,
     },
     eventBusName: env.optional('EVENT_BUS_NAME') ?? 'default',
     outcomes: null,
