@@ -249,3 +249,21 @@ export function tooShortWords(longestMs: number, t: Pick<PauseTimings, 'closingM
     `before each close (the ${span(t.closingMarginMs)} closing margin and the ${span(t.pauseLeadMs)} the pause is sent ahead of it)`
   );
 }
+
+/**
+ * Why a part with no opening within `horizonMs` of `fromMs` is held: its failure code, and the words that follow
+ * "the calling window", ending "in the N days" for the caller to say from when. The one wording of intake's
+ * up-front note and the lifecycle's failure, so both say what the other will.
+ */
+export function heldReason(
+  w: PartWindow,
+  fromMs: number,
+  horizonMs: number,
+  timings: Pick<PauseTimings, 'closingMarginMs' | 'pauseLeadMs'>,
+): { code: 'window_too_short' | 'window_never_opens'; words: string } {
+  const days = Math.round(horizonMs / DAY_MS);
+  const why = noOpeningReason(w, fromMs, horizonMs);
+  return why.kind === 'too_short'
+    ? { code: 'window_too_short', words: `${tooShortWords(why.longestMs, timings)}, in the ${days} days` }
+    : { code: 'window_never_opens', words: `does not open in the ${days} days` };
+}

@@ -2,14 +2,7 @@ import type { BudgetLimits } from '#commons/api-budget/shared-budget.ts';
 import { describeWindow, type WindowRule } from '#commons/calling-window.ts';
 import { DEFAULT_LEGAL_HOURS, type LegalHoursTable } from '#commons/legal-hours.ts';
 import { type PartStretch, type PauseTimings, planLoad, quietFrom } from '#commons/plan-load.ts';
-import {
-  nextOpening,
-  noOpeningReason,
-  type PartWindow,
-  partIntervals,
-  partWindow,
-  tooShortWords,
-} from '#commons/window-plan.ts';
+import { heldReason, nextOpening, type PartWindow, partIntervals, partWindow } from '#commons/window-plan.ts';
 import { parseDateTimeIn } from '#commons/zoned-time.ts';
 import type { ValidationOutcome } from './validate-upload.ts';
 
@@ -17,6 +10,7 @@ import type { ValidationOutcome } from './validate-upload.ts';
 export const LOOK_AHEAD_DAYS = 7;
 
 const DAY = 86_400_000;
+const contacts = (n: number) => `${n} contact${n === 1 ? '' : 's'}`;
 
 /**
  * What intake knows of the API plan: its limits, when the lifecycle pauses before a close, and how far it looks
@@ -91,23 +85,20 @@ function stretchesOf(windows: PartWindows, from: number): PartStretch[] {
  * it (the same margin and pause lead), so the uploader can give those rows a Time Zone cell or another window.
  */
 function neverOpensNotes(held: PartWindows, from: number, plan: ApiPlan): string[] {
-  const { timings, holdHorizonMs } = plan;
-  const days = Math.round(holdHorizonMs / DAY);
   return held.map(({ part, window }) => {
-    const n = part.contacts.length;
-    const held = `part ${part.index} (${n} contact${n === 1 ? '' : 's'}) will be held, not dialled: its calling window`;
+    const lead = `part ${part.index} (${contacts(part.contacts.length)}) will be held, not dialled: its calling window`;
     const zones =
       window.zones.length > 1
         ? `its numbers may ring in ${window.zones.length} time zones (${window.zones.join(', ')}) and are called only when every one of them is open`
         : '';
-    const why = noOpeningReason(window, from, holdHorizonMs);
-    if (why.kind === 'too_short')
+    const why = heldReason(window, from, plan.holdHorizonMs, plan.timings);
+    if (why.code === 'window_too_short')
       return (
-        `${held} ${tooShortWords(why.longestMs, timings)}, in the ${days} days from its start${zones ? ` (${zones})` : ''}. ` +
-        `Give a window longer than ${Math.ceil(quietFrom(timings) / 60_000)} minutes${zones ? ', or those rows a Time Zone or State/Region cell naming where they are' : ''}.`
+        `${lead} ${why.words} from its start${zones ? ` (${zones})` : ''}. ` +
+        `Give a window longer than ${Math.ceil(quietFrom(plan.timings) / 60_000)} minutes${zones ? ', or those rows a Time Zone or State/Region cell naming where they are' : ''}.`
       );
     return (
-      `${held} does not open in the ${days} days from its start${zones ? `: ${zones}, which never happens` : ''}. ` +
+      `${lead} ${why.words} from its start${zones ? `: ${zones}, which never happens` : ''}. ` +
       'Give those rows a Time Zone or State/Region cell naming where they are, or call them in another upload with a window that fits.'
     );
   });
@@ -208,7 +199,6 @@ export function upFront(
   const { windows, unbuilt } = windowsOf(validation, legal, nowMs);
   const from = startOf(validation, nowMs);
   const held = heldOf(windows, from, plan);
-  const contacts = (n: number) => `${n} contact${n === 1 ? '' : 's'}`;
   return {
     notes: [
       ...pastStartNote(validation.settings.start, nowMs),

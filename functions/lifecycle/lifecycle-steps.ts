@@ -10,14 +10,7 @@ import { partReportKey } from '#commons/report-keys.ts';
 import type { VoiceApiClient } from '#commons/voice-api/client.ts';
 import { AmbiguousRequestError, NotFoundError } from '#commons/voice-api/errors.ts';
 import type { CampaignStats } from '#commons/voice-api/types.ts';
-import {
-  nextOpening,
-  noOpeningReason,
-  type PartWindow,
-  partWindow,
-  tooShortWords,
-  windowStateAt,
-} from '#commons/window-plan.ts';
+import { heldReason, nextOpening, type PartWindow, partWindow, windowStateAt } from '#commons/window-plan.ts';
 import { parseDateTimeIn } from '#commons/zoned-time.ts';
 import type { CampaignSafety, SecureOutcome } from './campaign-safety.ts';
 import { type CampaignRecord, type CampaignStore, isEnded } from './campaign-store.ts';
@@ -140,18 +133,11 @@ export class LifecycleSteps {
     const requested = this.requestedStart(plan, now.getTime());
     const opening = nextOpening(carry.window, requested, quietFrom(settings), settings.holdHorizonMs);
     if (!opening) {
-      const days = Math.round(settings.holdHorizonMs / 86_400_000);
-      const why = noOpeningReason(carry.window, requested, settings.holdHorizonMs);
-      const failure =
-        why.kind === 'too_short'
-          ? {
-              code: 'window_too_short',
-              message: `held, not dialled: the calling window (${carry.window.description}) ${tooShortWords(why.longestMs, settings)}, in the ${days} days after ${iso(requested)}; give a longer window`,
-            }
-          : {
-              code: 'window_never_opens',
-              message: `held, not dialled: the calling window (${carry.window.description}) does not open in the ${days} days after ${iso(requested)}`,
-            };
+      const why = heldReason(carry.window, requested, settings.holdHorizonMs, settings);
+      const failure = {
+        code: why.code,
+        message: `held, not dialled: the calling window (${carry.window.description}) ${why.words} after ${iso(requested)}${why.code === 'window_too_short' ? '; give a longer window' : ''}`,
+      };
       return {
         ...carry,
         phase: 'ended',
