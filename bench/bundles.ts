@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { build } from 'esbuild';
-import { esbuildOptions, loadedAtStart, PHONE_METADATA_FILE, PHONE_ZONE_TABLE } from '#infra/bundling.ts';
+import { dataFilesIn, esbuildOptions, loadedAtStart } from '#infra/bundling.ts';
 import { FUNCTION_ENTRIES, type FunctionFolder, namesReadBy } from '#infra/settings.ts';
 import { atMost, type BenchResult, median } from './client-overhead.ts';
 
@@ -66,9 +66,8 @@ function startEnv(folder: FunctionFolder, tracing: boolean): NodeJS.ProcessEnv {
   env.VOICE_API_URL = 'http://127.0.0.1:9';
   env.VOICE_API_KEY = 'bench-key';
   env.VOICE_API_WEBHOOK_SECRET = 'bench-secret';
-  env.PHONE_ZONE_DATA = join(ROOT, PHONE_ZONE_TABLE);
-  // Read only by the functions that parse numbers, which the stack ships it to (infra/callsheet-function.ts).
-  env.PHONE_METADATA = join(ROOT, PHONE_METADATA_FILE);
+  // The data files beside the bundle, each read only by the functions the stack ships it to.
+  Object.assign(env, dataFilesIn(ROOT));
   // The reindex's wait, which the stack computes (infra/reindex.ts).
   env.REINDEX_DRAIN_SECONDS = '300';
   delete env.VOICE_API_SECRET_ARN;

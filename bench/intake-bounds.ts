@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { build } from 'esbuild';
-import { esbuildOptions, PHONE_METADATA_FILE, PHONE_ZONE_TABLE } from '#infra/bundling.ts';
+import { dataFilesIn, esbuildOptions } from '#infra/bundling.ts';
 import { inlineRow, workbookParts } from '#test/helpers/ooxml.ts';
 import { zip } from '#test/helpers/zip.ts';
 import { atMost, type BenchResult, median } from './client-overhead.ts';
@@ -66,11 +66,7 @@ async function buildWorker(): Promise<string> {
 }
 
 async function measure(worker: string, mode: 'baseline' | 'intake', file: string): Promise<Measure> {
-  const env = {
-    ...process.env,
-    PHONE_ZONE_DATA: join(ROOT, PHONE_ZONE_TABLE),
-    PHONE_METADATA: join(ROOT, PHONE_METADATA_FILE),
-  };
+  const env = { ...process.env, ...dataFilesIn(ROOT) };
   const { stdout } = await run(process.execPath, [worker, mode, file], { env, maxBuffer: 1 << 20 });
   return JSON.parse(stdout.trim().split('\n').at(-1) as string) as Measure;
 }

@@ -12,7 +12,7 @@ import { DEFAULT_CAP_LIMITS } from '#commons/frequency-cap.ts';
 import { FrequencyCapStore } from '#commons/frequency-cap-store.ts';
 import { SuppressionList } from '#commons/suppression-list.ts';
 import { TABLES } from '#commons/tables.ts';
-import { PHONE_METADATA_FILE, PHONE_ZONE_TABLE } from '#infra/bundling.ts';
+import { dataFilesIn } from '#infra/bundling.ts';
 import { createTables, startDynamo } from '#local/stack/dynamo.ts';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '#local/stack/local-aws.ts';
 import { type DynamoTally, startDynamoProxy } from '#test/helpers/dynamo-proxy.ts';
@@ -229,8 +229,7 @@ async function measure(worker: string, mode: string, file: string, env: Record<s
     env: {
       PATH: process.env.PATH ?? '',
       AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
-      PHONE_ZONE_DATA: join(ROOT, PHONE_ZONE_TABLE),
-      PHONE_METADATA: join(ROOT, PHONE_METADATA_FILE),
+      ...dataFilesIn(ROOT),
       AWS_REGION: LOCAL_REGION,
       AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
       AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,

@@ -6,7 +6,7 @@ import { basename, join } from 'node:path';
 import { promisify } from 'node:util';
 import { build } from 'esbuild';
 import ExcelJS from 'exceljs';
-import { esbuildOptions, PHONE_METADATA_FILE, PHONE_ZONE_TABLE } from '#infra/bundling.ts';
+import { dataFilesIn, esbuildOptions } from '#infra/bundling.ts';
 import { buildCli } from '#scripts/build-cli.mjs';
 import { atMost, type BenchResult, median } from './client-overhead.ts';
 
@@ -75,13 +75,8 @@ export async function buildWorker(entry = WORKER): Promise<string> {
 
 async function measure(worker: string, mode: Mode, file: string, warm: boolean): Promise<Measure> {
   const args = [worker, mode, file, ...(warm ? ['warm'] : [])];
-  // As the stack deploys it: the bundle has no package to find the zone table in, so it is named (infra/intake.ts),
-  // and the phone metadata is read from its JSON file (infra/callsheet-function.ts).
-  const env = {
-    ...process.env,
-    PHONE_ZONE_DATA: join(ROOT, PHONE_ZONE_TABLE),
-    PHONE_METADATA: join(ROOT, PHONE_METADATA_FILE),
-  };
+  // As the stack deploys it: the bundle has no package to find its data files in, so they are named (dataFilesIn).
+  const env = { ...process.env, ...dataFilesIn(ROOT) };
   const { stdout } = await run(process.execPath, args, { maxBuffer: 1 << 20, env });
   return JSON.parse(stdout.trim().split('\n').at(-1) as string) as Measure;
 }

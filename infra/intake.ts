@@ -7,7 +7,7 @@ import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { StateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
 import { INTAKE_TIMEOUT_SECONDS } from '#commons/queue-settings.ts';
-import { PHONE_ZONE_TABLE } from './bundling.ts';
+import { PHONE_METADATA, PHONE_ZONE_TABLE } from './bundling.ts';
 import { CallsheetFunction } from './callsheet-function.ts';
 import { acknowledge } from './nag.ts';
 import type { UploadBucket } from './upload-bucket.ts';
@@ -64,13 +64,11 @@ export class Intake extends Construct {
     this.function = new CallsheetFunction(this, 'Function', {
       folder: 'intake',
       readsSheets: true,
-      parsesPhones: true,
       description: 'callsheet: validate an uploaded sheet, report on every row, start one lifecycle per part',
       timeout: Duration.seconds(INTAKE_TIMEOUT_SECONDS),
       memorySize: 2048,
       reservedConcurrency: props.concurrency,
-      environment: { PHONE_ZONE_DATA: '/var/task/timezones.bson' },
-      copyFiles: [{ from: PHONE_ZONE_TABLE, to: 'timezones.bson' }],
+      dataFiles: [PHONE_ZONE_TABLE, PHONE_METADATA],
     });
     const fn = this.function.fn;
     this.function.bindTable('uploads', props.uploadsTable, 'readWrite');

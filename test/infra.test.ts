@@ -6,6 +6,7 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TABLES } from '#commons/tables.ts';
 import { buildApp } from '#infra/build-app.ts';
+import { PHONE_METADATA, PHONE_ZONE_TABLE } from '#infra/bundling.ts';
 import { FUNCTION_ENTRIES } from '#infra/settings.ts';
 import { DEFAULT_EXECUTION_TIMEOUT_SECONDS } from '#state-machines/lifecycle-document.ts';
 
@@ -121,20 +122,23 @@ describe('CDK app', () => {
     }
   });
 
-  it('ships the phone metadata beside the bundles that parse numbers, where their PHONE_METADATA names it', () => {
+  it.each([
+    // intake and contacts parse numbers; intake alone places them in zones.
+    [PHONE_METADATA, 2],
+    [PHONE_ZONE_TABLE, 1],
+  ])('ships $env beside the bundles that read it, where their environment names it', (file, readers) => {
     const functions = Object.values(template.findResources('AWS::Lambda::Function')) as {
       Properties: { Environment?: { Variables?: Record<string, string> }; Code: { S3Key?: string } };
     }[];
-    const named = functions.filter((f) => f.Properties.Environment?.Variables?.PHONE_METADATA);
-    // intake and contacts (infra/callsheet-function.ts, parsesPhones).
-    expect(named.length).toBe(2);
-    const expected = readFileSync('node_modules/libphonenumber-js/metadata.max.json', 'utf8');
+    const named = functions.filter((f) => f.Properties.Environment?.Variables?.[file.env]);
+    expect(named.length).toBe(readers);
+    const expected = readFileSync(file.from);
     for (const f of named) {
-      const path = f.Properties.Environment?.Variables?.PHONE_METADATA as string;
+      const path = f.Properties.Environment?.Variables?.[file.env] as string;
       expect(path.startsWith('/var/task/')).toBe(true);
       // The asset's folder in the assembly is named by the hash its zip is uploaded under.
       const asset = join(outdir, `asset.${f.Properties.Code.S3Key?.replace(/\.zip$/, '')}`);
-      expect(readFileSync(join(asset, path.slice('/var/task/'.length)), 'utf8')).toBe(expected);
+      expect(readFileSync(join(asset, path.slice('/var/task/'.length))).equals(expected)).toBe(true);
     }
   });
 

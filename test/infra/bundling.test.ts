@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { build } from 'esbuild';
 import { afterAll, describe, expect, it } from 'vitest';
-import { esbuildOptions, loadedAtStart, PHONE_METADATA_FILE } from '#infra/bundling.ts';
+import { esbuildOptions, loadedAtStart, PHONE_METADATA } from '#infra/bundling.ts';
 import { FUNCTION_ENTRIES } from '#infra/settings.ts';
 
 const run = promisify(execFile);
@@ -122,7 +122,7 @@ process.stdout.write(JSON.stringify(normalizePhone('(415) 555-2671', 'US')));`,
     // The metadata's own chunk, deleted: a start that read it would fail.
     expect(chunks).toHaveLength(1);
     for (const chunk of chunks) rmSync(chunk);
-    expect(await runs({ PHONE_METADATA: join(ROOT, PHONE_METADATA_FILE) })).toMatchObject({
+    expect(await runs({ PHONE_METADATA: join(ROOT, PHONE_METADATA.from) })).toMatchObject({
       ok: true,
       e164: '+14155552671',
     });
