@@ -1,6 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { parseWindowRules, WindowSpecError } from '#commons/calling-window.ts';
+import { ConfigError, type Env, EnvReader } from '#commons/config.ts';
 
 export interface Command {
   name: string;
@@ -15,6 +16,22 @@ export interface Command {
 
 /** A mistake in how the command was called: printed with a pointer to --help, exit status 2. */
 export class UsageError extends Error {}
+
+/**
+ * Settings read from this shell as a function reads them (`read`, then `done`): a bad value is a usage mistake, with
+ * every problem named.
+ */
+export function readShellSettings<T>(read: (env: EnvReader) => T, env: Env = process.env): T {
+  const reader = new EnvReader(env);
+  try {
+    const out = read(reader);
+    reader.done();
+    return out;
+  } catch (err) {
+    if (err instanceof ConfigError) throw new UsageError(err.problems.join('; '));
+    throw err;
+  }
+}
 
 const READ_ERRORS: Record<string, string> = {
   ENOENT: 'no such file',

@@ -244,10 +244,6 @@ export function summaryLines(s: ReturnType<typeof runSummary>): string[] {
 }
 
 /**
- * Call events the outcomes processor failed on every delivery (in AWS: the outcomes dead-letter queue and its
- * alarm). Nothing is lost from the reports: each part's report reads its calls from the calls list at its end.
- */
-/**
  * What a fault plan did, from the emulator's log of the requests its faults hit: how each was answered, or that none
  * was hit at all, in which case the rehearsal proved nothing about the plan (its paths or times never came up).
  */
@@ -272,6 +268,10 @@ export function faultedLines(
   return [`faulted requests: ${hits.length} (${[...kinds].map(([k, n]) => `${k}: ${n}`).join(', ')})`];
 }
 
+/**
+ * Call events the outcomes processor failed on every delivery (in AWS: the outcomes dead-letter queue and its
+ * alarm). Nothing is lost from the reports: each part's report reads its calls from the calls list at its end.
+ */
 export function deadEventsLine(n: number, deliveries: number): string {
   return `call events: ${n} not recorded after ${deliveries} deliveries (dead-lettered); the part reports take those calls from the calls list`;
 }

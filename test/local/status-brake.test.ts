@@ -101,6 +101,12 @@ describe('status and release on a data directory no stack runs on', () => {
       const env = { CALLSHEET_DATA_DIR: data, VOICE_API_URL: '', VOICE_API_KEY: '' };
       const status = await runInProcess(['status'], env);
       expect(status.stdout).toContain('(no callsheet stack runs on this data directory: a part shown running lost');
+      // Its closing label reads the pause settings of this shell: a bad one is a usage mistake, named.
+      const bad = await runInProcess(['status'], { ...env, CLOSING_MARGIN_MINUTES: '0' });
+      expect([bad.code, bad.stderr]).toEqual([
+        2,
+        expect.stringContaining('CLOSING_MARGIN_MINUTES="0": a whole number from 1 to 120'),
+      ]);
       const release = await runInProcess(['campaign', 'release', 'cmp_orphan'], env);
       expect(release.code).toBe(1);
       expect(release.stderr).toContain(

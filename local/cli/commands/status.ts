@@ -1,8 +1,7 @@
-import { ConfigError, EnvReader } from '#commons/config.ts';
 import { quietFrom, readPauseTimings } from '#commons/plan-load.ts';
 import { windowStateAt } from '#commons/window-plan.ts';
 import { type CampaignRecord, CampaignStore, progressOf } from '#lifecycle/campaign-store.ts';
-import { type Command, numberOption, UsageError } from '../command.ts';
+import { type Command, numberOption, readShellSettings, UsageError } from '../command.ts';
 import {
   bar,
   OPERATOR_API_WAIT,
@@ -99,17 +98,7 @@ async function snapshot(): Promise<{
 }
 
 /** The minutes before a close in which no call starts (`quietFrom`), from this environment's pause settings. */
-function quietMs(): number {
-  try {
-    const env = new EnvReader(process.env);
-    const timings = readPauseTimings(env);
-    env.done();
-    return quietFrom(timings);
-  } catch (err) {
-    if (err instanceof ConfigError) throw new UsageError(err.problems.join('; '));
-    throw err;
-  }
-}
+const quietMs = (): number => quietFrom(readShellSettings(readPauseTimings));
 
 export function partStatus(r: CampaignRecord, now: number, quiet: number): PartStatus {
   const live = r.status === 'running' || r.status === 'creating';

@@ -3,7 +3,6 @@ import { readdir, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { readBudgetConfig } from '#commons/api-budget/config.ts';
 import { describeWindow } from '#commons/calling-window.ts';
-import { ConfigError, EnvReader } from '#commons/config.ts';
 import { type CapLimits, readCapLimits } from '#commons/frequency-cap.ts';
 import { COSTLY_TEXT, isCountryCode } from '#commons/phone/phone.ts';
 import { readPauseTimings } from '#commons/plan-load.ts';
@@ -19,7 +18,7 @@ import { validateUpload } from '#intake/validate-upload.ts';
 import { writeUploadFiles } from '#intake/writers.ts';
 import { DEFAULT_DATA_DIR, isNewDataDir, localDataDir } from '#local/stack/data-dir.ts';
 import { runningStackFile } from '#local/stack/running-stack.ts';
-import { type Command, cannotRead, outFolder, UsageError, windowOption } from '../command.ts';
+import { type Command, cannotRead, outFolder, readShellSettings, UsageError, windowOption } from '../command.ts';
 import { checkStartOptions } from '../time-option.ts';
 import { counted } from '../words.ts';
 
@@ -38,22 +37,17 @@ function startHorizonDays(): number {
  * CALL_CAP_PER_WEEK) and DEFAULT_RETRIES, from this environment: intake's defaults when unset.
  */
 function apiPlan(): ApiPlan & { caps: CapLimits; retries: number } {
-  // The budget's table is not needed to know the plan's limits; the reader asks for it, so it is named.
-  const env = new EnvReader({ [TABLES.apiBudget.env]: 'validate', ...process.env });
-  try {
-    const plan = {
+  return readShellSettings(
+    (env) => ({
       limits: readBudgetConfig(env).limits,
       timings: readPauseTimings(env),
       holdHorizonMs: readHoldHorizonMs(env),
       caps: readCapLimits(env),
       retries: readDefaultRetries(env),
-    };
-    env.done();
-    return plan;
-  } catch (err) {
-    if (err instanceof ConfigError) throw new UsageError(err.problems.join('; '));
-    throw err;
-  }
+    }),
+    // The budget's table is not needed to know the plan's limits; the reader asks for it, so it is named.
+    { [TABLES.apiBudget.env]: 'validate', ...process.env },
+  );
 }
 
 export const validateCommand: Command = {
