@@ -338,38 +338,42 @@ describe('callsheet run, interrupted', () => {
     }
   }, 120_000);
 
-  it('stops as on Ctrl-C when its terminal closes (SIGHUP): the parts interrupted, not left running', async () => {
-    const data = join(dataDir, 'hung-up');
-    const child = spawn(
-      process.execPath,
-      [BIN, 'run', 'examples/contacts.xlsx', '--window', 'Mon-Fri 10:00-10:10', '--now', '2026-12-07T08:00:00-08:00'],
-      { env: { ...process.env, CALLSHEET_DATA_DIR: data, VOICE_API_URL: '', VOICE_API_KEY: '' } },
-    );
-    let stdout = '';
-    const uploaded = new Promise<void>((resolve) =>
-      child.stdout.on('data', (d) => {
-        stdout += d;
-        if (stdout.includes('uploaded as')) resolve();
-      }),
-    );
-    const closed = once(child, 'close');
-    await Promise.race([uploaded, closed]);
-    child.kill('SIGHUP');
-    const [code] = await closed;
-    expect(code, stdout).toBe(130);
-    expect(stdout).toMatch(/^part \d+: interrupted,/m);
-    // Nothing left recorded as running for a workflow that no longer exists.
-    const listed = JSON.parse(
-      (
-        await runInProcess(['campaign', 'list', '--json'], {
-          CALLSHEET_DATA_DIR: data,
-          VOICE_API_URL: '',
-          VOICE_API_KEY: '',
-        })
-      ).stdout,
-    ) as { status: string }[];
-    expect(listed.map((r) => r.status).filter((s) => s === 'running' || s === 'creating')).toEqual([]);
-  });
+  // The terminal closing (SIGHUP) and a plain `kill` (SIGTERM), as the README says.
+  it.each(['SIGHUP', 'SIGTERM'] as const)(
+    'stops as on Ctrl-C on %s: the parts interrupted, not left running',
+    async (signal) => {
+      const data = join(dataDir, `stopped-by-${signal}`);
+      const child = spawn(
+        process.execPath,
+        [BIN, 'run', 'examples/contacts.xlsx', '--window', 'Mon-Fri 10:00-10:10', '--now', '2026-12-07T08:00:00-08:00'],
+        { env: { ...process.env, CALLSHEET_DATA_DIR: data, VOICE_API_URL: '', VOICE_API_KEY: '' } },
+      );
+      let stdout = '';
+      const uploaded = new Promise<void>((resolve) =>
+        child.stdout.on('data', (d) => {
+          stdout += d;
+          if (stdout.includes('uploaded as')) resolve();
+        }),
+      );
+      const closed = once(child, 'close');
+      await Promise.race([uploaded, closed]);
+      child.kill(signal);
+      const [code] = await closed;
+      expect(code, stdout).toBe(130);
+      expect(stdout).toMatch(/^part \d+: interrupted,/m);
+      // Nothing left recorded as running for a workflow that no longer exists.
+      const listed = JSON.parse(
+        (
+          await runInProcess(['campaign', 'list', '--json'], {
+            CALLSHEET_DATA_DIR: data,
+            VOICE_API_URL: '',
+            VOICE_API_KEY: '',
+          })
+        ).stdout,
+      ) as { status: string }[];
+      expect(listed.map((r) => r.status).filter((s) => s === 'running' || s === 'creating')).toEqual([]);
+    },
+  );
 
   it('stops the workflows on Ctrl-C and reports the parts as interrupted, not failed', async () => {
     // The signal comes as soon as the upload is in: the lifecycles of both parts are still to run.
