@@ -3,8 +3,8 @@ import { documentClient, s3Client, sqsClient } from '#commons/aws/clients.ts';
 import { ObjectStore } from '#commons/aws/object-store.ts';
 import { type EventSink, SqsEventSink } from '#commons/contact-events.ts';
 import { SuppressionList } from '#commons/suppression-list.ts';
-import { VoiceApiClient } from '#commons/voice-api/client.ts';
-import type { VoiceApiOptions } from '#commons/voice-api/http.ts';
+import { ContactsApi } from '#commons/voice-api/contacts.ts';
+import { Transport, type VoiceApiOptions } from '#commons/voice-api/http.ts';
 import { resolveVoiceApiAccess } from '#commons/voice-api-access.ts';
 import type { ContactsConfig } from './config.ts';
 import { ContactPusher } from './contact-pusher.ts';
@@ -29,15 +29,17 @@ export async function buildContactSync(config: ContactsConfig, options: BuildSyn
   const db = documentClient(config.aws);
   const now = options.now ?? (() => new Date());
   const store = new ContactStore(db, config.contactsTable);
-  const api = new VoiceApiClient({
-    baseUrl: access.baseUrl,
-    apiKey: access.apiKey,
-    // The current key (re-read after a rotation, on 401) and the API answer metrics.
-    fetch: access.fetch,
-    timeoutMs: config.apiTimeoutMs,
-    budget: apiBudget(db, config.budget, 'shared', { clock: options.api?.clock, maxWaitMs: config.budgetWaitMs }),
-    ...options.api,
-  });
+  const contacts = new ContactsApi(
+    new Transport({
+      baseUrl: access.baseUrl,
+      apiKey: access.apiKey,
+      // The current key (re-read after a rotation, on 401) and the API answer metrics.
+      fetch: access.fetch,
+      timeoutMs: config.apiTimeoutMs,
+      budget: apiBudget(db, config.budget, 'shared', { clock: options.api?.clock, maxWaitMs: config.budgetWaitMs }),
+      ...options.api,
+    }),
+  );
   // One client for both queues, made only when one of them is not given.
   let sqs: ReturnType<typeof sqsClient> | undefined;
   const queues = () => {
@@ -56,7 +58,7 @@ export async function buildContactSync(config: ContactsConfig, options: BuildSyn
     sync: new ContactSync({
       store,
       sheets,
-      pusher: new ContactPusher({ store, api: api.contacts, now }),
+      pusher: new ContactPusher({ store, api: contacts, now }),
       deadLetters,
       now,
       defaultCountry: config.defaultCountry,

@@ -5,7 +5,8 @@ import { SqsEventSink } from '#commons/contact-events.ts';
 import { FrequencyCapStore } from '#commons/frequency-cap-store.ts';
 import { StepFunctionsStarter } from '#commons/lifecycle-starter.ts';
 import { SuppressionList } from '#commons/suppression-list.ts';
-import { VoiceApiClient } from '#commons/voice-api/client.ts';
+import { AgentsApi } from '#commons/voice-api/agents.ts';
+import { Transport } from '#commons/voice-api/http.ts';
 import type { Clock } from '#commons/voice-api/rate-limiter.ts';
 import { resolveVoiceApiAccess } from '#commons/voice-api-access.ts';
 import { CampaignContactEvents } from './campaign-contacts.ts';
@@ -38,12 +39,14 @@ export async function buildIntakeService(
     ...intakeTables(config, db),
     objects: new ObjectStore(s3Client(config.aws)),
     // The current key (re-read after a rotation, on 401) and the API answer metrics.
-    agents: new VoiceApiClient({
-      baseUrl: access.baseUrl,
-      apiKey: access.apiKey,
-      fetch: access.fetch,
-      ...(budget ? { budget } : {}),
-    }).agents,
+    agents: new AgentsApi(
+      new Transport({
+        baseUrl: access.baseUrl,
+        apiKey: access.apiKey,
+        fetch: access.fetch,
+        ...(budget ? { budget } : {}),
+      }),
+    ),
     starter: new StepFunctionsStarter(sfnClient(config.aws), config.stateMachineArn),
     defaults: config.defaults,
     leaseMs: config.leaseMs,

@@ -5,13 +5,16 @@ import { documentClient, eventsClient, s3Client, sfnClient } from '#commons/aws/
 import { ObjectStore } from '#commons/aws/object-store.ts';
 import type { Log } from '#commons/log.ts';
 import type { SharedAccess } from '#commons/outcomes/build-service.ts';
-import { VoiceApiClient } from '#commons/voice-api/client.ts';
+import { AgentsApi } from '#commons/voice-api/agents.ts';
+import { CallsApi } from '#commons/voice-api/calls.ts';
+import { CampaignsApi } from '#commons/voice-api/campaigns.ts';
+import { Transport, type VoiceApiOptions } from '#commons/voice-api/http.ts';
 import type { Clock } from '#commons/voice-api/rate-limiter.ts';
 import { resolveVoiceApiAccess } from '#commons/voice-api-access.ts';
 import { CampaignSafety } from './campaign-safety.ts';
 import { CampaignStore } from './campaign-store.ts';
 import type { LifecycleConfig } from './config.ts';
-import { LifecycleSteps } from './lifecycle-steps.ts';
+import { type LifecycleApi, LifecycleSteps } from './lifecycle-steps.ts';
 import { buildPartEndOutcomes } from './part-end/build-part-end.ts';
 import { logSafetySignals } from './safety-signals.ts';
 import { EventBridgeEvents, StepFunctionsWorkflow } from './workflow.ts';
@@ -19,7 +22,7 @@ import { EventBridgeEvents, StepFunctionsWorkflow } from './workflow.ts';
 export interface BuildOptions {
   now?: () => Date;
   /** Client options for the Voice API (the local runner hands the emulator's clock to the rate limiter). */
-  api?: Partial<ConstructorParameters<typeof VoiceApiClient>[0]>;
+  api?: Partial<VoiceApiOptions>;
   /**
    * The clock the API budget's waits run on, when not the client's: the embedded stack's simulated clock, on which
    * a wait is a sleep of the workflow waiting, while the client's back-off stays as short as it is.
@@ -40,9 +43,9 @@ function lifecycleApis(
   config: LifecycleConfig,
   options: BuildOptions,
   { db, access }: SharedAccess,
-): { api: VoiceApiClient; safe: VoiceApiClient; polls: VoiceApiClient } {
-  const client = (share: BudgetShare) =>
-    new VoiceApiClient({
+): { api: LifecycleApi; safe: LifecycleApi; polls: LifecycleApi } {
+  const client = (share: BudgetShare): LifecycleApi => {
+    const http = new Transport({
       baseUrl: access.baseUrl,
       apiKey: access.apiKey,
       // The current key (re-read after a rotation, on 401) and the API answer metrics.
@@ -60,6 +63,8 @@ function lifecycleApis(
         : {}),
       ...options.api,
     });
+    return { agents: new AgentsApi(http), campaigns: new CampaignsApi(http), calls: new CallsApi(http) };
+  };
   const api = client('lifecycle');
   if (!config.budget) return { api, safe: api, polls: api };
   return { api, safe: client('safety'), polls: client('shared') };

@@ -62,11 +62,14 @@ export interface LifecycleSettings extends DecideSettings {
   reconcileMinutes: number;
 }
 
+/** The parts of the Voice API the lifecycle uses; the function's bundle carries only these. */
+export type LifecycleApi = Pick<VoiceApiClient, 'agents' | 'campaigns' | 'calls'>;
+
 export interface LifecycleDeps {
   /** Launches, resumes and everything else but the looks' stats (the lifecycle's share of the budget). */
-  api: VoiceApiClient;
+  api: LifecycleApi;
   /** The stats each look asks (the polls' share, below launches and resumes; see build-steps.ts). */
-  polls: VoiceApiClient;
+  polls: LifecycleApi;
   campaigns: CampaignStore;
   safety: CampaignSafety;
   objects: ObjectStore;
@@ -240,7 +243,7 @@ export class LifecycleSteps {
     return next;
   }
 
-  private async stats(campaignId: string, via: VoiceApiClient = this.deps.polls): Promise<StatsSeen> {
+  private async stats(campaignId: string, via: LifecycleApi = this.deps.polls): Promise<StatsSeen> {
     try {
       return checkedStats({ kind: 'ok', stats: await via.campaigns.stats(campaignId) });
     } catch (err) {

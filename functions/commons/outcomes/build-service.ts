@@ -3,8 +3,8 @@ import { apiBudget } from '../api-budget/config.ts';
 import { documentClient } from '../aws/clients.ts';
 import { type Log, silentLog } from '../log.ts';
 import { SuppressionList } from '../suppression-list.ts';
-import { VoiceApiClient } from '../voice-api/client.ts';
-import type { VoiceApiOptions } from '../voice-api/http.ts';
+import { CallsApi } from '../voice-api/calls.ts';
+import { Transport, type VoiceApiOptions } from '../voice-api/http.ts';
 import type { Clock } from '../voice-api/rate-limiter.ts';
 import { resolveVoiceApiAccess, type VoiceApiAccess } from '../voice-api-access.ts';
 import { CallResolver } from './call-resolver.ts';
@@ -35,25 +35,27 @@ export async function buildOutcomeService(
 ): Promise<OutcomeService> {
   const access = shared?.access ?? (await resolveVoiceApiAccess(config.voiceApi, config.aws));
   const db = shared?.db ?? documentClient(config.aws);
-  const api = new VoiceApiClient({
-    baseUrl: access.baseUrl,
-    apiKey: access.apiKey,
-    // The current key (re-read after a rotation, on 401) and the API answer metrics.
-    fetch: access.fetch,
-    // Reads of finished calls share the account's per-minute budget with contact sync (never the lifecycle's share).
-    ...(config.budget
-      ? {
-          budget: apiBudget(db, config.budget, 'shared', {
-            clock: options.budgetClock ?? options.api?.clock,
-            maxWaitMs: config.budgetWaitMs,
-          }),
-        }
-      : {}),
-    ...options.api,
-  });
+  const calls = new CallsApi(
+    new Transport({
+      baseUrl: access.baseUrl,
+      apiKey: access.apiKey,
+      // The current key (re-read after a rotation, on 401) and the API answer metrics.
+      fetch: access.fetch,
+      // Reads of finished calls share the account's per-minute budget with contact sync (never the lifecycle's share).
+      ...(config.budget
+        ? {
+            budget: apiBudget(db, config.budget, 'shared', {
+              clock: options.budgetClock ?? options.api?.clock,
+              maxWaitMs: config.budgetWaitMs,
+            }),
+          }
+        : {}),
+      ...options.api,
+    }),
+  );
   return new OutcomeService({
-    resolver: new CallResolver(api.calls),
-    calls: api.calls,
+    resolver: new CallResolver(calls),
+    calls,
     store: new OutcomeStore(db, config.outcomesTable),
     suppression: new SuppressionList(db, config.suppressionTable),
     log: options.log ?? silentLog,

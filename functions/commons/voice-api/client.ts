@@ -9,7 +9,10 @@ import { PhoneNumbersApi } from './phone-numbers.ts';
 import { TtsApi } from './tts.ts';
 import { WidgetApi } from './widget.ts';
 
-/** Typed client for the whole Voice Agent Developer API (docs/api-contract.md). */
+/**
+ * Typed client for the whole Voice Agent Developer API (docs/api-contract.md). A deployed function builds only the
+ * parts it uses on one `Transport` instead, so its bundle carries no code for the rest.
+ */
 export class VoiceApiClient {
   readonly agents: AgentsApi;
   readonly calls: CallsApi;
