@@ -52,7 +52,14 @@ describe('upload settings', () => {
       repeatUpload: false,
     });
     // The upload's default country wins over the deployment's: 4155552671 is not a valid UK number.
-    expect(out.report.rejected).toEqual([{ row: 2, reason: 'invalid_phone', input: '4155552671' }]);
+    expect(out.report.rejected).toEqual([
+      {
+        row: 2,
+        reason: 'invalid_phone',
+        input: '4155552671',
+        hint: expect.stringMatching(/^read in the default country, GB,/),
+      },
+    ]);
   });
 
   it('reads numbers in the country named by a Settings sheet before the contacts, or by S3 metadata', async () => {
@@ -66,7 +73,14 @@ describe('upload settings', () => {
     for (const r of [['Phone Number'], ['020 7946 0018'], ['4155552671']]) contacts.addRow(r);
     const first = await validateUpload(Buffer.from(await wb.xlsx.writeBuffer()), 'gb.xlsx', { defaultCountry: 'US' });
     expect(first.report.contacts.map((c) => c.phone)).toEqual(['+442079460018']);
-    expect(first.report.rejected).toEqual([{ row: 3, reason: 'invalid_phone', input: '4155552671' }]);
+    expect(first.report.rejected).toEqual([
+      {
+        row: 3,
+        reason: 'invalid_phone',
+        input: '4155552671',
+        hint: expect.stringMatching(/^read in the default country, GB,/),
+      },
+    ]);
 
     const plain = await xlsx([['Phone Number'], ['020 7946 0018'], ['4155552671']]);
     const viaMetadata = await validateUpload(plain, 'gb.xlsx', {

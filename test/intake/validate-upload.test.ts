@@ -108,7 +108,12 @@ describe('intake: row rules', () => {
       { row: 3, reason: 'duplicate_phone', input: '+1 (415) 555-2671' },
       { row: 4, reason: 'missing_phone', input: '' },
       { row: 5, reason: 'invalid_phone', input: 'call me' },
-      { row: 6, reason: 'invalid_phone', input: '+1 555 555 0100' },
+      {
+        row: 6,
+        reason: 'invalid_phone',
+        input: '+1 555 555 0100',
+        hint: expect.stringMatching(/^no phone line of its country has this number/),
+      },
       { row: 7, reason: 'suppressed', input: '+14155552672' },
     ]);
     expect(out.report.ok).toBe(true);

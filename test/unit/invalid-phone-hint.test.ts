@@ -15,6 +15,10 @@ describe('invalidPhoneHint: what is wrong with a phone cell, when the cell shows
     // Every digit still there: no claim that any was lost.
     ['1.4155552001E+10', 'US', /^Excel wrote this number in scientific notation: format the phone column as Text/],
     [`+1${'4'.repeat(30_000)};+1${'5'.repeat(30_000)}`, undefined, /^far too long .*\(60,005 characters\)/],
+    // Its length fits its country, yet no line there has it: a country code is there already, or the default one.
+    ['+14150000000', undefined, /^no phone line of its country has this number, .*check the area code/],
+    ['+1 212 111 2222', 'US', /^no phone line of its country has this number/],
+    ['98200 12345', 'US', /^read in the default country, US, it is no number in use there: .*own country code/],
   ] as const)('%s (default country %s)', (input, country, hint) => {
     expect(invalidPhoneHint(input, country)).toMatch(hint);
   });
@@ -25,7 +29,6 @@ describe('invalidPhoneHint: what is wrong with a phone cell, when the cell shows
     ['hello', 'US'],
     ['call me maybe', undefined],
     ['', 'US'],
-    ['98200 12345', 'US'],
   ] as const)('has nothing better than the general advice for %s', (input, country) => {
     expect(invalidPhoneHint(input, country)).toBeNull();
   });

@@ -44,7 +44,13 @@ export function invalidPhoneHint(input: string, defaultCountry?: CountryCode): s
       return text.startsWith('+')
         ? 'no country has the calling code this number starts with: check the digits after the +'
         : null;
-    default:
+    case 'NOT_A_NUMBER':
       return null;
+    default:
+      // As many digits as its country's numbers have, yet none of them is this one (an area code or exchange not
+      // in use): the general advice, to give a country code, would be wrong for a number that has one.
+      return text.startsWith('+')
+        ? 'no phone line of its country has this number, though it has the right number of digits: check the area code and the digits after it'
+        : `read in the default country, ${defaultCountry}, it is no number in use there: check the digits, or write it with its own country code, as in +44 20 7946 0000`;
   }
 }
