@@ -37,6 +37,8 @@ type Value = string | number | boolean;
 
 export const CONFIG_FILE = 'callsheet.config.json';
 const CONTEXT_PREFIX = 'callsheet:';
+/** The setting a problem is about: the name it starts with. */
+const settingOf = (problem: string): string => /^[A-Z0-9_]+/.exec(problem)?.[0] ?? '';
 
 /** The checked settings of one synthesis. */
 export class Settings {
@@ -87,7 +89,10 @@ export class Settings {
           `${name} is required: set it in ${CONFIG_FILE} or with -c ${CONTEXT_PREFIX}${name}=… (docs/configuration.md)`,
         );
     const settings = new Settings(values);
-    if (problems.length === 0) problems.push(...settings.functionProblems());
+    // The functions' checks and those between settings run on the rest too (a bad value left at its default), so
+    // one synth names every problem; those about a setting already named are left out.
+    const named = new Set(problems.map(settingOf));
+    problems.push(...settings.functionProblems().filter((p) => !named.has(settingOf(p))));
     if (problems.length > 0) throw new ConfigError(problems);
     return settings;
   }
@@ -162,7 +167,7 @@ export class Settings {
    */
   private functionProblems(): string[] {
     // Names the stack fills in (tables, ARNs, queue URLs) are not settings: their problems are not ours to report.
-    const isSetting = (problem: string) => (/^[A-Z0-9_]+/.exec(problem)?.[0] ?? '') in SETTINGS;
+    const isSetting = (problem: string) => settingOf(problem) in SETTINGS;
     const problems: string[] = [];
     for (const [folder, read] of Object.entries(READERS)) {
       try {

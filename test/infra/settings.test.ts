@@ -131,6 +131,20 @@ describe('deployment settings', () => {
     expect(problems[0]).toContain(`raise it to at least ${needed} or lower those`);
   });
 
+  it('names every problem in one synth: a bad value, an unknown name and a timeout too short for the waits', () => {
+    const problems = problemsOf(() =>
+      load(root({ ...URL_SETTING, LIFECYCLE_TIMEOUT_SECONDS: 3600 }), {
+        'callsheet:FOO': '1',
+        'callsheet:CALL_CAP_PER_DAY': '0',
+      }),
+    );
+    expect(problems).toEqual([
+      expect.stringMatching(/^FOO: not a callsheet setting/),
+      expect.stringMatching(/^CALL_CAP_PER_DAY="0": /),
+      expect.stringMatching(/^LIFECYCLE_TIMEOUT_SECONDS=3600 .*raise it to at least 2505600/),
+    ]);
+  });
+
   it('takes a workflow timeout as long as those waits', () => {
     const dir = root({
       ...URL_SETTING,
