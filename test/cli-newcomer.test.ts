@@ -174,7 +174,8 @@ describe('what a newcomer meets first', () => {
     const out = await runInProcess(['validate', sheet, '--json'], env);
     const report = JSON.parse(out.stdout);
     expect(report.rejected).toEqual([expect.objectContaining({ row: 2, reason: 'suppressed' })]);
-    expect(report.rows).toMatchObject({ total: 2, valid: 1, rejected: 1 });
+    expect(report.rows).toEqual({ total: 2, valid: 1, rejected: 1, suppressed: 1 });
+    expect(report.notes.join('\n')).not.toContain('no do-not-call list was checked');
     // The text counts them apart, as `run` does.
     const text = await runInProcess(['validate', sheet], env);
     expect(text.stdout).toContain(`${sheet} (csv): 2 rows, 1 valid, 0 rejected, 1 suppressed (do-not-call list)`);
@@ -182,7 +183,11 @@ describe('what a newcomer meets first', () => {
     // Another data directory has its own (empty) list, and the text says no list was checked.
     const other = { CALLSHEET_DATA_DIR: join(dataDir, 'other') };
     const elsewhere = await runInProcess(['validate', sheet, '--json'], other);
-    expect(JSON.parse(elsewhere.stdout).rows.rejected).toBe(0);
+    expect(JSON.parse(elsewhere.stdout).rows).toEqual({ total: 2, valid: 2, rejected: 0, suppressed: 0 });
+    // The JSON carries the note the text prints.
+    expect(JSON.parse(elsewhere.stdout).notes).toContainEqual(
+      expect.stringMatching(/^no do-not-call list was checked: .* holds none and SUPPRESSION_TABLE is not set/),
+    );
     expect((await runInProcess(['validate', sheet], other)).stdout).toContain(
       `note: no do-not-call list was checked: ${join(dataDir, 'other')} holds none and SUPPRESSION_TABLE is not set`,
     );

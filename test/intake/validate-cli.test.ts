@@ -41,14 +41,19 @@ describe('callsheet validate', () => {
       ok: true,
       error: null,
       format: 'xlsx',
-      rows: { total: 3, valid: 1, rejected: 2 },
+      rows: { total: 3, valid: 1, rejected: 2, suppressed: 0 },
       contacts: [{ row: 2, phone: '+14155552671', name: 'Ann', customInstruction: null }],
       rejected: [
         { row: 3, reason: 'duplicate_phone', input: '415-555-2671' },
-        { row: 4, reason: 'invalid_phone', input: '98200 12345' },
+        {
+          row: 4,
+          reason: 'invalid_phone',
+          input: '98200 12345',
+          hint: expect.stringMatching(/^read in the default country, US, .*own country code/),
+        },
       ],
       parts: [{ index: 1, rows: 1, timeZone: 'America/Los_Angeles' }],
-      notes: [],
+      notes: [expect.stringMatching(/^no do-not-call list was checked: /)],
     });
     expect((await readdir(out)).sort()).toEqual(['annotated.xlsx', 'part-1.xlsx']);
     expect(res.stderr).toBe('');
@@ -232,11 +237,14 @@ describe('callsheet validate', () => {
       /\n {2}note: 2 parts close their calling window at \d\d:00Z on \w{3} \d{4}-\d\d-\d\d; the API plan \(1 request a minute\) can pause about 1 of them between \d\d:54Z and \d\d:54:30Z: the other 1 will be stopped by the agent brake/,
     );
     const json = JSON.parse((await runInProcess(['validate', file, '--json'], small)).stdout);
-    expect(json.notes).toEqual([expect.stringMatching(/^2 parts close their calling window/)]);
+    expect(json.notes).toEqual([
+      expect.stringMatching(/^2 parts close their calling window/),
+      expect.stringMatching(/^no do-not-call list was checked/),
+    ]);
 
     // The plan's first tier (100 a minute) carries both pauses: nothing to say.
     const roomy = await runInProcess(['validate', file, '--json']);
-    expect(JSON.parse(roomy.stdout).notes).toEqual([]);
+    expect(JSON.parse(roomy.stdout).notes).toEqual([expect.stringMatching(/^no do-not-call list was checked/)]);
     const bad = await runInProcess(['validate', file], { PAUSE_LEAD_SECONDS: 'soon' });
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('PAUSE_LEAD_SECONDS="soon": a whole number from 0 to 900');

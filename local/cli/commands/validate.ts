@@ -76,7 +76,8 @@ export const validateCommand: Command = {
     '  --window SPEC   check a calling window as `run --window` gives it, e.g. "Mon-Fri 09:00-17:00": the notes',
     '                  say when a part would be held (a window that never opens, or too short to call in)',
     '  --allow-costly  accept premium-rate, shared-cost and other costly numbers (rejected by default)',
-    '  --json          print one JSON object: ok, error, format, rows, contacts, rejected, parts',
+    '  --json          print one JSON object: ok, error, format, rows, contacts, rejected, notes, parts;',
+    '                  rows.rejected counts every row not kept, those on the do-not-call list too (rows.suppressed)',
     '  --out DIR       also write each part (part-N.xlsx, exactly the API columns) and annotated.xlsx there',
     '',
     'Numbers on the do-not-call list are rejected as intake would: the deployed list when SUPPRESSION_TABLE is',
@@ -144,11 +145,19 @@ export const validateCommand: Command = {
             message: 'Every part would be held, not dialled: nobody would be called (see the notes).',
           }
         : null;
+    const unchecked = listed
+      ? []
+      : [
+          `no do-not-call list was checked: ${localDataDir()} holds none and ${TABLES.suppression.env} is not set ` +
+            `(set CALLSHEET_DATA_DIR to the data directory that holds the list; ${DEFAULT_DATA_DIR})`,
+        ];
     const report = {
       ...outcome.report,
       ...(error ? { ok: false, error } : {}),
-      notes: [...outcome.report.notes, ...upfront.notes],
+      notes: [...outcome.report.notes, ...upfront.notes, ...unchecked],
     };
+    // As `run` counts them: the do-not-call list's rows apart from the other rejected ones.
+    const suppressed = report.rejected.filter((r) => r.reason === 'suppressed').length;
 
     if (outDir && outcome.scanned) {
       await writeUploadFiles(
@@ -173,7 +182,11 @@ export const validateCommand: Command = {
       const { parts, ...rest } = report;
       console.log(
         JSON.stringify(
-          { ...rest, parts: parts.map(({ index, rows, timeZone }) => ({ index, rows, timeZone })) },
+          {
+            ...rest,
+            rows: { ...rest.rows, suppressed },
+            parts: parts.map(({ index, rows, timeZone }) => ({ index, rows, timeZone })),
+          },
           null,
           2,
         ),
@@ -184,8 +197,6 @@ export const validateCommand: Command = {
       console.error(`${file}: ${report.error.message}`);
       return 1;
     }
-    // As `run` counts them: the do-not-call list's rows apart from the other rejected ones.
-    const suppressed = report.rejected.filter((r) => r.reason === 'suppressed').length;
     console.log(
       `${file} (${report.format}): ${report.rows.total} rows, ${report.rows.valid} valid, ${report.rows.rejected - suppressed} rejected` +
         (suppressed > 0 ? `, ${suppressed} suppressed (do-not-call list)` : ''),
@@ -202,11 +213,6 @@ export const validateCommand: Command = {
     const applied = settingsWords(outcome.settings);
     if (applied) console.log(`  settings: ${applied}`);
     for (const note of report.notes) console.log(`  note: ${note}`);
-    if (!listed)
-      console.log(
-        `  note: no do-not-call list was checked: ${localDataDir()} holds none and ${TABLES.suppression.env} is not set ` +
-          `(set CALLSHEET_DATA_DIR to the data directory that holds the list; ${DEFAULT_DATA_DIR})`,
-      );
     if (values.out) console.log(`  files written to ${values.out}`);
     if (report.error) console.error(report.error.message);
     return report.ok ? 0 : 1;
