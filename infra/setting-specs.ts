@@ -165,7 +165,7 @@ export const SETTINGS = {
     min: 1,
     readBy: [],
     stack: 'reserved concurrency of the guard',
-    doc: 'Guards run at once, each securing one campaign whose workflow ended badly; kept for them whatever else runs. Default: as LIFECYCLE_CONCURRENCY’s.',
+    doc: 'Guards run at once, each securing one campaign whose workflow ended badly; kept for them whatever else runs. Default: API_BUDGET_PER_MINUTE / 20, from 2 to 50, as LIFECYCLE_CONCURRENCY’s default (setting LIFECYCLE_CONCURRENCY does not change it).',
   },
   SWEEPER_CONCURRENCY: {
     type: 'integer',
