@@ -278,7 +278,6 @@ async function startOn(
   const onEnded = options.wrapGuard?.(guardHandler) ?? guardHandler;
   const sweepHandler = lambdaInvoke(makeSweeperHandler(guard, log));
   const sweep = options.wrapSweep?.(sweepHandler) ?? sweepHandler;
-  const context = localContext('callsheet-guard');
   // Each ended execution's guard runs at once and on its own, as EventBridge invokes the function for each event. Run
   // one after another, a guard waiting its turn held the simulated clock still while the one before it slept on it.
   const guarding = new Set<Promise<unknown>>();
@@ -316,7 +315,8 @@ async function startOn(
     // minutes later (infra/campaign-guard.ts); after the last, AWS puts the event in the GuardFailures queue.
     const attempts = () =>
       invokeAsync(
-        () => onEnded(event, context),
+        // A context of its own per invocation, as Lambda gives: its deadline counts from this attempt.
+        () => onEnded(event, localContext('callsheet-guard')),
         GUARD_RETRY_ATTEMPTS,
         retryWait(scheduler, id, closing.signal),
         (err, attempt, waitMs) =>
@@ -346,7 +346,7 @@ async function startOn(
   // new part, a look): AWS runs them all; skipping only saves the embedded stack's time.
   const runSweep = () => {
     workflowActed = false;
-    const round = sweep({} as never, context).then(
+    const round = sweep({} as never, localContext('callsheet-sweeper')).then(
       // No instant at all: nothing to find until a workflow acts (starts, looks, ends).
       (out) => (out as { quietUntil: number | null }).quietUntil ?? Number.POSITIVE_INFINITY,
       (err: Error) => {
