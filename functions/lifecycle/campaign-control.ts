@@ -11,8 +11,12 @@ export class CampaignControl {
     private readonly now: () => Date = () => new Date(),
   ) {}
 
-  async request(campaignId: string, wanted: ManualControl): Promise<{ partKey: string; status: string }> {
-    const partKey = await this.store.partOfCampaign(campaignId);
+  /** Records the wish; answers the part, the campaign's id (also when given the part's key) and its status. */
+  async request(
+    campaignId: string,
+    wanted: ManualControl,
+  ): Promise<{ partKey: string; campaignId: string; status: string }> {
+    const partKey = await this.partOf(campaignId);
     if (!partKey) {
       // The `-` campaign lists show for a part whose campaign is not created yet, or such a part's key.
       const uncreated = campaignId === '-' ? 'a part shown with -' : `part ${campaignId}`;
@@ -29,11 +33,32 @@ export class CampaignControl {
       throw new Error(`callsheet has no campaign ${campaignId} (check the id in the part report)`);
     }
     const record = await this.store.get(partKey);
-    if (!record || isEnded(record))
-      throw new Error(`campaign ${campaignId} has already ended (${record?.status ?? 'unknown'})`);
-    await this.store.setControl(partKey, wanted, this.now());
-    return { partKey, status: record.status };
+    refuseOver(campaignId, record, wanted);
+    // Written only if still so: a cancel asked meanwhile (another operator) is not overwritten.
+    if (!(await this.store.setControl(partKey, wanted, this.now()))) {
+      refuseOver(campaignId, await this.store.get(partKey), wanted);
+      throw new Error(`campaign ${campaignId} changed while this was asked: ask again`);
+    }
+    const { status, campaignId: id } = record as CampaignRecord;
+    return { partKey, campaignId: id ?? campaignId, status };
   }
+
+  /** The part a campaign id names, or a part key given instead (as `campaign show` takes either). */
+  private async partOf(campaignIdOrPart: string): Promise<string | null> {
+    const byCampaign = await this.store.partOfCampaign(campaignIdOrPart);
+    if (byCampaign || campaignIdOrPart === '-') return byCampaign;
+    return (await this.store.get(campaignIdOrPart))?.campaignId ? campaignIdOrPart : null;
+  }
+}
+
+/** Throws when the part has ended, or when a cancel is asked for and this wish would replace it. */
+function refuseOver(campaignId: string, record: CampaignRecord | null, wanted: ManualControl): void {
+  if (!record || isEnded(record))
+    throw new Error(`campaign ${campaignId} has already ended (${record?.status ?? 'unknown'})`);
+  if (record.control?.wanted === 'cancel' && wanted !== 'cancel')
+    throw new Error(
+      `campaign ${campaignId} is being cancelled (asked at ${record.control.at}): a cancel is final, so it is not ${wanted === 'resume' ? 'resumed' : 'paused'}; upload the sheet again to call its numbers`,
+    );
 }
 
 /** Letting go of the brake an ended part holds: the register, and the agent when a Voice API client is given. */

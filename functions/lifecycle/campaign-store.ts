@@ -289,8 +289,36 @@ export class CampaignStore implements BrakeRegister {
     return false;
   }
 
-  async setControl(partKey: string, wanted: ManualControl, now: Date): Promise<void> {
-    await this.set(partKey, { '#control': { wanted, at: now.toISOString() } }, { '#control': 'control' });
+  /**
+   * Records an operator's wish on a live part; answers false, writing nothing, when the part has ended or a cancel
+   * is already asked for and this is not one (a cancel is final: a resume written over it would dial the list).
+   */
+  async setControl(partKey: string, wanted: ManualControl, now: Date): Promise<boolean> {
+    const notCancelled = {
+      expression: '(attribute_not_exists(#control) OR #control.#wanted <> :cancel)',
+      names: { '#wanted': 'wanted' },
+      values: { ':cancel': 'cancel' },
+    };
+    const condition: Condition =
+      wanted === 'cancel'
+        ? LIVE
+        : {
+            expression: `${LIVE.expression} AND ${notCancelled.expression}`,
+            names: { ...LIVE.names, ...notCancelled.names },
+            values: { ...LIVE.values, ...notCancelled.values },
+          };
+    try {
+      await this.set(
+        partKey,
+        { '#control': { wanted, at: now.toISOString() } },
+        { '#control': 'control' },
+        { condition },
+      );
+      return true;
+    } catch (err) {
+      if (!isConditionFailed(err)) throw err;
+      return false;
+    }
   }
 
   async appendTimeline(partKey: string, entry: TimelineEntry): Promise<void> {

@@ -169,6 +169,42 @@ describe('manual control and failures', () => {
     await expect(control.request(report.campaignId as string, 'resume')).rejects.toThrow(/already ended \(cancelled\)/);
   });
 
+  it('a cancel is final: a resume asked with it or after it is refused, and the part ends cancelled', async () => {
+    const { t0, execution, control, scheduler } = await operated('Final', phones(numbers(300), '+1415577'), ALWAYS);
+    const key = partKeyOf(execution);
+    let after: unknown = null;
+    const asking = scheduler.at(t0 + 15 * MIN, async () => {
+      const id = (await store().get(key))?.campaignId as string;
+      // Two operators at once, one cancelling, one resuming by the part's key (as \`campaign show\` takes it):
+      // whichever lands first, the cancel stands.
+      await Promise.allSettled([control.request(id, 'cancel'), control.request(key, 'resume')]);
+      after = await control.request(id, 'resume').catch((err: Error) => err);
+    });
+    await p.stack.sfn.settled();
+    await asking;
+    expect(String(after)).toMatch(/is being cancelled \(asked at .*\): a cancel is final, so it is not resumed/);
+    expect(execution.status).toBe('SUCCEEDED');
+    const report = await reportOf(execution);
+    expect(report.status).toBe('cancelled');
+    expect(report.stats?.pending).toBeGreaterThan(0);
+    expect((await store().get(key))?.control?.wanted).toBe('cancel');
+  });
+
+  it('takes a part key where a campaign id is asked, and refuses a key no part has', async () => {
+    const { t0, execution, control, scheduler } = await operated('ByKey', phones(numbers(300), '+1415578'), ALWAYS);
+    const key = partKeyOf(execution);
+    let asked: unknown = null;
+    const asking = scheduler.at(t0 + 15 * MIN, async () => {
+      asked = await control.request(key, 'cancel');
+    });
+    await p.stack.sfn.settled();
+    await asking;
+    const report = await reportOf(execution);
+    expect(asked).toEqual({ partKey: key, campaignId: report.campaignId, status: 'running' });
+    expect(report.status).toBe('cancelled');
+    await expect(control.request(`${key}x`, 'pause')).rejects.toThrow(/callsheet has no campaign .*x \(check the id/);
+  });
+
   it('creates one campaign when the create answer times out after the API made it', async () => {
     const agent = await p.f.api.agents.create({ name: 'Once only' });
     await toLegalMorning(p);

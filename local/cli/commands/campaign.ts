@@ -63,7 +63,8 @@ export const campaignCommand: Command = {
     'show <campaign id>   one part: window, timeline, failure (also takes a part key)',
     'pause|resume|cancel <campaign id>',
     '  A manual pause outranks the calling window; resume never opens a closed window; cancel pauses the',
-    '  campaign for good and ends its part as cancelled. The campaign id is in `campaign list` and the part report.',
+    '  campaign for good and ends its part as cancelled, and is final: a pause or resume asked after it is refused.',
+    '  The campaign id is in `campaign list` and the part report (a part key is taken too).',
     '  Pause and cancel also pause the campaign on the Voice API at once (VOICE_API_URL and VOICE_API_KEY, or the',
     "  running stack), so dialling stops now rather than at the workflow's next step; a campaign the API will not",
     '  pause now (one waiting for its scheduled start answers 409) is left to its workflow, at its next step.',
@@ -124,21 +125,24 @@ export const campaignCommand: Command = {
     const store = new CampaignStore(t.db, t.table);
     try {
       const session = await operatorSession(store);
-      const { partKey } = await new CampaignControl(store, () => session.at).request(id, action as ManualControl);
+      const { partKey, campaignId } = await new CampaignControl(store, () => session.at).request(
+        id,
+        action as ManualControl,
+      );
       // Recorded first, so a look that reads it does not resume (and one under way checks again before it
       // resumes); then a pause or cancel stops the dialling now rather than at the workflow's next look, up to
       // POLL_MAX_SECONDS away. A resume waits for the workflow, which alone knows whether the window is open.
       const safety = action === 'resume' ? null : session.safety;
-      const api = safety ? await safety.confirmPaused(id) : null;
+      const api = safety ? await safety.confirmPaused(campaignId) : null;
       const onApi = api && pauseWords(api);
       const step = !api?.ok ? 'acts on it' : action === 'cancel' ? 'cancels it' : 'records it';
       if (t.live)
         console.log(
-          `${action} requested for campaign ${id} (part ${partKey})${onApi ? `: ${onApi}` : ''}; its workflow ${step} at its next step.`,
+          `${action} requested for campaign ${campaignId} (part ${partKey})${onApi ? `: ${onApi}` : ''}; its workflow ${step} at its next step.`,
         );
       else
         console.log(
-          `${action} recorded for campaign ${id} (part ${partKey}), but no callsheet stack is running on ${t.where}: ` +
+          `${action} recorded for campaign ${campaignId} (part ${partKey}), but no callsheet stack is running on ${t.where}: ` +
             'its workflow stopped with it, so nothing else acts on this now' +
             (onApi ? `; ${onApi}.` : '. The campaign on the API stays as it was left.'),
         );
