@@ -57,7 +57,7 @@ function refuseOver(campaignId: string, record: CampaignRecord | null, wanted: M
     throw new Error(`campaign ${campaignId} has already ended (${record?.status ?? 'unknown'})`);
   if (record.control?.wanted === 'cancel' && wanted !== 'cancel')
     throw new Error(
-      `campaign ${campaignId} is being cancelled (asked at ${record.control.at}): a cancel is final, so it is not ${wanted === 'resume' ? 'resumed' : 'paused'}; upload the sheet again to call its numbers`,
+      `campaign ${campaignId} is being cancelled (asked at ${record.control.at}): a cancel is final, so it is not ${wanted === 'resume' ? 'resumed' : 'paused'}; to call its numbers after all, upload the sheet again with "repeat upload: yes" (docs/sheets.md)`,
     );
 }
 
