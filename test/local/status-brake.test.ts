@@ -27,7 +27,7 @@ afterAll(async () => {
 
 /** `callsheet status` on a deployed campaigns table (here dynalite's), as an operator runs it. */
 describe('status on a deployed campaigns table', () => {
-  it('shows each running part of a braked agent as dialling nobody, naming the part that holds the brake', async () => {
+  it('shows each running part of a braked agent as dialling nobody, and an ended part still holding the brake', async () => {
     const store = new CampaignStore(dynaliteClient(dynamo.endpoint), dynamo.tables.campaigns);
     const made = partWindow(
       {
@@ -82,6 +82,21 @@ describe('status on a deployed campaigns table', () => {
     ]);
     const text = await runInProcess(['status'], env);
     expect(text.stdout).toContain('its agent is braked, so it dials nobody: the brake is held by u1-p1');
+    // The part holding the brake ends (cancelled while its campaign waited for its start): no workflow lets go.
+    await store.finish('u1-p1', 'cancelled', now);
+    const ended = await runInProcess(['status', '--json'], env);
+    expect(
+      (JSON.parse(ended.stdout).parts as { partKey: string; holdsBrake?: boolean }[]).map((p) => [
+        p.partKey,
+        p.holdsBrake ?? false,
+      ]),
+    ).toEqual([
+      ['u1-p1', true],
+      ['u1-p2', false],
+    ]);
+    expect((await runInProcess(['status'], env)).stdout).toContain(
+      "it ended holding its agent's brake: no campaign on that agent dials until `callsheet campaign release cmp_1` lets go",
+    );
   });
 });
 

@@ -30,6 +30,8 @@ interface PartStatus {
   lastEvent: string | null;
   /** The parts holding the brake on this part's agent, when any does: its campaign dials nobody meanwhile. */
   brakedBy?: string[];
+  /** An ended part still holding its agent's brake: no campaign on that agent dials until it is let go. */
+  holdsBrake?: boolean;
   /** Why an ended part failed or was held (its workflow timed out, its window never opened…), when it says. */
   failure: string | null;
 }
@@ -72,8 +74,9 @@ async function snapshot(): Promise<{
     const now = told ?? Date.now();
     const quiet = quietMs();
     const parts = records.map((r) => partStatus(r, now, quiet));
-    // One brake stops every campaign on its agent: a running part of another shows it, or it would look healthy.
-    const agents = new Set(records.filter((_, i) => parts[i]?.live).map((r) => r.watch?.agentId));
+    // One brake stops every campaign on its agent: a running part of another shows it, or it would look healthy;
+    // an ended part still holding one says so, as no workflow will let it go.
+    const agents = new Set(records.map((r) => r.watch?.agentId));
     const store = new CampaignStore(t.db, t.table);
     const holders = new Map<string, string[]>();
     for (const agent of agents) if (agent) holders.set(agent, await store.holdersOf(agent));
@@ -81,6 +84,7 @@ async function snapshot(): Promise<{
       const by = r.watch?.agentId ? holders.get(r.watch.agentId) : undefined;
       const part = parts[i];
       if (part?.live && by && by.length > 0) part.brakedBy = by;
+      if (part && !part.live && by?.includes(r.partKey)) part.holdsBrake = true;
     });
     return {
       now: new Date(now).toISOString(),
@@ -173,6 +177,10 @@ export function render(s: Awaited<ReturnType<typeof snapshot>>): string {
     if (p.brakedBy)
       lines.push(
         `    its agent is braked, so it dials nobody: the brake is held by ${p.brakedBy.join(', ')} (\`callsheet campaign show <part key>\` says why)`,
+      );
+    if (p.holdsBrake)
+      lines.push(
+        `    it ended holding its agent's brake: no campaign on that agent dials until \`callsheet campaign release ${p.campaignId ?? p.partKey}\` lets go`,
       );
   }
   if (unlaunched.length > 0) lines.push('uploads that launched nothing:');
