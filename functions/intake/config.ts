@@ -65,7 +65,7 @@ export function readIntakeConfig(source: Env): IntakeConfig {
       ),
       retries: readDefaultRetries(env),
       legalHours: env.checked('LEGAL_HOURS', readLegalHours) ?? DEFAULT_LEGAL_HOURS,
-      startHorizonDays: env.checked('START_HORIZON_DAYS', wholeNumber(1, 365)) ?? DEFAULT_START_HORIZON_DAYS,
+      startHorizonDays: readStartHorizonDays(env),
     },
     leaseMs:
       env.checked('INTAKE_LEASE_SECONDS', (v) =>
@@ -86,6 +86,11 @@ export function readIntakeConfig(source: Env): IntakeConfig {
   if (capsTable) config.caps = { table: capsTable, limits };
   env.done();
   return config;
+}
+
+/** START_HORIZON_DAYS: how far ahead an upload's start may be (1 to 365 days), 14 when unset. */
+export function readStartHorizonDays(env: EnvReader): number {
+  return env.checked('START_HORIZON_DAYS', wholeNumber(1, 365)) ?? DEFAULT_START_HORIZON_DAYS;
 }
 
 /** DEFAULT_RETRIES: the retries of an upload that sets none (0 to the API's maximum), 1 when unset. */

@@ -248,6 +248,12 @@ describe('callsheet validate', () => {
     const bad = await runInProcess(['validate', file], { PAUSE_LEAD_SECONDS: 'soon' });
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('PAUSE_LEAD_SECONDS="soon": a whole number from 0 to 900');
+    // START_HORIZON_DAYS read as intake reads it, with the other settings.
+    const far = await runInProcess(['validate', file], { START_HORIZON_DAYS: '400' });
+    expect([far.code, far.stderr]).toEqual([
+      2,
+      expect.stringContaining('START_HORIZON_DAYS="400": a whole number from 1 to 365'),
+    ]);
     await rm(dir, { recursive: true, force: true });
   });
 });

@@ -10,10 +10,10 @@ import { type ByteSource, fileSource } from '#commons/spreadsheet/byte-source.ts
 import { TABLES } from '#commons/tables.ts';
 import { readHoldHorizonMs } from '#commons/window-plan.ts';
 import { retriesOverCap } from '#intake/caps.ts';
-import { readDefaultRetries } from '#intake/config.ts';
+import { readDefaultRetries, readStartHorizonDays } from '#intake/config.ts';
 import { REASON_TEXT } from '#intake/contacts.ts';
 import { type ApiPlan, upFront } from '#intake/plan-load-notes.ts';
-import { DEFAULT_START_HORIZON_DAYS, type UploadSettings } from '#intake/settings.ts';
+import type { UploadSettings } from '#intake/settings.ts';
 import { validateUpload } from '#intake/validate-upload.ts';
 import { writeUploadFiles } from '#intake/writers.ts';
 import { DEFAULT_DATA_DIR, isNewDataDir, localDataDir } from '#local/stack/data-dir.ts';
@@ -22,21 +22,12 @@ import { type Command, cannotRead, outFolder, readShellSettings, UsageError, win
 import { checkStartOptions } from '../time-option.ts';
 import { counted } from '../words.ts';
 
-/** START_HORIZON_DAYS as the deployment sets it for intake, when set here too. */
-function startHorizonDays(): number {
-  const v = process.env.START_HORIZON_DAYS;
-  if (v === undefined) return DEFAULT_START_HORIZON_DAYS;
-  if (!/^\d+$/.test(v) || Number(v) < 1 || Number(v) > 365)
-    throw new UsageError(`START_HORIZON_DAYS=${v} is not a whole number from 1 to 365`);
-  return Number(v);
-}
-
 /**
  * The API plan as intake reads it (API_BUDGET_PER_MINUTE, API_BUDGET_PER_HOUR and their reserves,
  * CLOSING_MARGIN_MINUTES, PAUSE_LEAD_SECONDS, BRAKE_LEAD_SECONDS), with the call caps (CALL_CAP_PER_DAY,
- * CALL_CAP_PER_WEEK) and DEFAULT_RETRIES, from this environment: intake's defaults when unset.
+ * CALL_CAP_PER_WEEK), DEFAULT_RETRIES and START_HORIZON_DAYS, from this environment: intake's defaults when unset.
  */
-function apiPlan(): ApiPlan & { caps: CapLimits; retries: number } {
+function apiPlan(): ApiPlan & { caps: CapLimits; retries: number; startHorizonDays: number } {
   return readShellSettings(
     (env) => ({
       limits: readBudgetConfig(env).limits,
@@ -44,6 +35,7 @@ function apiPlan(): ApiPlan & { caps: CapLimits; retries: number } {
       holdHorizonMs: readHoldHorizonMs(env),
       caps: readCapLimits(env),
       retries: readDefaultRetries(env),
+      startHorizonDays: readStartHorizonDays(env),
     }),
     // The budget's table is not needed to know the plan's limits; the reader asks for it, so it is named.
     { [TABLES.apiBudget.env]: 'validate', ...process.env },
@@ -94,7 +86,9 @@ export const validateCommand: Command = {
     const country = (values.country as string | undefined)?.toUpperCase();
     if (country !== undefined && !isCountryCode(country))
       throw new UsageError(`--country ${values.country} is not an ISO 3166 country code the phone metadata knows`);
-    const startHorizon = { now: Date.now(), days: startHorizonDays() };
+    // The settings intake reads from its environment, read from this shell: a bad one is a usage mistake, said first.
+    const plan = apiPlan();
+    const startHorizon = { now: Date.now(), days: plan.startHorizonDays };
     checkStartOptions(values.start as string | undefined, values['time-zone'] as string | undefined, startHorizon);
     // A window that does not parse is a usage mistake, said before the sheet is read (as `run` says it).
     windowOption(values.window as string | undefined);
@@ -117,7 +111,6 @@ export const validateCommand: Command = {
       'calling-window': '--window',
       'allow-costly-numbers': '--allow-costly',
     };
-    const plan = apiPlan();
     // Before the sheet is read: a folder that cannot be made is said at once, not after a long read.
     const outDir = values.out === undefined ? null : await outFolder(values.out as string);
     const listed = hasSuppressionList();
