@@ -110,6 +110,16 @@ export class EmulatorCore {
     this.webhooks.deliveries.length = 0;
   }
 
+  /**
+   * The campaigns dialling now, as one string that changes whenever one starts or stops: the embedded stack skips the
+   * sweeps that watch the calls list while it stays the same (local-stack.ts).
+   */
+  dialling(): string {
+    let ids = '';
+    for (const c of this.account.campaigns.values()) if (c.status === 'active') ids += `${c.id},`;
+    return ids;
+  }
+
   consumeWidgetToken(token: string): string | null {
     const session = this.account.widget.sessions.find((s) => s.token === token);
     if (!session) return 'unknown session token';

@@ -71,6 +71,11 @@ export interface LocalStackOptions {
   /** How simulated time moves (with `clock`): by default it jumps to the next wake-up (SimScheduler). */
   scheduler?: SimScheduler;
   /**
+   * With `clock`, the emulator's `dialling()`: a sweep that watches the calls list is skipped while it stays the same.
+   * Without it (a real Voice API), such sweeps all run.
+   */
+  dialling?: () => string;
+  /**
    * The Voice API is an emulator on this stack's clock that holds its delayed answers with `holdAnswer`
    * (`callsheet run`): the workflows' requests then time out on the simulated clock too (stack-clock.ts).
    */
@@ -344,11 +349,22 @@ async function startOn(
   const sweepEveryMs = readGuardConfig(env).guard.sweepIntervalMs;
   // On the simulated clock the sweeps a quiet answer says will find nothing are skipped until a workflow acts (a
   // new part, a look): AWS runs them all; skipping only saves the embedded stack's time.
+  // A sweep that watched the calls list finds something only once a campaign starts dialling (a resume outside
+  // callsheet): while the emulator dials the same campaigns, the sweeps in between are skipped too.
+  let watchingCalls = false;
+  let diallingAtSweep: string | undefined;
+  const sweepIdle = () =>
+    !workflowActed && (!watchingCalls || (diallingAtSweep !== undefined && options.dialling?.() === diallingAtSweep));
   const runSweep = () => {
     workflowActed = false;
     const round = sweep({} as never, localContext('callsheet-sweeper')).then(
-      // No instant at all: nothing to find until a workflow acts (starts, looks, ends).
-      (out) => (out as { quietUntil: number | null }).quietUntil ?? Number.POSITIVE_INFINITY,
+      (out) => {
+        const answer = out as { quietUntil: number | null; watchingCalls?: boolean };
+        watchingCalls = answer.watchingCalls === true;
+        diallingAtSweep = options.dialling?.();
+        // No instant at all: nothing to find until a workflow acts (starts, looks, ends).
+        return answer.quietUntil ?? Number.POSITIVE_INFINITY;
+      },
       (err: Error) => {
         log.error('sweeper failed', { error: err.message });
         return null;
@@ -357,7 +373,7 @@ async function startOn(
     sweeping = round;
     return round;
   };
-  let stopSweeper = scheduler ? scheduler.every(sweepEveryMs, runSweep, () => !workflowActed) : () => {};
+  let stopSweeper = scheduler ? scheduler.every(sweepEveryMs, runSweep, sweepIdle) : () => {};
   if (!scheduler) {
     const timer = setInterval(runSweep, sweepEveryMs);
     timer.unref();

@@ -94,6 +94,8 @@ const guardOn = (safety: CampaignSafety, now: () => number, describe: Describe, 
     safety,
     executions: { describe },
     reports: { writeIfMissing: async () => false },
+    // No campaign of these parts dials while paused: the calls list is empty.
+    calls: { list: async () => ({ calls: [], page: 1, limit: 100, total: 0, total_pages: 0 }) },
     now: () => new Date(now()),
     settings: GUARD_SETTINGS,
   });

@@ -770,6 +770,48 @@ describe('no call outside the window, whatever fails', () => {
     expect(lateCalls.length).toBeGreaterThan(0);
     expect(await auditCalls(lateCalls, { hours: 'Mon-Sun 17:00-20:00', closingMarginMinutes: 5 })).toEqual([]);
   }, 90_000);
+  it('a campaign resumed outside callsheet at night is caught by the sweeper and paused again', async () => {
+    const w = nextWeek();
+    // Paused at Monday's 16:30 close; at 18:02 someone resumes it straight through the API (the vendor's dashboard),
+    // between two of the sweeper's five-minute rounds.
+    const resumeAt = la(day(w), '18:02:00');
+    let campaignId = '';
+    const r = await rehearse({
+      ...halfHourLeft(w, 'resumed-outside', '+1415583'),
+      during: {
+        at: resumeAt,
+        action: async (executions) => {
+          const record = await campaignStore().get(partKeyOfExecution(executions()[0]?.name ?? ''));
+          campaignId = record?.campaignId ?? '';
+          await p.f.api.campaigns.resume(campaignId);
+        },
+      },
+    });
+    expect(campaignId).not.toBe('');
+    // The calls it placed at night: some, as the resume took effect, and none after the sweeper's next round.
+    const night = r.calls.filter((c) => {
+      const at = Date.parse(c.started_at ?? '');
+      return at >= Date.parse(resumeAt) && at < Date.parse(la(day(w, 1), '09:00:00'));
+    });
+    expect(night.length).toBeGreaterThan(0);
+    const sweptBy = Date.parse(la(day(w), '18:05:00'));
+    expect(night.filter((c) => Date.parse(c.started_at ?? '') > sweptBy)).toEqual([]);
+    // In the emulator's log, the first pause of the campaign after the resume.
+    const log = await p.f.admin.requests<{ at: string; method: string; path: string; status: number }[]>();
+    const resumed = log.findIndex((q) => q.method === 'PATCH' && q.path.endsWith(`/campaigns/${campaignId}/resume`));
+    expect(log[resumed]?.at).toBe(resumeAt);
+    const again = log
+      .slice(resumed)
+      .find((q) => q.method === 'PATCH' && q.path.endsWith(`/campaigns/${campaignId}/pause`));
+    expect(again?.status).toBe(200);
+    expect(Date.parse(again?.at ?? '')).toBeLessThanOrEqual(sweptBy);
+    const record = await campaignStore().get(partKeyOfExecution(r.executions[0]?.name ?? ''));
+    expect(record?.timeline?.find((t) => t.event === 'secured')?.reason ?? record?.secured?.reason).toContain(
+      'outside callsheet',
+    );
+    // The workflow resumes it at Tuesday's opening and finishes the list.
+    expect(r.report?.status).toBe('completed');
+  }, 90_000);
 });
 
 describe('windows that are easy to get wrong', () => {

@@ -32,4 +32,23 @@ describe('the sweeper handler', () => {
       );
     }
   });
+
+  it('warns when the calls list could not be read, so no campaign resumed outside callsheet was looked for', async () => {
+    const warnings: { message: string; fields?: Record<string, unknown> }[] = [];
+    const guard = {
+      sweep: async () => ({ actions: [], quietUntil: null, watchingCalls: true, callsUnchecked: 'GET /calls: 503' }),
+    } as unknown as CampaignGuard;
+    const log = {
+      ...silentLog,
+      warn: (message: string, fields?: Record<string, unknown>) => void warnings.push({ message, fields }),
+    };
+    const handler = makeSweeperHandler(guard, log, makeObservability('sweeper-test', {}));
+    expect(await handler({}, context)).toEqual({ actions: 0, quietUntil: null, watchingCalls: true });
+    expect(warnings).toEqual([
+      {
+        message: 'sweeper: could not read the calls list; campaigns resumed outside callsheet go unseen until it can',
+        fields: { reason: 'GET /calls: 503' },
+      },
+    ]);
+  });
 });

@@ -10,6 +10,7 @@ import type { CampaignSafety, SecureOutcome } from '../campaign-safety.ts';
 import { type CampaignRecord, type CampaignStore, isEnded, quietAt } from '../campaign-store.ts';
 import type { Failure } from '../lifecycle-state.ts';
 import { buildPartReport, type PartReport } from '../part-report.ts';
+import { type CallLog, quietSince, recentCalls, strayCalls } from './call-watch.ts';
 
 /** How an execution ended, as EventBridge's "Step Functions Execution Status Change" event says it. */
 export interface ExecutionEnded {
@@ -43,6 +44,8 @@ export interface GuardDeps {
   safety: CampaignSafety;
   executions: ExecutionReader;
   reports: PartReports;
+  /** The account's calls: how the sweeper sees a campaign dialling that callsheet holds paused. */
+  calls: CallLog;
   now: () => Date;
   settings: GuardSettings;
 }
@@ -153,13 +156,24 @@ export class CampaignGuard {
    * when no sweep can find anything new without some workflow acting first (`quietUntil`; null: no such instant,
    * only a workflow's act can): the simulated clock of the embedded stack skips the sweeps in between; AWS runs them
    * all. `scanned`: why the parts were found by scanning the table instead of through its status index.
+   * `watchingCalls`: some part is held paused for a closed window, so the sweep read the calls list (`watchCalls`):
+   * then `quietUntil` holds only while no campaign starts dialling either, as only a call the account places could
+   * make the next sweep act. `callsUnchecked`: why that list could not be read this time.
    */
-  async sweep(): Promise<{ actions: GuardAction[]; quietUntil: number | null; scanned?: string }> {
+  async sweep(): Promise<{
+    actions: GuardAction[];
+    quietUntil: number | null;
+    watchingCalls: boolean;
+    scanned?: string;
+    callsUnchecked?: string;
+  }> {
     const now = this.deps.now().getTime();
     const { settings } = this.deps;
     const actions: GuardAction[] = [];
     let quietUntil = Number.POSITIVE_INFINITY;
     let scanned: string | undefined;
+    /** Parts held paused for a closed window, trusted without asking the API: their campaigns' calls are watched. */
+    const watched: CampaignRecord[] = [];
     const records = await this.deps.campaigns.unfinished({
       unconfirmed: true,
       scanned: (why) => {
@@ -222,7 +236,10 @@ export class CampaignGuard {
       // An overdue look matters while the campaign may be dialling; a quiet one waits for its workflow.
       if (!quiet && now > nextLook + settings.overdueGraceMs)
         reasons.push(`its workflow has not looked at it since ${watch.observedAt} (due ${watch.nextLookAt})`);
-      if (reasons.length === 0) continue;
+      if (reasons.length === 0) {
+        if (quiet && !window.open && (watch.campaignId ?? record.campaignId)) watched.push(record);
+        continue;
+      }
       const current = running
         ? record
         : await this.endBeforeSecuring(record.partKey, 'workflow_stopped', 'the workflow stopped', 'sweeper');
@@ -238,11 +255,42 @@ export class CampaignGuard {
       actions.push(action);
       quietUntil = now;
     }
+    let callsUnchecked: string | undefined;
+    if (watched.length > 0) {
+      try {
+        actions.push(...(await this.watchCalls(watched, now)));
+      } catch (err) {
+        callsUnchecked = (err as Error).message;
+      }
+    }
     return {
       actions,
       quietUntil: Number.isFinite(quietUntil) ? quietUntil : null,
+      watchingCalls: watched.length > 0,
       ...(scanned === undefined ? {} : { scanned }),
+      ...(callsUnchecked === undefined ? {} : { callsUnchecked }),
     };
+  }
+
+  /**
+   * A part paused for the night is trusted to be paused until its window opens: the workflow asks nothing of the API
+   * meanwhile. A campaign resumed behind callsheet's back would dial through the closed window unnoticed, so each
+   * sweep reads the calls placed since its previous one (one request, a few when the account is busy) and secures
+   * every watched part whose campaign placed one. A few calls may have started by then: this limits the harm, the
+   * rule is for people not to resume a campaign outside callsheet (docs/operations.md).
+   */
+  private async watchCalls(watched: CampaignRecord[], now: number): Promise<GuardAction[]> {
+    const lookBack = now - 2 * this.deps.settings.sweepIntervalMs;
+    const since = Math.max(lookBack, Math.min(...watched.map(quietSince)));
+    const calls = await recentCalls(this.deps.calls, new Date(since));
+    const actions: GuardAction[] = [];
+    for (const stray of strayCalls(watched, calls)) {
+      const reason =
+        `its campaign placed call ${stray.callId} at ${stray.at} while callsheet held it paused for its closed ` +
+        'window: it was resumed or started outside callsheet';
+      actions.push(await this.secure(stray.record, [reason], true, 'sweeper', stray.record.watch?.execution ?? ''));
+    }
+    return actions;
   }
 
   private async secure(

@@ -24,11 +24,15 @@ export function makeSweeperHandler(guard: CampaignGuard, log?: Log, obs: Observa
   const out = log ?? asLog(obs.logger);
   return observe(
     middy(async () => {
-      const { actions, quietUntil, scanned } = await guard.sweep();
+      const { actions, quietUntil, watchingCalls, scanned, callsUnchecked } = await guard.sweep();
       // Until DynamoDB has built the status index (after the deploy that added it), or on a table without it.
       if (scanned) out.warn('sweeper: scanned the whole campaigns table, its status index not readable', { scanned });
+      if (callsUnchecked)
+        out.warn('sweeper: could not read the calls list; campaigns resumed outside callsheet go unseen until it can', {
+          reason: callsUnchecked,
+        });
       for (const action of actions) out.warn('sweeper: secured a campaign', { ...action });
-      return { actions: actions.length, quietUntil };
+      return { actions: actions.length, quietUntil, watchingCalls };
     }),
     obs,
   );

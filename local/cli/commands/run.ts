@@ -233,7 +233,7 @@ export const runCommand: Command = {
       const log = fileLog(runLog, { service: 'callsheet-run', info: false, terminal: false });
       const stack = await startLocalStack({
         voiceApi: { url: apiUrl, apiKey },
-        ...(emulator ? { clock: emulator.core.clock } : {}),
+        ...(emulator ? { clock: emulator.core.clock, dialling: () => emulator.core.dialling() } : {}),
         dynamoPath: localDynamoPath(),
         checkDocuments: false,
         s3Directory: join(dataDir, 's3'),

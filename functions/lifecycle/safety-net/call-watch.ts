@@ -1,0 +1,66 @@
+import type { Call, CallList, CallListQuery } from '#commons/voice-api/types.ts';
+import type { CampaignRecord } from '../campaign-store.ts';
+
+/** What the sweeper reads of the account's calls: one page of the list, newest first. */
+export interface CallLog {
+  list(query: CallListQuery): Promise<CallList>;
+}
+
+/** A part whose campaign placed a call while callsheet held it paused for a closed window. */
+export interface StrayCall {
+  record: CampaignRecord;
+  callId: string;
+  /** When the call started (or was created, when the API gives no start). */
+  at: string;
+}
+
+/**
+ * How many pages of 100 a sweep reads at most. The list is newest first, so a campaign that goes on dialling shows
+ * among the newest calls even when the account places more than this between sweeps.
+ */
+export const CALL_WATCH_PAGES = 3;
+/** Vendor and AWS clocks may disagree by this much: a call this close to the pause's confirmation is not stray. */
+export const CALL_WATCH_SKEW_MS = 60_000;
+
+/**
+ * Since when a watched part's campaign must not have placed a call: its pause confirmed at the workflow's last look,
+ * or the safety net's last securing when later (a call it already acted on is not acted on twice).
+ */
+export function quietSince(record: CampaignRecord): number {
+  const looked = Date.parse(record.watch?.observedAt ?? '') || 0;
+  const secured = Date.parse(record.secured?.at ?? '') || 0;
+  return Math.max(looked, secured) + CALL_WATCH_SKEW_MS;
+}
+
+/**
+ * The parts among `watched` (each quiet, its window closed) whose campaign placed a call after `quietSince`: the
+ * campaign was resumed, or started, behind callsheet's back. One per part, its latest call.
+ */
+export function strayCalls(watched: CampaignRecord[], calls: Call[]): StrayCall[] {
+  const stray: StrayCall[] = [];
+  for (const record of watched) {
+    const campaignId = record.watch?.campaignId ?? record.campaignId;
+    if (!campaignId) continue;
+    const since = quietSince(record);
+    let latest: { id: string; at: number } | null = null;
+    for (const call of calls) {
+      if (call.campaign_id !== campaignId) continue;
+      const at = Date.parse(call.started_at ?? call.created_at ?? '');
+      if (!(at > since) || (latest && latest.at >= at)) continue;
+      latest = { id: call.id, at };
+    }
+    if (latest) stray.push({ record, callId: latest.id, at: new Date(latest.at).toISOString() });
+  }
+  return stray;
+}
+
+/** The calls created since `since`, newest first, at most `CALL_WATCH_PAGES` pages. */
+export async function recentCalls(log: CallLog, since: Date): Promise<Call[]> {
+  const calls: Call[] = [];
+  for (let page = 1; page <= CALL_WATCH_PAGES; page++) {
+    const answer = await log.list({ start_date: since, page, limit: 100 });
+    calls.push(...answer.calls);
+    if (page >= answer.total_pages || answer.calls.length === 0) break;
+  }
+  return calls;
+}

@@ -1,0 +1,100 @@
+import { describe, expect, it } from 'vitest';
+import type { Call, CallListQuery } from '#commons/voice-api/types.ts';
+import type { CampaignRecord } from '#lifecycle/campaign-store.ts';
+import { CALL_WATCH_PAGES, type CallLog, recentCalls, strayCalls } from '#lifecycle/safety-net/call-watch.ts';
+
+/** A running part whose campaign the workflow confirmed paused at 20:00 (UTC, for the table's sake). */
+const paused = (partKey: string, campaignId: string, secured?: string): CampaignRecord => ({
+  pk: `part#${partKey}`,
+  partKey,
+  uploadId: 'u',
+  part: 1,
+  status: 'running',
+  campaignId,
+  watch: {
+    execution: `arn:${partKey}`,
+    agentId: 'agent',
+    campaignId,
+    window: { intervals: [], zones: [], from: '', until: '' } as never,
+    observedAt: '2027-01-04T20:00:00.000Z',
+    nextLookAt: '2027-01-05T09:00:00.000Z',
+    quiet: true,
+  },
+  ...(secured ? { secured: { at: secured, by: 'sweeper', outcome: 'paused', reason: 'r' } } : {}),
+});
+const call = (id: string, campaign: string | null, at: string, started = true): Call => ({
+  id,
+  status: 'in_progress',
+  campaign_id: campaign,
+  created_at: at,
+  started_at: started ? at : null,
+});
+
+describe('calls placed by a campaign callsheet holds paused', () => {
+  const a = paused('u#1', 'cmp_a');
+  const b = paused('u#2', 'cmp_b', '2027-01-04T22:00:00.000Z');
+  it.each([
+    ['no calls at all', [], []],
+    [
+      'a call of another campaign, or of none',
+      [call('c1', 'cmp_x', '2027-01-04T21:00:00Z'), call('c2', null, '2027-01-04T21:00:00Z')],
+      [],
+    ],
+    // Within the clocks' disagreement of the pause: a call the vendor began as it paused.
+    ['a call within a minute of the confirmed pause', [call('c1', 'cmp_a', '2027-01-04T20:00:59Z')], []],
+    ['a call after it', [call('c1', 'cmp_a', '2027-01-04T20:01:01Z')], ['u#1 c1']],
+    [
+      'the latest of several calls',
+      [
+        call('c1', 'cmp_a', '2027-01-04T21:00:00Z'),
+        call('c2', 'cmp_a', '2027-01-04T21:05:00Z'),
+        call('c0', 'cmp_a', '2027-01-04T20:30:00Z'),
+      ],
+      ['u#1 c2'],
+    ],
+    // The sweeper secured b at 22:00: calls before that were acted on already.
+    ['a call before the last securing', [call('c1', 'cmp_b', '2027-01-04T21:30:00Z')], []],
+    ['a call after the last securing', [call('c1', 'cmp_b', '2027-01-04T22:10:00Z')], ['u#2 c1']],
+    // Queued, not started: the time it was created counts.
+    ['a call created but not started', [call('c1', 'cmp_a', '2027-01-04T21:00:00Z', false)], ['u#1 c1']],
+    [
+      'both parts',
+      [call('c1', 'cmp_b', '2027-01-04T23:00:00Z'), call('c2', 'cmp_a', '2027-01-04T23:00:00Z')],
+      ['u#1 c2', 'u#2 c1'],
+    ],
+  ] as const)('%s', (_name, calls, expected) => {
+    const found = strayCalls([a, b], [...calls]).map((s) => `${s.record.partKey} ${s.callId}`);
+    expect(found).toEqual(expected);
+  });
+
+  it('says when the call started', () => {
+    expect(strayCalls([a], [call('c1', 'cmp_a', '2027-01-04T21:00:00Z')])[0]?.at).toBe('2027-01-04T21:00:00.000Z');
+  });
+});
+
+describe('the calls list as the sweeper reads it', () => {
+  const log = (pages: number, asked: CallListQuery[]): CallLog => ({
+    async list(query) {
+      asked.push(query);
+      const page = query.page ?? 1;
+      return {
+        calls: [call(`c${page}`, 'cmp_a', '2027-01-04T21:00:00Z')],
+        page,
+        limit: 100,
+        total: pages * 100,
+        total_pages: pages,
+      };
+    },
+  });
+  it.each([
+    [1, 1],
+    [2, 2],
+    [10, CALL_WATCH_PAGES],
+  ])('%i page(s) in the list: reads %i, from the given instant, 100 at a time', async (pages, read) => {
+    const asked: CallListQuery[] = [];
+    const since = new Date('2027-01-04T20:00:00Z');
+    const calls = await recentCalls(log(pages, asked), since);
+    expect(calls.map((c) => c.id)).toEqual(Array.from({ length: read }, (_, i) => `c${i + 1}`));
+    expect(asked).toEqual(asked.map((_, i) => ({ start_date: since, page: i + 1, limit: 100 })));
+  });
+});
