@@ -808,8 +808,10 @@ describe('the instant until which sweeps can find nothing new (the embedded stac
   // Each row on a table of its own: the parts there, the sweep's time, and its answer.
   it.each([
     ['no part', [], '10:05', null],
-    // Confirmed paused, its look long overdue: only its workflow (looking, or ending) changes what a sweep finds.
-    ['a quiet part, its look overdue', [{ quiet: true, nextLookAt: iso(at('09:00')) }], '12:00', null],
+    // Confirmed paused, its look long overdue: only its workflow (looking, or ending) changes what a sweep finds,
+    // until its window closes: from then the sweeps watch its campaign's calls.
+    ['a quiet part, its look overdue', [{ quiet: true, nextLookAt: iso(at('09:00')) }], '12:00', iso(at('16:55'))],
+    ['a quiet part after its close: its calls watched', [{ quiet: true, nextLookAt: iso(at('09:00')) }], '18:00', null],
     ['a dialling part: its look overdue after the grace', [{}], '10:05', iso(at('10:20'))],
     ['a dialling part: the closing margin first', [{ nextLookAt: iso(at('16:50')) }], '16:40', iso(at('16:55'))],
     ['a quiet part and a dialling one', [{ quiet: true }, {}], '10:05', iso(at('10:20'))],
@@ -823,6 +825,8 @@ describe('the instant until which sweeps can find nothing new (the embedded stac
     const out = await guardOn(safety, () => at(time), running, own).sweep();
     expect(out.actions).toEqual([]);
     expect(out.quietUntil === null ? null : iso(out.quietUntil)).toBe(quietUntil);
+    // A quiet part whose window has closed is watched: each sweep reads the calls list.
+    expect(out.watchingCalls).toBe(time === '18:00');
   });
 });
 

@@ -223,7 +223,11 @@ export class CampaignGuard {
           nextLook + settings.overdueGraceMs,
           window.changesAt ?? Number.POSITIVE_INFINITY,
         );
-      else if (watch.quietUntil) quietUntil = Math.min(quietUntil, Date.parse(watch.quietUntil));
+      else {
+        if (watch.quietUntil) quietUntil = Math.min(quietUntil, Date.parse(watch.quietUntil));
+        // From its close on, a quiet part's campaign is watched through the calls list (`watchCalls`).
+        if (window.open && window.changesAt !== null) quietUntil = Math.min(quietUntil, window.changesAt);
+      }
       const reasons: string[] = [];
       const closesBeforeNextSweep =
         !window.open || (window.changesAt !== null && window.changesAt - now <= settings.sweepIntervalMs);
