@@ -180,12 +180,15 @@ export interface StartHorizon {
   days: number;
 }
 
+/** `n days`, or `1 day`. */
+const days = (n: number): string => `${n} day${n === 1 ? '' : 's'}`;
+
 /** Why a start is further ahead than the workflow can wait, or null. */
 export function startTooFar(startMs: number, horizon: StartHorizon): string | null {
   const limit = horizon.now + horizon.days * 86_400_000;
   if (startMs <= limit) return null;
   const ahead = Math.ceil((startMs - horizon.now) / 86_400_000);
-  return `the start is ${ahead} days ahead, and a campaign's workflow waits at most ${horizon.days} days for its start (setting START_HORIZON_DAYS): upload it again within ${horizon.days} days of the start, or choose an earlier start`;
+  return `the start is ${days(ahead)} ahead, and a campaign's workflow waits at most ${days(horizon.days)} for its start (setting START_HORIZON_DAYS): upload it again within ${days(horizon.days)} of the start, or choose an earlier start`;
 }
 
 /**
@@ -264,7 +267,7 @@ export function readSettings(
     if (late)
       throw problem(
         followUp.where,
-        `a follow-up round waits ${late.afterMinutes / 1440} days after its part ends, and a campaign's workflow waits at most ${horizon.days} days for its start (setting START_HORIZON_DAYS): choose a delay of ${horizon.days} days or less`,
+        `a follow-up round waits ${days(late.afterMinutes / 1440)} after its part ends, and a campaign's workflow waits at most ${days(horizon.days)} for its start (setting START_HORIZON_DAYS): choose a delay of ${days(horizon.days)} or less`,
       );
     out.followUp = policy;
   }

@@ -174,6 +174,8 @@ describe('start horizon: a start no further ahead than the workflow can wait', (
     ['2026-12-16T09:00', 14, /the start is 16 days ahead, .* waits at most 14 days .*START_HORIZON_DAYS/],
     ['2029-12-01T09:00', 14, /the start is 1097 days ahead/],
     ['2026-12-16T09:00', 30, null],
+    // One day said as one day.
+    ['2026-12-03T09:00', 1, /the start is 3 days ahead, .* waits at most 1 day for its start .* within 1 day of/],
     ['2026-11-01T09:00', 14, null],
   ])('start %s with %d days: %s', (start, days, problem) => {
     const read = () =>
