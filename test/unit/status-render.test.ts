@@ -251,6 +251,30 @@ describe("a running part's window on the status screen", () => {
   });
 
   it.each([
+    // The sweeper paused it again after the workflow's last look: the screen says so until the workflow looks.
+    ['after the last look', '2026-12-07T23:00:00.000Z', true],
+    ['before it (the workflow has looked since)', '2026-12-07T21:00:00.000Z', false],
+  ])('says a running part was secured by the safety net %s', (_when, at, shown) => {
+    const secured = {
+      ...record,
+      watch: { ...(record.watch as Watch), observedAt: '2026-12-07T22:00:00.000Z' },
+      secured: { at, by: 'sweeper', outcome: 'paused', reason: 'its campaign placed call c1 at …', pauseHeld: true },
+    } as CampaignRecord;
+    const status = partStatus(secured, Date.parse('2026-12-07T23:30Z'), 7 * 60_000);
+    const screen = render({
+      now: '2026-12-07T23:30Z',
+      where: 'here',
+      api: true,
+      apiSlow: false,
+      parts: [status],
+      unlaunched: [],
+    });
+    const line = '    the sweeper secured it at 2026-12-07T23:00Z, left paused: its campaign placed call c1 at …';
+    if (shown) expect(screen.split('\n')).toContain(line);
+    else expect(screen).not.toMatch(/secured it/);
+  });
+
+  it.each([
     ['in the window', '2026-12-07T15:30Z', { open: true, changesAt: '2026-12-07T17:00Z' }],
     ['in its last 7 minutes', '2026-12-07T16:55Z', { open: true, closing: true, changesAt: '2026-12-07T17:00Z' }],
     ['just before them', '2026-12-07T16:52Z', { open: true, changesAt: '2026-12-07T17:00Z' }],

@@ -1,6 +1,8 @@
 import { quietFrom, readPauseTimings } from '#commons/plan-load.ts';
 import { windowStateAt } from '#commons/window-plan.ts';
+import type { SecureOutcome } from '#lifecycle/campaign-safety.ts';
 import { type CampaignRecord, CampaignStore, progressOf } from '#lifecycle/campaign-store.ts';
+import { leftAs } from '#lifecycle/safety-net/campaign-guard.ts';
 import { type Command, numberOption, readShellSettings, UsageError } from '../command.ts';
 import {
   bar,
@@ -32,6 +34,11 @@ interface PartStatus {
   brakedBy?: string[];
   /** An ended part still holding its agent's brake: no campaign on that agent dials until it is let go. */
   holdsBrake?: boolean;
+  /**
+   * A running part the guard or the sweeper secured after its workflow's last look (a campaign resumed outside
+   * callsheet, a look overdue): how it left the campaign, and why.
+   */
+  secured?: { by: string; at: string; left: string; reason: string };
   /** Why an ended part failed or was held (its workflow timed out, its window never opened…), when it says. */
   failure: string | null;
 }
@@ -110,6 +117,8 @@ export function partStatus(r: CampaignRecord, now: number, quiet: number): PartS
   const closing = w?.open === true && r.watch ? !windowStateAt(r.watch.window, now, quiet).open : false;
   const last = r.timeline?.at(-1);
   const progress = live ? progressOf(r.watch) : null;
+  const securedAt = Date.parse(r.secured?.at ?? '');
+  const securedSinceLook = live && r.secured && securedAt > (Date.parse(r.watch?.observedAt ?? '') || 0);
   return {
     uploadId: r.uploadId,
     part: r.part,
@@ -128,6 +137,16 @@ export function partStatus(r: CampaignRecord, now: number, quiet: number): PartS
           }
         : null,
     lastEvent: last ? `${last.event} (${last.reason}) ${last.at}` : null,
+    ...(securedSinceLook && r.secured
+      ? {
+          secured: {
+            by: r.secured.by,
+            at: iso(securedAt),
+            left: leftAs({ outcome: r.secured.outcome as SecureOutcome, pauseHeld: r.secured.pauseHeld ?? false }),
+            reason: r.secured.reason,
+          },
+        }
+      : {}),
     // A brake the failure speaks of that an operator let go of since (`campaign release`) is said with it.
     failure: r.failure
       ? `${r.failure.code}: ${r.failure.message}${last?.event === 'brake released' ? `; its brake was let go at ${last.at}` : ''}`
@@ -178,6 +197,8 @@ export function render(s: Awaited<ReturnType<typeof snapshot>>): string {
       lines.push(
         `    its agent is braked, so it dials nobody: the brake is held by ${p.brakedBy.join(', ')} (\`callsheet campaign show <part key>\` says why)`,
       );
+    if (p.secured)
+      lines.push(`    the ${p.secured.by} secured it at ${p.secured.at}, left ${p.secured.left}: ${p.secured.reason}`);
     if (p.holdsBrake)
       lines.push(
         `    it ended holding its agent's brake: no campaign on that agent dials until \`callsheet campaign release ${p.campaignId ?? p.partKey}\` lets go`,
