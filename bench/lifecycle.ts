@@ -27,7 +27,7 @@ async function campaign(poll: 'adaptive' | 'fixed-30s'): Promise<Run> {
   const stack = await startLocalStack({
     voiceApi: { url: emu.url, apiKey },
     clock: emu.core.clock,
-    dialling: () => emu.core.dialling(),
+    mayDial: (id, startsAt) => emu.core.mayDial(id, startsAt),
     settings: poll === 'fixed-30s' ? { POLL_MIN_SECONDS: '30', POLL_MAX_SECONDS: '30' } : {},
   });
   try {

@@ -66,7 +66,7 @@ export async function webhooksBench(): Promise<BenchResult[]> {
   const stack = await startLocalStack({
     voiceApi: { url: emu.url, apiKey },
     clock: emu.core.clock,
-    dialling: () => emu.core.dialling(),
+    mayDial: (id, startsAt) => emu.core.mayDial(id, startsAt),
     settings: { API_BUDGET_PER_MINUTE: '0', API_BUDGET_PER_HOUR: '0' },
   });
   const baseline = createServer((req, res) => {

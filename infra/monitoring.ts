@@ -142,6 +142,14 @@ export class Monitoring extends Construct {
       1,
       'The sweeper had to secure a campaign whose window closed or whose workflow is gone (see its log lines).',
     );
+    // One round every 5 minutes: three periods in a row are three rounds that could not read the calls list.
+    this.alarm(
+      'SweeperCallsUnread',
+      callsheetMetric(METRIC.callsWatchUnread),
+      1,
+      'The sweeper could not read the Voice API calls list for 15 minutes: a campaign resumed outside callsheet while paused for a closed window would dial unseen.',
+      { periods: 3 },
+    );
     const rate = (name: MetricName) =>
       new MathExpression({
         label: `${name} per 100 API requests`,

@@ -47,6 +47,11 @@ export const METRIC = {
   guardActions: 'GuardActions',
   sweeperActions: 'SweeperActions',
   /**
+   * A sweep could not read the calls list, so a campaign resumed outside callsheet while paused for a closed window
+   * went unseen that round (functions/lifecycle/safety-net/call-watch.ts).
+   */
+  callsWatchUnread: 'SweeperCallsUnread',
+  /**
    * A validly signed webhook body refused with 400 (wrong types, over-long fields, not UTF-8): the vendor does not
    * deliver it again, so its outcome waits for the calls list at the part's end.
    */

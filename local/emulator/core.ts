@@ -111,13 +111,16 @@ export class EmulatorCore {
   }
 
   /**
-   * The campaigns dialling now, as one string that changes whenever one starts or stops: the embedded stack skips the
-   * sweeps that watch the calls list while it stays the same (local-stack.ts).
+   * Whether a campaign may be dialling now or before `startsAt` (the start its caller gave it, when it has not started):
+   * active (its agent may be off, and switched on at any moment), or scheduled to start earlier than that. The
+   * embedded stack skips the sweeps that watch the calls list while this answers no for every watched campaign.
    */
-  dialling(): string {
-    let ids = '';
-    for (const c of this.account.campaigns.values()) if (c.status === 'active') ids += `${c.id},`;
-    return ids;
+  mayDial(campaignId: string, startsAt: number | null): boolean {
+    const c = this.account.campaigns.get(campaignId);
+    if (c?.status === 'active') return true;
+    return (
+      c?.status === 'scheduled' && c.start_date_time !== null && (startsAt === null || c.start_date_time < startsAt)
+    );
   }
 
   consumeWidgetToken(token: string): string | null {

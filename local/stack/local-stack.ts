@@ -20,6 +20,7 @@ import { buildLifecycleSteps } from '#lifecycle/build-steps.ts';
 import { readLifecycleConfig } from '#lifecycle/config.ts';
 import { makeLifecycleHandler } from '#lifecycle/handler.ts';
 import { buildCampaignGuard } from '#lifecycle/safety-net/build-guard.ts';
+import type { WatchedCampaign } from '#lifecycle/safety-net/call-watch.ts';
 import { GUARD_RETRY_ATTEMPTS, readGuardConfig } from '#lifecycle/safety-net/config.ts';
 import { EXECUTION_STATUS_CHANGE, matchesGuardPattern } from '#lifecycle/safety-net/event-pattern.ts';
 import { makeGuardHandler, makeSweeperHandler } from '#lifecycle/safety-net/handler.ts';
@@ -37,6 +38,7 @@ import { type LocalS3, startS3 } from './s3.ts';
 import { type SettableClock, SimScheduler } from './sim-scheduler.ts';
 import { actorClock, asActor, invocationsAsActors, simulatedRequests, stackClock } from './stack-clock.ts';
 import { type LocalStateMachine, LocalStepFunctions } from './step-functions.ts';
+import { sweepMaySkip } from './sweep-skip.ts';
 import { LocalQueue, redelivery } from './upload-queue.ts';
 import { type LocalWebhooks, localWebhookSecret, startWebhookReceiver } from './webhook-receiver.ts';
 
@@ -71,10 +73,10 @@ export interface LocalStackOptions {
   /** How simulated time moves (with `clock`): by default it jumps to the next wake-up (SimScheduler). */
   scheduler?: SimScheduler;
   /**
-   * With `clock`, the emulator's `dialling()`: a sweep that watches the calls list is skipped while it stays the same.
-   * Without it (a real Voice API), such sweeps all run.
+   * With `clock`, the emulator's `mayDial`: a sweep that watches the calls list is skipped while no watched campaign
+   * may be dialling. Without it (a real Voice API), such sweeps all run.
    */
-  dialling?: () => string;
+  mayDial?: (campaignId: string, startsAt: number | null) => boolean;
   /**
    * The Voice API is an emulator on this stack's clock that holds its delayed answers with `holdAnswer`
    * (`callsheet run`): the workflows' requests then time out on the simulated clock too (stack-clock.ts).
@@ -349,19 +351,16 @@ async function startOn(
   const sweepEveryMs = readGuardConfig(env).guard.sweepIntervalMs;
   // On the simulated clock the sweeps a quiet answer says will find nothing are skipped until a workflow acts (a
   // new part, a look): AWS runs them all; skipping only saves the embedded stack's time.
-  // A sweep that watched the calls list finds something only once a campaign starts dialling (a resume outside
-  // callsheet): while the emulator dials the same campaigns, the sweeps in between are skipped too.
-  let watchingCalls = false;
-  let diallingAtSweep: string | undefined;
-  const sweepIdle = () =>
-    !workflowActed && (!watchingCalls || (diallingAtSweep !== undefined && options.dialling?.() === diallingAtSweep));
+  // A sweep that watched the calls list finds something only while a watched campaign may dial (resumed outside
+  // callsheet, its start moved earlier): while the emulator says none may, the sweeps in between are skipped too.
+  let watching: WatchedCampaign[] = [];
+  const sweepIdle = () => sweepMaySkip(workflowActed, watching, options.mayDial);
   const runSweep = () => {
     workflowActed = false;
     const round = sweep({} as never, localContext('callsheet-sweeper')).then(
       (out) => {
-        const answer = out as { quietUntil: number | null; watchingCalls?: boolean };
-        watchingCalls = answer.watchingCalls === true;
-        diallingAtSweep = options.dialling?.();
+        const answer = out as { quietUntil: number | null; watching?: WatchedCampaign[] };
+        watching = answer.watching ?? [];
         // No instant at all: nothing to find until a workflow acts (starts, looks, ends).
         return answer.quietUntil ?? Number.POSITIVE_INFINITY;
       },

@@ -37,7 +37,7 @@ export function usePipeline(
     fixture.stack = await startLocalStack({
       voiceApi: { url: fixture.f.emu.url, apiKey: TEST_KEY },
       clock: fixture.f.emu.core.clock,
-      dialling: () => fixture.f.emu.core.dialling(),
+      mayDial: (id, startsAt) => fixture.f.emu.core.mayDial(id, startsAt),
       settings: { DEFAULT_COUNTRY: 'US', ...settings },
       ...stackOptions,
       // CALLSHEET_TEST_LOG=1 prints the handlers' log lines, for finding out why a run went wrong.

@@ -227,6 +227,7 @@ describe('alarms, dashboard, events, outputs', () => {
         'LifecycleExecutionsFailed',
         'GuardActions',
         'SweeperActions',
+        'SweeperCallsUnread',
         'IntakeDeadLetters',
         'OutcomesDeadLetters',
         'IntakeErrors',

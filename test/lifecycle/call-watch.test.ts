@@ -1,7 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import type { Call, CallListQuery } from '#commons/voice-api/types.ts';
 import type { CampaignRecord } from '#lifecycle/campaign-store.ts';
-import { CALL_WATCH_PAGES, type CallLog, recentCalls, strayCalls } from '#lifecycle/safety-net/call-watch.ts';
+import {
+  CALL_WATCH_PAGES,
+  type CallLog,
+  recentCalls,
+  strayCalls,
+  type WatchedPart,
+} from '#lifecycle/safety-net/call-watch.ts';
 
 /** A running part whose campaign the workflow confirmed paused at 20:00 (UTC, for the table's sake). */
 const paused = (partKey: string, campaignId: string, secured?: string): CampaignRecord => ({
@@ -31,8 +37,10 @@ const call = (id: string, campaign: string | null, at: string, started = true): 
 });
 
 describe('calls placed by a campaign callsheet holds paused', () => {
-  const a = paused('u#1', 'cmp_a');
-  const b = paused('u#2', 'cmp_b', '2027-01-04T22:00:00.000Z');
+  // Watched until two minutes before Tuesday's 09:00 opening (the sweep itself runs later than every call here).
+  const until = Date.parse('2027-01-05T08:58:00Z');
+  const a: WatchedPart = { record: paused('u#1', 'cmp_a'), until };
+  const b: WatchedPart = { record: paused('u#2', 'cmp_b', '2027-01-04T22:00:00.000Z'), until };
   it.each([
     ['no calls at all', [], []],
     [
@@ -40,9 +48,12 @@ describe('calls placed by a campaign callsheet holds paused', () => {
       [call('c1', 'cmp_x', '2027-01-04T21:00:00Z'), call('c2', null, '2027-01-04T21:00:00Z')],
       [],
     ],
-    // Within the clocks' disagreement of the pause: a call the vendor began as it paused.
-    ['a call within a minute of the confirmed pause', [call('c1', 'cmp_a', '2027-01-04T20:00:59Z')], []],
-    ['a call after it', [call('c1', 'cmp_a', '2027-01-04T20:01:01Z')], ['u#1 c1']],
+    // Within two minutes of the look that paused it: a call the vendor began before the pause landed.
+    ['a call within two minutes of the look that paused it', [call('c1', 'cmp_a', '2027-01-04T20:01:59Z')], []],
+    ['a call after that', [call('c1', 'cmp_a', '2027-01-04T20:02:01Z')], ['u#1 c1']],
+    // The workflow's resume at the opening, on a vendor clock ahead: not stray.
+    ['a call in the two minutes before the opening', [call('c1', 'cmp_a', '2027-01-05T08:58:30Z')], []],
+    ['a call just before them', [call('c1', 'cmp_a', '2027-01-05T08:57:59Z')], ['u#1 c1']],
     [
       'the latest of several calls',
       [

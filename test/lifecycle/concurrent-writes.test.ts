@@ -826,7 +826,7 @@ describe('the instant until which sweeps can find nothing new (the embedded stac
     expect(out.actions).toEqual([]);
     expect(out.quietUntil === null ? null : iso(out.quietUntil)).toBe(quietUntil);
     // A quiet part whose window has closed is watched: each sweep reads the calls list.
-    expect(out.watchingCalls).toBe(time === '18:00');
+    expect(out.watching).toEqual(time === '18:00' ? [{ campaignId: 'cmp_1', startsAt: null }] : []);
   });
 });
 

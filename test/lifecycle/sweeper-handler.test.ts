@@ -1,5 +1,5 @@
 import type { Context } from 'aws-lambda';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { silentLog } from '#commons/log.ts';
 import { makeObservability } from '#commons/observability.ts';
 import type { CampaignGuard } from '#lifecycle/safety-net/campaign-guard.ts';
@@ -35,15 +35,20 @@ describe('the sweeper handler', () => {
 
   it('warns when the calls list could not be read, so no campaign resumed outside callsheet was looked for', async () => {
     const warnings: { message: string; fields?: Record<string, unknown> }[] = [];
+    const watched = { campaignId: 'cmp_1', startsAt: null };
     const guard = {
-      sweep: async () => ({ actions: [], quietUntil: null, watchingCalls: true, callsUnchecked: 'GET /calls: 503' }),
+      sweep: async () => ({ actions: [], quietUntil: null, watching: [watched], callsUnchecked: 'GET /calls: 503' }),
     } as unknown as CampaignGuard;
     const log = {
       ...silentLog,
       warn: (message: string, fields?: Record<string, unknown>) => void warnings.push({ message, fields }),
     };
-    const handler = makeSweeperHandler(guard, log, makeObservability('sweeper-test', {}));
-    expect(await handler({}, context)).toEqual({ actions: 0, quietUntil: null, watchingCalls: true });
+    const obs = makeObservability('sweeper-test', {});
+    const metrics = vi.spyOn(obs.metrics, 'addMetric');
+    const handler = makeSweeperHandler(guard, log, obs);
+    expect(await handler({}, context)).toEqual({ actions: 0, quietUntil: null, watching: [watched] });
+    // Counted for the SweeperCallsUnread alarm: a watch that keeps failing is a night nobody watches.
+    expect(metrics).toHaveBeenCalledWith('SweeperCallsUnread', 'Count', 1);
     expect(warnings).toEqual([
       {
         message: 'sweeper: could not read the calls list; campaigns resumed outside callsheet go unseen until it can',

@@ -34,12 +34,12 @@ export function bucketPartReports(objects: ObjectStore): PartReports {
 }
 
 export async function buildCampaignGuard(config: GuardConfig, options: BuildOptions = {}): Promise<CampaignGuard> {
-  const { campaigns, safety, polls } = await buildCampaignSafety(config.lifecycle, options);
+  const { campaigns, safety, api } = await buildCampaignSafety(config.lifecycle, options);
   return new CampaignGuard({
     campaigns,
     safety,
-    // A look, as the workflow's stats are: it waits its turn behind pauses, launches and resumes.
-    calls: polls.calls,
+    // The lifecycle's own share (launches, resumes): a contact sync cannot starve it, and it leaves the pauses theirs.
+    calls: api.calls,
     executions: sfnExecutionReader(sfnClient(config.lifecycle.aws)),
     reports: bucketPartReports(new ObjectStore(s3Client(config.lifecycle.aws))),
     now: options.now ?? (() => new Date()),

@@ -6,6 +6,22 @@ export interface CallLog {
   list(query: CallListQuery): Promise<CallList>;
 }
 
+/**
+ * A part held paused for a closed window, and the instant before which a call of its campaign is stray: the sweep's
+ * own start, and never closer than `CALL_WATCH_SKEW_MS` to the window's next opening (a resume or a scheduled start
+ * there is the workflow's, on a vendor clock that may run ahead).
+ */
+export interface WatchedPart {
+  record: CampaignRecord;
+  until: number;
+}
+
+/** A watched part's campaign as the sweep answers it, with the scheduled start callsheet gave it, if any. */
+export interface WatchedCampaign {
+  campaignId: string;
+  startsAt: number | null;
+}
+
 /** A part whose campaign placed a call while callsheet held it paused for a closed window. */
 export interface StrayCall {
   record: CampaignRecord;
@@ -19,12 +35,16 @@ export interface StrayCall {
  * among the newest calls even when the account places more than this between sweeps.
  */
 export const CALL_WATCH_PAGES = 3;
-/** Vendor and AWS clocks may disagree by this much: a call this close to the pause's confirmation is not stray. */
-export const CALL_WATCH_SKEW_MS = 60_000;
+/**
+ * A call this close to the look that paused the campaign, or to the next opening, is not stray: the look's time is
+ * taken before its pause is sent (which may take two tries and a wait for the budget), and the vendor's clock may
+ * disagree with AWS's.
+ */
+export const CALL_WATCH_SKEW_MS = 120_000;
 
 /**
- * Since when a watched part's campaign must not have placed a call: its pause confirmed at the workflow's last look,
- * or the safety net's last securing when later (a call it already acted on is not acted on twice).
+ * Since when a watched part's campaign must not have placed a call: the workflow's last look (which paused it), or
+ * the safety net's last securing when later (a call it already acted on is not acted on twice).
  */
 export function quietSince(record: CampaignRecord): number {
   const looked = Date.parse(record.watch?.observedAt ?? '') || 0;
@@ -33,12 +53,12 @@ export function quietSince(record: CampaignRecord): number {
 }
 
 /**
- * The parts among `watched` (each quiet, its window closed) whose campaign placed a call after `quietSince`: the
- * campaign was resumed, or started, behind callsheet's back. One per part, its latest call.
+ * The parts among `watched` (each quiet, its window closed) whose campaign placed a call after `quietSince` and
+ * before its `until`: the campaign was resumed, or started, behind callsheet's back. One per part, its latest call.
  */
-export function strayCalls(watched: CampaignRecord[], calls: Call[]): StrayCall[] {
+export function strayCalls(watched: WatchedPart[], calls: Call[]): StrayCall[] {
   const stray: StrayCall[] = [];
-  for (const record of watched) {
+  for (const { record, until } of watched) {
     const campaignId = record.watch?.campaignId ?? record.campaignId;
     if (!campaignId) continue;
     const since = quietSince(record);
@@ -46,7 +66,7 @@ export function strayCalls(watched: CampaignRecord[], calls: Call[]): StrayCall[
     for (const call of calls) {
       if (call.campaign_id !== campaignId) continue;
       const at = Date.parse(call.started_at ?? call.created_at ?? '');
-      if (!(at > since) || (latest && latest.at >= at)) continue;
+      if (!(at > since && at < until) || (latest && latest.at >= at)) continue;
       latest = { id: call.id, at };
     }
     if (latest) stray.push({ record, callId: latest.id, at: new Date(latest.at).toISOString() });

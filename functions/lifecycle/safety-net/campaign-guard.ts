@@ -5,12 +5,21 @@ import {
   partKeyOfExecution,
   partOfKey,
 } from '#commons/campaign-plan.ts';
+import type { Call } from '#commons/voice-api/types.ts';
 import { windowStateAt } from '#commons/window-plan.ts';
 import type { CampaignSafety, SecureOutcome } from '../campaign-safety.ts';
 import { type CampaignRecord, type CampaignStore, isEnded, quietAt } from '../campaign-store.ts';
 import type { Failure } from '../lifecycle-state.ts';
 import { buildPartReport, type PartReport } from '../part-report.ts';
-import { type CallLog, quietSince, recentCalls, strayCalls } from './call-watch.ts';
+import {
+  CALL_WATCH_SKEW_MS,
+  type CallLog,
+  quietSince,
+  recentCalls,
+  strayCalls,
+  type WatchedCampaign,
+  type WatchedPart,
+} from './call-watch.ts';
 
 /** How an execution ended, as EventBridge's "Step Functions Execution Status Change" event says it. */
 export interface ExecutionEnded {
@@ -156,14 +165,14 @@ export class CampaignGuard {
    * when no sweep can find anything new without some workflow acting first (`quietUntil`; null: no such instant,
    * only a workflow's act can): the simulated clock of the embedded stack skips the sweeps in between; AWS runs them
    * all. `scanned`: why the parts were found by scanning the table instead of through its status index.
-   * `watchingCalls`: some part is held paused for a closed window, so the sweep read the calls list (`watchCalls`):
-   * then `quietUntil` holds only while no campaign starts dialling either, as only a call the account places could
-   * make the next sweep act. `callsUnchecked`: why that list could not be read this time.
+   * `watching`: the campaigns of the parts held paused for a closed window, whose calls the sweep read (`watchCalls`),
+   * each with the scheduled start callsheet gave it (`startsAt`) when it has not started yet: `quietUntil` holds only
+   * while none of them may be dialling either. `callsUnchecked`: why the calls list could not be read this time.
    */
   async sweep(): Promise<{
     actions: GuardAction[];
     quietUntil: number | null;
-    watchingCalls: boolean;
+    watching: WatchedCampaign[];
     scanned?: string;
     callsUnchecked?: string;
   }> {
@@ -173,7 +182,7 @@ export class CampaignGuard {
     let quietUntil = Number.POSITIVE_INFINITY;
     let scanned: string | undefined;
     /** Parts held paused for a closed window, trusted without asking the API: their campaigns' calls are watched. */
-    const watched: CampaignRecord[] = [];
+    const watched: WatchedPart[] = [];
     const records = await this.deps.campaigns.unfinished({
       unconfirmed: true,
       scanned: (why) => {
@@ -241,7 +250,9 @@ export class CampaignGuard {
       if (!quiet && now > nextLook + settings.overdueGraceMs)
         reasons.push(`its workflow has not looked at it since ${watch.observedAt} (due ${watch.nextLookAt})`);
       if (reasons.length === 0) {
-        if (quiet && !window.open && (watch.campaignId ?? record.campaignId)) watched.push(record);
+        // Calls are stray until shortly before the opening, where the workflow resumes it (or its start comes).
+        const until = Math.min(now, (window.changesAt ?? Number.POSITIVE_INFINITY) - CALL_WATCH_SKEW_MS);
+        if (quiet && !window.open && (watch.campaignId ?? record.campaignId)) watched.push({ record, until });
         continue;
       }
       const current = running
@@ -261,16 +272,17 @@ export class CampaignGuard {
     }
     let callsUnchecked: string | undefined;
     if (watched.length > 0) {
-      try {
-        actions.push(...(await this.watchCalls(watched, now)));
-      } catch (err) {
-        callsUnchecked = (err as Error).message;
-      }
+      const watchedOut = await this.watchCalls(watched, now);
+      actions.push(...watchedOut.actions);
+      callsUnchecked = watchedOut.unchecked;
     }
     return {
       actions,
       quietUntil: Number.isFinite(quietUntil) ? quietUntil : null,
-      watchingCalls: watched.length > 0,
+      watching: watched.map(({ record }) => ({
+        campaignId: (record.watch?.campaignId ?? record.campaignId) as string,
+        startsAt: record.watch?.quietUntil ? Date.parse(record.watch.quietUntil) : null,
+      })),
       ...(scanned === undefined ? {} : { scanned }),
       ...(callsUnchecked === undefined ? {} : { callsUnchecked }),
     };
@@ -279,22 +291,37 @@ export class CampaignGuard {
   /**
    * A part paused for the night is trusted to be paused until its window opens: the workflow asks nothing of the API
    * meanwhile. A campaign resumed behind callsheet's back would dial through the closed window unnoticed, so each
-   * sweep reads the calls placed since its previous one (one request, a few when the account is busy) and secures
-   * every watched part whose campaign placed one. A few calls may have started by then: this limits the harm, the
-   * rule is for people not to resume a campaign outside callsheet (docs/operations.md).
+   * sweep reads the calls placed in the last two sweep intervals (one request, a few when the account is busy) and
+   * secures every watched part whose campaign placed one. A few calls may have started by then: this limits the
+   * harm, the rule is for people not to resume a campaign outside callsheet (docs/operations.md). A list that cannot
+   * be read is answered as `unchecked`; a securing that throws is thrown once the others are done.
    */
-  private async watchCalls(watched: CampaignRecord[], now: number): Promise<GuardAction[]> {
+  private async watchCalls(
+    watched: WatchedPart[],
+    now: number,
+  ): Promise<{ actions: GuardAction[]; unchecked?: string }> {
     const lookBack = now - 2 * this.deps.settings.sweepIntervalMs;
-    const since = Math.max(lookBack, Math.min(...watched.map(quietSince)));
-    const calls = await recentCalls(this.deps.calls, new Date(since));
+    const since = Math.max(lookBack, Math.min(...watched.map(({ record }) => quietSince(record))));
+    let calls: Call[];
+    try {
+      calls = await recentCalls(this.deps.calls, new Date(since));
+    } catch (err) {
+      return { actions: [], unchecked: (err as Error).message };
+    }
     const actions: GuardAction[] = [];
+    let failed: { error: unknown } | null = null;
     for (const stray of strayCalls(watched, calls)) {
       const reason =
         `its campaign placed call ${stray.callId} at ${stray.at} while callsheet held it paused for its closed ` +
         'window: it was resumed or started outside callsheet';
-      actions.push(await this.secure(stray.record, [reason], true, 'sweeper', stray.record.watch?.execution ?? ''));
+      try {
+        actions.push(await this.secure(stray.record, [reason], true, 'sweeper', stray.record.watch?.execution ?? ''));
+      } catch (error) {
+        failed ??= { error };
+      }
     }
-    return actions;
+    if (failed) throw failed.error;
+    return { actions };
   }
 
   private async secure(

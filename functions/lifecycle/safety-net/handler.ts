@@ -1,6 +1,14 @@
 import middy from '@middy/core';
 import type { Log } from '#commons/log.ts';
-import { asLog, type Observability, observabilityFor, observe, tagLogs } from '#commons/observability.ts';
+import {
+  asLog,
+  count,
+  METRIC,
+  type Observability,
+  observabilityFor,
+  observe,
+  tagLogs,
+} from '#commons/observability.ts';
 import type { CampaignGuard } from './campaign-guard.ts';
 import type { ExecutionStatusEvent } from './event-pattern.ts';
 
@@ -24,15 +32,17 @@ export function makeSweeperHandler(guard: CampaignGuard, log?: Log, obs: Observa
   const out = log ?? asLog(obs.logger);
   return observe(
     middy(async () => {
-      const { actions, quietUntil, watchingCalls, scanned, callsUnchecked } = await guard.sweep();
+      const { actions, quietUntil, watching, scanned, callsUnchecked } = await guard.sweep();
       // Until DynamoDB has built the status index (after the deploy that added it), or on a table without it.
       if (scanned) out.warn('sweeper: scanned the whole campaigns table, its status index not readable', { scanned });
+      // Counted, so an alarm sees a watch that keeps failing (a night of it would let a resumed campaign dial).
+      if (callsUnchecked) count(obs, METRIC.callsWatchUnread);
       if (callsUnchecked)
         out.warn('sweeper: could not read the calls list; campaigns resumed outside callsheet go unseen until it can', {
           reason: callsUnchecked,
         });
       for (const action of actions) out.warn('sweeper: secured a campaign', { ...action });
-      return { actions: actions.length, quietUntil, watchingCalls };
+      return { actions: actions.length, quietUntil, watching };
     }),
     obs,
   );

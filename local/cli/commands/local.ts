@@ -133,7 +133,9 @@ export const localCommand: Command = {
       const scheduler = simulated ? new PacedScheduler(emulator.core.clock) : undefined;
       const stack = await startLocalStack({
         voiceApi: { url: emulator.url, apiKey },
-        ...(simulated ? { clock: emulator.core.clock, scheduler, dialling: () => emulator.core.dialling() } : {}),
+        ...(simulated
+          ? { clock: emulator.core.clock, scheduler, mayDial: (id, startsAt) => emulator.core.mayDial(id, startsAt) }
+          : {}),
         dynamoPath: localDynamoPath(),
         checkDocuments: false,
         s3Directory: join(dataDir, 's3'),

@@ -233,7 +233,9 @@ export const runCommand: Command = {
       const log = fileLog(runLog, { service: 'callsheet-run', info: false, terminal: false });
       const stack = await startLocalStack({
         voiceApi: { url: apiUrl, apiKey },
-        ...(emulator ? { clock: emulator.core.clock, dialling: () => emulator.core.dialling() } : {}),
+        ...(emulator
+          ? { clock: emulator.core.clock, mayDial: (id, startsAt) => emulator.core.mayDial(id, startsAt) }
+          : {}),
         dynamoPath: localDynamoPath(),
         checkDocuments: false,
         s3Directory: join(dataDir, 's3'),

@@ -1,0 +1,17 @@
+import type { WatchedCampaign } from '#lifecycle/safety-net/call-watch.ts';
+
+/**
+ * Whether the embedded stack may skip the sweeper's next round on the simulated clock, as its last round's quiet
+ * answer allows: only while no workflow has acted since, and no campaign whose calls that round watched may be
+ * dialling (resumed outside callsheet, its agent switched back on, its start moved earlier). Without `mayDial`
+ * (a real Voice API) a round that watched calls is never skipped. AWS runs every round.
+ */
+export function sweepMaySkip(
+  workflowActed: boolean,
+  watching: readonly WatchedCampaign[],
+  mayDial: ((campaignId: string, startsAt: number | null) => boolean) | undefined,
+): boolean {
+  if (workflowActed) return false;
+  if (watching.length === 0) return true;
+  return mayDial !== undefined && !watching.some((c) => mayDial(c.campaignId, c.startsAt));
+}
