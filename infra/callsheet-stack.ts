@@ -110,6 +110,7 @@ export class CallsheetStack extends Stack {
       'a sweep ran past the next one, or instances are short (SWEEPER_CONCURRENCY).',
     );
     this.monitoring.watchHeartbeat('Sweeper', this.guard.sweeper.fn, this.guard.sweepInterval);
+    this.monitoring.watchSweeperCalls(this.guard.sweepInterval);
     this.monitoring.watchQueue('Guard', this.guard.failures, {
       id: 'GuardFailures',
       description:

@@ -142,14 +142,6 @@ export class Monitoring extends Construct {
       1,
       'The sweeper had to secure a campaign whose window closed or whose workflow is gone (see its log lines).',
     );
-    // One round every 5 minutes: three periods in a row are three rounds that could not read the calls list.
-    this.alarm(
-      'SweeperCallsUnread',
-      callsheetMetric(METRIC.callsWatchUnread),
-      1,
-      'The sweeper could not read the Voice API calls list for 15 minutes: a campaign resumed outside callsheet while paused for a closed window would dial unseen.',
-      { periods: 3 },
-    );
     const rate = (name: MetricName) =>
       new MathExpression({
         label: `${name} per 100 API requests`,
@@ -255,6 +247,21 @@ export class Monitoring extends Construct {
       1,
       `The ${name} function was not invoked for ${period.toMinutes()} minutes: the safety net is not looking at running campaigns.`,
       { comparison: ComparisonOperator.LESS_THAN_THRESHOLD, missing: TreatMissingData.BREACHING },
+    );
+  }
+
+  /**
+   * Alarms when three of the sweeper's rounds within three of its intervals could not read the calls list: meanwhile
+   * a campaign resumed outside callsheet while paused for a closed window dials unseen (one failed round is not yet
+   * an alarm; the next round reads the calls the failed one missed).
+   */
+  watchSweeperCalls(interval: Duration): void {
+    const period = Duration.minutes(Math.min(3 * interval.toMinutes(), 24 * 60));
+    this.alarm(
+      'SweeperCallsUnread',
+      callsheetMetric(METRIC.callsWatchUnread).with({ period }),
+      3,
+      `The sweeper could not read the Voice API calls list in three rounds within ${period.toMinutes()} minutes: a campaign resumed outside callsheet while paused for a closed window would dial unseen.`,
     );
   }
 

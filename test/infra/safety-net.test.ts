@@ -113,6 +113,19 @@ describe('throttles and the sweeper’s heartbeat', () => {
       ...expected(1800),
       Dimensions: [{ Name: 'FunctionName', Value: refTo(slowId) }],
     });
+    // Three rounds that could not read the calls list within three intervals, whatever the interval.
+    const unread = (seconds: number) => ({
+      Namespace: 'callsheet',
+      MetricName: 'SweeperCallsUnread',
+      Statistic: 'Sum',
+      Period: seconds,
+      EvaluationPeriods: 1,
+      Threshold: 3,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      TreatMissingData: 'notBreaching',
+    });
+    expect(alarmOf(template, 'SweeperCallsUnread').Properties).toMatchObject(unread(900));
+    expect(alarmOf(slower, 'SweeperCallsUnread').Properties).toMatchObject(unread(1800));
   }, 120_000);
 });
 
