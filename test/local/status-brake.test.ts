@@ -100,6 +100,27 @@ describe('status on a deployed campaigns table', () => {
   });
 });
 
+describe('campaign cancel on a deployed campaigns table', () => {
+  it('records the cancel and says the vendor campaign stays paused, to be cancelled in the dashboard too', async () => {
+    const store = new CampaignStore(dynaliteClient(dynamo.endpoint), dynamo.tables.campaigns);
+    await store.beginCreate('u2-p1', 'u2', 1, new Date());
+    await store.created('u2-p1', 'cmp_cancel');
+    const out = await runInProcess(['campaign', 'cancel', 'cmp_cancel'], {
+      CALLSHEET_DATA_DIR: dir,
+      CAMPAIGNS_TABLE: dynamo.tables.campaigns,
+      AWS_REGION: LOCAL_REGION,
+      AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
+      AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
+      AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint,
+      VOICE_API_URL: '',
+      VOICE_API_KEY: '',
+    });
+    expect(out.stdout).toContain('cancel requested for campaign cmp_cancel (part u2-p1)');
+    expect(out.stdout).toContain("cancel it in the vendor's dashboard too if nobody should ever resume it there");
+    expect((await store.get('u2-p1'))?.control?.wanted).toBe('cancel');
+  });
+});
+
 /** A data directory whose stack stopped without ending its parts (killed, or its terminal closed). */
 describe('status and release on a data directory no stack runs on', () => {
   it('say that a running part lost its workflow, and what ends it', async () => {
