@@ -239,8 +239,7 @@ export class Monitoring extends Construct {
    * yet an alarm). No data counts as not run: a function that is never invoked publishes nothing at all.
    */
   watchHeartbeat(name: string, fn: IFunction, interval: Duration): void {
-    // CloudWatch evaluates at most a day at once.
-    const period = Duration.minutes(Math.min(3 * interval.toMinutes(), 24 * 60));
+    const period = threeIntervals(interval);
     this.alarm(
       `${name}NotRunning`,
       fn.metricInvocations({ period, statistic: 'Sum' }),
@@ -256,7 +255,7 @@ export class Monitoring extends Construct {
    * an alarm; the next round reads the calls the failed one missed).
    */
   watchSweeperCalls(interval: Duration): void {
-    const period = Duration.minutes(Math.min(3 * interval.toMinutes(), 24 * 60));
+    const period = threeIntervals(interval);
     this.alarm(
       'SweeperCallsUnread',
       callsheetMetric(METRIC.callsWatchUnread).with({ period }),
@@ -303,3 +302,6 @@ export class Monitoring extends Construct {
     return alarm;
   }
 }
+
+/** Three runs of a scheduled function, the span its alarms look at (CloudWatch evaluates at most a day at once). */
+const threeIntervals = (interval: Duration): Duration => Duration.minutes(Math.min(3 * interval.toMinutes(), 24 * 60));

@@ -1,6 +1,6 @@
 import { GetSecretValueCommand } from '@aws-sdk/client-secrets-manager';
 import { type AwsSettings, secretsClient } from './aws/clients.ts';
-import { ConfigError, type EnvReader } from './config.ts';
+import { ConfigError, type EnvReader, wholeNumber } from './config.ts';
 import { activeObservability, countApiStatus, type Observability } from './observability.ts';
 
 /**
@@ -28,9 +28,7 @@ export const DEFAULT_KEY_TTL_SECONDS = 300;
 export function readVoiceApiSource(env: EnvReader): VoiceApiSource {
   const baseUrl = env.required('VOICE_API_URL');
   // Checked with a key in the environment too: a bad value is named wherever it is set, not first in AWS.
-  const ttl = env.checked('VOICE_API_KEY_TTL_SECONDS', (v) =>
-    /^\d+$/.test(v) && Number(v) > 0 ? Number(v) : { problem: 'a positive whole number of seconds' },
-  );
+  const ttl = env.checked('VOICE_API_KEY_TTL_SECONDS', wholeNumber(1));
   const apiKey = env.optional('VOICE_API_KEY');
   if (apiKey) return { baseUrl, apiKey, webhookSecret: env.optional('VOICE_API_WEBHOOK_SECRET') ?? null };
   return {

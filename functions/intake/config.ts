@@ -67,10 +67,7 @@ export function readIntakeConfig(source: Env): IntakeConfig {
       legalHours: env.checked('LEGAL_HOURS', readLegalHours) ?? DEFAULT_LEGAL_HOURS,
       startHorizonDays: readStartHorizonDays(env),
     },
-    leaseMs:
-      env.checked('INTAKE_LEASE_SECONDS', (v) =>
-        /^\d+$/.test(v) && Number(v) > 0 ? Number(v) * 1000 : { problem: 'a positive number of seconds' },
-      ) ?? INTAKE_LEASE_SECONDS * 1000,
+    leaseMs: (env.checked('INTAKE_LEASE_SECONDS', wholeNumber(1)) ?? INTAKE_LEASE_SECONDS) * 1000,
     caps: null,
     contacts: null,
     budget: env.optional(TABLES.apiBudget.env)

@@ -3,6 +3,7 @@ import { describeWindow, type WindowRule } from '#commons/calling-window.ts';
 import { DEFAULT_LEGAL_HOURS, type LegalHoursTable } from '#commons/legal-hours.ts';
 import { type PartStretch, type PauseTimings, planLoad, quietFrom } from '#commons/plan-load.ts';
 import { heldReason, nextOpening, type PartWindow, partIntervals, partWindow } from '#commons/window-plan.ts';
+import { counted } from '#commons/words.ts';
 import { parseDateTimeIn } from '#commons/zoned-time.ts';
 import type { ValidationOutcome } from './validate-upload.ts';
 
@@ -10,7 +11,6 @@ import type { ValidationOutcome } from './validate-upload.ts';
 export const LOOK_AHEAD_DAYS = 7;
 
 const DAY = 86_400_000;
-const contacts = (n: number) => `${n} contact${n === 1 ? '' : 's'}`;
 
 /**
  * What intake knows of the API plan: its limits, when the lifecycle pauses before a close, and how far it looks
@@ -29,7 +29,9 @@ const clock = (ms: number) => {
 };
 const onDay = (ms: number) => `${DAYS[new Date(ms).getUTCDay()]} ${new Date(ms).toISOString().slice(0, 10)}`;
 const more = (n: number, what: string) =>
-  n > 0 ? ` The same holds at ${n} more ${what}${n === 1 ? '' : 's'} in the first ${LOOK_AHEAD_DAYS} days.` : '';
+  n > 0
+    ? ` The same holds at ${counted(n, `more ${what}`, `more ${what}s`)} in the first ${LOOK_AHEAD_DAYS} days.`
+    : '';
 
 /** When the upload's parts may first be called: its start when one is set and still to come, else now. */
 function startOf(validation: ValidationOutcome, nowMs: number): number {
@@ -86,7 +88,7 @@ function stretchesOf(windows: PartWindows, from: number): PartStretch[] {
  */
 function neverOpensNotes(held: PartWindows, from: number, plan: ApiPlan): string[] {
   return held.map(({ part, window }) => {
-    const lead = `part ${part.index} (${contacts(part.contacts.length)}) will be held, not dialled: its calling window`;
+    const lead = `part ${part.index} (${counted(part.contacts.length, 'contact')}) will be held, not dialled: its calling window`;
     const zones =
       window.zones.length > 1
         ? `its numbers may ring in ${window.zones.length} time zones (${window.zones.join(', ')}) and are called only when every one of them is open`
@@ -131,7 +133,7 @@ function planLoadNotes(
   if (close)
     notes.push(
       `${close.parts === 1 ? '1 part closes its' : `${close.parts} parts close their`} calling window at ${clock(close.closesAt)}Z on ${onDay(close.closesAt)}; ` +
-        `the API plan (${limits.perMinute} request${limits.perMinute === 1 ? '' : 's'} a minute${limits.safetyReserve.perMinute > 0 ? `, ${limits.safetyReserve.perMinute} of them kept for the guard and sweeper` : ''}) ` +
+        `the API plan (${counted(limits.perMinute, 'request')} a minute${limits.safetyReserve.perMinute > 0 ? `, ${limits.safetyReserve.perMinute} of them kept for the guard and sweeper` : ''}) ` +
         `can pause about ${close.pausable} of them between ${clock(close.pausesFrom)}Z and ${clock(close.brakeAt)}Z: ` +
         `the other ${close.parts - close.pausable} will be stopped by the agent brake, which halts every campaign on the agent.` +
         more(load.crowded.length - 1, 'close') +
@@ -204,7 +206,8 @@ export function upFront(
       ...pastStartNote(validation.settings.start, nowMs),
       ...overnightNote(validation.settings.window),
       ...unbuilt.map(
-        ({ part, message }) => `part ${part.index} (${contacts(part.contacts.length)}) will not be dialled: ${message}`,
+        ({ part, message }) =>
+          `part ${part.index} (${counted(part.contacts.length, 'contact')}) will not be dialled: ${message}`,
       ),
       ...neverOpensNotes(held, from, plan),
       ...planLoadNotes(validation, windows, from, plan, nowMs),

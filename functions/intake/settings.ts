@@ -5,6 +5,7 @@ import { isCountryCode } from '#commons/phone/phone.ts';
 import { type Cell, cellText, headerKey } from '#commons/spreadsheet/cell.ts';
 import { FileProblem } from '#commons/spreadsheet/file-problem.ts';
 import { isValidTimeZone, LIMITS } from '#commons/voice-api/contract.ts';
+import { counted } from '#commons/words.ts';
 import { parseDateTimeIn } from '#commons/zoned-time.ts';
 
 /** What an upload may say about its campaign. Anything absent takes the deployment default. */
@@ -180,15 +181,12 @@ export interface StartHorizon {
   days: number;
 }
 
-/** `n days`, or `1 day`. */
-const days = (n: number): string => `${n} day${n === 1 ? '' : 's'}`;
-
 /** Why a start is further ahead than the workflow can wait, or null. */
 export function startTooFar(startMs: number, horizon: StartHorizon): string | null {
   const limit = horizon.now + horizon.days * 86_400_000;
   if (startMs <= limit) return null;
   const ahead = Math.ceil((startMs - horizon.now) / 86_400_000);
-  return `the start is ${days(ahead)} ahead, and a campaign's workflow waits at most ${days(horizon.days)} for its start (setting START_HORIZON_DAYS): upload it again within ${days(horizon.days)} of the start, or choose an earlier start`;
+  return `the start is ${counted(ahead, 'day')} ahead, and a campaign's workflow waits at most ${counted(horizon.days, 'day')} for its start (setting START_HORIZON_DAYS): upload it again within ${counted(horizon.days, 'day')} of the start, or choose an earlier start`;
 }
 
 /**
@@ -267,7 +265,7 @@ export function readSettings(
     if (late)
       throw problem(
         followUp.where,
-        `a follow-up round waits ${days(late.afterMinutes / 1440)} after its part ends, and a campaign's workflow waits at most ${days(horizon.days)} for its start (setting START_HORIZON_DAYS): choose a delay of ${days(horizon.days)} or less`,
+        `a follow-up round waits ${counted(late.afterMinutes / 1440, 'day')} after its part ends, and a campaign's workflow waits at most ${counted(horizon.days, 'day')} for its start (setting START_HORIZON_DAYS): choose a delay of ${counted(horizon.days, 'day')} or less`,
       );
     out.followUp = policy;
   }

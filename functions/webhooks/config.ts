@@ -1,5 +1,5 @@
 import { type AwsSettings, readAwsSettings } from '#commons/aws/clients.ts';
-import { type Env, EnvReader } from '#commons/config.ts';
+import { type Env, EnvReader, wholeNumber } from '#commons/config.ts';
 import { TABLES } from '#commons/tables.ts';
 import type { WebhookSecretSource } from './webhook-secret.ts';
 
@@ -15,9 +15,6 @@ export interface WebhookConfig {
   maxBodyBytes: number;
 }
 
-const positive = (unit: number) => (v: string) =>
-  /^\d+$/.test(v) && Number(v) > 0 ? Number(v) * unit : { problem: 'a positive whole number' };
-
 /**
  * Receiver settings, checked at start-up. The secret comes from VOICE_API_WEBHOOK_SECRET (local runs) or the
  * `webhookSecret` field of the secret named by VOICE_API_SECRET_ARN.
@@ -31,9 +28,9 @@ export function readWebhookConfig(source: Env, options: { queue: 'sqs' | 'local'
     outcomesTable: env.required(TABLES.outcomes.env),
     queueUrl: options.queue === 'sqs' ? env.required('OUTCOMES_QUEUE_URL') : '',
     secret: local ? { value: local } : { secretArn: env.required('VOICE_API_SECRET_ARN') },
-    secretTtlMs: env.checked('WEBHOOK_SECRET_TTL_SECONDS', positive(1000)) ?? 300_000,
-    secretMinRefreshMs: env.checked('WEBHOOK_SECRET_MIN_REFRESH_SECONDS', positive(1000)) ?? 10_000,
-    maxBodyBytes: env.checked('WEBHOOK_MAX_BODY_BYTES', positive(1)) ?? 64 * 1024,
+    secretTtlMs: (env.checked('WEBHOOK_SECRET_TTL_SECONDS', wholeNumber(1)) ?? 300) * 1000,
+    secretMinRefreshMs: (env.checked('WEBHOOK_SECRET_MIN_REFRESH_SECONDS', wholeNumber(1)) ?? 10) * 1000,
+    maxBodyBytes: env.checked('WEBHOOK_MAX_BODY_BYTES', wholeNumber(1)) ?? 64 * 1024,
   };
   env.done();
   return config;

@@ -6,13 +6,13 @@ import { scanAll } from '#commons/aws/scan-all.ts';
 import { EnvReader } from '#commons/config.ts';
 import { TABLES } from '#commons/tables.ts';
 import { VoiceApiClient } from '#commons/voice-api/index.ts';
+import { counted } from '#commons/words.ts';
 import type { UploadOutcome, UploadRecord } from '#intake/upload-store.ts';
 import { CampaignSafety } from '#lifecycle/campaign-safety.ts';
 import type { CampaignRecord, CampaignStore } from '#lifecycle/campaign-store.ts';
 import { localDataDir } from '../stack/data-dir.ts';
 import { readRunningStack } from '../stack/running-stack.ts';
 import type { OpenTable } from './table-access.ts';
-import { counted } from './words.ts';
 
 /** How long an operator command waits for one Voice API answer before saying the API is slow. */
 const OPERATOR_API_TIMEOUT_MS = 2_000;

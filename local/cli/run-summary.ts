@@ -1,10 +1,10 @@
 import { basename } from 'node:path';
 import type { ObjectStore } from '#commons/aws/object-store.ts';
 import { uploadId } from '#commons/upload-ref.ts';
+import { counted } from '#commons/words.ts';
 import type { IntakeReport } from '#intake/report.ts';
 import type { Secured } from '#lifecycle/campaign-store.ts';
 import type { PartReport } from '#lifecycle/part-report.ts';
-import { counted } from './words.ts';
 
 export type { PartReport };
 

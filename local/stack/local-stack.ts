@@ -38,7 +38,7 @@ import { type LocalS3, startS3 } from './s3.ts';
 import { type SettableClock, SimScheduler } from './sim-scheduler.ts';
 import { actorClock, asActor, invocationsAsActors, simulatedRequests, stackClock } from './stack-clock.ts';
 import { type LocalStateMachine, LocalStepFunctions } from './step-functions.ts';
-import { sweepMaySkip } from './sweep-skip.ts';
+import { type MayDial, sweepMaySkip } from './sweep-skip.ts';
 import { LocalQueue, redelivery } from './upload-queue.ts';
 import { type LocalWebhooks, localWebhookSecret, startWebhookReceiver } from './webhook-receiver.ts';
 
@@ -76,7 +76,7 @@ export interface LocalStackOptions {
    * With `clock`, the emulator's `mayDial`: a sweep that watches the calls list is skipped while no watched campaign
    * may be dialling. Without it (a real Voice API), such sweeps all run.
    */
-  mayDial?: (campaignId: string, startsAt: number | null) => boolean;
+  mayDial?: MayDial;
   /**
    * The Voice API is an emulator on this stack's clock that holds its delayed answers with `holdAnswer`
    * (`callsheet run`): the workflows' requests then time out on the simulated clock too (stack-clock.ts).

@@ -1,5 +1,8 @@
 import type { WatchedCampaign } from '#lifecycle/safety-net/call-watch.ts';
 
+/** Whether a campaign may be dialling now, or before the start it was given (the emulator's `mayDial`). */
+export type MayDial = (campaignId: string, startsAt: number | null) => boolean;
+
 /**
  * Whether the embedded stack may skip the sweeper's next round on the simulated clock, as its last round's quiet
  * answer allows: only while no workflow has acted since, and no campaign whose calls that round watched may be
@@ -9,7 +12,7 @@ import type { WatchedCampaign } from '#lifecycle/safety-net/call-watch.ts';
 export function sweepMaySkip(
   workflowActed: boolean,
   watching: readonly WatchedCampaign[],
-  mayDial: ((campaignId: string, startsAt: number | null) => boolean) | undefined,
+  mayDial: MayDial | undefined,
 ): boolean {
   if (workflowActed) return false;
   if (watching.length === 0) return true;

@@ -1,13 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import type { Call, CallListQuery } from '#commons/voice-api/types.ts';
+import { CallsApi } from '#commons/voice-api/calls.ts';
+import type { ApiRequest, Transport } from '#commons/voice-api/http.ts';
+import type { Call } from '#commons/voice-api/types.ts';
 import type { CampaignRecord } from '#lifecycle/campaign-store.ts';
-import {
-  CALL_WATCH_PAGES,
-  type CallLog,
-  recentCalls,
-  strayCalls,
-  type WatchedPart,
-} from '#lifecycle/safety-net/call-watch.ts';
+import { CALL_WATCH_LIMIT, recentCalls, strayCalls, type WatchedPart } from '#lifecycle/safety-net/call-watch.ts';
 
 /** A running part whose campaign the workflow confirmed paused at 20:00 (UTC, for the table's sake). */
 const paused = (partKey: string, campaignId: string, secured?: string): CampaignRecord => ({
@@ -39,8 +35,8 @@ const call = (id: string, campaign: string | null, at: string, started = true): 
 describe('calls placed by a campaign callsheet holds paused', () => {
   // Watched until two minutes before Tuesday's 09:00 opening (the sweep itself runs later than every call here).
   const until = Date.parse('2027-01-05T08:58:00Z');
-  const a: WatchedPart = { record: paused('u#1', 'cmp_a'), until };
-  const b: WatchedPart = { record: paused('u#2', 'cmp_b', '2027-01-04T22:00:00.000Z'), until };
+  const a: WatchedPart = { record: paused('u#1', 'cmp_a'), campaignId: 'cmp_a', until };
+  const b: WatchedPart = { record: paused('u#2', 'cmp_b', '2027-01-04T22:00:00.000Z'), campaignId: 'cmp_b', until };
   it.each([
     ['no calls at all', [], []],
     [
@@ -84,28 +80,30 @@ describe('calls placed by a campaign callsheet holds paused', () => {
 });
 
 describe('the calls list as the sweeper reads it', () => {
-  const log = (pages: number, asked: CallListQuery[]): CallLog => ({
-    async list(query) {
-      asked.push(query);
-      const page = query.page ?? 1;
-      return {
-        calls: [call(`c${page}`, 'cmp_a', '2027-01-04T21:00:00Z')],
-        page,
-        limit: 100,
-        total: pages * 100,
-        total_pages: pages,
-      };
-    },
-  });
+  /** The typed client on an account whose list has `pages` full pages: every request it sends is kept. */
+  const log = (pages: number, asked: ApiRequest['query'][]) =>
+    new CallsApi({
+      async data(req: ApiRequest) {
+        asked.push(req.query);
+        const page = Number(req.query?.page);
+        const calls = Array.from({ length: 100 }, (_, i) => call(`c${page}-${i}`, 'cmp_a', '2027-01-04T21:00:00Z'));
+        return { calls, page, limit: 100, total: pages * 100, total_pages: pages };
+      },
+    } as unknown as Transport);
   it.each([
     [1, 1],
     [2, 2],
-    [10, CALL_WATCH_PAGES],
+    [10, CALL_WATCH_LIMIT / 100],
   ])('%i page(s) in the list: reads %i, from the given instant, 100 at a time', async (pages, read) => {
-    const asked: CallListQuery[] = [];
+    const asked: ApiRequest['query'][] = [];
     const since = new Date('2027-01-04T20:00:00Z');
     const calls = await recentCalls(log(pages, asked), since);
-    expect(calls.map((c) => c.id)).toEqual(Array.from({ length: read }, (_, i) => `c${i + 1}`));
-    expect(asked).toEqual(asked.map((_, i) => ({ start_date: since, page: i + 1, limit: 100 })));
+    expect(calls).toHaveLength(read * 100);
+    expect(calls.at(-1)?.id).toBe(`c${read}-99`);
+    expect(asked).toEqual(
+      Array.from({ length: read }, (_, i) =>
+        expect.objectContaining({ start_date: since.toISOString(), page: i + 1, limit: 100 }),
+      ),
+    );
   });
 });

@@ -95,7 +95,7 @@ const guardOn = (safety: CampaignSafety, now: () => number, describe: Describe, 
     executions: { describe },
     reports: { writeIfMissing: async () => false },
     // No campaign of these parts dials while paused: the calls list is empty.
-    calls: { list: async () => ({ calls: [], page: 1, limit: 100, total: 0, total_pages: 0 }) },
+    calls: { listAll: async function* () {} },
     now: () => new Date(now()),
     settings: GUARD_SETTINGS,
   });

@@ -25,6 +25,18 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
+/** An operator's shell on the deployed table (dynalite's), with no Voice API to ask. */
+const deployed = () => ({
+  CALLSHEET_DATA_DIR: dir,
+  CAMPAIGNS_TABLE: dynamo.tables.campaigns,
+  AWS_REGION: LOCAL_REGION,
+  AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
+  AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
+  AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint,
+  VOICE_API_URL: '',
+  VOICE_API_KEY: '',
+});
+
 /** `callsheet status` on a deployed campaigns table (here dynalite's), as an operator runs it. */
 describe('status on a deployed campaigns table', () => {
   it('shows each running part of a braked agent as dialling nobody, and an ended part still holding the brake', async () => {
@@ -53,16 +65,7 @@ describe('status on a deployed campaigns table', () => {
         quiet: false,
       });
     }
-    const env = {
-      CALLSHEET_DATA_DIR: dir,
-      CAMPAIGNS_TABLE: dynamo.tables.campaigns,
-      AWS_REGION: LOCAL_REGION,
-      AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
-      AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
-      AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint,
-      VOICE_API_URL: '',
-      VOICE_API_KEY: '',
-    };
+    const env = deployed();
     const brakedBy = async () => {
       const out = await runInProcess(['status', '--json'], env);
       expect(out.stderr).toBe('');
@@ -105,16 +108,7 @@ describe('campaign cancel on a deployed campaigns table', () => {
     const store = new CampaignStore(dynaliteClient(dynamo.endpoint), dynamo.tables.campaigns);
     await store.beginCreate('u2-p1', 'u2', 1, new Date());
     await store.created('u2-p1', 'cmp_cancel');
-    const out = await runInProcess(['campaign', 'cancel', 'cmp_cancel'], {
-      CALLSHEET_DATA_DIR: dir,
-      CAMPAIGNS_TABLE: dynamo.tables.campaigns,
-      AWS_REGION: LOCAL_REGION,
-      AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
-      AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
-      AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint,
-      VOICE_API_URL: '',
-      VOICE_API_KEY: '',
-    });
+    const out = await runInProcess(['campaign', 'cancel', 'cmp_cancel'], deployed());
     expect(out.stdout).toContain('cancel requested for campaign cmp_cancel (part u2-p1)');
     expect(out.stdout).toContain("cancel it in the vendor's dashboard too if nobody should ever resume it there");
     expect((await store.get('u2-p1'))?.control?.wanted).toBe('cancel');

@@ -1,4 +1,5 @@
 import { describe, expect, test } from 'vitest';
+import { counted } from '#commons/words.ts';
 import { contactsOutcome } from '#local/cli/run-contacts.ts';
 import {
   deadEventsLine,
@@ -11,7 +12,6 @@ import {
   securedLines,
   summaryLines,
 } from '#local/cli/run-summary.ts';
-import { counted } from '#local/cli/words.ts';
 
 describe('durations in the run summary', () => {
   test.each([

@@ -1,18 +1,18 @@
-import type { Call, CallList, CallListQuery } from '#commons/voice-api/types.ts';
+import type { CallsApi } from '#commons/voice-api/calls.ts';
+import type { Call } from '#commons/voice-api/types.ts';
 import type { CampaignRecord } from '../campaign-store.ts';
 
-/** What the sweeper reads of the account's calls: one page of the list, newest first. */
-export interface CallLog {
-  list(query: CallListQuery): Promise<CallList>;
-}
+/** What the sweeper reads of the account's calls: the list, newest first, a page at a time. */
+export type CallLog = Pick<CallsApi, 'listAll'>;
 
 /**
- * A part held paused for a closed window, and the instant before which a call of its campaign is stray: the sweep's
- * own start, and never closer than `CALL_WATCH_SKEW_MS` to the window's next opening (a resume or a scheduled start
- * there is the workflow's, on a vendor clock that may run ahead).
+ * A part held paused for a closed window, its campaign, and the instant before which a call of that campaign is
+ * stray: the sweep's own start, and never closer than `CALL_WATCH_SKEW_MS` to the window's next opening (a resume or
+ * a scheduled start there is the workflow's, on a vendor clock that may run ahead).
  */
 export interface WatchedPart {
   record: CampaignRecord;
+  campaignId: string;
   until: number;
 }
 
@@ -31,10 +31,10 @@ export interface StrayCall {
 }
 
 /**
- * How many pages of 100 a sweep reads at most. The list is newest first, so a campaign that goes on dialling shows
- * among the newest calls even when the account places more than this between sweeps.
+ * How many calls a sweep reads at most (three pages of 100). The list is newest first, so a campaign that goes on
+ * dialling shows among the newest calls even when the account places more than this between sweeps.
  */
-export const CALL_WATCH_PAGES = 3;
+export const CALL_WATCH_LIMIT = 300;
 /**
  * A call this close to the look that paused the campaign, or to the next opening, is not stray: the look's time is
  * taken before its pause is sent (which may take two tries and a wait for the budget), and the vendor's clock may
@@ -58,9 +58,7 @@ export function quietSince(record: CampaignRecord): number {
  */
 export function strayCalls(watched: WatchedPart[], calls: Call[]): StrayCall[] {
   const stray: StrayCall[] = [];
-  for (const { record, until } of watched) {
-    const campaignId = record.watch?.campaignId ?? record.campaignId;
-    if (!campaignId) continue;
+  for (const { record, campaignId, until } of watched) {
     const since = quietSince(record);
     let latest: { id: string; at: number } | null = null;
     for (const call of calls) {
@@ -74,13 +72,12 @@ export function strayCalls(watched: WatchedPart[], calls: Call[]): StrayCall[] {
   return stray;
 }
 
-/** The calls created since `since`, newest first, at most `CALL_WATCH_PAGES` pages. */
+/** The calls created since `since`, newest first, at most `CALL_WATCH_LIMIT` (no page is asked for past them). */
 export async function recentCalls(log: CallLog, since: Date): Promise<Call[]> {
   const calls: Call[] = [];
-  for (let page = 1; page <= CALL_WATCH_PAGES; page++) {
-    const answer = await log.list({ start_date: since, page, limit: 100 });
-    calls.push(...answer.calls);
-    if (page >= answer.total_pages || answer.calls.length === 0) break;
+  for await (const call of log.listAll({ start_date: since })) {
+    calls.push(call);
+    if (calls.length >= CALL_WATCH_LIMIT) break;
   }
   return calls;
 }

@@ -252,7 +252,8 @@ export class CampaignGuard {
       if (reasons.length === 0) {
         // Calls are stray until shortly before the opening, where the workflow resumes it (or its start comes).
         const until = Math.min(now, (window.changesAt ?? Number.POSITIVE_INFINITY) - CALL_WATCH_SKEW_MS);
-        if (quiet && !window.open && (watch.campaignId ?? record.campaignId)) watched.push({ record, until });
+        const campaignId = watch.campaignId ?? record.campaignId;
+        if (quiet && !window.open && campaignId) watched.push({ record, campaignId, until });
         continue;
       }
       const current = running
@@ -279,8 +280,8 @@ export class CampaignGuard {
     return {
       actions,
       quietUntil: Number.isFinite(quietUntil) ? quietUntil : null,
-      watching: watched.map(({ record }) => ({
-        campaignId: (record.watch?.campaignId ?? record.campaignId) as string,
+      watching: watched.map(({ record, campaignId }) => ({
+        campaignId,
         startsAt: record.watch?.quietUntil ? Date.parse(record.watch.quietUntil) : null,
       })),
       ...(scanned === undefined ? {} : { scanned }),

@@ -1,4 +1,4 @@
-import { type Env, EnvReader } from '#commons/config.ts';
+import { type Env, EnvReader, wholeNumber } from '#commons/config.ts';
 import { type LifecycleConfig, readLifecycleConfig } from '../config.ts';
 import type { GuardSettings } from './campaign-guard.ts';
 
@@ -11,9 +11,7 @@ export interface GuardConfig {
 export function readGuardConfig(source: Env): GuardConfig {
   const lifecycle = readLifecycleConfig(source);
   const env = new EnvReader(source);
-  const minutes = (name: string, fallback: number) =>
-    (env.checked(name, (v) => (/^\d+$/.test(v) && Number(v) >= 1 ? Number(v) : { problem: 'whole minutes ≥ 1' })) ??
-      fallback) * 60_000;
+  const minutes = (name: string, fallback: number) => (env.checked(name, wholeNumber(1)) ?? fallback) * 60_000;
   const guard: GuardSettings = {
     closingMarginMs: lifecycle.settings.closingMarginMs,
     sweepIntervalMs: minutes('SWEEP_INTERVAL_MINUTES', 5),

@@ -35,12 +35,13 @@ export function makeSweeperHandler(guard: CampaignGuard, log?: Log, obs: Observa
       const { actions, quietUntil, watching, scanned, callsUnchecked } = await guard.sweep();
       // Until DynamoDB has built the status index (after the deploy that added it), or on a table without it.
       if (scanned) out.warn('sweeper: scanned the whole campaigns table, its status index not readable', { scanned });
-      // Counted, so an alarm sees a watch that keeps failing (a night of it would let a resumed campaign dial).
-      if (callsUnchecked) count(obs, METRIC.callsWatchUnread);
-      if (callsUnchecked)
+      if (callsUnchecked) {
+        // Counted, so an alarm sees a watch that keeps failing (a night of it would let a resumed campaign dial).
+        count(obs, METRIC.callsWatchUnread);
         out.warn('sweeper: could not read the calls list; campaigns resumed outside callsheet go unseen until it can', {
           reason: callsUnchecked,
         });
+      }
       for (const action of actions) out.warn('sweeper: secured a campaign', { ...action });
       return { actions: actions.length, quietUntil, watching };
     }),

@@ -4,6 +4,7 @@ import type { CountryCode } from 'libphonenumber-js/max';
 import { isCountryCode, normalizePhone } from '#commons/phone/phone.ts';
 import { SuppressionList } from '#commons/suppression-list.ts';
 import { TABLES } from '#commons/tables.ts';
+import { counted } from '#commons/words.ts';
 import { checkContactEvent } from '#contacts/contact-event.ts';
 import { readContactLines } from '#contacts/contact-lines.ts';
 import { ContactPusher, type PushOutcome } from '#contacts/contact-pusher.ts';
@@ -18,7 +19,6 @@ import { readRunningStack } from '#local/stack/running-stack.ts';
 import { type Command, cannotRead, UsageError } from '../command.ts';
 import { openPushTarget, type PushTarget } from '../contact-push-target.ts';
 import { type OpenTable, openTable } from '../table-access.ts';
-import { counted } from '../words.ts';
 
 const ACTIONS = ['push', 'show', 'list'] as const;
 

@@ -5,10 +5,10 @@ import type { AddressInfo } from 'node:net';
 import { basename } from 'node:path';
 import { isCampaignFileName, TtsApi, VoiceApiClient } from '#commons/voice-api/index.ts';
 import { parseWebhook, WebhookVerificationError } from '#commons/voice-api/webhooks.ts';
+import { counted } from '#commons/words.ts';
 import { EmulatorAdmin } from '#local/emulator/admin-client.ts';
 import { startEmulator } from '#local/emulator/server.ts';
 import { type Command, cannotRead, UsageError } from '../command.ts';
-import { counted } from '../words.ts';
 
 const DEFAULT_SHEET = new URL('../../../examples/contacts.xlsx', import.meta.url);
 

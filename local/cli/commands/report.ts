@@ -1,12 +1,12 @@
 import { writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { partReportFiles, reportKeys, reportPrefix } from '#commons/report-keys.ts';
+import { counted } from '#commons/words.ts';
 import { localDataDir } from '#local/stack/data-dir.ts';
 import { reportPageFor } from '#local/stack/report-pages.ts';
 import { type Command, outFolder, UsageError } from '../command.ts';
 import { downloadReports, findPart, openReports, partRecords } from '../operator.ts';
 import { openTable } from '../table-access.ts';
-import { counted } from '../words.ts';
 
 export const reportCommand: Command = {
   name: 'report',

@@ -1,8 +1,8 @@
 import { isCountryCode, normalizePhone } from '#commons/phone/phone.ts';
 import { SuppressionList } from '#commons/suppression-list.ts';
+import { counted } from '#commons/words.ts';
 import { type Command, UsageError } from '../command.ts';
 import { openTable } from '../table-access.ts';
-import { counted } from '../words.ts';
 
 const ACTIONS = ['add', 'remove', 'list', 'reindex'] as const;
 

@@ -9,6 +9,7 @@ import { readPauseTimings } from '#commons/plan-load.ts';
 import { type ByteSource, fileSource } from '#commons/spreadsheet/byte-source.ts';
 import { TABLES } from '#commons/tables.ts';
 import { readHoldHorizonMs } from '#commons/window-plan.ts';
+import { counted } from '#commons/words.ts';
 import { retriesOverCap } from '#intake/caps.ts';
 import { readDefaultRetries, readStartHorizonDays } from '#intake/config.ts';
 import { REASON_TEXT } from '#intake/contacts.ts';
@@ -20,7 +21,6 @@ import { DEFAULT_DATA_DIR, isNewDataDir, localDataDir } from '#local/stack/data-
 import { runningStackFile } from '#local/stack/running-stack.ts';
 import { type Command, cannotRead, outFolder, readShellSettings, UsageError, windowOption } from '../command.ts';
 import { checkStartOptions } from '../time-option.ts';
-import { counted } from '../words.ts';
 
 /**
  * The API plan as intake reads it (API_BUDGET_PER_MINUTE, API_BUDGET_PER_HOUR and their reserves,
