@@ -12,7 +12,12 @@ import { type LegacyCaps, readLegacyCaps, scanLegacyCaps } from './legacy-caps.t
  * caller a signed request's CPU (2 to 5 ms on a busy 2-core machine), which is what keeps the count this low.
  */
 const SHARDS = 64;
-const WRITERS = 16;
+/**
+ * Shard writes at once: an upload's 64 in two waves rather than four (each wave a round trip the upload waits for),
+ * and under the SDK's 50 sockets to the endpoint, past which it queues requests and logs a warning. At most 48 shard
+ * items (400 KB each at most) are in flight.
+ */
+const WRITERS = 48;
 const shardKey = (shard: number) => ({ pk: `caps#${String(shard).padStart(3, '0')}` });
 /** Set once the shards hold every reservation counted before them (`reindex`); until then those are read too. */
 const INDEXED = { pk: 'caps#indexed' };
