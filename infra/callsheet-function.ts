@@ -113,11 +113,11 @@ export class CallsheetFunction extends Construct {
     if (access === 'read') table.grantReadData(this.fn);
     else table.grantReadWriteData(this.fn);
     const spec = TABLES[name];
-    if ('index' in spec) {
+    if ('indexes' in spec) {
       const id = Stack.of(table).getLogicalId(table.node.defaultChild as CfnTable);
       acknowledge(
         this.fn,
-        `The ${name} table's own indexes (${spec.index.name}): they hold only items of the table this function may already read.`,
+        `The ${name} table's own indexes (${spec.indexes.map((i) => i.name).join(', ')}): they hold only items of the table this function may already read.`,
         [`IAM5[Resource::<${id}.Arn>/index/*]`],
       );
     }

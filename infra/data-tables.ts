@@ -6,9 +6,10 @@ import { TABLES, type TableName } from '#commons/tables.ts';
 
 /**
  * callsheet's DynamoDB tables, from the same list the local stack creates in dynalite. A table whose entry names a
- * `ttl` attribute has DynamoDB expire items by it (epoch seconds the writer sets). An `index` added to a table
+ * `ttl` attribute has DynamoDB expire items by it (epoch seconds the writer sets). An index added to a table
  * already deployed is built by DynamoDB from its items (backfilled); readers fall back to what they did before until
- * it is active (functions/lifecycle/campaign-store.ts).
+ * it is active (functions/lifecycle/campaign-store.ts). CloudFormation adds one index per deploy: a release that
+ * adds two to one table must not.
  */
 export class DataTables extends Construct {
   public readonly tables: Record<TableName, TableV2>;
@@ -21,16 +22,14 @@ export class DataTables extends Construct {
         new TableV2(this, name, {
           partitionKey: { name: t.partitionKey, type: AttributeType.STRING },
           ...('ttl' in t ? { timeToLiveAttribute: t.ttl as string } : {}),
-          ...('index' in t
+          ...('indexes' in t
             ? {
-                globalSecondaryIndexes: [
-                  {
-                    indexName: t.index.name,
-                    partitionKey: { name: t.index.partitionKey, type: AttributeType.STRING },
-                    projectionType: ProjectionType.INCLUDE,
-                    nonKeyAttributes: [...t.index.include],
-                  },
-                ],
+                globalSecondaryIndexes: t.indexes.map((index) => ({
+                  indexName: index.name,
+                  partitionKey: { name: index.partitionKey, type: AttributeType.STRING },
+                  projectionType: ProjectionType.INCLUDE,
+                  nonKeyAttributes: [...index.include],
+                })),
               }
             : {}),
           billing: Billing.onDemand(),

@@ -1,8 +1,8 @@
 /**
  * The DynamoDB tables callsheet uses and their partition keys (string, no sort key). CDK creates them in AWS and
  * the local stack creates them in dynalite from this one list. `ttl` names the attribute DynamoDB expires items by
- * (dynalite has no TTL: local items simply stay). `index` is a global secondary index keyed by a string attribute,
- * holding the keys and the attributes `include` names.
+ * (dynalite has no TTL: local items simply stay). Each of `indexes` is a global secondary index keyed by a string
+ * attribute, holding the keys and the attributes `include` names (an item without the attribute is not in it).
  */
 export const TABLES = {
   uploads: { partitionKey: 'pk', env: 'UPLOADS_TABLE' },
@@ -11,11 +11,16 @@ export const TABLES = {
   /**
    * One item per part (`part#…`) and the agents' brakes. Parts by status (`by-status`), with what the sweeper
    * asks of a failed or cancelled one: it lists the unfinished parts there instead of scanning every part ever run.
+   * Parts that ended without completing, by the day they ended (`by-end-day`, `endedDay`), with what the sweeper
+   * needs to watch their campaigns' calls for a week.
    */
   campaigns: {
     partitionKey: 'pk',
     env: 'CAMPAIGNS_TABLE',
-    index: { name: 'by-status', partitionKey: 'status', include: ['secured'] },
+    indexes: [
+      { name: 'by-status', partitionKey: 'status', include: ['secured'] },
+      { name: 'by-end-day', partitionKey: 'endedDay', include: ['status', 'campaignId', 'finishedAt', 'secured'] },
+    ],
   },
   /**
    * Call outcomes (`call#<id>`, indexed per `campaign#<id>`), webhook replay claims (`event#…`), call counts

@@ -118,6 +118,15 @@ export const isEnded = (record: Pick<CampaignRecord, 'status'>): boolean =>
   record.status === 'held';
 
 const partPk = (partKey: string) => `part#${partKey}`;
+const [BY_STATUS, BY_END_DAY] = TABLES.campaigns.indexes.map((i) => i.name) as [string, string];
+
+/**
+ * A part that ended without completing, as the `by-end-day` index holds it: its campaign (paused, its contacts not
+ * all called) is watched by the sweeper for `ENDED_WATCH_DAYS` (safety-net/call-watch.ts).
+ */
+export type EndedPart = Pick<CampaignRecord, 'pk' | 'status' | 'campaignId' | 'finishedAt' | 'secured'>;
+/** The day (UTC) a part ended, as `endedDay` holds it. */
+const dayOf = (at: Date | number): string => new Date(at).toISOString().slice(0, 10);
 
 /** A write's condition, with the names and values it uses. */
 interface Condition {
@@ -346,17 +355,21 @@ export class CampaignStore implements BrakeRegister {
     of?: { uploadId: string; part: number },
     securing?: Secured,
   ): Promise<CampaignRecord> {
+    // A completed campaign has nobody left to call; any other ended part's campaign is watched for a while.
+    const watched = status !== 'completed';
     return (await this.set(
       partKey,
       {
         '#status': status,
         '#finished': now.toISOString(),
+        ...(watched ? { '#endedDay': dayOf(now) } : {}),
         ...(failure ? { '#failure': failure } : {}),
         ...(securing ? { '#secured': securing } : {}),
       },
       {
         '#status': 'status',
         '#finished': 'finishedAt',
+        ...(watched ? { '#endedDay': 'endedDay' } : {}),
         ...(failure ? { '#failure': 'failure' } : {}),
         ...(securing ? { '#secured': 'secured' } : {}),
       },
@@ -501,12 +514,55 @@ export class CampaignStore implements BrakeRegister {
     return (await batchGetAll(this.db, this.table, keys, 'unfinished parts')) as unknown as CampaignRecord[];
   }
 
+  /**
+   * The parts that ended without completing from `since` on (by their end day, UTC), each with its status, campaign,
+   * end and last securing, from the `by-end-day` index: one query per day. A table without the index yet (its
+   * backfill after the deploy that added it, or a local table kept from before it) is scanned instead, and `scanned`
+   * is told why.
+   */
+  async endedAfter(since: Date, now: Date, scanned?: (why: string) => void): Promise<EndedPart[]> {
+    const days: string[] = [];
+    for (let t = Date.parse(`${dayOf(since)}T00:00:00Z`); t <= now.getTime(); t += 86_400_000) days.push(dayOf(t));
+    const names = { '#day': 'endedDay', '#status': 'status', '#campaign': 'campaignId', '#finished': 'finishedAt' };
+    const projection = 'pk, #status, #campaign, #finished, secured';
+    let parts: EndedPart[];
+    try {
+      const lists = await Promise.all(
+        days.map((day) =>
+          queryAll<EndedPart>(this.db, {
+            TableName: this.table,
+            IndexName: BY_END_DAY,
+            KeyConditionExpression: '#day = :day',
+            ProjectionExpression: projection,
+            ExpressionAttributeNames: names,
+            ExpressionAttributeValues: { ':day': day },
+          }),
+        ),
+      );
+      parts = lists.flat();
+    } catch (err) {
+      if (!isIndexUnavailable(err)) throw err;
+      scanned?.((err as Error).message);
+      parts = await scanAll<EndedPart>(this.db, {
+        TableName: this.table,
+        FilterExpression: `#day IN (${days.map((_, i) => `:d${i}`).join(', ')})`,
+        ProjectionExpression: projection,
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: Object.fromEntries(days.map((day, i) => [`:d${i}`, day])),
+      });
+    }
+    const from = since.getTime();
+    return parts
+      .filter((p) => p.pk.startsWith('part#') && Date.parse(p.finishedAt ?? '') >= from)
+      .sort((a, b) => a.pk.localeCompare(b.pk));
+  }
+
   private keysWithStatus(status: ListedStatus): Promise<{ pk: string }[]> {
     const filter = LISTED[status].filter;
     // Only parts have a status: their keys are read back and checked (`isUnfinished`) as they are.
     return queryAll<{ pk: string }>(this.db, {
       TableName: this.table,
-      IndexName: TABLES.campaigns.index.name,
+      IndexName: BY_STATUS,
       KeyConditionExpression: '#status = :status',
       ...(filter && { FilterExpression: filter.expression }),
       ProjectionExpression: 'pk',

@@ -133,25 +133,23 @@ export async function createTables(endpoint: string, prefix: string): Promise<Re
       const TableName = `${prefix}-${name}`;
       tables[name] = TableName;
       if (existing.has(TableName)) return;
-      // A table kept from before its index has none (dynalite cannot add one): its readers fall back to a scan.
-      const index = 'index' in t ? t.index : undefined;
+      // A table kept from before an index lacks it (dynalite cannot add one): its readers fall back to a scan.
+      const indexes = 'indexes' in t ? t.indexes : [];
       await client.send(
         new CreateTableCommand({
           TableName,
           AttributeDefinitions: [
             { AttributeName: t.partitionKey, AttributeType: 'S' },
-            ...(index ? [{ AttributeName: index.partitionKey, AttributeType: 'S' as const }] : []),
+            ...indexes.map((index) => ({ AttributeName: index.partitionKey, AttributeType: 'S' as const })),
           ],
           KeySchema: [{ AttributeName: t.partitionKey, KeyType: 'HASH' }],
           BillingMode: 'PAY_PER_REQUEST',
-          ...(index && {
-            GlobalSecondaryIndexes: [
-              {
-                IndexName: index.name,
-                KeySchema: [{ AttributeName: index.partitionKey, KeyType: 'HASH' }],
-                Projection: { ProjectionType: 'INCLUDE', NonKeyAttributes: [...index.include] },
-              },
-            ],
+          ...(indexes.length > 0 && {
+            GlobalSecondaryIndexes: indexes.map((index) => ({
+              IndexName: index.name,
+              KeySchema: [{ AttributeName: index.partitionKey, KeyType: 'HASH' as const }],
+              Projection: { ProjectionType: 'INCLUDE' as const, NonKeyAttributes: [...index.include] },
+            })),
           }),
         }),
       );

@@ -291,19 +291,19 @@ describe('alarms, dashboard, events, outputs', () => {
 });
 
 describe('the campaigns table', () => {
-  it('indexes parts by status with what the sweeper filters on, and only the functions reading it may query it', () => {
+  it('indexes parts by status and by end day with what the sweeper reads, and only its readers may query them', () => {
     const [id, table] = resources(template, 'AWS::DynamoDB::GlobalTable').find(([id]) =>
       id.startsWith('Datacampaigns'),
     ) ?? [''];
     expect(id).not.toBe('');
-    const { index } = TABLES.campaigns;
-    expect((table as Resource).Properties.GlobalSecondaryIndexes).toEqual([
-      {
+    expect((table as Resource).Properties.GlobalSecondaryIndexes).toEqual(
+      TABLES.campaigns.indexes.map((index) => ({
         IndexName: index.name,
         KeySchema: [{ AttributeName: index.partitionKey, KeyType: 'HASH' }],
         Projection: { ProjectionType: 'INCLUDE', NonKeyAttributes: [...index.include] },
-      },
-    ]);
+      })),
+    );
+    expect(TABLES.campaigns.indexes.map((i) => i.name)).toEqual(['by-status', 'by-end-day']);
     // The sweeper's role may query it; every grant of an index is of this table's.
     const indexGrants = statements(template).filter(({ s }) => JSON.stringify(s.Resource).includes('/index/*'));
     expect(

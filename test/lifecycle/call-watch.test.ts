@@ -3,7 +3,14 @@ import { CallsApi } from '#commons/voice-api/calls.ts';
 import type { ApiRequest, Transport } from '#commons/voice-api/http.ts';
 import type { Call } from '#commons/voice-api/types.ts';
 import type { CampaignRecord } from '#lifecycle/campaign-store.ts';
-import { CALL_WATCH_LIMIT, recentCalls, strayCalls, type WatchedPart } from '#lifecycle/safety-net/call-watch.ts';
+import {
+  CALL_WATCH_LIMIT,
+  endedSince,
+  quietSince,
+  recentCalls,
+  strayCalls,
+  type WatchedPart,
+} from '#lifecycle/safety-net/call-watch.ts';
 
 /** A running part whose campaign the workflow confirmed paused at 20:00 (UTC, for the table's sake). */
 const paused = (partKey: string, campaignId: string, secured?: string): CampaignRecord => ({
@@ -35,8 +42,24 @@ const call = (id: string, campaign: string | null, at: string, started = true): 
 describe('calls placed by a campaign callsheet holds paused', () => {
   // Watched until two minutes before Tuesday's 09:00 opening (the sweep itself runs later than every call here).
   const until = Date.parse('2027-01-05T08:58:00Z');
-  const a: WatchedPart = { record: paused('u#1', 'cmp_a'), campaignId: 'cmp_a', until };
-  const b: WatchedPart = { record: paused('u#2', 'cmp_b', '2027-01-04T22:00:00.000Z'), campaignId: 'cmp_b', until };
+  const held = (record: CampaignRecord): WatchedPart => ({
+    partKey: record.partKey,
+    campaignId: record.campaignId as string,
+    since: quietSince(record),
+    until,
+    startsAt: null,
+  });
+  const a = held(paused('u#1', 'cmp_a'));
+  const b = held(paused('u#2', 'cmp_b', '2027-01-04T22:00:00.000Z'));
+  // Cancelled at 18:00 and watched up to the sweep (at 09:30 the next morning), open window or not.
+  const c: WatchedPart = {
+    partKey: 'u#3',
+    campaignId: 'cmp_c',
+    since: endedSince({ finishedAt: '2027-01-04T18:00:00.000Z' }),
+    until: Date.parse('2027-01-05T09:30:00Z'),
+    startsAt: null,
+    ended: 'cancelled',
+  };
   it.each([
     ['no calls at all', [], []],
     [
@@ -69,9 +92,23 @@ describe('calls placed by a campaign callsheet holds paused', () => {
       [call('c1', 'cmp_b', '2027-01-04T23:00:00Z'), call('c2', 'cmp_a', '2027-01-04T23:00:00Z')],
       ['u#1 c2', 'u#2 c1'],
     ],
+    // A part that ended: from two minutes after its end to the sweep, whatever the window.
+    ['a call within two minutes of the end', [call('c1', 'cmp_c', '2027-01-04T18:01:59Z')], []],
+    ['a call after that', [call('c1', 'cmp_c', '2027-01-04T18:02:01Z')], ['u#3 c1']],
+    ['a call in the next open window', [call('c1', 'cmp_c', '2027-01-05T09:10:00Z')], ['u#3 c1']],
+    ['a call after the sweep began', [call('c1', 'cmp_c', '2027-01-05T09:30:01Z')], []],
   ] as const)('%s', (_name, calls, expected) => {
-    const found = strayCalls([a, b], [...calls]).map((s) => `${s.record.partKey} ${s.callId}`);
+    const found = strayCalls([a, b, c], [...calls]).map((s) => `${s.part.partKey} ${s.callId}`);
     expect(found).toEqual(expected);
+  });
+
+  it('counts from the later of the end and the last securing, as from the later of the look and the securing', () => {
+    const at = (iso: string) => Date.parse(iso) + 120_000;
+    expect(endedSince({ finishedAt: '2027-01-04T18:00:00.000Z' })).toBe(at('2027-01-04T18:00:00.000Z'));
+    const secured = { at: '2027-01-04T19:00:00.000Z', by: 'sweeper', outcome: 'paused', reason: 'r' };
+    expect(endedSince({ finishedAt: '2027-01-04T18:00:00.000Z', secured })).toBe(at(secured.at));
+    expect(quietSince(paused('u#1', 'cmp_a'))).toBe(at('2027-01-04T20:00:00.000Z'));
+    expect(quietSince(paused('u#2', 'cmp_b', '2027-01-04T22:00:00.000Z'))).toBe(at('2027-01-04T22:00:00.000Z'));
   });
 
   it('says when the call started', () => {

@@ -208,6 +208,35 @@ describe('the parts a sweep looks at', () => {
     expect(why).toEqual(['The table does not have the specified index: by-status']);
   });
 
+  it('whose campaigns are watched: those that ended without completing in the week, by end day or by scanning', async () => {
+    // Ended eight days before: no longer watched.
+    for (const s of [t.indexed, t.before])
+      await s.finish('sweep-long-ago', 'cancelled', new Date('2026-11-29T15:00:00Z'));
+    const since = new Date('2026-11-30T15:00:00Z');
+    const now = new Date('2026-12-07T16:00:00Z');
+    const ended = cases.flatMap((c, i) => (/^(held|failed|cancelled)/.test(c.name) ? [`part#${keyOf(i)}`] : []));
+    expect(ended).toHaveLength(8);
+    const why: string[] = [];
+    t.proxy.reset();
+    for (const s of [t.indexed, t.before]) {
+      const parts = await s.endedAfter(since, now, (w) => why.push(w));
+      expect(parts.map((p) => p.pk)).toEqual(ended.sort());
+      expect(parts.find((p) => p.pk === `part#${keyOf(9)}`)).toEqual({
+        pk: `part#${keyOf(9)}`,
+        status: 'cancelled',
+        finishedAt: on.toISOString(),
+        secured: secured('paused', true),
+      });
+    }
+    expect(why).toEqual(['The table does not have the specified index: by-end-day']);
+    const ops = t.proxy
+      .tallies()
+      .map((x) => `${x.table === t.fresh ? 'indexed' : 'before'} ${x.operation} ${x.requests}`)
+      .sort();
+    // A query per day from the 30th to the 7th; the table made before the index is scanned.
+    expect(ops).toEqual(['before Query 8', 'before Scan 1', 'indexed Query 8']);
+  });
+
   it('are read through the index, not by scanning every part; a table made before it is scanned', async () => {
     t.proxy.reset();
     await t.indexed.unfinished({ unconfirmed: true });

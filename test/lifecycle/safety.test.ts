@@ -812,6 +812,51 @@ describe('no call outside the window, whatever fails', () => {
     // The workflow resumes it at Tuesday's opening and finishes the list.
     expect(r.report?.status).toBe('completed');
   }, 90_000);
+
+  it('a cancelled part whose campaign is resumed outside callsheet is paused again by the sweeper', async () => {
+    const w = nextWeek();
+    // Cancelled at 16:05 (the workflow pauses it and ends the part); at 18:02 someone resumes the paused campaign in
+    // the vendor's dashboard, and no workflow would pause it at any close again.
+    const resumeAt = la(day(w), '18:02:00');
+    const control = new CampaignControl(campaignStore(), () => new Date(p.f.emu.core.clock.now()));
+    let campaignId = '';
+    let later: Promise<void> | null = null;
+    const r = await rehearse({
+      ...halfHourLeft(w, 'resumed-after-cancel', '+1415584'),
+      during: {
+        at: la(day(w), '16:05:00'),
+        action: async (executions) => {
+          campaignId = (await campaignStore().get(partKeyOfExecution(executions()[0]?.name ?? '')))
+            ?.campaignId as string;
+          await control.request(campaignId, 'cancel');
+          later =
+            p.stack.scheduler?.at(Date.parse(resumeAt), async () => {
+              await p.f.api.campaigns.resume(campaignId);
+            }) ?? null;
+        },
+      },
+    });
+    await later;
+    // Nothing of callsheet's runs any more: the clock is moved on past the sweeper's next rounds.
+    await p.stack.scheduler?.at(Date.parse(la(day(w), '18:20:00')), async () => undefined);
+    await settledRun(p);
+    expect(r.report?.status).toBe('cancelled');
+    const calls = placedCalls(p, r.agent.id);
+    const night = calls.filter((c) => Date.parse(c.started_at ?? '') >= Date.parse(resumeAt));
+    expect(night.length).toBeGreaterThan(0);
+    const sweptBy = Date.parse(la(day(w), '18:05:00'));
+    expect(night.filter((c) => Date.parse(c.started_at ?? '') > sweptBy)).toEqual([]);
+    const log = await p.f.admin.requests<{ at: string; method: string; path: string; status: number }[]>();
+    const resumed = log.findIndex((q) => q.method === 'PATCH' && q.path.endsWith(`/campaigns/${campaignId}/resume`));
+    const again = log
+      .slice(resumed)
+      .find((q) => q.method === 'PATCH' && q.path.endsWith(`/campaigns/${campaignId}/pause`));
+    expect(again?.status).toBe(200);
+    expect(Date.parse(again?.at ?? '')).toBeLessThanOrEqual(sweptBy);
+    const record = await campaignStore().get(partKeyOfExecution(r.executions[0]?.name ?? ''));
+    expect(record?.status).toBe('cancelled');
+    expect(record?.secured?.reason).toMatch(/after its part ended \(cancelled\): it was resumed outside callsheet/);
+  }, 90_000);
 });
 
 describe('windows that are easy to get wrong', () => {

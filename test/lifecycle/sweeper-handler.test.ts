@@ -24,7 +24,7 @@ describe('the sweeper handler', () => {
         scanned
           ? [
               {
-                message: 'sweeper: scanned the whole campaigns table, its status index not readable',
+                message: 'sweeper: scanned the whole campaigns table, an index of it not readable',
                 fields: { scanned },
               },
             ]

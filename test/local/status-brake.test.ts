@@ -104,13 +104,14 @@ describe('status on a deployed campaigns table', () => {
 });
 
 describe('campaign cancel on a deployed campaigns table', () => {
-  it('records the cancel and says the vendor campaign stays paused, to be cancelled in the dashboard too', async () => {
+  it('records the cancel and says the vendor campaign stays paused, watched a week, to be cancelled in the dashboard too', async () => {
     const store = new CampaignStore(dynaliteClient(dynamo.endpoint), dynamo.tables.campaigns);
     await store.beginCreate('u2-p1', 'u2', 1, new Date());
     await store.created('u2-p1', 'cmp_cancel');
     const out = await runInProcess(['campaign', 'cancel', 'cmp_cancel'], deployed());
     expect(out.stdout).toContain('cancel requested for campaign cmp_cancel (part u2-p1)');
-    expect(out.stdout).toContain("cancel it in the vendor's dashboard too if nobody should ever resume it there");
+    expect(out.stdout).toContain('for a week after the part ends the sweeper pauses it again if it dials');
+    expect(out.stdout).toContain("Cancel it in the vendor's dashboard too if nobody should ever resume it there");
     expect((await store.get('u2-p1'))?.control?.wanted).toBe('cancel');
   });
 });

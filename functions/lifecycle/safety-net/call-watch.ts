@@ -1,19 +1,26 @@
 import type { CallsApi } from '#commons/voice-api/calls.ts';
 import type { Call } from '#commons/voice-api/types.ts';
-import type { CampaignRecord } from '../campaign-store.ts';
+import type { CampaignRecord, EndedPart } from '../campaign-store.ts';
 
 /** What the sweeper reads of the account's calls: the list, newest first, a page at a time. */
 export type CallLog = Pick<CallsApi, 'listAll'>;
 
 /**
- * A part held paused for a closed window, its campaign, and the instant before which a call of that campaign is
- * stray: the sweep's own start, and never closer than `CALL_WATCH_SKEW_MS` to the window's next opening (a resume or
- * a scheduled start there is the workflow's, on a vendor clock that may run ahead).
+ * A part whose campaign must not be dialling, and the span in which a call of it is stray: after `since` and before
+ * `until`. Either held paused for a closed window by its workflow: from its pausing look (`quietSince`) to the
+ * sweep's own start, never closer than `CALL_WATCH_SKEW_MS` to the window's next opening (a resume or a scheduled
+ * start there is the workflow's, on a vendor clock that may run ahead). Or ended without completing (`ended`, its
+ * status), its campaign left paused with contacts not yet called: from its end (`endedSince`) to the sweep's start,
+ * whatever the hour, for `ENDED_WATCH_DAYS`.
  */
 export interface WatchedPart {
-  record: CampaignRecord;
+  partKey: string;
   campaignId: string;
+  since: number;
   until: number;
+  /** The scheduled start callsheet gave the campaign, when it has not started yet. */
+  startsAt: number | null;
+  ended?: CampaignRecord['status'];
 }
 
 /** A watched part's campaign as the sweep answers it, with the scheduled start callsheet gave it, if any. */
@@ -22,9 +29,9 @@ export interface WatchedCampaign {
   startsAt: number | null;
 }
 
-/** A part whose campaign placed a call while callsheet held it paused for a closed window. */
+/** A watched part whose campaign placed a call it must not have. */
 export interface StrayCall {
-  record: CampaignRecord;
+  part: WatchedPart;
   callId: string;
   /** When the call started (or was created, when the API gives no start). */
   at: string;
@@ -41,6 +48,13 @@ export const CALL_WATCH_LIMIT = 300;
  * disagree with AWS's.
  */
 export const CALL_WATCH_SKEW_MS = 120_000;
+/**
+ * How long the campaign of a part that ended without completing is watched. Its vendor campaign stays paused (its
+ * call logs serve the report), so a resume in the vendor's dashboard would dial its remaining contacts at any hour,
+ * with no workflow to pause it at the close. A week of sweeps reads the calls list each round; after that, nobody
+ * watches it (docs/operations.md says to cancel such a campaign in the dashboard too).
+ */
+export const ENDED_WATCH_DAYS = 7;
 
 /**
  * Since when a watched part's campaign must not have placed a call: the workflow's last look (which paused it), or
@@ -53,13 +67,23 @@ export function quietSince(record: CampaignRecord): number {
 }
 
 /**
- * The parts among `watched` (each quiet, its window closed) whose campaign placed a call after `quietSince` and
- * before its `until`: the campaign was resumed, or started, behind callsheet's back. One per part, its latest call.
+ * Since when the campaign of a part that ended must not have placed a call: its end (the workflow, or the guard, paused
+ * it first), or the safety net's last securing when later.
+ */
+export function endedSince(part: Pick<EndedPart, 'finishedAt' | 'secured'>): number {
+  const ended = Date.parse(part.finishedAt ?? '') || 0;
+  const secured = Date.parse(part.secured?.at ?? '') || 0;
+  return Math.max(ended, secured) + CALL_WATCH_SKEW_MS;
+}
+
+/**
+ * The parts among `watched` whose campaign placed a call after its `since` and before its `until`: the campaign was
+ * resumed, or started, behind callsheet's back. One per part, its latest call.
  */
 export function strayCalls(watched: WatchedPart[], calls: Call[]): StrayCall[] {
   const stray: StrayCall[] = [];
-  for (const { record, campaignId, until } of watched) {
-    const since = quietSince(record);
+  for (const part of watched) {
+    const { campaignId, since, until } = part;
     let latest: { id: string; at: number } | null = null;
     for (const call of calls) {
       if (call.campaign_id !== campaignId) continue;
@@ -67,7 +91,7 @@ export function strayCalls(watched: WatchedPart[], calls: Call[]): StrayCall[] {
       if (!(at > since && at < until) || (latest && latest.at >= at)) continue;
       latest = { id: call.id, at };
     }
-    if (latest) stray.push({ record, callId: latest.id, at: new Date(latest.at).toISOString() });
+    if (latest) stray.push({ part, callId: latest.id, at: new Date(latest.at).toISOString() });
   }
   return stray;
 }

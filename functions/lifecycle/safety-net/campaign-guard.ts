@@ -14,6 +14,8 @@ import { buildPartReport, type PartReport } from '../part-report.ts';
 import {
   CALL_WATCH_SKEW_MS,
   type CallLog,
+  ENDED_WATCH_DAYS,
+  endedSince,
   quietSince,
   recentCalls,
   strayCalls,
@@ -181,8 +183,12 @@ export class CampaignGuard {
     const actions: GuardAction[] = [];
     let quietUntil = Number.POSITIVE_INFINITY;
     let scanned: string | undefined;
-    /** Parts held paused for a closed window, trusted without asking the API: their campaigns' calls are watched. */
+    /**
+     * Parts held paused for a closed window, trusted without asking the API, and parts that ended without completing:
+     * their campaigns' calls are watched. Those held, with their records (a stray call is secured on what was read).
+     */
     const watched: WatchedPart[] = [];
+    const held = new Map<string, CampaignRecord>();
     const records = await this.deps.campaigns.unfinished({
       unconfirmed: true,
       scanned: (why) => {
@@ -253,7 +259,16 @@ export class CampaignGuard {
         // Calls are stray until shortly before the opening, where the workflow resumes it (or its start comes).
         const until = Math.min(now, (window.changesAt ?? Number.POSITIVE_INFINITY) - CALL_WATCH_SKEW_MS);
         const campaignId = watch.campaignId ?? record.campaignId;
-        if (quiet && !window.open && campaignId) watched.push({ record, campaignId, until });
+        if (quiet && !window.open && campaignId) {
+          held.set(record.partKey, record);
+          watched.push({
+            partKey: record.partKey,
+            campaignId,
+            since: quietSince(record),
+            until,
+            startsAt: watch.quietUntil ? Date.parse(watch.quietUntil) : null,
+          });
+        }
         continue;
       }
       const current = running
@@ -271,19 +286,37 @@ export class CampaignGuard {
       actions.push(action);
       quietUntil = now;
     }
+    // Parts acted on above are left to the next sweep.
+    const actedOn = new Set(actions.map((a) => a.partKey));
+    const ended = await this.deps.campaigns.endedAfter(
+      new Date(now - ENDED_WATCH_DAYS * 86_400_000),
+      new Date(now),
+      (why) => {
+        scanned = why;
+      },
+    );
+    for (const part of ended) {
+      const partKey = part.pk.slice('part#'.length);
+      if (!part.campaignId || actedOn.has(partKey)) continue;
+      watched.push({
+        partKey,
+        campaignId: part.campaignId,
+        since: endedSince(part),
+        until: now,
+        startsAt: null,
+        ended: part.status,
+      });
+    }
     let callsUnchecked: string | undefined;
     if (watched.length > 0) {
-      const watchedOut = await this.watchCalls(watched, now);
+      const watchedOut = await this.watchCalls(watched, held, now);
       actions.push(...watchedOut.actions);
       callsUnchecked = watchedOut.unchecked;
     }
     return {
       actions,
       quietUntil: Number.isFinite(quietUntil) ? quietUntil : null,
-      watching: watched.map(({ record, campaignId }) => ({
-        campaignId,
-        startsAt: record.watch?.quietUntil ? Date.parse(record.watch.quietUntil) : null,
-      })),
+      watching: watched.map(({ campaignId, startsAt }) => ({ campaignId, startsAt })),
       ...(scanned === undefined ? {} : { scanned }),
       ...(callsUnchecked === undefined ? {} : { callsUnchecked }),
     };
@@ -291,18 +324,20 @@ export class CampaignGuard {
 
   /**
    * A part paused for the night is trusted to be paused until its window opens: the workflow asks nothing of the API
-   * meanwhile. A campaign resumed behind callsheet's back would dial through the closed window unnoticed, so each
-   * sweep reads the calls placed in the last two sweep intervals (one request, a few when the account is busy) and
-   * secures every watched part whose campaign placed one. A few calls may have started by then: this limits the
-   * harm, the rule is for people not to resume a campaign outside callsheet (docs/operations.md). A list that cannot
-   * be read is answered as `unchecked`; a securing that throws is thrown once the others are done.
+   * meanwhile; a part that ended is not looked at again. A campaign resumed behind callsheet's back would dial
+   * unnoticed (through the closed window, or past the next close with no workflow to pause it), so each sweep reads
+   * the calls placed in the last two sweep intervals (one request, a few when the account is busy) and secures every
+   * watched part whose campaign placed one. A few calls may have started by then: this limits the harm, the rule is
+   * for people not to resume a campaign outside callsheet (docs/operations.md). A list that cannot be read is
+   * answered as `unchecked`; a securing that throws is thrown once the others are done.
    */
   private async watchCalls(
     watched: WatchedPart[],
+    held: Map<string, CampaignRecord>,
     now: number,
   ): Promise<{ actions: GuardAction[]; unchecked?: string }> {
     const lookBack = now - 2 * this.deps.settings.sweepIntervalMs;
-    const since = Math.max(lookBack, Math.min(...watched.map(({ record }) => quietSince(record))));
+    const since = Math.max(lookBack, Math.min(...watched.map((w) => w.since)));
     let calls: Call[];
     try {
       calls = await recentCalls(this.deps.calls, new Date(since));
@@ -311,12 +346,16 @@ export class CampaignGuard {
     }
     const actions: GuardAction[] = [];
     let failed: { error: unknown } | null = null;
-    for (const stray of strayCalls(watched, calls)) {
-      const reason =
-        `its campaign placed call ${stray.callId} at ${stray.at} while callsheet held it paused for its closed ` +
-        'window: it was resumed or started outside callsheet';
+    for (const { part, callId, at } of strayCalls(watched, calls)) {
+      const reason = part.ended
+        ? `its campaign placed call ${callId} at ${at} after its part ended (${part.ended}): it was resumed ` +
+          'outside callsheet'
+        : `its campaign placed call ${callId} at ${at} while callsheet held it paused for its closed window: it ` +
+          'was resumed or started outside callsheet';
       try {
-        actions.push(await this.secure(stray.record, [reason], true, 'sweeper', stray.record.watch?.execution ?? ''));
+        const record = held.get(part.partKey) ?? (await this.deps.campaigns.get(part.partKey));
+        if (!record) continue;
+        actions.push(await this.secure(record, [reason], true, 'sweeper', record.watch?.execution ?? ''));
       } catch (error) {
         failed ??= { error };
       }

@@ -34,7 +34,7 @@ export function makeSweeperHandler(guard: CampaignGuard, log?: Log, obs: Observa
     middy(async () => {
       const { actions, quietUntil, watching, scanned, callsUnchecked } = await guard.sweep();
       // Until DynamoDB has built the status index (after the deploy that added it), or on a table without it.
-      if (scanned) out.warn('sweeper: scanned the whole campaigns table, its status index not readable', { scanned });
+      if (scanned) out.warn('sweeper: scanned the whole campaigns table, an index of it not readable', { scanned });
       if (callsUnchecked) {
         // Counted, so an alarm sees a watch that keeps failing (a night of it would let a resumed campaign dial).
         count(obs, METRIC.callsWatchUnread);

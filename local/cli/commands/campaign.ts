@@ -146,10 +146,10 @@ export const campaignCommand: Command = {
             'its workflow stopped with it, so nothing else acts on this now' +
             (onApi ? `; ${onApi}.` : '. The campaign on the API stays as it was left.'),
         );
-      // The API has no cancel: the campaign stays paused at the vendor, and the sweeper watches running parts only.
+      // The API has no cancel: the campaign stays paused at the vendor, and the sweeper watches it for a week only.
       if (action === 'cancel')
         console.log(
-          "The campaign stays paused at the vendor (its call logs serve the report): cancel it in the vendor's dashboard too if nobody should ever resume it there.",
+          "The campaign stays paused at the vendor (its call logs serve the report); for a week after the part ends the sweeper pauses it again if it dials (resumed in the vendor's dashboard). Cancel it in the vendor's dashboard too if nobody should ever resume it there.",
         );
       return 0;
     } finally {
