@@ -636,6 +636,24 @@ export class CampaignStore implements BrakeRegister {
     return [...((out.Item?.holders as Set<string> | undefined) ?? [])].sort();
   }
 
+  /** `holdersOf` for many agents, 100 to a read (an agent whose brake nobody holds: no holders). */
+  async holdersOfMany(agentIds: Iterable<string>): Promise<Map<string, string[]>> {
+    const ids = [...new Set(agentIds)];
+    const items = await batchGetAll(
+      this.db,
+      this.table,
+      ids.map((id) => ({ pk: brakePk(id) })),
+      'brakes',
+    );
+    const held = new Map(ids.map((id) => [id, [] as string[]]));
+    for (const item of items)
+      held.set(
+        String(item.pk).slice(brakePk('').length),
+        [...((item.holders as Set<string> | undefined) ?? [])].sort(),
+      );
+    return held;
+  }
+
   /**
    * Every write to a part's record names its key, so a record some path creates before the launch wrote it (an
    * early end, a guard, an operator's wish) is still listed by it. `keep`: attributes set only where missing;

@@ -86,6 +86,19 @@ describe('the brake register', () => {
     expect(await store.hold('agt_register', 'part-a', now)).toBe(true);
     expect(await store.holders('agt_register')).toBe(2);
   });
+
+  it("reads many agents' holders 100 to a request, an agent whose brake nobody pulled holding none", async () => {
+    const now = new Date('2026-12-07T16:53:00Z');
+    const agents = Array.from({ length: 150 }, (_, i) => `agt_many_${i}`);
+    for (const [i, agent] of agents.entries()) if (i % 2 === 0) await store.hold(agent, `part-${i}`, now);
+    await store.hold('agt_many_0', 'part-x', now);
+    const held = await store.holdersOfMany([...agents, 'agt_many_0']);
+    expect(held.size).toBe(150);
+    expect(held.get('agt_many_0')).toEqual(['part-0', 'part-x']);
+    expect(held.get('agt_many_1')).toEqual([]);
+    expect(held.get('agt_many_148')).toEqual(['part-148']);
+    for (const agent of agents) expect(held.get(agent)).toEqual(await store.holdersOf(agent));
+  });
 });
 
 describe('the parts a sweep looks at', () => {

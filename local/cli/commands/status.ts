@@ -83,10 +83,8 @@ async function snapshot(): Promise<{
     const parts = records.map((r) => partStatus(r, now, quiet));
     // One brake stops every campaign on its agent: a running part of another shows it, or it would look healthy;
     // an ended part still holding one says so, as no workflow will let it go.
-    const agents = new Set(records.map((r) => r.watch?.agentId));
-    const store = new CampaignStore(t.db, t.table);
-    const holders = new Map<string, string[]>();
-    for (const agent of agents) if (agent) holders.set(agent, await store.holdersOf(agent));
+    const agents = records.flatMap((r) => (r.watch?.agentId ? [r.watch.agentId] : []));
+    const holders = await new CampaignStore(t.db, t.table).holdersOfMany(agents);
     records.forEach((r, i) => {
       const by = r.watch?.agentId ? holders.get(r.watch.agentId) : undefined;
       const part = parts[i];
