@@ -1145,3 +1145,97 @@ describe('a part the sweeper must still see', () => {
     expect(await letGoOfBrake(store, third.partKey, null, wednesday)).toMatchObject({ held: true, agent: null });
   });
 });
+
+describe('the campaigns the sweeper watches through the calls list', () => {
+  /** A table of its own (the other tests' ended parts would be watched too), and a guard reading `calls`. */
+  async function watching(calls: { id: string; campaign_id: string; at: string }[]) {
+    const own = new CampaignStore(documentClient(aws), (await createTables(dynamo.endpoint, 'watched')).campaigns);
+    const secured: string[] = [];
+    const safety = {
+      secure: async (target: { holder: string }) => {
+        secured.push(target.holder);
+        return { outcome: 'paused' as const, message: 'paused', pauseHeld: true };
+      },
+    } as unknown as CampaignSafety;
+    const list = calls.map((c) => ({
+      id: c.id,
+      status: 'completed',
+      campaign_id: c.campaign_id,
+      created_at: c.at,
+      started_at: c.at,
+    }));
+    const guardAt = (now: () => number, campaigns: CampaignStore = own) =>
+      new CampaignGuard({
+        campaigns,
+        safety,
+        executions: { describe: described('RUNNING') },
+        reports: { writeIfMissing: async () => false },
+        calls: {
+          listAll: async function* () {
+            yield* list as never[];
+          },
+        },
+        now: () => new Date(now()),
+        settings: GUARD_SETTINGS,
+      });
+    /** A part whose workflow looked at `observedAt` (quiet: paused for the window), ended at `ended` unless null. */
+    const part = async (key: string, observedAt: number, ended: number | null) => {
+      await own.beginCreate(key, key, 1, new Date(observedAt - 10 * MIN));
+      await own.created(key, `cmp_${key}`);
+      await own.observe(key, {
+        execution: `arn:aws:states:us-east-1:123456789012:execution:callsheet-lifecycle:${key}`,
+        agentId: 'agt_1',
+        campaignId: `cmp_${key}`,
+        window: newYorkWindow(),
+        observedAt: iso(observedAt),
+        nextLookAt: iso(at('09:00') + 24 * 60 * MIN),
+        quiet: true,
+      });
+      if (ended !== null) await own.finish(key, 'cancelled', new Date(ended));
+    };
+    return { own, secured, guardAt, part };
+  }
+
+  it('pauses again a campaign that dialled after its part ended, for a week after the end, at any hour', async () => {
+    const w = await watching([
+      // Two minutes after the 10:00 cancel: begun before the pause landed.
+      { id: 'c1', campaign_id: 'cmp_ended', at: iso(at('10:01')) },
+      { id: 'c2', campaign_id: 'cmp_ended', at: iso(at('10:30')) },
+      { id: 'c3', campaign_id: 'cmp_week-old', at: iso(at('10:30')) },
+    ]);
+    await w.part('ended', at('09:55'), at('10:00'));
+    await w.part('week-old', at('09:55') - 8 * 24 * 60 * MIN, at('10:00') - 8 * 24 * 60 * MIN);
+    let now = at('10:35');
+    const guard = w.guardAt(() => now);
+    const first = await guard.sweep();
+    expect(first.actions.map((a) => [a.partKey, a.reasons])).toEqual([
+      [
+        'ended',
+        [
+          `its campaign placed call c2 at ${iso(at('10:30'))} after its part ended (cancelled): it was resumed outside callsheet`,
+        ],
+      ],
+    ]);
+    expect(first.watching).toEqual([{ campaignId: 'cmp_ended', startsAt: null }]);
+    expect(w.secured).toEqual(['ended']);
+    // Acted on once: the next round counts from that securing.
+    now = at('10:40');
+    expect((await guard.sweep()).actions).toEqual([]);
+    expect((await w.own.get('ended'))?.status).toBe('cancelled');
+  });
+
+  it('still watches the parts held for the night when the ended ones cannot be listed, and says the sweep failed', async () => {
+    const w = await watching([{ id: 'c1', campaign_id: 'cmp_night', at: iso(at('18:10')) }]);
+    await w.part('night', at('16:55'), null);
+    const broken = Object.assign(Object.create(Object.getPrototypeOf(w.own)), w.own, {
+      endedAfter: async () => {
+        throw new Error('ProvisionedThroughputExceededException');
+      },
+    }) as CampaignStore;
+    await expect(w.guardAt(() => at('18:20'), broken).sweep()).rejects.toThrow(
+      'ProvisionedThroughputExceededException',
+    );
+    expect(w.secured).toEqual(['night']);
+    expect((await w.own.get('night'))?.secured?.reason).toMatch(/placed call c1 .* while callsheet held it paused/);
+  });
+});

@@ -286,15 +286,18 @@ export class CampaignGuard {
       actions.push(action);
       quietUntil = now;
     }
-    // Parts acted on above are left to the next sweep.
+    // Parts acted on above are left to the next sweep. A list of ended parts that cannot be read does not keep the
+    // held ones unwatched: it fails the sweep once they are.
     const actedOn = new Set(actions.map((a) => a.partKey));
-    const ended = await this.deps.campaigns.endedAfter(
-      new Date(now - ENDED_WATCH_DAYS * 86_400_000),
-      new Date(now),
-      (why) => {
+    let unlisted: { error: unknown } | null = null;
+    const ended = await this.deps.campaigns
+      .endedAfter(new Date(now - ENDED_WATCH_DAYS * 86_400_000), new Date(now), (why) => {
         scanned = why;
-      },
-    );
+      })
+      .catch((error: unknown) => {
+        unlisted = { error };
+        return [];
+      });
     for (const part of ended) {
       const partKey = part.pk.slice('part#'.length);
       if (!part.campaignId || actedOn.has(partKey)) continue;
@@ -313,6 +316,7 @@ export class CampaignGuard {
       actions.push(...watchedOut.actions);
       callsUnchecked = watchedOut.unchecked;
     }
+    if (unlisted) throw (unlisted as { error: unknown }).error;
     return {
       actions,
       quietUntil: Number.isFinite(quietUntil) ? quietUntil : null,
