@@ -275,6 +275,39 @@ describe("a running part's window on the status screen", () => {
   });
 
   it.each([
+    // The sweeper paused it again after someone resumed it in the vendor's dashboard: said from then on.
+    ['after its end', '2026-12-07T23:00:00.000Z', true],
+    // The guard's securing as the workflow ended: the failure says it.
+    ['before it', '2026-12-07T21:59:00.000Z', false],
+  ])('says an ended part was secured by the safety net %s', (_when, at, shown) => {
+    const ended = {
+      ...record,
+      status: 'cancelled',
+      finishedAt: '2026-12-07T22:00:00.000Z',
+      secured: {
+        at,
+        by: 'sweeper',
+        outcome: 'paused',
+        reason: 'its campaign placed call c1 at … after its part ended (cancelled)',
+        pauseHeld: true,
+      },
+    } as CampaignRecord;
+    const status = partStatus(ended, Date.parse('2026-12-07T23:30Z'), 7 * 60_000);
+    const screen = render({
+      now: '2026-12-07T23:30Z',
+      where: 'here',
+      api: true,
+      apiSlow: false,
+      parts: [status],
+      unlaunched: [],
+    });
+    const line =
+      '    the sweeper secured it at 2026-12-07T23:00Z, left paused: its campaign placed call c1 at … after its part ended (cancelled)';
+    if (shown) expect(screen.split('\n')).toContain(line);
+    else expect(screen).not.toMatch(/secured it/);
+  });
+
+  it.each([
     ['in the window', '2026-12-07T15:30Z', { open: true, changesAt: '2026-12-07T17:00Z' }],
     ['in its last 7 minutes', '2026-12-07T16:55Z', { open: true, closing: true, changesAt: '2026-12-07T17:00Z' }],
     ['just before them', '2026-12-07T16:52Z', { open: true, changesAt: '2026-12-07T17:00Z' }],

@@ -36,7 +36,8 @@ interface PartStatus {
   holdsBrake?: boolean;
   /**
    * A running part the guard or the sweeper secured after its workflow's last look (a campaign resumed outside
-   * callsheet, a look overdue): how it left the campaign, and why.
+   * callsheet, a look overdue), or an ended part it secured after its end (its campaign resumed in the vendor's
+   * dashboard, a pause tried again): how it left the campaign, and why.
    */
   secured?: { by: string; at: string; left: string; reason: string };
   /** Why an ended part failed or was held (its workflow timed out, its window never opened…), when it says. */
@@ -116,7 +117,8 @@ export function partStatus(r: CampaignRecord, now: number, quiet: number): PartS
   const last = r.timeline?.at(-1);
   const progress = live ? progressOf(r.watch) : null;
   const securedAt = Date.parse(r.secured?.at ?? '');
-  const securedSinceLook = live && r.secured && securedAt > (Date.parse(r.watch?.observedAt ?? '') || 0);
+  const since = live ? r.watch?.observedAt : r.finishedAt;
+  const securedSinceLook = r.secured && securedAt > (Date.parse(since ?? '') || 0);
   return {
     uploadId: r.uploadId,
     part: r.part,
