@@ -770,6 +770,18 @@ describe('no call outside the window, whatever fails', () => {
     expect(lateCalls.length).toBeGreaterThan(0);
     expect(await auditCalls(lateCalls, { hours: 'Mon-Sun 17:00-20:00', closingMarginMinutes: 5 })).toEqual([]);
   }, 90_000);
+  /** In the emulator's log: the campaign resumed at `resumeAt`, and its first pause after that answered by `by`. */
+  async function expectPausedAgain(campaignId: string, resumeAt: string, by: number) {
+    const log = await p.f.admin.requests<{ at: string; method: string; path: string; status: number }[]>();
+    const resumed = log.findIndex((q) => q.method === 'PATCH' && q.path.endsWith(`/campaigns/${campaignId}/resume`));
+    expect(log[resumed]?.at).toBe(resumeAt);
+    const again = log
+      .slice(resumed)
+      .find((q) => q.method === 'PATCH' && q.path.endsWith(`/campaigns/${campaignId}/pause`));
+    expect(again?.status).toBe(200);
+    expect(Date.parse(again?.at ?? '')).toBeLessThanOrEqual(by);
+  }
+
   it('a campaign resumed outside callsheet at night is caught by the sweeper and paused again', async () => {
     const w = nextWeek();
     // Paused at Monday's 16:30 close; at 18:02 someone resumes it straight through the API (the vendor's dashboard),
@@ -796,15 +808,7 @@ describe('no call outside the window, whatever fails', () => {
     expect(night.length).toBeGreaterThan(0);
     const sweptBy = Date.parse(la(day(w), '18:05:00'));
     expect(night.filter((c) => Date.parse(c.started_at ?? '') > sweptBy)).toEqual([]);
-    // In the emulator's log, the first pause of the campaign after the resume.
-    const log = await p.f.admin.requests<{ at: string; method: string; path: string; status: number }[]>();
-    const resumed = log.findIndex((q) => q.method === 'PATCH' && q.path.endsWith(`/campaigns/${campaignId}/resume`));
-    expect(log[resumed]?.at).toBe(resumeAt);
-    const again = log
-      .slice(resumed)
-      .find((q) => q.method === 'PATCH' && q.path.endsWith(`/campaigns/${campaignId}/pause`));
-    expect(again?.status).toBe(200);
-    expect(Date.parse(again?.at ?? '')).toBeLessThanOrEqual(sweptBy);
+    await expectPausedAgain(campaignId, resumeAt, sweptBy);
     const record = await campaignStore().get(partKeyOfExecution(r.executions[0]?.name ?? ''));
     expect(record?.timeline?.find((t) => t.event === 'secured')?.reason ?? record?.secured?.reason).toContain(
       'outside callsheet',
@@ -846,13 +850,7 @@ describe('no call outside the window, whatever fails', () => {
     expect(night.length).toBeGreaterThan(0);
     const sweptBy = Date.parse(la(day(w), '18:05:00'));
     expect(night.filter((c) => Date.parse(c.started_at ?? '') > sweptBy)).toEqual([]);
-    const log = await p.f.admin.requests<{ at: string; method: string; path: string; status: number }[]>();
-    const resumed = log.findIndex((q) => q.method === 'PATCH' && q.path.endsWith(`/campaigns/${campaignId}/resume`));
-    const again = log
-      .slice(resumed)
-      .find((q) => q.method === 'PATCH' && q.path.endsWith(`/campaigns/${campaignId}/pause`));
-    expect(again?.status).toBe(200);
-    expect(Date.parse(again?.at ?? '')).toBeLessThanOrEqual(sweptBy);
+    await expectPausedAgain(campaignId, resumeAt, sweptBy);
     const record = await campaignStore().get(partKeyOfExecution(r.executions[0]?.name ?? ''));
     expect(record?.status).toBe('cancelled');
     expect(record?.secured?.reason).toMatch(/after its part ended \(cancelled\): it was resumed outside callsheet/);

@@ -250,6 +250,22 @@ describe("a running part's window on the status screen", () => {
     );
   });
 
+  /** The status screen at 23:30 shows the sweeper's 23:00 securing of `r` with `reason`, or no securing at all. */
+  const expectSecuredLine = (r: CampaignRecord, shown: boolean, reason: string) => {
+    const status = partStatus(r, Date.parse('2026-12-07T23:30Z'), 7 * 60_000);
+    const screen = render({
+      now: '2026-12-07T23:30Z',
+      where: 'here',
+      api: true,
+      apiSlow: false,
+      parts: [status],
+      unlaunched: [],
+    });
+    const line = `    the sweeper secured it at 2026-12-07T23:00Z, left paused: ${reason}`;
+    if (shown) expect(screen.split('\n')).toContain(line);
+    else expect(screen).not.toMatch(/secured it/);
+  };
+
   it.each([
     // The sweeper paused it again after the workflow's last look: the screen says so until the workflow looks.
     ['after the last look', '2026-12-07T23:00:00.000Z', true],
@@ -260,18 +276,7 @@ describe("a running part's window on the status screen", () => {
       watch: { ...(record.watch as Watch), observedAt: '2026-12-07T22:00:00.000Z' },
       secured: { at, by: 'sweeper', outcome: 'paused', reason: 'its campaign placed call c1 at …', pauseHeld: true },
     } as CampaignRecord;
-    const status = partStatus(secured, Date.parse('2026-12-07T23:30Z'), 7 * 60_000);
-    const screen = render({
-      now: '2026-12-07T23:30Z',
-      where: 'here',
-      api: true,
-      apiSlow: false,
-      parts: [status],
-      unlaunched: [],
-    });
-    const line = '    the sweeper secured it at 2026-12-07T23:00Z, left paused: its campaign placed call c1 at …';
-    if (shown) expect(screen.split('\n')).toContain(line);
-    else expect(screen).not.toMatch(/secured it/);
+    expectSecuredLine(secured, shown, 'its campaign placed call c1 at …');
   });
 
   it.each([
@@ -292,19 +297,7 @@ describe("a running part's window on the status screen", () => {
         pauseHeld: true,
       },
     } as CampaignRecord;
-    const status = partStatus(ended, Date.parse('2026-12-07T23:30Z'), 7 * 60_000);
-    const screen = render({
-      now: '2026-12-07T23:30Z',
-      where: 'here',
-      api: true,
-      apiSlow: false,
-      parts: [status],
-      unlaunched: [],
-    });
-    const line =
-      '    the sweeper secured it at 2026-12-07T23:00Z, left paused: its campaign placed call c1 at … after its part ended (cancelled)';
-    if (shown) expect(screen.split('\n')).toContain(line);
-    else expect(screen).not.toMatch(/secured it/);
+    expectSecuredLine(ended, shown, 'its campaign placed call c1 at … after its part ended (cancelled)');
   });
 
   it.each([
