@@ -35,6 +35,7 @@ import { localContext } from './lambda-context.ts';
 import { type LambdaInvoke, localLifecycleMachine } from './lifecycle-machine.ts';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from './local-aws.ts';
 import { type LocalS3, startS3 } from './s3.ts';
+import { scanSaidOnce } from './scan-said-once.ts';
 import { type SettableClock, SimScheduler } from './sim-scheduler.ts';
 import { actorClock, asActor, invocationsAsActors, simulatedRequests, stackClock } from './stack-clock.ts';
 import { type LocalStateMachine, LocalStepFunctions } from './step-functions.ts';
@@ -283,7 +284,7 @@ async function startOn(
   const guard = await buildCampaignGuard(readGuardConfig(env), apiOptions);
   const guardHandler = lambdaInvoke(makeGuardHandler(guard, log));
   const onEnded = options.wrapGuard?.(guardHandler) ?? guardHandler;
-  const sweepHandler = lambdaInvoke(makeSweeperHandler(guard, log));
+  const sweepHandler = lambdaInvoke(makeSweeperHandler(guard, scanSaidOnce(log)));
   const sweep = options.wrapSweep?.(sweepHandler) ?? sweepHandler;
   // Each ended execution's guard runs at once and on its own, as EventBridge invokes the function for each event. Run
   // one after another, a guard waiting its turn held the simulated clock still while the one before it slept on it.
