@@ -480,7 +480,7 @@ export class CampaignStore implements BrakeRegister {
    * and failed or cancelled ones it left held by the brake alone (`pauseHeld` false), which the sweeper tries again
    * until the pause holds. Otherwise only failed ones: a part its workflow ended completed, cancelled or held is as
    * its workflow left it (an unconfirmed securing from earlier in its life says nothing about it now), and the guard
-   * too leaves those alone.
+   * too leaves those alone; the sweeper watches only their campaigns' calls, for a week (`endedAfter`).
    *
    * Asked of the `by-status` index, one query per status, so a sweep reads the parts that may need it, not every
    * part ever run; each part named is then read from the table (the index may lag it) and asked again. A table whose
@@ -551,9 +551,12 @@ export class CampaignStore implements BrakeRegister {
         ExpressionAttributeValues: Object.fromEntries(days.map((day, i) => [`:d${i}`, day])),
       });
     }
+    // A part ended twice on two days (a guard, then its workflow's last step) may be named under both by an index
+    // that lags it; one ended completed after a failure keeps an end day, but has nobody left to call.
     const from = since.getTime();
-    return parts
-      .filter((p) => p.pk.startsWith('part#') && Date.parse(p.finishedAt ?? '') >= from)
+    const byKey = new Map(parts.map((p) => [p.pk, p]));
+    return [...byKey.values()]
+      .filter((p) => p.pk.startsWith('part#') && p.status !== 'completed' && Date.parse(p.finishedAt ?? '') >= from)
       .sort((a, b) => a.pk.localeCompare(b.pk));
   }
 

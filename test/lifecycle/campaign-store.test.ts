@@ -250,6 +250,33 @@ describe('the parts a sweep looks at', () => {
     expect(ops).toEqual(['before Query 8', 'before Scan 1', 'indexed Query 8']);
   });
 
+  it('whose campaigns are watched: each once, and none of a part that completed after all', async () => {
+    // Failed by the guard, then completed by its workflow's last step: an end day is left, nobody to call.
+    await t.indexed.finish('sweep-failed-then-completed', 'failed', on);
+    await t.indexed.finish('sweep-failed-then-completed', 'completed', on);
+    // An index that lags a part ended on two days names it under both.
+    const lagging = {
+      send: async (command: unknown) => {
+        const out = await t.client.send(command as never);
+        const input = (command as { input?: { IndexName?: string } }).input;
+        if (input?.IndexName === 'by-end-day')
+          return {
+            ...out,
+            Items: [...((out as { Items?: unknown[] }).Items ?? []), ...((out as { Items?: unknown[] }).Items ?? [])],
+          };
+        return out;
+      },
+    } as unknown as typeof db;
+    const parts = await new CampaignStore(lagging, t.fresh).endedAfter(
+      new Date('2026-11-30T15:00:00Z'),
+      new Date('2026-12-07T16:00:00Z'),
+    );
+    const keys = parts.map((p) => p.pk);
+    expect(keys).toEqual([...new Set(keys)]);
+    expect(keys).toHaveLength(8);
+    expect(keys).not.toContain('part#sweep-failed-then-completed');
+  });
+
   it('are read through the index, not by scanning every part; a table made before it is scanned', async () => {
     t.proxy.reset();
     await t.indexed.unfinished({ unconfirmed: true });

@@ -281,17 +281,18 @@ describe("a running part's window on the status screen", () => {
 
   it.each([
     // The sweeper paused it again after someone resumed it in the vendor's dashboard: said from then on.
-    ['after its end', '2026-12-07T23:00:00.000Z', true],
-    // The guard's securing as the workflow ended: the failure says it.
-    ['before it', '2026-12-07T21:59:00.000Z', false],
-  ])('says an ended part was secured by the safety net %s', (_when, at, shown) => {
+    ['the sweeper, after its end', 'sweeper', '2026-12-07T23:00:00.000Z', true],
+    ['the sweeper, before it', 'sweeper', '2026-12-07T21:59:00.000Z', false],
+    // The guard's securing once the workflow had failed (its failure written first): the failure says it.
+    ['the guard, after its end', 'guard', '2026-12-07T23:00:00.000Z', false],
+  ])('says an ended part was secured by %s', (_when, by, at, shown) => {
     const ended = {
       ...record,
       status: 'cancelled',
       finishedAt: '2026-12-07T22:00:00.000Z',
       secured: {
         at,
-        by: 'sweeper',
+        by,
         outcome: 'paused',
         reason: 'its campaign placed call c1 at … after its part ended (cancelled)',
         pauseHeld: true,

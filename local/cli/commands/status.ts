@@ -117,8 +117,11 @@ export function partStatus(r: CampaignRecord, now: number, quiet: number): PartS
   const last = r.timeline?.at(-1);
   const progress = live ? progressOf(r.watch) : null;
   const securedAt = Date.parse(r.secured?.at ?? '');
+  // An ended part: only the sweeper's securing after the end is news (a campaign resumed outside callsheet, a pause
+  // tried again); the guard's as the workflow failed comes after its end too, and its failure already says it.
   const since = live ? r.watch?.observedAt : r.finishedAt;
-  const securedSinceLook = r.secured && securedAt > (Date.parse(since ?? '') || 0);
+  const securedSinceLook =
+    r.secured && (live || r.secured.by === 'sweeper') && securedAt > (Date.parse(since ?? '') || 0);
   return {
     uploadId: r.uploadId,
     part: r.part,
