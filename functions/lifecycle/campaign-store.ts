@@ -124,7 +124,7 @@ const [BY_STATUS, BY_END_DAY] = TABLES.campaigns.indexes.map((i) => i.name) as [
  * A part that ended without completing, as the `by-end-day` index holds it: its campaign (paused, its contacts not
  * all called) is watched by the sweeper for `ENDED_WATCH_DAYS` (safety-net/call-watch.ts).
  */
-export type EndedPart = Pick<CampaignRecord, 'pk' | 'status' | 'campaignId' | 'finishedAt' | 'secured'>;
+export type EndedPart = Pick<CampaignRecord, 'partKey' | 'status' | 'campaignId' | 'finishedAt' | 'secured'>;
 /** The day (UTC) a part ended, as `endedDay` holds it. */
 const dayOf = (at: Date | number): string => new Date(at).toISOString().slice(0, 10);
 
@@ -183,6 +183,17 @@ const isUnfinished = (r: CampaignRecord, statuses: readonly ListedStatus[]): boo
 const isIndexUnavailable = (err: unknown): boolean =>
   (err as Error)?.name === 'ValidationException' && /index/i.test((err as Error).message);
 
+/** What `read` answers through an index, or null (`scanned` told why) when the index cannot be read. */
+async function viaIndex<T>(read: () => Promise<T>, scanned?: (why: string) => void): Promise<T | null> {
+  try {
+    return await read();
+  } catch (err) {
+    if (!isIndexUnavailable(err)) throw err;
+    scanned?.((err as Error).message);
+    return null;
+  }
+}
+
 /** Recorded rounds in part-key order, each with its fields in one order (DynamoDB keeps no order in a map). */
 const roundsInOrder = (rounds: Record<string, FollowUpStarted> | undefined): FollowUpStarted[] =>
   Object.values(rounds ?? {})
@@ -198,6 +209,9 @@ const roundsInOrder = (rounds: Record<string, FollowUpStarted> | undefined): Fol
     .sort((a, b) => a.partKey.localeCompare(b.partKey));
 const campaignPk = (campaignId: string) => `campaign#${campaignId}`;
 const brakePk = (agentId: string) => `brake#${agentId}`;
+/** The parts a brake item names as holding it, in order. */
+const holdersIn = (item: Record<string, unknown> | undefined): string[] =>
+  [...((item?.holders as Set<string> | undefined) ?? [])].sort();
 
 /**
  * The campaigns table. A part's record is written before and after each create call (intent, then result), so a
@@ -355,7 +369,8 @@ export class CampaignStore implements BrakeRegister {
     of?: { uploadId: string; part: number },
     securing?: Secured,
   ): Promise<CampaignRecord> {
-    // A completed campaign has nobody left to call; any other ended part's campaign is watched for a while.
+    // A completed campaign has nobody left to call; any other ended part's campaign is watched for a while (one
+    // that completes after the guard failed it leaves the watch).
     const watched = status !== 'completed';
     return (await this.set(
       partKey,
@@ -369,11 +384,15 @@ export class CampaignStore implements BrakeRegister {
       {
         '#status': 'status',
         '#finished': 'finishedAt',
-        ...(watched ? { '#endedDay': 'endedDay' } : {}),
+        '#endedDay': 'endedDay',
         ...(failure ? { '#failure': 'failure' } : {}),
         ...(securing ? { '#secured': 'secured' } : {}),
       },
-      { keep: of ? { '#upload': ['uploadId', of.uploadId], '#part': ['part', of.part] } : {}, answer: 'ALL_NEW' },
+      {
+        keep: of ? { '#upload': ['uploadId', of.uploadId], '#part': ['part', of.part] } : {},
+        remove: watched ? [] : ['#endedDay'],
+        answer: 'ALL_NEW',
+      },
     )) as CampaignRecord;
   }
 
@@ -500,14 +519,8 @@ export class CampaignStore implements BrakeRegister {
     statuses: readonly ListedStatus[],
     scanned?: (why: string) => void,
   ): Promise<CampaignRecord[]> {
-    let lists: { pk: string }[][];
-    try {
-      lists = await Promise.all(statuses.map((status) => this.keysWithStatus(status)));
-    } catch (err) {
-      if (!isIndexUnavailable(err)) throw err;
-      scanned?.((err as Error).message);
-      return this.scanUnfinished(statuses);
-    }
+    const lists = await viaIndex(() => Promise.all(statuses.map((status) => this.keysWithStatus(status))), scanned);
+    if (!lists) return this.scanUnfinished(statuses);
     // A part whose status changed while the index was read (or whose old entry the index still holds) is named
     // twice, and a BatchGetItem naming a key twice is refused whole.
     const keys = [...new Set(lists.flat().map((k) => k.pk))].map((pk) => ({ pk }));
@@ -523,41 +536,42 @@ export class CampaignStore implements BrakeRegister {
   async endedAfter(since: Date, now: Date, scanned?: (why: string) => void): Promise<EndedPart[]> {
     const days: string[] = [];
     for (let t = Date.parse(`${dayOf(since)}T00:00:00Z`); t <= now.getTime(); t += 86_400_000) days.push(dayOf(t));
+    type Listed = Omit<EndedPart, 'partKey'> & { pk: string };
     const names = { '#day': 'endedDay', '#status': 'status', '#campaign': 'campaignId', '#finished': 'finishedAt' };
     const projection = 'pk, #status, #campaign, #finished, secured';
-    let parts: EndedPart[];
-    try {
-      const lists = await Promise.all(
-        days.map((day) =>
-          queryAll<EndedPart>(this.db, {
-            TableName: this.table,
-            IndexName: BY_END_DAY,
-            KeyConditionExpression: '#day = :day',
-            ProjectionExpression: projection,
-            ExpressionAttributeNames: names,
-            ExpressionAttributeValues: { ':day': day },
-          }),
+    const indexed = await viaIndex(
+      () =>
+        Promise.all(
+          days.map((day) =>
+            queryAll<Listed>(this.db, {
+              TableName: this.table,
+              IndexName: BY_END_DAY,
+              KeyConditionExpression: '#day = :day',
+              ProjectionExpression: projection,
+              ExpressionAttributeNames: names,
+              ExpressionAttributeValues: { ':day': day },
+            }),
+          ),
         ),
-      );
-      parts = lists.flat();
-    } catch (err) {
-      if (!isIndexUnavailable(err)) throw err;
-      scanned?.((err as Error).message);
-      parts = await scanAll<EndedPart>(this.db, {
+      scanned,
+    );
+    const parts =
+      indexed?.flat() ??
+      (await scanAll<Listed>(this.db, {
         TableName: this.table,
         FilterExpression: `#day IN (${days.map((_, i) => `:d${i}`).join(', ')})`,
         ProjectionExpression: projection,
         ExpressionAttributeNames: names,
         ExpressionAttributeValues: Object.fromEntries(days.map((day, i) => [`:d${i}`, day])),
-      });
-    }
+      }));
     // A part ended twice on two days (a guard, then its workflow's last step) may be named under both by an index
-    // that lags it; one ended completed after a failure keeps an end day, but has nobody left to call.
+    // that lags it.
     const from = since.getTime();
-    const byKey = new Map(parts.map((p) => [p.pk, p]));
-    return [...byKey.values()]
-      .filter((p) => p.pk.startsWith('part#') && p.status !== 'completed' && Date.parse(p.finishedAt ?? '') >= from)
-      .sort((a, b) => a.pk.localeCompare(b.pk));
+    const byKey = new Map(parts.map(({ pk, ...part }) => [pk, { ...part, partKey: pk.slice(partPk('').length) }]));
+    return [...byKey]
+      .filter(([pk, p]) => pk.startsWith(partPk('')) && Date.parse(p.finishedAt ?? '') >= from)
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([, p]) => p);
   }
 
   private keysWithStatus(status: ListedStatus): Promise<{ pk: string }[]> {
@@ -636,7 +650,7 @@ export class CampaignStore implements BrakeRegister {
     const out = await this.db.send(
       new GetCommand({ TableName: this.table, Key: { pk: brakePk(agentId) }, ConsistentRead: true }),
     );
-    return [...((out.Item?.holders as Set<string> | undefined) ?? [])].sort();
+    return holdersIn(out.Item);
   }
 
   /** `holdersOf` for many agents, 100 to a read (an agent whose brake nobody holds: no holders). */
@@ -649,11 +663,7 @@ export class CampaignStore implements BrakeRegister {
       'brakes',
     );
     const held = new Map(ids.map((id) => [id, [] as string[]]));
-    for (const item of items)
-      held.set(
-        String(item.pk).slice(brakePk('').length),
-        [...((item.holders as Set<string> | undefined) ?? [])].sort(),
-      );
+    for (const item of items) held.set(String(item.pk).slice(brakePk('').length), holdersIn(item));
     return held;
   }
 
@@ -668,13 +678,15 @@ export class CampaignStore implements BrakeRegister {
     names: Record<string, string>,
     options: {
       keep?: Record<string, [name: string, value: unknown]>;
+      /** Attributes removed, by their names' placeholders in `names`. */
+      remove?: string[];
       answer?: 'ALL_NEW' | 'NONE';
       condition?: Condition;
     } = {},
   ): Promise<CampaignRecord | undefined> {
     const entries = Object.entries({ '#partKey': partKey, ...values });
     const kept = Object.entries(options.keep ?? {});
-    const { condition } = options;
+    const { condition, remove = [] } = options;
     const out = await this.db.send(
       new UpdateCommand({
         TableName: this.table,
@@ -682,7 +694,7 @@ export class CampaignStore implements BrakeRegister {
         UpdateExpression: `SET ${[
           ...entries.map(([path], i) => `${path} = :v${i}`),
           ...kept.map(([name], i) => `${name} = if_not_exists(${name}, :k${i})`),
-        ].join(', ')}`,
+        ].join(', ')}${remove.length > 0 ? ` REMOVE ${remove.join(', ')}` : ''}`,
         ExpressionAttributeNames: {
           '#partKey': 'partKey',
           ...names,

@@ -1,6 +1,5 @@
 import type { Log } from '#commons/log.ts';
-
-const SCANNED = 'sweeper: scanned the whole campaigns table';
+import { SCANNED_WARNING } from '#lifecycle/safety-net/handler.ts';
 
 /**
  * The sweeper's log for the embedded stack. A data directory made before one of the campaigns table's indexes keeps
@@ -14,7 +13,7 @@ export function scanSaidOnce(log: Log): Log {
     info: (message, fields) => log.info(message, fields),
     error: (message, fields) => log.error(message, fields),
     warn: (message, fields) => {
-      if (message.startsWith(SCANNED)) {
+      if (message === SCANNED_WARNING) {
         if (said) return;
         said = true;
         return log.warn(

@@ -233,9 +233,9 @@ describe('the parts a sweep looks at', () => {
     t.proxy.reset();
     for (const s of [t.indexed, t.before]) {
       const parts = await s.endedAfter(since, now, (w) => why.push(w));
-      expect(parts.map((p) => p.pk)).toEqual(ended.sort());
-      expect(parts.find((p) => p.pk === `part#${keyOf(9)}`)).toEqual({
-        pk: `part#${keyOf(9)}`,
+      expect(parts.map((p) => `part#${p.partKey}`)).toEqual(ended.sort());
+      expect(parts.find((p) => p.partKey === keyOf(9))).toEqual({
+        partKey: keyOf(9),
         status: 'cancelled',
         finishedAt: on.toISOString(),
         secured: secured('paused', true),
@@ -251,7 +251,7 @@ describe('the parts a sweep looks at', () => {
   });
 
   it('whose campaigns are watched: each once, and none of a part that completed after all', async () => {
-    // Failed by the guard, then completed by its workflow's last step: an end day is left, nobody to call.
+    // Failed by the guard, then completed by its workflow's last step: nobody is left to call, so it leaves the watch.
     await t.indexed.finish('sweep-failed-then-completed', 'failed', on);
     await t.indexed.finish('sweep-failed-then-completed', 'completed', on);
     // An index that lags a part ended on two days names it under both.
@@ -271,7 +271,7 @@ describe('the parts a sweep looks at', () => {
       new Date('2026-11-30T15:00:00Z'),
       new Date('2026-12-07T16:00:00Z'),
     );
-    const keys = parts.map((p) => p.pk);
+    const keys = parts.map((p) => `part#${p.partKey}`);
     expect(keys).toEqual([...new Set(keys)]);
     expect(keys).toHaveLength(8);
     expect(keys).not.toContain('part#sweep-failed-then-completed');

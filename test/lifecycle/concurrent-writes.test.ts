@@ -8,6 +8,7 @@ import { silentLog } from '#commons/log.ts';
 import type { FollowUpStarted } from '#commons/part-outcomes.ts';
 import { partReportKey } from '#commons/report-keys.ts';
 import { NotFoundError } from '#commons/voice-api/errors.ts';
+import type { Call } from '#commons/voice-api/types.ts';
 import { type PartWindow, partWindow } from '#commons/window-plan.ts';
 import { CampaignControl, letGoOfBrake } from '#lifecycle/campaign-control.ts';
 import { CampaignSafety } from '#lifecycle/campaign-safety.ts';
@@ -87,18 +88,41 @@ type Describe = () => Promise<{ status: string; input: string }>;
 const described =
   (status: string): Describe =>
   async () => ({ status, input: '{}' });
-/** The guard and sweeper on this file's store, writing no report of their own; `safety` is the Voice API side. */
-const guardOn = (safety: CampaignSafety, now: () => number, describe: Describe, campaigns = store) =>
+/**
+ * The guard and sweeper on this file's store, writing no report of their own; `safety` is the Voice API side, `calls`
+ * the account's calls list (empty unless given: no campaign of these parts dials while paused).
+ */
+const guardOn = (
+  safety: CampaignSafety,
+  now: () => number,
+  describe: Describe,
+  campaigns = store,
+  calls: Call[] = [],
+) =>
   new CampaignGuard({
     campaigns,
     safety,
     executions: { describe },
     reports: { writeIfMissing: async () => false },
-    // No campaign of these parts dials while paused: the calls list is empty.
-    calls: { listAll: async function* () {} },
+    calls: {
+      listAll: async function* () {
+        yield* calls;
+      },
+    },
     now: () => new Date(now()),
     settings: GUARD_SETTINGS,
   });
+/** A Voice API side whose every securing pauses, and the parts (holders) it secured, in order. */
+function pausingSafety(): { safety: CampaignSafety; secured: string[] } {
+  const secured: string[] = [];
+  const safety = {
+    secure: async (target: { holder: string }) => {
+      secured.push(target.holder);
+      return { outcome: 'paused' as const, message: 'paused', pauseHeld: true };
+    },
+  } as unknown as CampaignSafety;
+  return { safety, secured };
+}
 /** The lifecycle's steps on this file's store (or `campaigns`), with `safety` and `api` standing in for the API. */
 const stepsOn = (deps: {
   safety: CampaignSafety;
@@ -1021,13 +1045,7 @@ describe('a part the sweeper must still see', () => {
       secured: { by: 'guard', outcome: 'unconfirmed' },
     });
     // The API is back; the campaign is active and nobody has paused it. The sweeper finds it and secures it.
-    const secured: string[] = [];
-    const healthy = {
-      secure: async (t: { holder: string }) => {
-        secured.push(t.holder);
-        return { outcome: 'paused' as const, message: 'paused', pauseHeld: true };
-      },
-    } as unknown as CampaignSafety;
+    const { safety: healthy, secured } = pausingSafety();
     const actions = (await guardOn(healthy, () => at('10:30'), described('ABORTED')).sweep()).actions;
     expect([actions.filter((a) => a.partKey === partKey).length, secured.filter((h) => h === partKey)]).toEqual([
       1,
@@ -1150,34 +1168,12 @@ describe('the campaigns the sweeper watches through the calls list', () => {
   /** A table of its own (the other tests' ended parts would be watched too), and a guard reading `calls`. */
   async function watching(calls: { id: string; campaign_id: string; at: string }[]) {
     const own = new CampaignStore(documentClient(aws), (await createTables(dynamo.endpoint, 'watched')).campaigns);
-    const secured: string[] = [];
-    const safety = {
-      secure: async (target: { holder: string }) => {
-        secured.push(target.holder);
-        return { outcome: 'paused' as const, message: 'paused', pauseHeld: true };
-      },
-    } as unknown as CampaignSafety;
-    const list = calls.map((c) => ({
-      id: c.id,
-      status: 'completed',
-      campaign_id: c.campaign_id,
-      created_at: c.at,
-      started_at: c.at,
-    }));
+    const { safety, secured } = pausingSafety();
+    const list = calls.map(
+      (c): Call => ({ id: c.id, status: 'completed', campaign_id: c.campaign_id, created_at: c.at, started_at: c.at }),
+    );
     const guardAt = (now: () => number, campaigns: CampaignStore = own) =>
-      new CampaignGuard({
-        campaigns,
-        safety,
-        executions: { describe: described('RUNNING') },
-        reports: { writeIfMissing: async () => false },
-        calls: {
-          listAll: async function* () {
-            yield* list as never[];
-          },
-        },
-        now: () => new Date(now()),
-        settings: GUARD_SETTINGS,
-      });
+      guardOn(safety, now, described('RUNNING'), campaigns, list);
     /** A part whose workflow looked at `observedAt` (quiet: paused for the window), ended at `ended` unless null. */
     const part = async (key: string, observedAt: number, ended: number | null) => {
       await own.beginCreate(key, key, 1, new Date(observedAt - 10 * MIN));

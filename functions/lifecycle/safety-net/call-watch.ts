@@ -1,6 +1,6 @@
 import type { CallsApi } from '#commons/voice-api/calls.ts';
 import type { Call } from '#commons/voice-api/types.ts';
-import type { CampaignRecord, EndedPart } from '../campaign-store.ts';
+import type { CampaignRecord, EndedPart, Secured } from '../campaign-store.ts';
 
 /** What the sweeper reads of the account's calls: the list, newest first, a page at a time. */
 export type CallLog = Pick<CallsApi, 'listAll'>;
@@ -20,7 +20,9 @@ export interface WatchedPart {
   until: number;
   /** The scheduled start callsheet gave the campaign, when it has not started yet. */
   startsAt: number | null;
+  /** How the part ended, for one that did; one held for the night comes with its record as the sweep read it. */
   ended?: CampaignRecord['status'];
+  record?: CampaignRecord;
 }
 
 /** A watched part's campaign as the sweep answers it, with the scheduled start callsheet gave it, if any. */
@@ -57,24 +59,19 @@ export const CALL_WATCH_SKEW_MS = 120_000;
 export const ENDED_WATCH_DAYS = 7;
 
 /**
- * Since when a watched part's campaign must not have placed a call: the workflow's last look (which paused it), or
- * the safety net's last securing when later (a call it already acted on is not acted on twice).
+ * `CALL_WATCH_SKEW_MS` after `stopped` (when the campaign was paused), or after the safety net's last securing when
+ * later (a call it already acted on is not acted on twice).
  */
-export function quietSince(record: CampaignRecord): number {
-  const looked = Date.parse(record.watch?.observedAt ?? '') || 0;
-  const secured = Date.parse(record.secured?.at ?? '') || 0;
-  return Math.max(looked, secured) + CALL_WATCH_SKEW_MS;
+function strayAfter(stopped: string | undefined, secured: Secured | undefined): number {
+  return Math.max(Date.parse(stopped ?? '') || 0, Date.parse(secured?.at ?? '') || 0) + CALL_WATCH_SKEW_MS;
 }
 
-/**
- * Since when the campaign of a part that ended must not have placed a call: its end (the workflow, or the guard, paused
- * it first), or the safety net's last securing when later.
- */
-export function endedSince(part: Pick<EndedPart, 'finishedAt' | 'secured'>): number {
-  const ended = Date.parse(part.finishedAt ?? '') || 0;
-  const secured = Date.parse(part.secured?.at ?? '') || 0;
-  return Math.max(ended, secured) + CALL_WATCH_SKEW_MS;
-}
+/** Since when a part held for the night must not have dialled: from the workflow's last look, which paused it. */
+export const quietSince = (record: CampaignRecord): number => strayAfter(record.watch?.observedAt, record.secured);
+
+/** Since when a part that ended must not have dialled: from its end (the workflow, or the guard, paused it first). */
+export const endedSince = (part: Pick<EndedPart, 'finishedAt' | 'secured'>): number =>
+  strayAfter(part.finishedAt, part.secured);
 
 /**
  * The parts among `watched` whose campaign placed a call after its `since` and before its `until`: the campaign was

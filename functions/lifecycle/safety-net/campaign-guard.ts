@@ -185,10 +185,19 @@ export class CampaignGuard {
     let scanned: string | undefined;
     /**
      * Parts held paused for a closed window, trusted without asking the API, and parts that ended without completing:
-     * their campaigns' calls are watched. Those held, with their records (a stray call is secured on what was read).
+     * their campaigns' calls are watched.
      */
     const watched: WatchedPart[] = [];
-    const held = new Map<string, CampaignRecord>();
+    // Read beside the unfinished parts. A list that cannot be read does not keep the held ones unwatched: it fails
+    // the sweep once they are.
+    const endedRead = this.deps.campaigns
+      .endedAfter(new Date(now - ENDED_WATCH_DAYS * 86_400_000), new Date(now), (why) => {
+        scanned = why;
+      })
+      .then(
+        (parts) => ({ parts, error: null }),
+        (error: unknown) => ({ parts: [], error }),
+      );
     const records = await this.deps.campaigns.unfinished({
       unconfirmed: true,
       scanned: (why) => {
@@ -259,16 +268,15 @@ export class CampaignGuard {
         // Calls are stray until shortly before the opening, where the workflow resumes it (or its start comes).
         const until = Math.min(now, (window.changesAt ?? Number.POSITIVE_INFINITY) - CALL_WATCH_SKEW_MS);
         const campaignId = watch.campaignId ?? record.campaignId;
-        if (quiet && !window.open && campaignId) {
-          held.set(record.partKey, record);
+        if (quiet && !window.open && campaignId)
           watched.push({
             partKey: record.partKey,
             campaignId,
             since: quietSince(record),
             until,
             startsAt: watch.quietUntil ? Date.parse(watch.quietUntil) : null,
+            record,
           });
-        }
         continue;
       }
       const current = running
@@ -286,23 +294,13 @@ export class CampaignGuard {
       actions.push(action);
       quietUntil = now;
     }
-    // Parts acted on above are left to the next sweep. A list of ended parts that cannot be read does not keep the
-    // held ones unwatched: it fails the sweep once they are.
+    // Parts acted on above are left to the next sweep.
     const actedOn = new Set(actions.map((a) => a.partKey));
-    let unlisted: { error: unknown } | null = null;
-    const ended = await this.deps.campaigns
-      .endedAfter(new Date(now - ENDED_WATCH_DAYS * 86_400_000), new Date(now), (why) => {
-        scanned = why;
-      })
-      .catch((error: unknown) => {
-        unlisted = { error };
-        return [];
-      });
-    for (const part of ended) {
-      const partKey = part.pk.slice('part#'.length);
-      if (!part.campaignId || actedOn.has(partKey)) continue;
+    const ended = await endedRead;
+    for (const part of ended.parts) {
+      if (!part.campaignId || actedOn.has(part.partKey)) continue;
       watched.push({
-        partKey,
+        partKey: part.partKey,
         campaignId: part.campaignId,
         since: endedSince(part),
         until: now,
@@ -312,11 +310,11 @@ export class CampaignGuard {
     }
     let callsUnchecked: string | undefined;
     if (watched.length > 0) {
-      const watchedOut = await this.watchCalls(watched, held, now);
+      const watchedOut = await this.watchCalls(watched, now);
       actions.push(...watchedOut.actions);
       callsUnchecked = watchedOut.unchecked;
     }
-    if (unlisted) throw (unlisted as { error: unknown }).error;
+    if (ended.error) throw ended.error;
     return {
       actions,
       quietUntil: Number.isFinite(quietUntil) ? quietUntil : null,
@@ -337,7 +335,6 @@ export class CampaignGuard {
    */
   private async watchCalls(
     watched: WatchedPart[],
-    held: Map<string, CampaignRecord>,
     now: number,
   ): Promise<{ actions: GuardAction[]; unchecked?: string }> {
     const lookBack = now - 2 * this.deps.settings.sweepIntervalMs;
@@ -357,7 +354,7 @@ export class CampaignGuard {
         : `its campaign placed call ${callId} at ${at} while callsheet held it paused for its closed window: it ` +
           'was resumed or started outside callsheet';
       try {
-        const record = held.get(part.partKey) ?? (await this.deps.campaigns.get(part.partKey));
+        const record = part.record ?? (await this.deps.campaigns.get(part.partKey));
         if (!record) continue;
         actions.push(await this.secure(record, [reason], true, 'sweeper', record.watch?.execution ?? ''));
       } catch (error) {

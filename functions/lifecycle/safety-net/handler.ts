@@ -27,6 +27,9 @@ export function makeGuardHandler(guard: CampaignGuard, log?: Log, obs: Observabi
   );
 }
 
+/** What the sweeper logs when it found the parts by scanning the table: an index missing, or still being built. */
+export const SCANNED_WARNING = 'sweeper: scanned the whole campaigns table, an index of it not readable';
+
 /** Schedule → sweeper: check every unfinished part. */
 export function makeSweeperHandler(guard: CampaignGuard, log?: Log, obs: Observability = observabilityFor('sweeper')) {
   const out = log ?? asLog(obs.logger);
@@ -34,7 +37,7 @@ export function makeSweeperHandler(guard: CampaignGuard, log?: Log, obs: Observa
     middy(async () => {
       const { actions, quietUntil, watching, scanned, callsUnchecked } = await guard.sweep();
       // Until DynamoDB has built the status index (after the deploy that added it), or on a table without it.
-      if (scanned) out.warn('sweeper: scanned the whole campaigns table, an index of it not readable', { scanned });
+      if (scanned) out.warn(SCANNED_WARNING, { scanned });
       if (callsUnchecked) {
         // Counted, so an alarm sees a watch that keeps failing (a night of it would let a resumed campaign dial).
         count(obs, METRIC.callsWatchUnread);

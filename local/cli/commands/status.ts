@@ -120,8 +120,7 @@ export function partStatus(r: CampaignRecord, now: number, quiet: number): PartS
   // An ended part: only the sweeper's securing after the end is news (a campaign resumed outside callsheet, a pause
   // tried again); the guard's as the workflow failed comes after its end too, and its failure already says it.
   const since = live ? r.watch?.observedAt : r.finishedAt;
-  const securedSinceLook =
-    r.secured && (live || r.secured.by === 'sweeper') && securedAt > (Date.parse(since ?? '') || 0);
+  const securedLately = r.secured && (live || r.secured.by === 'sweeper') && securedAt > (Date.parse(since ?? '') || 0);
   return {
     uploadId: r.uploadId,
     part: r.part,
@@ -140,7 +139,7 @@ export function partStatus(r: CampaignRecord, now: number, quiet: number): PartS
           }
         : null,
     lastEvent: last ? `${last.event} (${last.reason}) ${last.at}` : null,
-    ...(securedSinceLook && r.secured
+    ...(securedLately && r.secured
       ? {
           secured: {
             by: r.secured.by,
